@@ -1,0 +1,35 @@
+"""Dialects: passviz's own (tt, ...) next to xDSL's standard ones."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from xdsl.context import Context
+from xdsl.dialects import get_all_dialects
+from xdsl.ir import Dialect
+
+
+def make_context(*, allow_unregistered: bool = False) -> Context:
+    """A context that knows every xDSL dialect and passviz's own.
+
+    Dialects are registered lazily, so parsing only pays for the ones used.
+    passviz's dialects take precedence over xDSL ones of the same name.
+    """
+    ctx = Context(allow_unregistered=allow_unregistered)
+    ours = _our_dialect_factories()
+    for name, factory in get_all_dialects().items():
+        if name not in ours:
+            ctx.register_dialect(name, factory)
+    for name, factory in ours.items():
+        ctx.register_dialect(name, factory)
+    return ctx
+
+
+def _our_dialect_factories() -> dict[str, Callable[[], Dialect]]:
+    return {"tt": _load_tt}
+
+
+def _load_tt() -> Dialect:
+    from passviz.dialects.tt import TT
+
+    return TT

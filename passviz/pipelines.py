@@ -1,0 +1,124 @@
+"""Running pipelines: parse IR and pipeline specs, record a trace, load traces."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib.metadata import version
+from pathlib import Path
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.parser import Parser
+from xdsl.passes import ModulePass
+from xdsl.utils.arg_spec import parse_pipeline as parse_pipeline_specs
+from xdsl.utils.exceptions import ParseError
+
+import passviz
+from passviz.dialects import make_context
+from passviz.passes import available_passes, traced_passes
+from passviz.trace.model import Trace, TraceMeta
+from passviz.trace.recorder import Tracer, VerifyEach
+from passviz.trace.store import TraceWriter, read_trace
+
+
+class IRParseError(ValueError):
+    """Input IR that does not parse, located as ``file:line:col``."""
+
+    def __init__(self, filename: str, line: int, column: int, message: str) -> None:
+        super().__init__(f"{filename}:{line}:{column}: {message}")
+        self.filename = filename
+        self.line = line
+        self.column = column
+        self.message = message
+
+
+class PipelineError(ValueError):
+    """A pipeline spec that names an unknown pass or bad options."""
+
+
+def parse_ir(text: str, filename: str = "<input>") -> ModuleOp:
+    """Parse MLIR text into a module; errors carry line and column."""
+    ctx = make_context()
+    try:
+        return Parser(ctx, text, filename).parse_module()
+    except ParseError as exc:
+        location = exc.span.get_location()
+        raise IRParseError(filename, location.line, location.col, exc.msg) from None
+
+
+def parse_pipeline(spec: str) -> tuple[ModulePass, ...]:
+    """Turn ``a,b{opt=1}`` into pass instances, with a clear error for unknown names."""
+    passes = available_passes()
+    try:
+        specs = list(parse_pipeline_specs(spec))
+    except Exception as exc:
+        raise PipelineError(f"bad pipeline {spec!r}: {exc}") from None
+    unknown = [s.name for s in specs if s.name not in passes]
+    if unknown:
+        known = ", ".join(sorted(traced_passes()))
+        raise PipelineError(
+            f"unknown pass {unknown[0]!r}; passviz's traced passes are: {known} "
+            "(`passviz passes` lists every pass)"
+        )
+    try:
+        return tuple(passes[s.name]().from_pass_spec(s) for s in specs)
+    except Exception as exc:
+        raise PipelineError(f"bad options in pipeline {spec!r}: {exc}") from None
+
+
+@dataclass
+class TraceRun:
+    """The outcome of recording a pipeline."""
+
+    trace: Trace
+    """The recorded trace."""
+    tracer: Tracer
+    """The tracer (its ``snapshots`` are filled in check mode)."""
+    module: ModuleOp
+    """The module after the run."""
+
+
+def record(
+    text: str,
+    pipeline: str,
+    *,
+    filename: str = "<input>",
+    output: str | Path | None = None,
+    verify_each: VerifyEach = "pass",
+    check: bool = False,
+    max_iterations: int = 10,
+    max_rewrites: int | None = None,
+) -> TraceRun:
+    """Parse ``text``, run ``pipeline`` on it and record the trace (to ``output`` too)."""
+    passes = parse_pipeline(pipeline)
+    module = parse_ir(text, filename)
+    meta = TraceMeta(
+        input=filename,
+        pipeline=pipeline,
+        passviz_version=passviz.__version__,
+        xdsl_version=version("xdsl"),
+        verify_each=verify_each,
+    )
+    writer = TraceWriter.to_path(output) if output is not None else None
+    tracer = Tracer(
+        module,
+        meta,
+        writer=writer,
+        verify_each=verify_each,
+        check=check,
+        max_iterations=max_iterations,
+        max_rewrites=max_rewrites,
+    )
+    trace = tracer.run(make_context(), passes)
+    trace.context_factory = make_context
+    return TraceRun(trace, tracer, module)
+
+
+def record_file(path: str | Path, pipeline: str, **options: object) -> TraceRun:
+    """``record`` on the contents of a file."""
+    text = Path(path).read_text(encoding="utf-8")
+    return record(text, pipeline, filename=str(path), **options)  # type: ignore[arg-type]
+
+
+def load_trace(path: str | Path) -> Trace:
+    """Read a trace file, ready for replay with passviz's dialects."""
+    return read_trace(path, context_factory=make_context)

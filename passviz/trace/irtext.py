@@ -1,0 +1,121 @@
+"""Printing IR for traces: whole modules, single ops and attributes."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from io import StringIO
+
+from xdsl.dialects.builtin import UnknownLoc
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.printer import Printer
+
+
+def print_module(op: Operation) -> str:
+    """Print ``op`` in custom syntax, or in generic syntax if a custom printer fails.
+
+    Half-rewritten IR (a block without terminator, say) can trip a custom
+    printer; the generic form always prints.
+    """
+    try:
+        return _print(op, generic=False)
+    except Exception:
+        return _print(op, generic=True)
+
+
+def _print(op: Operation, *, generic: bool) -> str:
+    stream = StringIO()
+    Printer(stream=stream, print_generic_format=generic).print_op(op)
+    stream.write("\n")
+    return stream.getvalue()
+
+
+class AttrPrinter:
+    """Prints attributes and types to text, caching the text of each one.
+
+    Attributes are immutable, so their text never changes; the cache keeps a
+    trace of ten thousand ``arith.constant``s from printing ``i32`` each time.
+    """
+
+    def __init__(self) -> None:
+        self._cache: dict[Attribute, str] = {}
+
+    def text(self, attr: Attribute) -> str:
+        """The printed form of ``attr``."""
+        try:
+            cached = self._cache.get(attr)
+        except TypeError:  # an unhashable attribute: print it every time
+            return _attr_text(attr)
+        if cached is None:
+            cached = _attr_text(attr)
+            self._cache[attr] = cached
+        return cached
+
+    def loc_text(self, loc: Attribute) -> str | None:
+        """The text of a location, or None for an unknown one."""
+        if isinstance(loc, UnknownLoc):
+            return None
+        return self.text(loc)
+
+
+def _attr_text(attr: Attribute) -> str:
+    stream = StringIO()
+    Printer(stream=stream).print_attribute(attr)
+    return stream.getvalue()
+
+
+def op_text(op: Operation, names: dict[SSAValue, str]) -> str:
+    """One op as text, naming SSA values by their trace ids.
+
+    Nested regions are left out (``{...}``): the text stands for the op
+    itself, and its nested ops have texts of their own.
+    """
+    if op.regions:
+        return _region_op_text(op, names)
+    stream = StringIO()
+    printer = Printer(stream=stream)
+    _preset_names(printer, (*op.operands, *op.results), names)
+    try:
+        printer.print_op(op)
+    except Exception:
+        stream = StringIO()
+        printer = Printer(stream=stream, print_generic_format=True)
+        _preset_names(printer, (*op.operands, *op.results), names)
+        printer.print_op(op)
+    return stream.getvalue()
+
+
+def _preset_names(
+    printer: Printer,
+    values: Iterable[SSAValue],
+    names: dict[SSAValue, str],
+) -> None:
+    """Make ``printer`` print each value under its trace id."""
+    table = printer._ssa_values  # pyright: ignore[reportPrivateUsage]
+    for value in values:
+        name = names.get(value)
+        if name is not None:
+            table[value] = name
+
+
+def _region_op_text(op: Operation, names: dict[SSAValue, str]) -> str:
+    """Generic-form header of an op with regions, regions shown as ``{...}``."""
+    stream = StringIO()
+    printer = Printer(stream=stream, print_generic_format=True)
+    _preset_names(printer, (*op.operands, *op.results), names)
+    if op.results:
+        printer.print_list(op.results, printer.print_ssa_value)
+        printer.print_string(" = ")
+    printer.print_string(f'"{op.name}"(')
+    printer.print_list(op.operands, printer.print_ssa_value)
+    printer.print_string(")")
+    if op.properties:
+        printer.print_string(" <")
+        printer.print_attr_dict(op.properties)
+        printer.print_string(">")
+    printer.print_string(" (" + ", ".join("{...}" for _ in op.regions) + ")")
+    if op.attributes:
+        printer.print_string(" ")
+        printer.print_attr_dict(op.attributes)
+    printer.print_string(" : ")
+    printer.print_operation_type(op)
+    return stream.getvalue()

@@ -1,0 +1,250 @@
+"""The trace model: metadata, steps and the per-step IR delta.
+
+A delta is plain JSON-shaped data (``TypedDict``s), so that what is recorded in
+memory is exactly what is written to disk and read back.  Ids are stable:
+``o<n>`` for operations, ``b<n>`` for blocks, ``r<n>`` for regions and
+``v<n>`` for SSA values.  An id is given when an entity is first seen and kept
+while it lives; it is never reused.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal, NotRequired, TypedDict
+
+if TYPE_CHECKING:
+    from xdsl.context import Context
+
+TRACE_FORMAT = "passviz-trace"
+"""The value of the ``format`` key of every trace header."""
+
+TRACE_VERSION = 1
+"""The version of the trace format this module reads and writes."""
+
+StepKind = Literal["pass-begin", "pass-end", "rewrite", "checkpoint", "failure"]
+"""What a step stands for."""
+
+STEP_KINDS: tuple[StepKind, ...] = (
+    "pass-begin",
+    "pass-end",
+    "rewrite",
+    "checkpoint",
+    "failure",
+)
+
+FlagKind = Literal["exception", "verify", "nonconvergence"]
+"""Why a step is flagged."""
+
+
+class ValueInfo(TypedDict):
+    """An SSA value: an op result or a block argument."""
+
+    id: str
+    type: str
+    name: NotRequired[str]
+
+
+class OpInfo(TypedDict):
+    """Everything needed to re-create an operation that a step created."""
+
+    id: str
+    name: str
+    operands: list[str]
+    results: list[ValueInfo]
+    successors: NotRequired[list[str]]
+    attrs: NotRequired[dict[str, str]]
+    props: NotRequired[dict[str, str]]
+    regions: NotRequired[list[str]]
+    loc: NotRequired[str]
+
+
+class OpChange(TypedDict):
+    """The fields of an existing operation that a step changed (new values)."""
+
+    id: str
+    operands: NotRequired[list[str]]
+    results: NotRequired[list[ValueInfo]]
+    successors: NotRequired[list[str]]
+    attrs: NotRequired[dict[str, str]]
+    props: NotRequired[dict[str, str]]
+    regions: NotRequired[list[str]]
+    loc: NotRequired[str]
+
+
+class Placement(TypedDict):
+    """Where an op now sits: in ``block`` right after ``after`` (None: first)."""
+
+    id: str
+    block: str
+    after: str | None
+
+
+class BlockInfo(TypedDict):
+    """A block that a step created."""
+
+    id: str
+    args: list[ValueInfo]
+    name: NotRequired[str]
+
+
+class BlockSplit(TypedDict):
+    """A new block that took ops from an existing block."""
+
+    block: str
+    source: str
+
+
+class BlockMerge(TypedDict):
+    """An erased block whose ops went into another block."""
+
+    block: str
+    into: str
+
+
+class Replacement(TypedDict):
+    """An op replaced through the rewriter: its results' old→new values."""
+
+    op: str
+    values: list[list[str | None]]
+    by: list[str]
+
+
+class Delta(TypedDict, total=False):
+    """Everything one step changed.  Absent keys mean "nothing of that kind"."""
+
+    ops_created: list[OpInfo]
+    ops_erased: list[str]
+    ops_modified: list[OpChange]
+    ops_moved: list[str]
+    placed: list[Placement]
+    blocks_created: list[BlockInfo]
+    blocks_erased: list[str]
+    blocks_moved: list[str]
+    blocks_split: list[BlockSplit]
+    blocks_merged: list[BlockMerge]
+    block_args: dict[str, list[ValueInfo]]
+    block_names: dict[str, str | None]
+    args_added: list[str]
+    args_removed: list[str]
+    region_blocks: dict[str, list[str]]
+    replaced: list[Replacement]
+    texts: dict[str, str]
+
+
+class Flag(TypedDict):
+    """Why a step is marked: an exception, a verifier error, a rewrite loop."""
+
+    kind: FlagKind
+    message: str
+    detail: NotRequired[str]
+    cycle: NotRequired[list[str]]
+
+
+class TraceMeta(TypedDict):
+    """Where a trace came from."""
+
+    input: str
+    pipeline: str
+    passviz_version: str
+    xdsl_version: str
+    verify_each: str
+
+
+@dataclass
+class Step:
+    """One recorded step of a pipeline run."""
+
+    index: int
+    """Position of the step in the trace, from 0."""
+    kind: StepKind
+    """What the step stands for."""
+    pass_name: str | None = None
+    """The pass the step belongs to."""
+    pass_index: int | None = None
+    """Position of that pass in the pipeline, from 0."""
+    name: str | None = None
+    """Pattern name for rewrites, sub-step name for checkpoints."""
+    root: str | None = None
+    """The op a rewrite matched, or the op a failure happened on."""
+    delta: Delta = field(default_factory=lambda: Delta())
+    """What the step changed."""
+    flag: Flag | None = None
+    """Set when the step failed or left invalid IR."""
+
+    def count(self, key: Literal["ops_created", "ops_erased", "ops_modified", "ops_moved"]) -> int:
+        """How many entries the delta has under ``key``."""
+        return len(self.delta.get(key, ()))
+
+    @property
+    def changed(self) -> bool:
+        """True if the step changed the IR at all."""
+        return any(self.delta.get(k) for k in _CHANGE_KEYS)
+
+
+_CHANGE_KEYS = (
+    "ops_created",
+    "ops_erased",
+    "ops_modified",
+    "placed",
+    "blocks_created",
+    "blocks_erased",
+    "block_args",
+    "block_names",
+    "region_blocks",
+)
+
+TraceStatus = Literal["ok", "failed", "incomplete"]
+
+
+@dataclass
+class Trace:
+    """A recorded pipeline run: the initial IR and every step after it."""
+
+    meta: TraceMeta
+    """Input, pipeline and versions."""
+    initial_ir: str
+    """The IR before the first step, as passviz prints it."""
+    steps: list[Step] = field(default_factory=lambda: list[Step]())
+    """The recorded steps, in order."""
+    status: TraceStatus = "incomplete"
+    """``ok`` or ``failed`` once the run ended; ``incomplete`` if it was cut off."""
+    warnings: list[str] = field(default_factory=lambda: list[str]())
+    """Problems met while reading the trace (truncation, for instance)."""
+    context_factory: Callable[[], Context] | None = field(default=None, repr=False)
+    """Makes the xDSL context that parses the IR; needed for replay."""
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+    def __iter__(self) -> Iterator[Step]:
+        return iter(self.steps)
+
+    def normalize_step(self, step: int) -> int:
+        """Turn a possibly negative step number into an index, or raise IndexError."""
+        count = len(self.steps)
+        index = step + count if step < 0 else step
+        if not 0 <= index < count:
+            raise IndexError(f"step {step} is out of range: the trace has {count} steps")
+        return index
+
+    def ir_at(self, step: int) -> str:
+        """The exact IR text after ``step`` (negative counts from the end)."""
+        from passviz.trace.replay import Replayer
+
+        if not self.steps:
+            return self.initial_ir
+        index = self.normalize_step(step)
+        replayer = Replayer(self)
+        replayer.advance_to(index)
+        return replayer.text()
+
+    def ir_before(self, step: int) -> str:
+        """The IR just before ``step``: the initial IR for step 0."""
+        index = self.normalize_step(step)
+        return self.initial_ir if index == 0 else self.ir_at(index - 1)
+
+    @property
+    def failed_steps(self) -> list[Step]:
+        """The steps that carry a flag."""
+        return [s for s in self.steps if s.flag is not None]

@@ -1,0 +1,266 @@
+"""Trace files: NDJSON written as the run goes, read back with validation.
+
+A trace file holds one JSON record per line: a ``header`` (metadata and the
+initial IR), one ``step`` per step, and an ``end`` record once the run has
+finished.  Each line is flushed when written, so a run that is killed leaves
+every completed step on disk.  Reading never trusts the file: every record
+is checked against the JSON Schema, and a file cut off at any byte opens
+with the steps completed before the cut and a warning.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any, cast
+
+from jsonschema import Draft202012Validator
+
+from passviz.trace.model import (
+    TRACE_FORMAT,
+    TRACE_VERSION,
+    Delta,
+    Flag,
+    Step,
+    StepKind,
+    Trace,
+    TraceMeta,
+)
+
+if TYPE_CHECKING:
+    from xdsl.context import Context
+
+
+class TraceFormatError(ValueError):
+    """A trace file that cannot be read: not a trace, or invalid in the middle."""
+
+
+@cache
+def trace_schema() -> dict[str, Any]:
+    """The JSON Schema every record of a trace file satisfies."""
+    text = resources.files("passviz.trace").joinpath("trace.schema.json").read_text("utf-8")
+    return cast(dict[str, Any], json.loads(text))
+
+
+@cache
+def _validator() -> Draft202012Validator:
+    return Draft202012Validator(trace_schema())
+
+
+def schema_errors(record: object) -> list[str]:
+    """What is wrong with ``record`` according to the schema (empty if valid)."""
+    errors = sorted(_validator().iter_errors(record), key=lambda e: list(e.absolute_path))
+    out: list[str] = []
+    for error in errors:
+        best = _deepest(error)
+        where = "/".join(str(p) for p in best.absolute_path) or "(record)"
+        out.append(f"{where}: {best.message}")
+    return out
+
+
+def _deepest(error: Any) -> Any:
+    """For a ``oneOf`` failure, the branch error that got furthest."""
+    context = list(error.context or [])
+    if not context:
+        return error
+    return max(context, key=lambda e: len(list(e.absolute_path)))
+
+
+def step_to_record(step: Step) -> dict[str, object]:
+    """The JSON record of a step."""
+    record: dict[str, object] = {"record": "step", "index": step.index, "kind": step.kind}
+    if step.pass_name is not None:
+        record["pass"] = step.pass_name
+    if step.pass_index is not None:
+        record["pass_index"] = step.pass_index
+    if step.name is not None:
+        record["name"] = step.name
+    if step.root is not None:
+        record["root"] = step.root
+    if step.delta:
+        record["delta"] = step.delta
+    if step.flag is not None:
+        record["flag"] = step.flag
+    return record
+
+
+def step_from_record(record: dict[str, Any]) -> Step:
+    """A step from a record that passed schema validation."""
+    return Step(
+        index=cast(int, record["index"]),
+        kind=cast(StepKind, record["kind"]),
+        pass_name=record.get("pass"),
+        pass_index=record.get("pass_index"),
+        name=record.get("name"),
+        root=record.get("root"),
+        delta=cast(Delta, record.get("delta", {})),
+        flag=cast(Flag | None, record.get("flag")),
+    )
+
+
+def header_record(trace: Trace) -> dict[str, object]:
+    """The JSON record that opens a trace file."""
+    return {
+        "record": "header",
+        "format": TRACE_FORMAT,
+        "version": TRACE_VERSION,
+        "meta": trace.meta,
+        "initial_ir": trace.initial_ir,
+    }
+
+
+def _dumps(record: dict[str, object]) -> str:
+    return json.dumps(record, separators=(",", ":"), ensure_ascii=False)
+
+
+class TraceWriter:
+    """Writes a trace as it is recorded, one flushed line per record."""
+
+    def __init__(self, stream: IO[str], *, close: bool = False) -> None:
+        self._stream = stream
+        self._close = close
+
+    @classmethod
+    def to_path(cls, path: str | Path) -> TraceWriter:
+        """A writer to a new file at ``path``."""
+        return cls(open(path, "w", encoding="utf-8"), close=True)
+
+    def _write(self, record: dict[str, object]) -> None:
+        self._stream.write(_dumps(record) + "\n")
+        self._stream.flush()
+
+    def write_header(self, trace: Trace) -> None:
+        """Write the header record."""
+        self._write(header_record(trace))
+
+    def write_step(self, step: Step) -> None:
+        """Write one step record."""
+        self._write(step_to_record(step))
+
+    def write_end(self, trace: Trace) -> None:
+        """Write the end record and close the file if this writer opened it."""
+        status = "failed" if trace.status == "failed" else "ok"
+        self._write({"record": "end", "status": status, "steps": len(trace.steps)})
+        if self._close:
+            self._stream.close()
+
+
+def write_trace(trace: Trace, path: str | Path) -> None:
+    """Write a whole trace to ``path``."""
+    writer = TraceWriter.to_path(path)
+    writer.write_header(trace)
+    for step in trace.steps:
+        writer.write_step(step)
+    writer.write_end(trace)
+
+
+@dataclass
+class _Line:
+    number: int
+    record: dict[str, Any] | None
+    problem: str | None
+    last: bool
+
+
+def _lines(data: bytes) -> Iterator[_Line]:
+    chunks = data.split(b"\n")
+    ends_clean = data.endswith(b"\n")
+    if ends_clean:
+        chunks = chunks[:-1]
+    for index, chunk in enumerate(chunks):
+        last = index == len(chunks) - 1
+        if not chunk.strip():
+            continue
+        try:
+            value = json.loads(chunk.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            yield _Line(index + 1, None, f"not valid JSON ({exc})", last)
+            continue
+        if not isinstance(value, dict):
+            yield _Line(index + 1, None, "not a JSON object", last)
+            continue
+        yield _Line(index + 1, cast(dict[str, Any], value), None, last)
+
+
+def read_trace(
+    path: str | Path,
+    *,
+    context_factory: Callable[[], Context] | None = None,
+) -> Trace:
+    """Read and validate a trace file.
+
+    A file cut off at any byte yields the steps completed before the cut and
+    a warning; anything else that is wrong raises ``TraceFormatError`` with
+    the line it is on.
+    """
+    data = Path(path).read_bytes()
+    trace: Trace | None = None
+    warnings: list[str] = []
+    ended = False
+    for line in _lines(data):
+        if line.problem is not None:
+            if line.last:
+                warnings.append(
+                    f"{path}: the trace is cut off at line {line.number}; "
+                    "showing the steps completed before the cut"
+                )
+                break
+            raise TraceFormatError(f"{path}:{line.number}: {line.problem}")
+        assert line.record is not None
+        errors = schema_errors(line.record)
+        if errors:
+            raise TraceFormatError(f"{path}:{line.number}: invalid trace record: {errors[0]}")
+        kind = line.record["record"]
+        if trace is None:
+            if kind != "header":
+                raise TraceFormatError(f"{path}:{line.number}: expected the trace header first")
+            trace = Trace(
+                meta=cast(TraceMeta, line.record["meta"]),
+                initial_ir=line.record["initial_ir"],
+                context_factory=context_factory,
+            )
+            continue
+        if ended or kind == "header":
+            raise TraceFormatError(f"{path}:{line.number}: unexpected {kind} record")
+        if kind == "end":
+            trace.status = line.record["status"]
+            ended = True
+            continue
+        step = step_from_record(line.record)
+        if step.index != len(trace.steps):
+            raise TraceFormatError(
+                f"{path}:{line.number}: step {step.index} out of order (expected {len(trace.steps)})"
+            )
+        trace.steps.append(step)
+    if trace is None:
+        if _looks_like_cut_header(data):
+            # Cut inside the header: nothing completed before the cut.
+            return _empty_trace(path, context_factory, warnings)
+        raise TraceFormatError(f"{path}: not a passviz trace")
+    if not ended and not warnings:
+        warnings.append(f"{path}: the run did not finish (no end record); the trace may be incomplete")
+    trace.warnings.extend(warnings)
+    return trace
+
+
+_HEADER_START = b'{"record":"header"'
+
+
+def _looks_like_cut_header(data: bytes) -> bool:
+    head = data.lstrip()[: len(_HEADER_START)]
+    return bool(head) and _HEADER_START.startswith(head)
+
+
+def _empty_trace(
+    path: str | Path, context_factory: Callable[[], Context] | None, warnings: list[str]
+) -> Trace:
+    if not warnings:
+        warnings.append(f"{path}: the trace is cut off inside its header")
+    meta = TraceMeta(input="", pipeline="", passviz_version="", xdsl_version="", verify_each="off")
+    trace = Trace(meta=meta, initial_ir="", context_factory=context_factory)
+    trace.warnings.extend(warnings)
+    return trace
