@@ -26,10 +26,16 @@ def make_context(*, allow_unregistered: bool = False) -> Context:
 
 
 def _our_dialect_factories() -> dict[str, Callable[[], Dialect]]:
-    return {"tt": _load_tt}
+    return {"tt": _load_tt, "scf": _load_scf}
 
 
 def _load_tt() -> Dialect:
     from passviz.dialects.tt import TT
 
     return TT
+
+
+def _load_scf() -> Dialect:
+    from passviz.dialects.scf import SCF
+
+    return SCF

@@ -18,6 +18,7 @@ from xdsl.ir import Block, Operation, Region
 from xdsl.rewriter import BlockInsertPoint, InsertPoint, Rewriter
 from xdsl.traits import CallableOpInterface, ReturnLike
 
+from passviz.dialects.scf import ExecuteRegionOp
 from passviz.trace.recorder import StepRecorder, TracedPass
 
 CHECKPOINTS = (
@@ -70,8 +71,8 @@ def _encapsulate_multi_block(function: Operation, recorder: StepRecorder) -> Non
     recorder.checkpoint(CHECKPOINTS[0])
 
     # 2. An scf.execute_region returning the function's results.
-    container = scf.ExecuteRegionOp(_function_type(function).outputs.data, Region())
-    rewriter.insert_op(container, InsertPoint.at_start(new_entry))
+    container = ExecuteRegionOp(_function_type(function).outputs.data, Region())
+    rewriter.insert(container, InsertPoint.at_start(new_entry))
     recorder.checkpoint(CHECKPOINTS[1])
 
     # 3. Every original block moves into the container's region.
@@ -101,12 +102,12 @@ def _encapsulate_multi_block(function: Operation, recorder: StepRecorder) -> Non
         raise ValueError(f"function {function.name} has no return-like op to wrap")
     yield_block = Block(arg_types=returns[0].operand_types)
     Rewriter.insert_block(yield_block, BlockInsertPoint.at_end(container_region))
-    rewriter.insert_op(scf.YieldOp(*yield_block.args), InsertPoint.at_end(yield_block))
+    rewriter.insert(scf.YieldOp(*yield_block.args), InsertPoint.at_end(yield_block))
     recorder.checkpoint(CHECKPOINTS[4])
 
     # 6. Each return first branches to the yield block.
     for return_op in returns:
-        rewriter.insert_op(
+        rewriter.insert(
             cf.BranchOp(yield_block, *return_op.operands), InsertPoint.before(return_op)
         )
     recorder.checkpoint(CHECKPOINTS[5])
@@ -118,5 +119,5 @@ def _encapsulate_multi_block(function: Operation, recorder: StepRecorder) -> Non
         rewriter.erase(return_op)
     terminator.operands = container.results
     terminator.detach()
-    rewriter.insert_op(terminator, InsertPoint.at_end(new_entry))
+    rewriter.insert(terminator, InsertPoint.at_end(new_entry))
     recorder.checkpoint(CHECKPOINTS[6])

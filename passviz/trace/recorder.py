@@ -329,13 +329,13 @@ class Tracer(StepRecorder):
         self._pass_rewrites = 0
         self._recent.clear()
         self._rewrite_limit = self.max_rewrites or max(1000, 50 * len(self.shadow.ops))
-        self._emit("pass-begin", self._take_scoped_delta(), name=pass_.name)
+        self._emit("pass-begin", self._take_scoped_delta(), name=type(pass_).__name__)
 
     def pass_end(self, pass_: ModulePass) -> None:
         """Close a pass: direct edits not yet attributed land here."""
         delta = self._take_full_delta()
         flag = self._verify_flag() if self.verify_each != "off" else None
-        step = self._emit("pass-end", delta, name=pass_.name, flag=flag)
+        step = self._emit("pass-end", delta, name=type(pass_).__name__, flag=flag)
         self._stop_on(step)
 
     def begin_rewrite(self, root: Operation | None) -> None:
@@ -713,13 +713,13 @@ class Tracer(StepRecorder):
         self._pass_rewrites = 0
         self._recent.clear()
         self._rewrite_limit = self.max_rewrites or max(1000, 50 * len(self.shadow.ops))
-        self._emit("pass-begin", self._take_scoped_delta(), name=pass_.name)
+        self._emit("pass-begin", self._take_scoped_delta(), name=type(pass_).__name__)
 
     def pass_end(self, pass_: ModulePass) -> None:
         """Close a pass: direct edits not yet attributed land here."""
         delta = self._take_full_delta()
         flag = self._verify_flag() if self.verify_each != "off" else None
-        step = self._emit("pass-end", delta, name=pass_.name, flag=flag)
+        step = self._emit("pass-end", delta, name=type(pass_).__name__, flag=flag)
         self._stop_on(step)
 
     def begin_rewrite(self, root: Operation | None) -> None:

@@ -1,0 +1,433 @@
+"""Trace overhead benchmark: passviz's traced pipeline vs xDSL's own passes.
+
+Generates a deterministic module of N arith ops, runs ``canonicalize,cse``
+repeated R times untraced (xDSL's passes) and traced (passviz's recorder
+writing an NDJSON trace), and reports the time ratio, plus the trace size
+against what ``xdsl-opt --print-between-passes`` writes for the same input.
+
+    python benchmarks/trace_overhead.py [--ops 10000] [--repeat 5] [--runs 2]
+                                        [--profile] [--no-xdsl-opt]
+
+The figures are printed, never asserted; the script exits 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import json
+import pstats
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from importlib.metadata import version
+from pathlib import Path
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass, PassPipeline
+from xdsl.transforms.canonicalize import CanonicalizePass
+from xdsl.transforms.common_subexpression_elimination import CommonSubexpressionElimination
+
+import passviz
+from passviz.dialects import make_context
+from passviz.pipelines import parse_ir, parse_pipeline
+from passviz.trace.model import TraceMeta
+from passviz.trace.recorder import Tracer
+from passviz.trace.store import TraceWriter
+
+# -- IR generation -------------------------------------------------------------
+
+INT_TYPES = ("i32", "i64", "index")
+INT_BINOPS = ("addi", "muli", "subi", "andi", "ori", "xori")
+PREDICATES = ("eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge")
+
+# Kinds of op the generator emits, with their weights.  Most are live and not
+# foldable; "fold", "dup" and "dead" are the deliberate easy pickings.
+KINDS: dict[str, int] = {
+    "int2": 40,  # int binop on two distinct non-constant values
+    "intc": 10,  # int binop of a value and a fresh non-trivial constant
+    "shli": 5,  # shift left by a small constant
+    "cmpi": 8,
+    "select": 8,
+    "float": 14,  # addf / mulf on f32
+    "fold": 6,  # x+0, x*1, x|0, x-0, constant arithmetic
+    "dup": 5,  # an earlier op again: for CSE
+    "dead": 4,  # an op whose result nobody uses
+}
+
+
+@dataclass
+class FuncGen:
+    """Generates the body of one ``func.func``, tracking live values per type."""
+
+    rng: random.Random
+    name: str
+    lines: list[str] = field(default_factory=list)
+    count: int = 0
+    pool: dict[str, list[str]] = field(default_factory=dict)
+    unused: dict[str, list[str]] = field(default_factory=dict)
+    consts: dict[str, list[str]] = field(default_factory=dict)
+    history: list[tuple[str, str]] = field(default_factory=list)
+    _next: int = 0
+
+    def __post_init__(self) -> None:
+        args = {"i32": "a", "i64": "b", "index": "n", "f32": "x"}
+        for ty, prefix in args.items():
+            values = [f"%{prefix}{i}" for i in range(2)]
+            self.pool[ty] = list(values)
+            self.unused[ty] = list(values)
+            self.consts[ty] = []
+        self.pool["i1"] = []
+        self.unused["i1"] = []
+        self.consts["i1"] = []
+
+    def fresh(self) -> str:
+        """A new SSA name."""
+        self._next += 1
+        return f"%v{self._next}"
+
+    def emit(self, rhs: str, ty: str, *, live: bool = True, remember: bool = True) -> str:
+        """Emit ``%r = rhs`` of type ``ty``; live results join the operand pools."""
+        result = self.fresh()
+        self.lines.append(f"    {result} = {rhs}")
+        self.count += 1
+        if live:
+            self.pool[ty].append(result)
+            self.unused[ty].append(result)
+        if remember:
+            self.history.append((rhs, ty))
+        return result
+
+    def constant(self, ty: str, value: int | float) -> str:
+        """A constant: mostly fresh, sometimes an earlier one (fresh duplicates feed CSE)."""
+        if self.consts[ty] and self.rng.random() < 0.3:
+            return self.rng.choice(self.consts[ty])
+        literal = f"{value:.3f}" if ty == "f32" else str(value)
+        result = self.emit(f"arith.constant {literal} : {ty}", ty, live=False, remember=False)
+        self.consts[ty].append(result)
+        return result
+
+    def operand(self, ty: str, avoid: str | None = None) -> str:
+        """A non-constant operand, preferring values nobody uses yet (keeps ops live)."""
+        unused = self.unused[ty]
+        for _ in range(4):
+            if unused and self.rng.random() < 0.8:
+                index = self.rng.randrange(len(unused))
+                unused[index], unused[-1] = unused[-1], unused[index]
+                value = unused.pop()
+            else:
+                value = self.rng.choice(self.pool[ty])
+            if value != avoid:
+                return value
+            unused.append(value)
+        return next(v for v in self.pool[ty] if v != avoid)
+
+    def pair(self, ty: str) -> tuple[str, str]:
+        """Two distinct non-constant operands."""
+        lhs = self.operand(ty)
+        return lhs, self.operand(ty, avoid=lhs)
+
+    def condition(self) -> str:
+        """An ``i1`` computed by a comparison (emits one if none is around)."""
+        if not self.pool["i1"]:
+            self.gen_cmpi()
+        return self.operand("i1")
+
+    def nontrivial(self, ty: str) -> int | float:
+        """A constant value that no identity pattern folds away."""
+        if ty == "f32":
+            return self.rng.choice((0.5, 1.5, 2.25, 3.0, -1.75))
+        return self.rng.randint(2, 1000) * self.rng.choice((1, -1))
+
+    # -- op kinds -------------------------------------------------------------
+
+    def gen_int2(self) -> None:
+        ty = self.rng.choice(INT_TYPES)
+        lhs, rhs = self.pair(ty)
+        self.emit(f"arith.{self.rng.choice(INT_BINOPS)} {lhs}, {rhs} : {ty}", ty)
+
+    def gen_intc(self) -> None:
+        ty = self.rng.choice(INT_TYPES)
+        value = self.operand(ty)
+        cst = self.constant(ty, self.nontrivial(ty))
+        op = self.rng.choice(("addi", "muli", "subi", "xori", "andi"))
+        self.emit(f"arith.{op} {value}, {cst} : {ty}", ty)
+
+    def gen_shli(self) -> None:
+        ty = self.rng.choice(INT_TYPES)
+        value = self.operand(ty)
+        amount = self.constant(ty, self.rng.randint(1, 7))
+        self.emit(f"arith.shli {value}, {amount} : {ty}", ty)
+
+    def gen_cmpi(self) -> None:
+        ty = self.rng.choice(INT_TYPES)
+        lhs, rhs = self.pair(ty)
+        self.emit(f"arith.cmpi {self.rng.choice(PREDICATES)}, {lhs}, {rhs} : {ty}", "i1")
+
+    def gen_select(self) -> None:
+        cond = self.condition()
+        ty = self.rng.choice((*INT_TYPES, "f32"))
+        lhs, rhs = self.pair(ty)
+        self.emit(f"arith.select {cond}, {lhs}, {rhs} : {ty}", ty)
+
+    def gen_float(self) -> None:
+        op = self.rng.choice(("addf", "mulf"))
+        lhs = self.operand("f32")
+        if self.rng.random() < 0.2:
+            rhs = self.constant("f32", self.nontrivial("f32"))
+        else:
+            rhs = self.operand("f32", avoid=lhs)
+        self.emit(f"arith.{op} {lhs}, {rhs} : f32", "f32")
+
+    def gen_fold(self) -> None:
+        ty = self.rng.choice(INT_TYPES)
+        choice = self.rng.randrange(4)
+        if choice == 3:  # constant arithmetic
+            lhs = self.constant(ty, self.nontrivial(ty))
+            rhs = self.constant(ty, self.nontrivial(ty))
+            op = self.rng.choice(("addi", "muli", "subi"))
+        else:  # identities: x+0, x*1, x|0
+            op, unit = (("addi", 0), ("muli", 1), ("ori", 0))[choice]
+            lhs, rhs = self.operand(ty), self.constant(ty, unit)
+        self.emit(f"arith.{op} {lhs}, {rhs} : {ty}", ty, remember=False)
+
+    def gen_dup(self) -> None:
+        if not self.history:
+            self.gen_int2()
+            return
+        rhs, ty = self.rng.choice(self.history[-200:])
+        self.emit(rhs, ty, remember=False)
+
+    def gen_dead(self) -> None:
+        ty = self.rng.choice(INT_TYPES)
+        lhs, rhs = self.rng.sample(self.pool[ty], 2)
+        self.emit(f"arith.{self.rng.choice(INT_BINOPS)} {lhs}, {rhs} : {ty}", ty, live=False, remember=False)
+
+    # -- assembling -----------------------------------------------------------
+
+    def pending(self) -> int:
+        """Ops the final reduction will still emit."""
+        return sum(max(0, len(v) - 1) for v in self.unused.values())
+
+    def fill(self, target: int) -> None:
+        """Emit random ops until the body (with its final reduction) has ``target`` ops."""
+        kinds, weights = list(KINDS), list(KINDS.values())
+        while self.count + self.pending() < target:
+            kind = self.rng.choices(kinds, weights)[0]
+            getattr(self, f"gen_{kind}")()
+
+    def reduce(self, ty: str) -> str:
+        """Fold every not-yet-used value of ``ty`` into one, so all of them stay live."""
+        values = self.unused[ty]
+        if not values:
+            values.append(self.pool[ty][-1] if self.pool[ty] else self.emit(f"arith.constant 1 : {ty}", ty))
+        op = {"f32": "addf", "i1": "ori"}.get(ty, "addi")
+        acc = values.pop()
+        while values:
+            acc = self.emit(f"arith.{op} {acc}, {values.pop()} : {ty}", ty, live=False, remember=False)
+        return acc
+
+    def text(self) -> str:
+        """The whole ``func.func``, returning one reduced value per type."""
+        types = (*INT_TYPES, "f32", "i1")
+        results = [self.reduce(ty) for ty in types]
+        args = ", ".join(
+            f"%{p}{i}: {t}" for p, t in (("a", "i32"), ("b", "i64"), ("n", "index"), ("x", "f32")) for i in range(2)
+        )
+        head = f"  func.func @{self.name}({args}) -> ({', '.join(types)}) {{"
+        ret = f"    func.return {', '.join(results)} : {', '.join(types)}"
+        return "\n".join([head, *self.lines, ret, "  }"])
+
+
+def generate_module(ops: int, *, funcs: int = 4, seed: int = 1234) -> str:
+    """A module of about ``ops`` arith ops spread over ``funcs`` functions."""
+    rng = random.Random(seed)
+    bodies = []
+    for index in range(funcs):
+        gen = FuncGen(rng, f"kernel{index}")
+        gen.fill(ops // funcs + (1 if index < ops % funcs else 0))
+        bodies.append(gen.text())
+    return "builtin.module {\n" + "\n".join(bodies) + "\n}\n"
+
+
+def count_ops(module: ModuleOp) -> Counter[str]:
+    """Ops per dialect in ``module`` (the module itself excluded)."""
+    return Counter(op.name.split(".")[0] for op in module.walk() if op is not module)
+
+
+# -- runs ----------------------------------------------------------------------
+
+
+def pipeline_spec(repeat: int) -> str:
+    """``canonicalize,cse`` ``repeat`` times."""
+    return ",".join(["canonicalize,cse"] * repeat)
+
+
+def run_untraced(text: str, repeat: int) -> tuple[float, ModuleOp]:
+    """xDSL's own passes; times the pipeline only (not parsing)."""
+    module = parse_ir(text)
+    ctx = make_context()
+    passes: list[ModulePass] = []
+    for _ in range(repeat):
+        passes += [CanonicalizePass(), CommonSubexpressionElimination()]
+    start = time.perf_counter()
+    PassPipeline(tuple(passes)).apply(ctx, module)
+    return time.perf_counter() - start, module
+
+
+def run_traced(text: str, spec: str, output: Path) -> tuple[float, Tracer]:
+    """passviz's recorder writing ``output``.
+
+    Mirrors ``passviz.pipelines.record`` but times only what recording costs
+    beyond parsing: ``Tracer(...)`` construction (initial IR print, shadow,
+    header write) plus ``tracer.run``.  Parsing the IR and the pipeline spec
+    stay outside the timer.
+    """
+    passes = parse_pipeline(spec)
+    module = parse_ir(text, str(output))
+    meta = TraceMeta(
+        input="<benchmark>",
+        pipeline=spec,
+        passviz_version=passviz.__version__,
+        xdsl_version=version("xdsl"),
+        verify_each="off",
+    )
+    ctx = make_context()
+    start = time.perf_counter()
+    tracer = Tracer(module, meta, writer=TraceWriter.to_path(output), verify_each="off")
+    tracer.run(ctx, passes)
+    return time.perf_counter() - start, tracer
+
+
+def run_xdsl_opt(input_path: Path, spec: str) -> tuple[float, int] | None:
+    """``xdsl-opt -p spec --print-between-passes``: wall time and bytes written (stdout+stderr)."""
+    exe = shutil.which("xdsl-opt")
+    if exe is None:
+        return None
+    start = time.perf_counter()
+    proc = subprocess.run(
+        [exe, str(input_path), "-p", spec, "--print-between-passes"], capture_output=True, check=False
+    )
+    elapsed = time.perf_counter() - start
+    if proc.returncode != 0:
+        print(f"warning: xdsl-opt exited {proc.returncode}: {proc.stderr.decode()[-500:]}")
+    return elapsed, len(proc.stdout) + len(proc.stderr)
+
+
+def best_of(runs: int, func: Callable[[], tuple[float, object]]) -> tuple[float, object]:
+    """The fastest of ``runs`` calls of ``func`` (which returns ``(seconds, result)``)."""
+    best: tuple[float, object] | None = None
+    for _ in range(runs):
+        outcome = func()
+        if best is None or outcome[0] < best[0]:
+            best = outcome
+    assert best is not None
+    return best
+
+
+# -- reporting -----------------------------------------------------------------
+
+
+def delta_key_bytes(trace_path: Path) -> tuple[Counter[str], int]:
+    """Bytes per ``delta`` key over the step records, and the header's size."""
+    sizes: Counter[str] = Counter()
+    header = 0
+    with open(trace_path, encoding="utf-8") as stream:
+        for line in stream:
+            record = json.loads(line)
+            if record.get("record") == "header":
+                header = len(line.encode())
+            for key, value in record.get("delta", {}).items():
+                sizes[key] += len(json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode())
+    return sizes, header
+
+
+def profile_traced(text: str, spec: str, output: Path, top: int = 15) -> None:
+    """cProfile the traced run (construction + run only) and print the top entries."""
+    passes = parse_pipeline(spec)
+    module = parse_ir(text)
+    meta = TraceMeta(
+        input="<benchmark>",
+        pipeline=spec,
+        passviz_version=passviz.__version__,
+        xdsl_version=version("xdsl"),
+        verify_each="off",
+    )
+    ctx = make_context()
+    profiler = cProfile.Profile()
+    profiler.enable()
+    tracer = Tracer(module, meta, writer=TraceWriter.to_path(output), verify_each="off")
+    tracer.run(ctx, passes)
+    profiler.disable()
+    stats = pstats.Stats(profiler, stream=sys.stdout).strip_dirs()
+    for key in ("cumulative", "tottime"):
+        print(f"\n== cProfile of the traced run, top {top} by {key} ==")
+        stats.sort_stats(key).print_stats(top)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark and print its figures."""
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--ops", type=int, default=10_000, help="arith ops to generate")
+    parser.add_argument("--repeat", type=int, default=5, help="times `canonicalize,cse` is repeated")
+    parser.add_argument("--runs", type=int, default=2, help="timed runs of each variant (best is kept)")
+    parser.add_argument("--seed", type=int, default=1234)
+    parser.add_argument("--profile", action="store_true", help="also cProfile one traced run")
+    parser.add_argument("--no-xdsl-opt", action="store_true", help="skip the xdsl-opt reference run")
+    parser.add_argument("--keep", type=Path, help="directory to keep the input and trace in")
+    args = parser.parse_args(argv)
+
+    text = generate_module(args.ops, seed=args.seed)
+    spec = pipeline_spec(args.repeat)
+    counts = count_ops(parse_ir(text))
+    workdir = args.keep or Path(tempfile.mkdtemp(prefix="passviz-bench-"))
+    workdir.mkdir(parents=True, exist_ok=True)
+    input_path, trace_path = workdir / "input.mlir", workdir / "trace.ndjson"
+    input_path.write_text(text, encoding="utf-8")
+    print(f"input: {input_path}  ops: {sum(counts.values())} ({dict(counts)})  pipeline: {spec}")
+
+    untraced_s, untraced_module = best_of(args.runs, lambda: run_untraced(text, args.repeat))
+    traced_s, tracer_obj = best_of(args.runs, lambda: run_traced(text, spec, trace_path))
+    assert isinstance(untraced_module, ModuleOp) and isinstance(tracer_obj, Tracer)
+    if str(untraced_module) != str(tracer_obj.module):
+        print("WARNING: traced and untraced final IR differ")
+    final = count_ops(tracer_obj.module)
+    steps = tracer_obj.trace.steps
+    rewrites = sum(1 for s in steps if s.kind == "rewrite")
+    print(
+        f"ops: {counts['arith']}  ops after: {final['arith']}  rewrites recorded: {rewrites}  "
+        f"steps: {len(steps)}  status: {tracer_obj.trace.status}"
+    )
+
+    xdsl_opt = None if args.no_xdsl_opt else run_xdsl_opt(input_path, spec)
+    ratio = traced_s / untraced_s
+    line = f"time  untraced xDSL: {untraced_s:.2f} s   traced passviz: {traced_s:.2f} s   ratio: {ratio:.2f} (goal <= 1.25)"
+    if xdsl_opt is not None:
+        line += f"   [xdsl-opt --print-between-passes wall, incl. startup+parse+print: {xdsl_opt[0]:.2f} s]"
+    print(line)
+
+    trace_bytes = trace_path.stat().st_size
+    if xdsl_opt is not None:
+        print(
+            f"bytes trace: {trace_bytes}   xdsl-opt --print-between-passes: {xdsl_opt[1]}   "
+            f"ratio: {trace_bytes / xdsl_opt[1]:.3f} (goal <= 0.15)"
+        )
+    else:
+        print(f"bytes trace: {trace_bytes}")
+    sizes, header = delta_key_bytes(trace_path)
+    top = "  ".join(f"{k}={v}" for k, v in sizes.most_common())
+    print(f"trace bytes by delta key: {top}  (header incl. initial IR: {header})")
+
+    if args.profile:
+        profile_traced(text, spec, workdir / "trace-profile.ndjson")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

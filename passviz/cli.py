@@ -1,0 +1,182 @@
+"""The ``passviz`` command line."""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import cast
+
+from passviz.passes import available_passes, traced_passes
+from passviz.pipelines import IRParseError, PipelineError, load_trace, record_file
+from passviz.trace.model import Step, Trace
+from passviz.trace.recorder import VerifyEach
+from passviz.trace.replay import Replayer, ReplayError
+from passviz.trace.store import TraceFormatError, read_trace
+
+
+class CliError(Exception):
+    """An error reported as one line, without a traceback."""
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="passviz", description="Record and step through every IR mutation of a pass pipeline."
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    trace = sub.add_parser("trace", help="run a pipeline on an MLIR file and record its trace")
+    trace.add_argument("input", help="the input .mlir file")
+    trace.add_argument("-p", "--pipeline", required=True, help="passes, e.g. 'wrap-func-body-with-single-block,canonicalize'")
+    trace.add_argument("-o", "--output", required=True, help="the trace file to write")
+    trace.add_argument("--verify-each", choices=["off", "pass", "rewrite"], default="pass",
+                       help="run the verifier after every pass (default) or every rewrite")
+    trace.add_argument("--max-iterations", type=int, default=10,
+                       help="greedy rewrite iterations before a pass counts as not converging")
+    trace.add_argument("--max-rewrites", type=int, default=None,
+                       help="rewrites per pass before it counts as not converging")
+
+    steps = sub.add_parser("steps", help="list the steps of a trace")
+    steps.add_argument("trace")
+
+    show = sub.add_parser("show", help="print the IR after a step")
+    show.add_argument("trace")
+    show.add_argument("--step", type=int, default=-1, help="step index; negative counts from the end")
+    show.add_argument("--diff", action="store_true", help="print a unified diff against the step before")
+
+    validate = sub.add_parser("validate", help="check a trace file against the schema")
+    validate.add_argument("trace")
+
+    dump = sub.add_parser("dump", help="print the IR after every pass, MLIR style")
+    dump.add_argument("trace")
+
+    sub.add_parser("passes", help="list the passes a pipeline may use")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``passviz`` script."""
+    args = _parser().parse_args(argv)
+    try:
+        return _COMMANDS[args.command](args)
+    except (CliError, IRParseError, PipelineError, TraceFormatError, ReplayError, OSError) as exc:
+        print(f"passviz: error: {exc}", file=sys.stderr)
+        return 1
+
+
+def _cmd_trace(args: argparse.Namespace) -> int:
+    run = record_file(
+        args.input,
+        args.pipeline,
+        output=args.output,
+        verify_each=cast(VerifyEach, args.verify_each),
+        max_iterations=args.max_iterations,
+        max_rewrites=args.max_rewrites,
+    )
+    trace = run.trace
+    flagged = trace.failed_steps
+    if flagged:
+        step = flagged[0]
+        assert step.flag is not None
+        where = f"step {step.index} ({step.pass_name or 'pipeline'})"
+        print(f"passviz: error: {where}: {step.flag['message']} (trace written to {args.output})", file=sys.stderr)
+        return 1
+    print(f"recorded {len(trace.steps)} steps to {args.output}")
+    return 0
+
+
+def _step_line(step: Step) -> str:
+    label = step.name or ""
+    counts = (
+        f"+{step.count('ops_created')} -{step.count('ops_erased')} "
+        f"~{step.count('ops_modified')}"
+    )
+    flag = f"  !! {step.flag['kind']}: {step.flag['message']}" if step.flag else ""
+    return f"{step.index:>5}  {step.kind:<10}  {step.pass_name or '-':<34}  {label:<40}  {counts}{flag}"
+
+
+def _load(path: str) -> Trace:
+    trace = load_trace(path)
+    for warning in trace.warnings:
+        print(f"passviz: warning: {warning}", file=sys.stderr)
+    return trace
+
+
+def _cmd_steps(args: argparse.Namespace) -> int:
+    trace = _load(args.trace)
+    print(f"{'step':>5}  {'kind':<10}  {'pass':<34}  {'pattern / checkpoint':<40}  +added -erased ~modified")
+    for step in trace.steps:
+        print(_step_line(step))
+    return 0
+
+
+def _cmd_show(args: argparse.Namespace) -> int:
+    trace = _load(args.trace)
+    if not trace.steps:
+        print(trace.initial_ir, end="")
+        return 0
+    try:
+        index = trace.normalize_step(args.step)
+    except IndexError as exc:
+        raise CliError(str(exc)) from None
+    after = trace.ir_at(index)
+    if not args.diff:
+        print(after, end="")
+        return 0
+    before = trace.ir_before(index)
+    diff = difflib.unified_diff(
+        before.splitlines(keepends=True),
+        after.splitlines(keepends=True),
+        fromfile=f"step {index - 1}" if index else "initial",
+        tofile=f"step {index}",
+    )
+    sys.stdout.writelines(diff)
+    return 0
+
+
+def _cmd_validate(args: argparse.Namespace) -> int:
+    trace = read_trace(args.trace)
+    for warning in trace.warnings:
+        print(f"passviz: warning: {warning}", file=sys.stderr)
+    print(f"{args.trace}: valid passviz trace, {len(trace.steps)} steps, status {trace.status}")
+    return 0
+
+
+def _cmd_dump(args: argparse.Namespace) -> int:
+    trace = _load(args.trace)
+    replayer = Replayer(trace)
+    for step in trace.steps:
+        if step.kind != "pass-end":
+            continue
+        replayer.advance_to(step.index)
+        print(f"// -----// IR Dump After {step.name} ({step.pass_name}) //----- //")
+        print(replayer.text())
+    return 0
+
+
+def _cmd_passes(args: argparse.Namespace) -> int:
+    traced = traced_passes()
+    print("passes recorded rewrite by rewrite:")
+    for name in sorted(traced):
+        doc = (traced[name]().__doc__ or "").strip().splitlines()
+        print(f"  {name:<36} {doc[0] if doc else ''}")
+    print("other xDSL passes (recorded once per pass):")
+    for name in sorted(set(available_passes()) - set(traced)):
+        print(f"  {name}")
+    return 0
+
+
+_COMMANDS = {
+    "trace": _cmd_trace,
+    "steps": _cmd_steps,
+    "show": _cmd_show,
+    "validate": _cmd_validate,
+    "dump": _cmd_dump,
+    "passes": _cmd_passes,
+}
+
+
+if __name__ == "__main__":
+    sys.exit(main())
