@@ -334,18 +334,26 @@ def best_of(runs: int, func: Callable[[], tuple[float, object]]) -> tuple[float,
 # -- reporting -----------------------------------------------------------------
 
 
-def delta_key_bytes(trace_path: Path) -> tuple[Counter[str], int]:
-    """Bytes per ``delta`` key over the step records, and the header's size."""
+def _json_size(value: object) -> int:
+    return len(json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode())
+
+
+def delta_key_bytes(trace_path: Path) -> tuple[Counter[str], int, int]:
+    """Bytes per ``delta`` key over the step records, the header's size, and the
+    bytes of the step records outside their ``delta``."""
     sizes: Counter[str] = Counter()
-    header = 0
+    header = envelope = 0
     with open(trace_path, encoding="utf-8") as stream:
         for line in stream:
             record = json.loads(line)
             if record.get("record") == "header":
                 header = len(line.encode())
-            for key, value in record.get("delta", {}).items():
-                sizes[key] += len(json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode())
-    return sizes, header
+                continue
+            delta = record.pop("delta", {})
+            envelope += _json_size(record)
+            for key, value in delta.items():
+                sizes[key] += _json_size(value)
+    return sizes, header, envelope
 
 
 def profile_traced(text: str, spec: str, output: Path, top: int = 15) -> None:
@@ -420,9 +428,10 @@ def main(argv: list[str] | None = None) -> int:
         )
     else:
         print(f"bytes trace: {trace_bytes}")
-    sizes, header = delta_key_bytes(trace_path)
+    sizes, header, envelope = delta_key_bytes(trace_path)
     top = "  ".join(f"{k}={v}" for k, v in sizes.most_common())
-    print(f"trace bytes by delta key: {top}  (header incl. initial IR: {header})")
+    print(f"trace bytes by delta key: {top}")
+    print(f"trace bytes: header incl. initial IR: {header}   step records outside delta: {envelope}")
 
     if args.profile:
         profile_traced(text, spec, workdir / "trace-profile.ndjson")

@@ -40,6 +40,10 @@ VerifyEach = Literal["off", "pass", "rewrite"]
 PostWalk = Callable[[Region, PatternRewriterListener], bool]
 
 
+UNANNOUNCED = "edits not announced to the rewriter"
+"""Name of the checkpoint holding edits a traced pass made behind the rewriter's back."""
+
+
 class PipelineStopped(Exception):
     """Raised inside a run to stop the pipeline after a flagged step."""
 
@@ -208,8 +212,12 @@ class Tracer(StepRecorder):
         check: bool = False,
         max_iterations: int = 10,
         max_rewrites: int | None = None,
+        exact: bool = False,
     ) -> None:
         self.module = module
+        self.exact = exact
+        """Compare the whole module at every step, so that even edits a pattern
+        hides from the rewriter land in the step that made them (slower)."""
         self.shadow = Shadow(module)
         self.trace = Trace(meta=meta, initial_ir=print_module(module))
         self.writer = writer
@@ -258,6 +266,8 @@ class Tracer(StepRecorder):
         return bool(self._inserted or self._modified or self._removed or self._replaced or self._blocks)
 
     def _take_scoped_delta(self, extra: Sequence[Operation] = ()) -> Delta:
+        if self.exact:
+            return self._take_full_delta()
         delta = self.shadow.reconcile(
             full=False,
             ops=[*extra, *self._inserted, *self._modified],
@@ -332,8 +342,16 @@ class Tracer(StepRecorder):
         self._emit("pass-begin", self._take_scoped_delta(), name=type(pass_).__name__)
 
     def pass_end(self, pass_: ModulePass) -> None:
-        """Close a pass: direct edits not yet attributed land here."""
+        """Close a pass: direct edits not yet attributed land here.
+
+        A traced pass announces its edits step by step; whatever the final
+        comparison still finds was hidden from the rewriter, and gets a
+        checkpoint of its own so that it stands out.
+        """
         delta = self._take_full_delta()
+        if delta and isinstance(pass_, TracedPass):
+            self._emit("checkpoint", delta, name=UNANNOUNCED)
+            delta = Delta()
         flag = self._verify_flag() if self.verify_each != "off" else None
         step = self._emit("pass-end", delta, name=type(pass_).__name__, flag=flag)
         self._stop_on(step)
@@ -458,393 +476,6 @@ class Tracer(StepRecorder):
         return post_walk
 
     def apply_pattern(self, pattern: RewritePattern, op: Operation, rewriter: PatternRewriter) -> None:
-        """Try one pattern on ``op``, remembering its name if it fires."""
-
-    @abstractmethod
-    def step(self, name: str, root: Operation | None = None) -> StepScope:
-        """A context manager that makes what happens inside it one rewrite step."""
-
-
-class StepScope:
-    """Context manager for a hand-written rewrite step (see ``StepRecorder.step``)."""
-
-    def __init__(self, recorder: Tracer | None, name: str, root: Operation | None) -> None:
-        self._recorder = recorder
-        self._name = name
-        self._root = root
-
-    def __enter__(self) -> StepScope:
-        if self._recorder is not None:
-            self._recorder.begin_rewrite(self._root)
-        return self
-
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: object) -> None:
-        if self._recorder is None:
-            return
-        if exc is not None and isinstance(exc, Exception) and not isinstance(exc, PipelineStopped):
-            self._recorder.fail(exc, self._root, self._name)
-            return
-        if exc is None:
-            self._recorder.fired(self._name)
-            self._recorder.end_rewrite()
-
-
-class NullRecorder(StepRecorder):
-    """Runs traced passes without recording anything."""
-
-    def rewriter(self, insert_point: InsertPoint) -> PatternRewriter:
-        return PatternRewriter(insert_point)
-
-    def checkpoint(self, name: str) -> None:
-        return None
-
-    def walker(
-        self,
-        pattern: RewritePattern,
-        *,
-        post_walk_func: PostWalk | None = None,
-        walk_regions_first: bool = False,
-        apply_recursively: bool = True,
-        walk_reverse: bool = False,
-    ) -> PatternRewriteWalker:
-        return PatternRewriteWalker(
-            pattern,
-            post_walk_func=post_walk_func,
-            walk_regions_first=walk_regions_first,
-            apply_recursively=apply_recursively,
-            walk_reverse=walk_reverse,
-        )
-
-    def apply_pattern(self, pattern: RewritePattern, op: Operation, rewriter: PatternRewriter) -> None:
-        pattern.match_and_rewrite(op, rewriter)
-
-    def step(self, name: str, root: Operation | None = None) -> StepScope:
-        return StepScope(None, name, root)
-
-
-class TracedPass(ModulePass, ABC):
-    """A pass that reports its rewrites and sub-steps to a recorder."""
-
-    @abstractmethod
-    def run(self, ctx: Context, op: ModuleOp, recorder: StepRecorder) -> None:
-        """Apply the pass, driving every mutation through ``recorder``."""
-
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        self.run(ctx, op, NullRecorder())
-
-
-@dataclass(frozen=True)
-class _RecordedPass(ModulePass):
-    """Wraps a pass of the pipeline so that it runs under the tracer."""
-
-    name: ClassVar[str] = "passviz-recorded"
-    inner: ModulePass
-    tracer: Tracer
-
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        if isinstance(self.inner, TracedPass):
-            self.inner.run(ctx, op, self.tracer)
-            return
-        self.inner.apply(ctx, op)
-
-
-class NamedPattern(RewritePattern):
-    """A pattern whose firing is reported to the recorder under its own name."""
-
-    def __init__(self, inner: RewritePattern, recorder: StepRecorder) -> None:
-        self.inner = inner
-        self.recorder = recorder
-
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
-        self.recorder.apply_pattern(self.inner, op, rewriter)
-
-
-class _StepPattern(RewritePattern):
-    """The outermost pattern of a traced walk: one application, one step."""
-
-    def __init__(self, inner: RewritePattern, tracer: Tracer) -> None:
-        self.inner = inner
-        self.tracer = tracer
-
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
-        self.tracer.begin_rewrite(op)
-        try:
-            self.inner.match_and_rewrite(op, rewriter)
-        except PipelineStopped:
-            raise
-        except Exception as exc:
-            self.tracer.fail(exc, op, self.tracer.trying)
-            raise PipelineStopped(str(exc)) from exc
-        if rewriter.has_done_action:
-            self.tracer.end_rewrite()
-
-
-class Tracer(StepRecorder):
-    """Records one pipeline run on one module."""
-
-    def __init__(
-        self,
-        module: ModuleOp,
-        meta: TraceMeta,
-        *,
-        writer: TraceWriter | None = None,
-        verify_each: VerifyEach = "pass",
-        check: bool = False,
-        max_iterations: int = 10,
-        max_rewrites: int | None = None,
-    ) -> None:
-        self.module = module
-        self.shadow = Shadow(module)
-        self.trace = Trace(meta=meta, initial_ir=print_module(module))
-        self.writer = writer
-        self.verify_each: VerifyEach = verify_each
-        self.check = check
-        """Check mode: also print the live IR after every step (``snapshots``)."""
-        self.snapshots: list[str] = [self.trace.initial_ir] if check else []
-        self.max_iterations = max_iterations
-        self.max_rewrites = max_rewrites
-        self.stopped = False
-        self.trying: str | None = None
-        """The pattern being tried right now."""
-        self._fired: str | None = None
-        self._root: Operation | None = None
-        self._root_id: str | None = None
-        self._inserted: list[Operation] = []
-        self._modified: list[Operation] = []
-        self._removed: list[Removal] = []
-        self._replaced: list[PendingReplacement] = []
-        self._blocks: list[Block] = []
-        self._pass: ModulePass | None = None
-        self._pass_index = -1
-        self._pass_rewrites = 0
-        self._rewrite_limit = 0
-        self._recent: deque[str] = deque(maxlen=96)
-        self.listener = PatternRewriterListener(
-            operation_insertion_handler=[self._inserted.append],
-            operation_removal_handler=[self._on_removal],
-            operation_modification_handler=[self._modified.append],
-            operation_replacement_handler=[self._on_replacement],
-            block_creation_handler=[self._blocks.append],
-        )
-        if writer is not None:
-            writer.write_header(self.trace)
-
-    # -- listener -------------------------------------------------------------
-
-    def _on_removal(self, op: Operation) -> None:
-        if op in self.shadow.op_ids:
-            self._removed.append(Removal(op, self.shadow.text_of(op)))
-
-    def _on_replacement(self, op: Operation, new_results: Sequence[SSAValue | None]) -> None:
-        self._replaced.append(PendingReplacement(op, tuple(op.results), tuple(new_results)))
-
-    def _has_pending(self) -> bool:
-        return bool(self._inserted or self._modified or self._removed or self._replaced or self._blocks)
-
-    def _take_scoped_delta(self, extra: Sequence[Operation] = ()) -> Delta:
-        delta = self.shadow.reconcile(
-            full=False,
-            ops=[*extra, *self._inserted, *self._modified],
-            blocks=self._blocks,
-            removed=self._removed,
-            replacements=self._replaced,
-        )
-        self._clear_pending()
-        return delta
-
-    def _take_full_delta(self) -> Delta:
-        delta = self.shadow.reconcile(
-            full=True, removed=self._removed, replacements=self._replaced
-        )
-        self._clear_pending()
-        return delta
-
-    def _clear_pending(self) -> None:
-        self._inserted.clear()
-        self._modified.clear()
-        self._removed.clear()
-        self._replaced.clear()
-        self._blocks.clear()
-
-    # -- steps ----------------------------------------------------------------
-
-    def _emit(
-        self,
-        kind: StepKind,
-        delta: Delta | None = None,
-        *,
-        name: str | None = None,
-        root: str | None = None,
-        flag: Flag | None = None,
-    ) -> Step:
-        step = Step(
-            index=len(self.trace.steps),
-            kind=kind,
-            pass_name=self._pass.name if self._pass is not None else None,
-            pass_index=self._pass_index if self._pass is not None else None,
-            name=name,
-            root=root,
-            delta=delta if delta is not None else Delta(),
-            flag=flag,
-        )
-        self.trace.steps.append(step)
-        if self.writer is not None:
-            self.writer.write_step(step)
-        if self.check:
-            self.snapshots.append(print_module(self.module))
-        return step
-
-    def _verify_flag(self) -> Flag | None:
-        try:
-            self.module.verify()
-        except VerifyException as exc:
-            return Flag(kind="verify", message=f"verifier: {_first_line(str(exc))}", detail=str(exc))
-        return None
-
-    def _stop_on(self, step: Step) -> None:
-        if step.flag is not None:
-            self.stopped = True
-            raise PipelineStopped(step.flag["message"])
-
-    def pass_begin(self, pass_: ModulePass) -> None:
-        """Open a pass: steps from here on belong to it."""
-        self._pass = pass_
-        self._pass_index += 1
-        self._pass_rewrites = 0
-        self._recent.clear()
-        self._rewrite_limit = self.max_rewrites or max(1000, 50 * len(self.shadow.ops))
-        self._emit("pass-begin", self._take_scoped_delta(), name=type(pass_).__name__)
-
-    def pass_end(self, pass_: ModulePass) -> None:
-        """Close a pass: direct edits not yet attributed land here."""
-        delta = self._take_full_delta()
-        flag = self._verify_flag() if self.verify_each != "off" else None
-        step = self._emit("pass-end", delta, name=type(pass_).__name__, flag=flag)
-        self._stop_on(step)
-
-    def begin_rewrite(self, root: Operation | None) -> None:
-        """Open a rewrite step on ``root`` (None for rewrites with no single root)."""
-        if self._has_pending():
-            self._emit("checkpoint", self._take_scoped_delta(), name="direct edits")
-        self._root = root
-        self._root_id = self.shadow.id_of(root) if root is not None else None
-        self._fired = None
-        self.trying = None
-
-    def fired(self, name: str) -> None:
-        """Name the rewrite in progress."""
-        if self._fired is None:
-            self._fired = name
-
-    def end_rewrite(self, *, full: bool = False) -> None:
-        """Close the rewrite step opened by ``begin_rewrite``.
-
-        ``full`` compares the whole module, for rewrites that touch a whole
-        region without announcing each change (xDSL's ``region_dce``).
-        """
-        root = self._root
-        if full:
-            delta = self._take_full_delta()
-        else:
-            delta = self._take_scoped_delta([root] if root is not None else [])
-        name = self._fired or _implicit_name(delta, self._root_id)
-        flag = self._verify_flag() if self.verify_each == "rewrite" else None
-        self._pass_rewrites += 1
-        self._recent.append(name)
-        step = self._emit("rewrite", delta, name=name, root=self._root_id, flag=flag)
-        self._stop_on(step)
-        if self._pass_rewrites > self._rewrite_limit:
-            self._nonconvergence(f"{self._rewrite_limit} rewrites")
-
-    def fail(self, exc: Exception, root: Operation | None, name: str | None) -> None:
-        """Record a failure step: the exception, the op it happened on, what changed."""
-        root_id = self.shadow.id_of(root) if root is not None else self._root_id
-        try:
-            delta = self._take_full_delta()
-        except Exception:  # the IR is too broken to compare: record the failure alone
-            self._clear_pending()
-            delta = Delta()
-        if root is not None and root_id is not None:
-            texts = delta.setdefault("texts", {})
-            texts.setdefault(root_id, self.shadow.text_of(root) if root in self.shadow.op_ids else "")
-        message = f"{type(exc).__name__}: {_first_line(str(exc))}"
-        if name:
-            message = f"pattern {name} raised {message}"
-        flag = Flag(
-            kind="exception",
-            message=message,
-            detail="".join(traceback.format_exception(exc)),
-        )
-        self.stopped = True
-        self._emit("failure", delta, name=name, root=root_id, flag=flag)
-
-    def _nonconvergence(self, limit: str) -> None:
-        cycle = _find_cycle(list(self._recent))
-        shown = " → ".join([*cycle, cycle[0]]) if cycle else "unknown"
-        flag = Flag(
-            kind="nonconvergence",
-            message=f"greedy rewrite did not converge within {limit}; patterns kept firing: {shown}",
-            cycle=cycle,
-        )
-        self.stopped = True
-        self._emit("failure", self._take_full_delta(), name="nonconvergence", flag=flag)
-        raise PipelineStopped(flag["message"])
-
-    # -- StepRecorder ----------------------------------------------------------
-
-    def rewriter(self, insert_point: InsertPoint) -> PatternRewriter:
-        rewriter = PatternRewriter(insert_point)
-        rewriter.extend_from_listener(self.listener)
-        return rewriter
-
-    def checkpoint(self, name: str) -> None:
-        self._emit("checkpoint", self._take_full_delta(), name=name)
-
-    def walker(
-        self,
-        pattern: RewritePattern,
-        *,
-        post_walk_func: PostWalk | None = None,
-        walk_regions_first: bool = False,
-        apply_recursively: bool = True,
-        walk_reverse: bool = False,
-    ) -> PatternRewriteWalker:
-        return PatternRewriteWalker(
-            _StepPattern(pattern, self),
-            post_walk_func=self._traced_post_walk(post_walk_func),
-            walk_regions_first=walk_regions_first,
-            apply_recursively=apply_recursively,
-            walk_reverse=walk_reverse,
-            listener=self.listener,
-        )
-
-    def _traced_post_walk(self, func: PostWalk | None) -> PostWalk:
-        iterations = 0
-
-        def post_walk(region: Region, listener: PatternRewriterListener) -> bool:
-            nonlocal iterations
-            iterations += 1
-            changed = False
-            if func is not None:
-                self.begin_rewrite(None)
-                changed = func(region, listener)
-                if changed or self._has_pending():
-                    self.fired(getattr(func, "__name__", "post-walk").replace("_", "-"))
-                    self.end_rewrite(full=True)
-            if iterations >= self.max_iterations and self._pass_rewrites_since(iterations):
-                self._nonconvergence(f"{self.max_iterations} iterations")
-            return changed
-
-        return post_walk
-
-    def _pass_rewrites_since(self, iterations: int) -> bool:
-        """True if the last walk iteration rewrote something (so another follows)."""
-        return bool(self._recent) and iterations > 0 and self._pass_rewrites > 0 and self._last_step_is_rewrite()
-
-    def _last_step_is_rewrite(self) -> bool:
-        return bool(self.trace.steps) and self.trace.steps[-1].kind == "rewrite"
-
-    def apply_pattern(self, pattern: RewritePattern, op: Operation, rewriter: PatternRewriter) -> None:
         name = pattern_name(pattern)
         self.trying = name
         before = rewriter.has_done_action
@@ -859,6 +490,8 @@ class Tracer(StepRecorder):
 
     def run(self, ctx: Context, passes: Sequence[ModulePass]) -> Trace:
         """Run ``passes`` on the module, recording everything; return the trace."""
+        if self.trace.context_factory is None:
+            self.trace.context_factory = ctx.clone  # a copy knows the same dialects
         recorded = tuple(_RecordedPass(p, self) for p in passes)
         pipeline = PassPipeline(recorded, callback=self._between_passes)
         try:

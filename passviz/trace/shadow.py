@@ -113,6 +113,8 @@ class Shadow:
         self.block_ids: dict[Block, str] = {}
         self.region_ids: dict[Region, str] = {}
         self.value_ids: dict[SSAValue, str] = {}
+        self.users: dict[str, set[str]] = {}
+        """Value id -> ids of the ops whose recorded operands use it."""
         self._next = {"o": 0, "b": 0, "r": 0, "v": 0}
         _Reconciliation(self).register_initial(root)
 
@@ -220,11 +222,21 @@ class _Reconciliation:
     def _take_content(self, rec: _OpRec) -> None:
         """Copy the live op's fields into its record (all referenced ids are known)."""
         op, ids = rec.op, self.s
-        rec.operands = tuple(ids.value_ids[v] for v in op.operands)
+        self._set_operands(rec, tuple(ids.value_ids[v] for v in op.operands))
         rec.results = tuple(ids.value_ids[v] for v in op.results)
         rec.successors = tuple(ids.block_ids[b] for b in op.successors)
         rec.regions = tuple(ids.region_ids[r] for r in op.regions)
         rec.attrs, rec.props, rec.loc = dict(op.attributes), dict(op.properties), op.location
+
+    def _set_operands(self, rec: _OpRec, operands: tuple[str, ...]) -> None:
+        """Record new operands, keeping the value -> users index in step."""
+        users = self.s.users
+        for value_id in rec.operands:
+            if value_id not in operands and value_id in users:
+                users[value_id].discard(rec.id)
+        for value_id in operands:
+            users.setdefault(value_id, set()).add(rec.id)
+        rec.operands = operands
 
     def _register_op(
         self, op: Operation, block: str | None, prev: str | None, key: float
@@ -635,13 +647,14 @@ class _Reconciliation:
             return
         results, results_changed = self._result_ids(rec)
         if op_id in self.created_set:
-            rec.operands, rec.results = tuple(operands), results
+            self._set_operands(rec, tuple(operands))
+            rec.results = results
             rec.successors, rec.regions = tuple(successors), tuple(regions)
             rec.attrs, rec.props, rec.loc = dict(op.attributes), dict(op.properties), op.location
             return
         change = OpChange(id=op_id)
         if tuple(operands) != rec.operands:
-            rec.operands = tuple(operands)
+            self._set_operands(rec, tuple(operands))
             change["operands"] = operands
         if results_changed:
             rec.results = results
@@ -712,6 +725,9 @@ class _Reconciliation:
         self.graveyard[rec.op] = op_id
         del self.s.ops[op_id]
         del self.s.op_ids[rec.op]
+        for value_id in rec.operands:
+            if value_id in self.s.users:
+                self.s.users[value_id].discard(op_id)
         if rec.block is not None and rec.block in self.s.blocks:
             self.s.blocks[rec.block].ops.discard(op_id)
         for value_id in rec.results:
@@ -752,6 +768,12 @@ class _Reconciliation:
             self.region_queue.append(region)
 
     def _forget_value(self, value_id: str) -> None:
+        """Drop a dead value; the ops that used it must have changed: visit them."""
+        for user in self.s.users.pop(value_id, ()):
+            user_rec = self.s.ops.get(user)
+            if user_rec is not None:
+                self.seen_ops.discard(user_rec.op)
+                self.op_queue.append(user_rec.op)
         rec = self.s.values.pop(value_id, None)
         if rec is None:
             return

@@ -1,0 +1,97 @@
+"""Passes and patterns that misbehave on purpose, for recorder tests."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, i32
+from xdsl.ir import Operation
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriter, RewritePattern
+
+from passviz.trace.recorder import NamedPattern, StepRecorder, TracedPass
+
+
+class TagBehindTheRewritersBack(RewritePattern):
+    """Tags an addi, and, without telling anyone, rewires the op after it."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if not isinstance(op, arith.AddiOp) or "tagged" in op.attributes:
+            return
+        op.attributes["tagged"] = StringAttr("yes")
+        rewriter.notify_op_modified(op)
+        nxt = op.next_op
+        if nxt is not None and nxt.operands:
+            nxt.operands = [op.lhs, *nxt.operands[1:]]  # not announced
+
+
+class Explodes(RewritePattern):
+    """Raises on the first muli it sees, after half-rewriting it."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if isinstance(op, arith.MuliOp):
+            op.attributes["half"] = StringAttr("done")
+            raise RuntimeError("boom: cannot handle this muli")
+
+
+class MakeInvalid(RewritePattern):
+    """Replaces an i32 constant by an i64 one: uses no longer type-check."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if isinstance(op, arith.ConstantOp) and op.result.type == i32:
+            value = op.value
+            assert isinstance(value, IntegerAttr)
+            rewriter.replace(op, arith.ConstantOp.from_int_and_width(value.value.data, 64))
+
+
+class AddiToSubi(RewritePattern):
+    """addi(a, b) -> subi(a, b)."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if isinstance(op, arith.AddiOp):
+            rewriter.replace(op, arith.SubiOp(op.lhs, op.rhs))
+
+
+class SubiToAddi(RewritePattern):
+    """subi(a, b) -> addi(a, b): with AddiToSubi, a rewrite loop."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if isinstance(op, arith.SubiOp):
+            rewriter.replace(op, arith.AddiOp(op.lhs, op.rhs))
+
+
+@dataclass(frozen=True)
+class PatternsPass(TracedPass):
+    """Runs the given patterns greedily, traced."""
+
+    name = "test-patterns"
+    patterns: tuple[RewritePattern, ...] = ()
+
+    def run(self, ctx: Context, op: ModuleOp, recorder: StepRecorder) -> None:
+        applier = GreedyRewritePatternApplier(
+            [NamedPattern(p, recorder) for p in self.patterns], dce_enabled=False
+        )
+        recorder.walker(applier).rewrite_module(op)
+
+
+@dataclass(frozen=True)
+class DirectEditsPass(ModulePass):
+    """An untraced pass: swaps the first two ops and drops the last unused one directly."""
+
+    name = "test-direct-edits"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        func = op.body.block.first_op
+        assert func is not None
+        block = func.regions[0].block
+        first = block.first_op
+        assert first is not None and first.next_op is not None
+        second = first.next_op
+        second.detach()
+        block.insert_op_before(second, first)
+        for candidate in reversed(list(block.ops)):
+            if candidate.results and not any(r.uses for r in candidate.results):
+                block.erase_op(candidate)
+                break
