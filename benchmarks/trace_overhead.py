@@ -68,12 +68,12 @@ class FuncGen:
 
     rng: random.Random
     name: str
-    lines: list[str] = field(default_factory=list)
+    lines: list[str] = field(default_factory=list[str])
     count: int = 0
-    pool: dict[str, list[str]] = field(default_factory=dict)
-    unused: dict[str, list[str]] = field(default_factory=dict)
-    consts: dict[str, list[str]] = field(default_factory=dict)
-    history: list[tuple[str, str]] = field(default_factory=list)
+    pool: dict[str, list[str]] = field(default_factory=dict[str, list[str]])
+    unused: dict[str, list[str]] = field(default_factory=dict[str, list[str]])
+    consts: dict[str, list[str]] = field(default_factory=dict[str, list[str]])
+    history: list[tuple[str, str]] = field(default_factory=list[tuple[str, str]])
     _next: int = 0
 
     def __post_init__(self) -> None:
@@ -248,7 +248,7 @@ class FuncGen:
 def generate_module(ops: int, *, funcs: int = 4, seed: int = 1234) -> str:
     """A module of about ``ops`` arith ops spread over ``funcs`` functions."""
     rng = random.Random(seed)
-    bodies = []
+    bodies: list[str] = []
     for index in range(funcs):
         gen = FuncGen(rng, f"kernel{index}")
         gen.fill(ops // funcs + (1 if index < ops % funcs else 0))

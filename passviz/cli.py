@@ -10,7 +10,9 @@ from pathlib import Path
 from typing import cast
 
 from passviz.passes import available_passes, traced_passes
-from passviz.pipelines import IRParseError, PipelineError, load_trace, record_file
+from xdsl.passes import ModulePass
+
+from passviz.pipelines import IRParseError, PipelineError, load_pass_module, load_trace, record_file
 from passviz.trace.model import Step, Trace
 from passviz.trace.recorder import VerifyEach
 from passviz.trace.replay import Replayer, ReplayError
@@ -37,6 +39,11 @@ def _parser() -> argparse.ArgumentParser:
                        help="greedy rewrite iterations before a pass counts as not converging")
     trace.add_argument("--max-rewrites", type=int, default=None,
                        help="rewrites per pass before it counts as not converging")
+    trace.add_argument("--exact-steps", action="store_true",
+                       help="compare the whole module at every step, so that edits a pattern "
+                       "hides from the rewriter show in the step that made them (slower)")
+    trace.add_argument("--passes-from", action="append", default=[], metavar="FILE_OR_MODULE",
+                       help="load extra passes (your own patterns) from a .py file or module")
 
     steps = sub.add_parser("steps", help="list the steps of a trace")
     steps.add_argument("trace")
@@ -61,12 +68,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         return _COMMANDS[args.command](args)
+    except BrokenPipeError:  # `passviz steps t.json | head`
+        sys.stderr.close()
+        return 0
     except (CliError, IRParseError, PipelineError, TraceFormatError, ReplayError, OSError) as exc:
         print(f"passviz: error: {exc}", file=sys.stderr)
         return 1
 
 
 def _cmd_trace(args: argparse.Namespace) -> int:
+    extra: dict[str, type[ModulePass]] = {}
+    for source in args.passes_from:
+        extra.update(load_pass_module(source))
     run = record_file(
         args.input,
         args.pipeline,
@@ -74,6 +87,8 @@ def _cmd_trace(args: argparse.Namespace) -> int:
         verify_each=cast(VerifyEach, args.verify_each),
         max_iterations=args.max_iterations,
         max_rewrites=args.max_rewrites,
+        exact=args.exact_steps,
+        extra_passes=extra,
     )
     trace = run.trace
     flagged = trace.failed_steps

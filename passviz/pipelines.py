@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
+import inspect
+import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
@@ -45,9 +50,47 @@ def parse_ir(text: str, filename: str = "<input>") -> ModuleOp:
         raise IRParseError(filename, location.line, location.col, exc.msg) from None
 
 
-def parse_pipeline(spec: str) -> tuple[ModulePass, ...]:
+def load_pass_module(source: str) -> dict[str, type[ModulePass]]:
+    """The passes defined in a Python file or importable module, by name.
+
+    This is how a user's own passes and patterns (the ones being debugged)
+    join a pipeline: ``passviz trace in.mlir --passes-from my_passes.py -p my-pass``.
+    """
+    path = Path(source)
+    try:
+        if path.suffix == ".py":
+            spec = importlib.util.spec_from_file_location(path.stem, path)
+            if spec is None or spec.loader is None:
+                raise PipelineError(f"cannot load passes from {source}")
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[spec.name] = module  # dataclasses look their module up there
+            spec.loader.exec_module(module)
+        else:
+            module = importlib.import_module(source)
+    except PipelineError:
+        raise
+    except Exception as exc:
+        raise PipelineError(f"cannot load passes from {source}: {exc}") from None
+    found: dict[str, type[ModulePass]] = {}
+    for value in vars(module).values():
+        if (
+            isinstance(value, type)
+            and issubclass(value, ModulePass)
+            and value.__module__ == module.__name__
+            and isinstance(getattr(value, "name", None), str)
+            and not inspect.isabstract(value)
+        ):
+            found[value.name] = value
+    return found
+
+
+def parse_pipeline(
+    spec: str, extra: dict[str, type[ModulePass]] | None = None
+) -> tuple[ModulePass, ...]:
     """Turn ``a,b{opt=1}`` into pass instances, with a clear error for unknown names."""
     passes = available_passes()
+    for name, pass_type in (extra or {}).items():
+        passes[name] = _constant(pass_type)
     try:
         specs = list(parse_pipeline_specs(spec))
     except Exception as exc:
@@ -87,9 +130,11 @@ def record(
     check: bool = False,
     max_iterations: int = 10,
     max_rewrites: int | None = None,
+    exact: bool = False,
+    extra_passes: dict[str, type[ModulePass]] | None = None,
 ) -> TraceRun:
     """Parse ``text``, run ``pipeline`` on it and record the trace (to ``output`` too)."""
-    passes = parse_pipeline(pipeline)
+    passes = parse_pipeline(pipeline, extra_passes)
     module = parse_ir(text, filename)
     meta = TraceMeta(
         input=filename,
@@ -107,16 +152,41 @@ def record(
         check=check,
         max_iterations=max_iterations,
         max_rewrites=max_rewrites,
+        exact=exact,
     )
     trace = tracer.run(make_context(), passes)
     trace.context_factory = make_context
     return TraceRun(trace, tracer, module)
 
 
-def record_file(path: str | Path, pipeline: str, **options: object) -> TraceRun:
+def record_file(
+    path: str | Path,
+    pipeline: str,
+    *,
+    output: str | Path | None = None,
+    verify_each: VerifyEach = "pass",
+    max_iterations: int = 10,
+    max_rewrites: int | None = None,
+    exact: bool = False,
+    extra_passes: dict[str, type[ModulePass]] | None = None,
+) -> TraceRun:
     """``record`` on the contents of a file."""
     text = Path(path).read_text(encoding="utf-8")
-    return record(text, pipeline, filename=str(path), **options)  # type: ignore[arg-type]
+    return record(
+        text,
+        pipeline,
+        filename=str(path),
+        output=output,
+        verify_each=verify_each,
+        max_iterations=max_iterations,
+        max_rewrites=max_rewrites,
+        exact=exact,
+        extra_passes=extra_passes,
+    )
+
+
+def _constant(pass_type: type[ModulePass]) -> Callable[[], type[ModulePass]]:
+    return lambda: pass_type
 
 
 def load_trace(path: str | Path) -> Trace:

@@ -95,3 +95,19 @@ class DirectEditsPass(ModulePass):
             if candidate.results and not any(r.uses for r in candidate.results):
                 block.erase_op(candidate)
                 break
+
+
+@dataclass(frozen=True)
+class ExplodingPass(PatternsPass):
+    """A pass whose pattern raises: for the CLI's failure path."""
+
+    name = "test-explode"
+    patterns: tuple[RewritePattern, ...] = (Explodes(),)
+
+
+@dataclass(frozen=True)
+class InvalidatingPass(PatternsPass):
+    """A pass that leaves IR the verifier rejects."""
+
+    name = "test-invalidate"
+    patterns: tuple[RewritePattern, ...] = (MakeInvalid(),)

@@ -1,0 +1,140 @@
+"""The ``passviz`` command line, as a user runs it."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from passviz.cli import main
+from passviz.passes.wrap_func_body import CHECKPOINTS
+from tests.test_wrap_func_body import SEED_INPUT
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    exe = shutil.which("passviz")
+    command = [exe] if exe else [sys.executable, "-m", "passviz.cli"]
+    return subprocess.run([*command, *args], capture_output=True, text=True, timeout=120)
+
+
+@pytest.fixture
+def seed_file(tmp_path: Path) -> Path:
+    path = tmp_path / "seed.mlir"
+    path.write_text(SEED_INPUT)
+    return path
+
+
+def test_trace_then_steps_lists_the_seed_sub_steps(seed_file: Path, tmp_path: Path) -> None:
+    out = tmp_path / "seed.passviz.json"
+    traced = _run("trace", str(seed_file), "-p", "wrap-func-body-with-single-block,canonicalize", "-o", str(out))
+    assert traced.returncode == 0, traced.stderr
+    assert "recorded" in traced.stdout and out.exists()
+    steps = _run("steps", str(out))
+    assert steps.returncode == 0, steps.stderr
+    lines = steps.stdout.splitlines()
+    for name in CHECKPOINTS:
+        assert any(f"checkpoint  wrap-func-body-with-single-block" in l and name in l for l in lines), name
+    assert any("SingleBlockExecuteInliner" in l for l in lines)
+    assert lines[1].split()[0] == "0"
+
+
+def test_show_step_and_diff(seed_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "t.json"
+    assert main(["trace", str(seed_file), "-p", "wrap-func-body-with-single-block", "-o", str(out)]) == 0
+    capsys.readouterr()
+    assert main(["show", str(out), "--step", "-1"]) == 0
+    final = capsys.readouterr().out
+    assert "scf.execute_region -> i32" in final and "cf.br ^bb3" in final
+    assert main(["show", str(out), "--step", "2", "--diff"]) == 0
+    diff = capsys.readouterr().out
+    assert diff.startswith("--- step 1\n+++ step 2\n")
+    assert "+    %0 = scf.execute_region -> i32 {" in diff
+    assert main(["show", str(out), "--step", "99"]) == 1
+    assert "out of range" in capsys.readouterr().err
+
+
+def test_dump_prints_ir_after_each_pass(seed_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "t.json"
+    main(["trace", str(seed_file), "-p", "wrap-func-body-with-single-block,canonicalize", "-o", str(out)])
+    capsys.readouterr()
+    assert main(["dump", str(out)]) == 0
+    text = capsys.readouterr().out
+    headers = [l for l in text.splitlines() if l.startswith("// -----// IR Dump After")]
+    assert headers == [
+        "// -----// IR Dump After WrapFuncBodyWithSingleBlock (wrap-func-body-with-single-block) //----- //",
+        "// -----// IR Dump After Canonicalize (canonicalize) //----- //",
+    ]
+
+
+def test_validate(seed_file: Path, tmp_path: Path) -> None:
+    out = tmp_path / "t.json"
+    _run("trace", str(seed_file), "-p", "canonicalize", "-o", str(out))
+    ok = _run("validate", str(out))
+    assert ok.returncode == 0 and "valid passviz trace" in ok.stdout
+    out.write_text(out.read_text().replace('"record":"end"', '"record":"fin"'))
+    bad = _run("validate", str(out))
+    assert bad.returncode == 1
+    assert "Traceback" not in bad.stderr and ":" in bad.stderr
+
+
+def test_malformed_input_gets_file_line_col(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.mlir"
+    bad.write_text("func.func @f() {\n  %0 = arith.constant : i32\n}\n")
+    result = _run("trace", str(bad), "-p", "canonicalize", "-o", str(tmp_path / "t.json"))
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    first = result.stderr.strip().splitlines()[0]
+    assert first.startswith(f"passviz: error: {bad}:2:")
+
+
+def test_unknown_pass_lists_the_known_ones(seed_file: Path, tmp_path: Path) -> None:
+    result = _run("trace", str(seed_file), "-p", "canonicalise", "-o", str(tmp_path / "t.json"))
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert "unknown pass 'canonicalise'" in result.stderr
+    assert "wrap-func-body-with-single-block" in result.stderr and "canonicalize" in result.stderr
+
+
+def test_pass_options_use_xdsl_syntax(seed_file: Path, tmp_path: Path) -> None:
+    out = tmp_path / "t.json"
+    ok = _run("trace", str(seed_file), "-p", "wrap-func-body-with-single-block,cse,canonicalize", "-o", str(out))
+    assert ok.returncode == 0, ok.stderr
+    bad = _run("trace", str(seed_file), "-p", "canonicalize{nonsense=1}", "-o", str(out))
+    assert bad.returncode == 1 and "Traceback" not in bad.stderr
+
+
+MULI_INPUT = "func.func @f(%a: i32) -> i32 {\n  %0 = arith.muli %a, %a : i32\n  func.return %0 : i32\n}\n"
+TEST_PASSES = str(Path(__file__).with_name("passes_for_tests.py"))
+
+
+def test_raising_pattern_exits_nonzero_with_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "in.mlir"
+    path.write_text(MULI_INPUT)
+    out = tmp_path / "t.json"
+    result = _run("trace", str(path), "--passes-from", TEST_PASSES, "-p", "test-explode", "-o", str(out))
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert "pattern Explodes raised RuntimeError: boom" in result.stderr
+    assert _run("validate", str(out)).returncode == 0  # the trace is still written
+    steps = _run("steps", str(out)).stdout
+    assert "failure" in steps and "!! exception" in steps
+
+
+def test_verifier_failure_is_flagged(tmp_path: Path) -> None:
+    path = tmp_path / "in.mlir"
+    path.write_text("func.func @f() -> i32 {\n  %0 = arith.constant 1 : i32\n  func.return %0 : i32\n}\n")
+    out = tmp_path / "t.json"
+    args = ("trace", str(path), "--passes-from", TEST_PASSES, "-p", "test-invalidate", "-o", str(out))
+    result = _run(*args, "--verify-each", "rewrite")
+    assert result.returncode == 1 and "verifier:" in result.stderr
+    assert "MakeInvalid" in _run("steps", str(out)).stdout
+
+
+def test_passes_lists_traced_passes() -> None:
+    result = _run("passes")
+    assert result.returncode == 0
+    assert "wrap-func-body-with-single-block" in result.stdout
+    assert "canonicalize" in result.stdout and "cse" in result.stdout and "dce" in result.stdout

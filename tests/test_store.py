@@ -1,0 +1,94 @@
+"""Trace files: streaming NDJSON, schema validation, truncation."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from passviz.pipelines import load_trace, record
+from passviz.trace.store import TraceFormatError, read_trace, schema_errors, trace_schema
+from tests.test_replay import CF_INPUT
+
+
+@pytest.fixture
+def trace_file(tmp_path: Path) -> Path:
+    path = tmp_path / "t.passviz.json"
+    run = record(CF_INPUT, "wrap-func-body-with-single-block,canonicalize", output=path)
+    assert run.trace.status == "ok"
+    return path
+
+
+def test_file_round_trips(trace_file: Path) -> None:
+    run = record(CF_INPUT, "wrap-func-body-with-single-block,canonicalize")
+    loaded = load_trace(trace_file)
+    assert loaded.status == "ok" and not loaded.warnings
+    assert [s.kind for s in loaded.steps] == [s.kind for s in run.trace.steps]
+    assert [s.delta for s in loaded.steps] == [s.delta for s in run.trace.steps]
+    assert loaded.ir_at(-1) == run.trace.ir_at(-1)
+    assert loaded.meta["pipeline"] == "wrap-func-body-with-single-block,canonicalize"
+    assert loaded.meta["xdsl_version"] == "0.74.0"
+
+
+def test_every_record_matches_the_schema(trace_file: Path) -> None:
+    lines = trace_file.read_text().splitlines()
+    kinds = [json.loads(line)["record"] for line in lines]
+    assert kinds[0] == "header" and kinds[-1] == "end" and set(kinds[1:-1]) == {"step"}
+    for line in lines:
+        assert schema_errors(json.loads(line)) == []
+    assert trace_schema()["$defs"]["step"]["properties"]["kind"]["enum"]
+
+
+def test_cut_at_any_byte_keeps_completed_steps(trace_file: Path, tmp_path: Path) -> None:
+    data = trace_file.read_bytes()
+    line_ends = [i for i, b in enumerate(data) if b == ord("\n")]
+    cut_path = tmp_path / "cut.json"
+    step_every = max(1, len(data) // 400)  # a few hundred cut points, all kinds of places
+    cuts = sorted(set(range(1, len(data), step_every)) | {e for e in line_ends} | {e + 1 for e in line_ends})
+    for cut in cuts:
+        if cut >= len(data) - 1:  # only the last newline missing: nothing is lost
+            continue
+        cut_path.write_bytes(data[:cut])
+        complete_lines = sum(1 for e in line_ends if e < cut)
+        # A final line without its newline is still complete if it parses.
+        trace = read_trace(cut_path)
+        expected_steps = max(0, complete_lines - 1)
+        assert len(trace.steps) in (expected_steps, expected_steps + 1), cut
+        assert trace.warnings, f"no warning for a cut at byte {cut}"
+        assert trace.status == "incomplete"
+
+
+def test_killed_run_opens_with_a_warning(trace_file: Path, tmp_path: Path) -> None:
+    lines = trace_file.read_text().splitlines(keepends=True)
+    partial = tmp_path / "killed.json"
+    partial.write_text("".join(lines[:4]))  # header and three steps, no end record
+    trace = load_trace(partial)
+    assert len(trace.steps) == 3
+    assert any("did not finish" in w for w in trace.warnings)
+    assert trace.ir_at(-1)
+
+
+def test_tampered_record_is_rejected_with_its_line(trace_file: Path, tmp_path: Path) -> None:
+    lines = trace_file.read_text().splitlines()
+    record_ = json.loads(lines[2])
+    record_["kind"] = "<script>alert(1)</script>"
+    lines[2] = json.dumps(record_)
+    bad = tmp_path / "bad.json"
+    bad.write_text("\n".join(lines) + "\n")
+    with pytest.raises(TraceFormatError, match=r"bad\.json:3: invalid trace record"):
+        read_trace(bad)
+
+
+@pytest.mark.parametrize("content", ["", "hello\nworld\n", '{"record":"step","index":0,"kind":"rewrite"}\n'])
+def test_not_a_trace(tmp_path: Path, content: str) -> None:
+    path = tmp_path / "x.json"
+    path.write_text(content)
+    with pytest.raises(TraceFormatError):
+        read_trace(path)
+
+
+def test_trace_layer_never_unpickles() -> None:
+    root = Path(__file__).resolve().parents[1] / "passviz"
+    for source in root.rglob("*.py"):
+        assert "pickle" not in source.read_text(), source
