@@ -6,7 +6,6 @@ import argparse
 import difflib
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import cast
 
 from passviz.passes import available_passes, traced_passes
@@ -130,7 +129,7 @@ def _cmd_steps(args: argparse.Namespace) -> int:
 def _cmd_show(args: argparse.Namespace) -> int:
     trace = _load(args.trace)
     if not trace.steps:
-        print(trace.initial_ir, end="")
+        print(trace.ir_at(-1), end="")
         return 0
     try:
         index = trace.normalize_step(args.step)

@@ -153,6 +153,7 @@ def record(
         max_iterations=max_iterations,
         max_rewrites=max_rewrites,
         exact=exact,
+        initial_ir=text,
     )
     trace = tracer.run(make_context(), passes)
     trace.context_factory = make_context

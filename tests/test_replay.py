@@ -76,6 +76,7 @@ def test_replay_matches_live_ir_at_every_step(case: str, verify_each: str) -> No
         snapshots = run.tracer.snapshots
         assert len(snapshots) == len(run.trace.steps) + 1
         replayer = Replayer(run.trace)
+        assert run.trace.initial_ir == text
         assert replayer.text() == snapshots[0]
         for index in range(len(run.trace.steps)):
             replayer.advance_to(index)
@@ -94,9 +95,10 @@ def test_rewrites_are_recorded_one_by_one() -> None:
 
 
 def test_ir_at_negative_and_bounds() -> None:
-    run = record(CF_INPUT, "canonicalize")
+    run = record(CF_INPUT, "canonicalize", check=True)
     trace = run.trace
     assert trace.ir_at(-1) == trace.ir_at(len(trace.steps) - 1)
-    assert trace.ir_before(0) == trace.initial_ir
+    assert trace.ir_before(0) == run.tracer.snapshots[0]
+    assert trace.ir_before(1) == trace.ir_at(0)
     with pytest.raises(IndexError):
         trace.ir_at(len(trace.steps))

@@ -33,7 +33,7 @@ def test_file_round_trips(trace_file: Path) -> None:
 
 def test_every_record_matches_the_schema(trace_file: Path) -> None:
     lines = trace_file.read_text().splitlines()
-    kinds = [json.loads(line)["record"] for line in lines]
+    kinds = [json.loads(line).get("record", "step") for line in lines]
     assert kinds[0] == "header" and kinds[-1] == "end" and set(kinds[1:-1]) == {"step"}
     for line in lines:
         assert schema_errors(json.loads(line)) == []
@@ -57,6 +57,32 @@ def test_cut_at_any_byte_keeps_completed_steps(trace_file: Path, tmp_path: Path)
         assert len(trace.steps) in (expected_steps, expected_steps + 1), cut
         assert trace.warnings, f"no warning for a cut at byte {cut}"
         assert trace.status == "incomplete"
+
+
+def test_gzip_trace_reads_like_plain_and_survives_cuts(tmp_path: Path) -> None:
+    plain, packed = tmp_path / "t.passviz.json", tmp_path / "t.passviz.json.gz"
+    record(CF_INPUT, "canonicalize,cse", output=plain)
+    record(CF_INPUT, "canonicalize,cse", output=packed)
+    assert packed.read_bytes()[:2] == b"\x1f\x8b"
+    a, b = load_trace(plain), load_trace(packed)
+    assert [s.delta for s in a.steps] == [s.delta for s in b.steps] and b.status == "ok"
+    data = packed.read_bytes()
+    cut = tmp_path / "cut.json.gz"
+    seen_counts: set[int] = set()
+    for end in range(len(data) // 3, len(data) - 12, max(1, len(data) // 50)):
+        cut.write_bytes(data[:end])
+        trace = read_trace(cut)
+        assert trace.warnings and len(trace.steps) <= len(a.steps)
+        seen_counts.add(len(trace.steps))
+    assert len(seen_counts) > 1
+
+
+def test_steps_inside_a_pass_inherit_it(trace_file: Path) -> None:
+    lines = [json.loads(line) for line in trace_file.read_text().splitlines()]
+    rewrites = [r for r in lines if r.get("kind") == "rewrite"]
+    assert rewrites and all("pass" not in r for r in rewrites)
+    trace = load_trace(trace_file)
+    assert {s.pass_name for s in trace.steps if s.kind == "rewrite"} == {"canonicalize"}
 
 
 def test_killed_run_opens_with_a_warning(trace_file: Path, tmp_path: Path) -> None:

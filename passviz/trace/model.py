@@ -232,17 +232,19 @@ class Trace:
         """The exact IR text after ``step`` (negative counts from the end)."""
         from passviz.trace.replay import Replayer
 
-        if not self.steps:
-            return self.initial_ir
-        index = self.normalize_step(step)
+        index = self.normalize_step(step) if self.steps else -1
         replayer = Replayer(self)
         replayer.advance_to(index)
         return replayer.text()
 
     def ir_before(self, step: int) -> str:
-        """The IR just before ``step``: the initial IR for step 0."""
+        """The IR just before ``step``: the initial IR, as passviz prints it, for step 0."""
+        from passviz.trace.replay import Replayer
+
         index = self.normalize_step(step)
-        return self.initial_ir if index == 0 else self.ir_at(index - 1)
+        replayer = Replayer(self)
+        replayer.advance_to(index - 1)
+        return replayer.text()
 
     @property
     def failed_steps(self) -> list[Step]:

@@ -213,18 +213,23 @@ class Tracer(StepRecorder):
         max_iterations: int = 10,
         max_rewrites: int | None = None,
         exact: bool = False,
+        initial_ir: str | None = None,
     ) -> None:
+        """``initial_ir`` is the text ``module`` was parsed from, if there is one:
+        it is stored as is, which saves printing the module once more."""
         self.module = module
         self.exact = exact
         """Compare the whole module at every step, so that even edits a pattern
         hides from the rewriter land in the step that made them (slower)."""
         self.shadow = Shadow(module)
-        self.trace = Trace(meta=meta, initial_ir=print_module(module))
+        self.trace = Trace(
+            meta=meta, initial_ir=initial_ir if initial_ir is not None else print_module(module)
+        )
         self.writer = writer
         self.verify_each: VerifyEach = verify_each
         self.check = check
         """Check mode: also print the live IR after every step (``snapshots``)."""
-        self.snapshots: list[str] = [self.trace.initial_ir] if check else []
+        self.snapshots: list[str] = [print_module(module)] if check else []
         self.max_iterations = max_iterations
         self.max_rewrites = max_rewrites
         self.stopped = False

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp, UnregisteredOp
+from xdsl.dialects.builtin import LocationAttr, ModuleOp, UnregisteredOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.parser import Parser
 from xdsl.rewriter import Rewriter
@@ -168,7 +168,7 @@ class Replayer:
         for result, value_info in zip(op.results, info["results"], strict=True):
             self._register_value(result, value_info)
 
-    def _location(self, text: str) -> Attribute:
+    def _location(self, text: str) -> LocationAttr:
         location = Parser(self.ctx, text).parse_optional_location()
         if location is None:
             raise ReplayError(f"bad location {text!r}")

@@ -54,6 +54,32 @@ class _OpRec:
     props: dict[str, Attribute] = field(default_factory=lambda: dict[str, Attribute]())
     regions: tuple[str, ...] = ()
     loc: Attribute | None = None
+    fingerprint: tuple[object, ...] = ()
+    """The live op's structure when last compared: if it still matches, and the
+    attribute dicts are equal, the op is unchanged (the fast path)."""
+
+
+def _fingerprint(op: Operation) -> tuple[object, ...]:
+    """Identity of everything that places and wires ``op`` (cheap to compare)."""
+    return (
+        op.parent,
+        op._prev_op,  # pyright: ignore[reportPrivateUsage]
+        op._next_op,  # pyright: ignore[reportPrivateUsage]
+        op._operands,  # pyright: ignore[reportPrivateUsage]
+        op.results,
+        tuple(r.name_hint for r in op.results),
+        op._successors,  # pyright: ignore[reportPrivateUsage]
+        op.regions,
+        op.location,
+    )
+
+
+def _unchanged(rec: _OpRec, op: Operation) -> bool:
+    return (
+        rec.fingerprint == _fingerprint(op)
+        and op.attributes == rec.attrs
+        and op.properties == rec.props
+    )
 
 
 @dataclass(eq=False)
@@ -164,6 +190,8 @@ class _Reconciliation:
         self.gone_ops: list[str] = []
         self.gone_blocks: list[str] = []
         self.seen_ops: set[Operation] = set()
+        self.compared: list[Operation] = []
+        """Ops compared field by field (not by the fast path)."""
         self.seen_blocks: set[Block] = set()
         self.seen_regions: set[Region] = set()
         self.to_check: list[Operation] = []
@@ -213,6 +241,7 @@ class _Reconciliation:
         for rec in self.s.ops.values():
             self._take_content(rec)
             self._take_neighbours(rec)
+            rec.fingerprint = _fingerprint(rec.op)
 
     def _take_neighbours(self, rec: _OpRec) -> None:
         prev, nxt = rec.op.prev_op, rec.op.next_op
@@ -333,18 +362,26 @@ class _Reconciliation:
         return self._delta(replacements)
 
     def _refresh_neighbours_of_seen(self) -> None:
-        for op in self.seen_ops:
+        for op in self.compared:
             op_id = self.s.op_ids.get(op)
             if op_id is not None:
-                self._take_neighbours(self.s.ops[op_id])
+                rec = self.s.ops[op_id]
+                self._take_neighbours(rec)
+                rec.fingerprint = _fingerprint(op)
 
     def _seed_everything(self) -> None:
-        self.op_queue.append(self.s.root)
+        """Queue every live op that may have changed; unchanged ones are only marked seen."""
+        ops = self.s.ops
+        op_ids = self.s.op_ids
         for op in self.s.root.walk():
-            self.op_queue.append(op)
             for region in op.regions:
                 self.region_queue.append(region)
                 self.block_queue.extend(region.blocks)
+            op_id = op_ids.get(op)
+            if op_id is not None and _unchanged(ops[op_id], op):
+                self.seen_ops.add(op)
+                continue
+            self.op_queue.append(op)
 
     def _sweep_unseen(self) -> None:
         """After a full walk, whatever the shadow knows but the walk missed is gone."""
@@ -501,6 +538,11 @@ class _Reconciliation:
             self.gone_ops.append(op_id)
             return
         rec = self.s.ops[op_id]
+        self.compared.append(op)
+        if _unchanged(rec, op):
+            for region in op.regions:
+                self._enqueue_region(region)
+            return
         self._check_position(rec)
         if op.parent is not None and op.parent not in self.seen_blocks:
             self.block_queue.append(op.parent)
@@ -517,6 +559,7 @@ class _Reconciliation:
         op_id = self._register_op(op, block_id, None, 0.0)
         self.created_ops.append(op_id)
         self.created_set.add(op_id)
+        self.compared.append(op)
         self.placed[op_id] = None
         self._enqueue_neighbours(op)
         for region in op.regions:
@@ -988,13 +1031,12 @@ class _Reconciliation:
             merges.extend(BlockMerge(block=block_id, into=t) for t in sorted(targets))
         return merges
 
-    def _lookup(self, obj: object) -> str | None:
-        if isinstance(obj, SSAValue):
-            found = self.s.value_ids.get(obj)
-        elif isinstance(obj, Operation):
+    def _lookup(self, obj: SSAValue | Operation) -> str | None:
+        """The id of a live or just-erased value or op."""
+        if isinstance(obj, Operation):
             found = self.s.op_ids.get(obj)
         else:
-            found = None
+            found = self.s.value_ids.get(obj)
         return found if found is not None else self.graveyard.get(obj)
 
     def _replacements(self, pending: Sequence[PendingReplacement]) -> list[Replacement]:

@@ -11,6 +11,7 @@ with the steps completed before the cut and a warning.
 from __future__ import annotations
 
 import json
+import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
@@ -53,7 +54,8 @@ def _validator() -> Draft202012Validator:
 
 def schema_errors(record: object) -> list[str]:
     """What is wrong with ``record`` according to the schema (empty if valid)."""
-    errors = sorted(_validator().iter_errors(record), key=lambda e: list(e.absolute_path))
+    found: list[Any] = list(_validator().iter_errors(cast(Any, record)))  # pyright: ignore[reportUnknownMemberType]
+    errors = sorted(found, key=lambda e: list(e.absolute_path))
     out: list[str] = []
     for error in errors:
         best = _deepest(error)
@@ -70,12 +72,21 @@ def _deepest(error: Any) -> Any:
     return max(context, key=lambda e: len(list(e.absolute_path)))
 
 
-def step_to_record(step: Step) -> dict[str, object]:
-    """The JSON record of a step."""
-    record: dict[str, object] = {"record": "step", "index": step.index, "kind": step.kind}
-    if step.pass_name is not None:
+def step_to_record(step: Step, *, in_pass: tuple[str, int] | None = None) -> dict[str, object]:
+    """The JSON record of a step.
+
+    Inside a pass (``in_pass``: the name and index of the last pass-begin),
+    rewrites and checkpoints leave out the pass: the reader takes it from
+    the pass-begin record.  Traces have thousands of steps; this keeps them small.
+    """
+    record: dict[str, object] = {"index": step.index, "kind": step.kind}
+    inherited = step.kind in ("rewrite", "checkpoint", "failure") and in_pass == (
+        step.pass_name,
+        step.pass_index,
+    )
+    if step.pass_name is not None and not inherited:
         record["pass"] = step.pass_name
-    if step.pass_index is not None:
+    if step.pass_index is not None and not inherited:
         record["pass_index"] = step.pass_index
     if step.name is not None:
         record["name"] = step.name
@@ -88,13 +99,17 @@ def step_to_record(step: Step) -> dict[str, object]:
     return record
 
 
-def step_from_record(record: dict[str, Any]) -> Step:
-    """A step from a record that passed schema validation."""
+def step_from_record(record: dict[str, Any], in_pass: tuple[str, int] | None = None) -> Step:
+    """A step from a record that passed schema validation (see ``step_to_record``)."""
+    kind = cast(StepKind, record["kind"])
+    pass_name, pass_index = record.get("pass"), record.get("pass_index")
+    if pass_name is None and in_pass is not None and kind in ("rewrite", "checkpoint", "failure"):
+        pass_name, pass_index = in_pass
     return Step(
         index=cast(int, record["index"]),
-        kind=cast(StepKind, record["kind"]),
-        pass_name=record.get("pass"),
-        pass_index=record.get("pass_index"),
+        kind=kind,
+        pass_name=pass_name,
+        pass_index=pass_index,
         name=record.get("name"),
         root=record.get("root"),
         delta=cast(Delta, record.get("delta", {})),
@@ -118,19 +133,29 @@ def _dumps(record: dict[str, object]) -> str:
 
 
 class TraceWriter:
-    """Writes a trace as it is recorded, one flushed line per record."""
+    """Writes a trace as it is recorded, one flushed line per record.
 
-    def __init__(self, stream: IO[str], *, close: bool = False) -> None:
+    A path ending in ``.gz`` gets a gzip stream, flushed (``Z_SYNC_FLUSH``)
+    after every record, so that a cut-off file still decompresses up to the
+    cut, like a plain one.
+    """
+
+    def __init__(self, stream: IO[bytes], *, close: bool = False, compress: bool = False) -> None:
         self._stream = stream
         self._close = close
+        self._zip = zlib.compressobj(6, zlib.DEFLATED, 31) if compress else None
+        self._pass: tuple[str, int] | None = None
 
     @classmethod
     def to_path(cls, path: str | Path) -> TraceWriter:
-        """A writer to a new file at ``path``."""
-        return cls(open(path, "w", encoding="utf-8"), close=True)
+        """A writer to a new file at ``path`` (gzip-compressed for ``*.gz``)."""
+        return cls(open(path, "wb"), close=True, compress=str(path).endswith(".gz"))
 
     def _write(self, record: dict[str, object]) -> None:
-        self._stream.write(_dumps(record) + "\n")
+        data = (_dumps(record) + "\n").encode("utf-8")
+        if self._zip is not None:
+            data = self._zip.compress(data) + self._zip.flush(zlib.Z_SYNC_FLUSH)
+        self._stream.write(data)
         self._stream.flush()
 
     def write_header(self, trace: Trace) -> None:
@@ -139,12 +164,16 @@ class TraceWriter:
 
     def write_step(self, step: Step) -> None:
         """Write one step record."""
-        self._write(step_to_record(step))
+        if step.kind == "pass-begin" and step.pass_name is not None and step.pass_index is not None:
+            self._pass = (step.pass_name, step.pass_index)
+        self._write(step_to_record(step, in_pass=self._pass))
 
     def write_end(self, trace: Trace) -> None:
         """Write the end record and close the file if this writer opened it."""
         status = "failed" if trace.status == "failed" else "ok"
         self._write({"record": "end", "status": status, "steps": len(trace.steps)})
+        if self._zip is not None:
+            self._stream.write(self._zip.flush(zlib.Z_FINISH))
         if self._close:
             self._stream.close()
 
@@ -197,8 +226,9 @@ def read_trace(
     a warning; anything else that is wrong raises ``TraceFormatError`` with
     the line it is on.
     """
-    data = Path(path).read_bytes()
+    data = _decompressed(Path(path).read_bytes())
     trace: Trace | None = None
+    in_pass: tuple[str, int] | None = None
     warnings: list[str] = []
     ended = False
     for line in _lines(data):
@@ -214,7 +244,7 @@ def read_trace(
         errors = schema_errors(line.record)
         if errors:
             raise TraceFormatError(f"{path}:{line.number}: invalid trace record: {errors[0]}")
-        kind = line.record["record"]
+        kind = line.record.get("record", "step")
         if trace is None:
             if kind != "header":
                 raise TraceFormatError(f"{path}:{line.number}: expected the trace header first")
@@ -230,7 +260,9 @@ def read_trace(
             trace.status = line.record["status"]
             ended = True
             continue
-        step = step_from_record(line.record)
+        step = step_from_record(line.record, in_pass)
+        if step.kind == "pass-begin" and step.pass_name is not None and step.pass_index is not None:
+            in_pass = (step.pass_name, step.pass_index)
         if step.index != len(trace.steps):
             raise TraceFormatError(
                 f"{path}:{line.number}: step {step.index} out of order (expected {len(trace.steps)})"
@@ -245,6 +277,29 @@ def read_trace(
         warnings.append(f"{path}: the run did not finish (no end record); the trace may be incomplete")
     trace.warnings.extend(warnings)
     return trace
+
+
+def _decompressed(data: bytes) -> bytes:
+    """The NDJSON inside a gzip trace (as much as a cut-off file holds), or ``data``."""
+    if not data.startswith(b"\x1f\x8b"):
+        return data
+    unzip = zlib.decompressobj(31)
+    try:
+        return unzip.decompress(data)
+    except zlib.error:
+        # Corrupt in the middle: keep what decompressed before the damage.
+        return _decompress_prefix(data)
+
+
+def _decompress_prefix(data: bytes) -> bytes:
+    unzip = zlib.decompressobj(31)
+    out: list[bytes] = []
+    for start in range(0, len(data), 4096):
+        try:
+            out.append(unzip.decompress(data[start : start + 4096]))
+        except zlib.error:
+            break
+    return b"".join(out)
 
 
 _HEADER_START = b'{"record":"header"'
