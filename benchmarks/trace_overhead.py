@@ -300,7 +300,9 @@ def run_traced(text: str, spec: str, output: Path) -> tuple[float, Tracer]:
     )
     ctx = make_context()
     start = time.perf_counter()
-    tracer = Tracer(module, meta, writer=TraceWriter.to_path(output), verify_each="off")
+    tracer = Tracer(
+        module, meta, writer=TraceWriter.to_path(output), verify_each="off", initial_ir=text
+    )
     tracer.run(ctx, passes)
     return time.perf_counter() - start, tracer
 
@@ -370,7 +372,9 @@ def profile_traced(text: str, spec: str, output: Path, top: int = 15) -> None:
     ctx = make_context()
     profiler = cProfile.Profile()
     profiler.enable()
-    tracer = Tracer(module, meta, writer=TraceWriter.to_path(output), verify_each="off")
+    tracer = Tracer(
+        module, meta, writer=TraceWriter.to_path(output), verify_each="off", initial_ir=text
+    )
     tracer.run(ctx, passes)
     profiler.disable()
     stats = pstats.Stats(profiler, stream=sys.stdout).strip_dirs()
@@ -396,12 +400,14 @@ def main(argv: list[str] | None = None) -> int:
     counts = count_ops(parse_ir(text))
     workdir = args.keep or Path(tempfile.mkdtemp(prefix="passviz-bench-"))
     workdir.mkdir(parents=True, exist_ok=True)
-    input_path, trace_path = workdir / "input.mlir", workdir / "trace.ndjson"
+    input_path, trace_path = workdir / "input.mlir", workdir / "trace.passviz.json"
+    gz_path = workdir / "trace.passviz.json.gz"
     input_path.write_text(text, encoding="utf-8")
     print(f"input: {input_path}  ops: {sum(counts.values())} ({dict(counts)})  pipeline: {spec}")
 
     untraced_s, untraced_module = best_of(args.runs, lambda: run_untraced(text, args.repeat))
     traced_s, tracer_obj = best_of(args.runs, lambda: run_traced(text, spec, trace_path))
+    gz_s, _ = best_of(args.runs, lambda: run_traced(text, spec, gz_path))
     assert isinstance(untraced_module, ModuleOp) and isinstance(tracer_obj, Tracer)
     if str(untraced_module) != str(tracer_obj.module):
         print("WARNING: traced and untraced final IR differ")
@@ -415,19 +421,25 @@ def main(argv: list[str] | None = None) -> int:
 
     xdsl_opt = None if args.no_xdsl_opt else run_xdsl_opt(input_path, spec)
     ratio = traced_s / untraced_s
-    line = f"time  untraced xDSL: {untraced_s:.2f} s   traced passviz: {traced_s:.2f} s   ratio: {ratio:.2f} (goal <= 1.25)"
+    line = (
+        f"time  untraced xDSL: {untraced_s:.2f} s   traced passviz: {traced_s:.2f} s   "
+        f"ratio: {ratio:.2f} (goal <= 1.25)   [gzip trace: {gz_s:.2f} s, ratio {gz_s / untraced_s:.2f}]"
+    )
     if xdsl_opt is not None:
         line += f"   [xdsl-opt --print-between-passes wall, incl. startup+parse+print: {xdsl_opt[0]:.2f} s]"
     print(line)
 
-    trace_bytes = trace_path.stat().st_size
+    trace_bytes, gz_bytes = trace_path.stat().st_size, gz_path.stat().st_size
     if xdsl_opt is not None:
         print(
-            f"bytes trace: {trace_bytes}   xdsl-opt --print-between-passes: {xdsl_opt[1]}   "
+            f"bytes trace (.passviz.json): {trace_bytes}   xdsl-opt --print-between-passes: {xdsl_opt[1]}   "
             f"ratio: {trace_bytes / xdsl_opt[1]:.3f} (goal <= 0.15)"
         )
+        print(
+            f"bytes trace (.passviz.json.gz): {gz_bytes}   ratio: {gz_bytes / xdsl_opt[1]:.3f} (goal <= 0.15)"
+        )
     else:
-        print(f"bytes trace: {trace_bytes}")
+        print(f"bytes trace: {trace_bytes}  gzip: {gz_bytes}")
     sizes, header, envelope = delta_key_bytes(trace_path)
     top = "  ".join(f"{k}={v}" for k, v in sizes.most_common())
     print(f"trace bytes by delta key: {top}")

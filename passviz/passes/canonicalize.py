@@ -38,6 +38,7 @@ class Canonicalize(TracedPass):
     """Apply every canonicalization pattern and folder until a fixpoint."""
 
     name = "canonicalize"
+    announces_every_edit = True
 
     def run(self, ctx: Context, op: ModuleOp, recorder: StepRecorder) -> None:
         pattern = GreedyRewritePatternApplier(

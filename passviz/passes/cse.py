@@ -46,6 +46,7 @@ class CommonSubexpressionElimination(TracedPass):
     """Replace ops that compute a value already computed in scope."""
 
     name = "cse"
+    announces_every_edit = True
 
     def run(self, ctx: Context, op: ModuleOp, recorder: StepRecorder) -> None:
         rewriter = recorder.rewriter(InsertPoint.at_start(op.body.block))

@@ -18,6 +18,7 @@ class DeadCodeElimination(TracedPass):
     """Erase ops whose results are unused and that have no other effect."""
 
     name = "dce"
+    announces_every_edit = True
 
     def run(self, ctx: Context, op: ModuleOp, recorder: StepRecorder) -> None:
         live = LiveSet()
@@ -34,7 +35,7 @@ def _erase_dead(region: Region, live: LiveSet, recorder: StepRecorder) -> None:
         return
     for block in reversed(region.blocks):
         if block is not first and not any(live.is_live(o) for o in block.ops):
-            with recorder.step("erase-dead-block"):
+            with recorder.step("erase-dead-block", full=True):
                 region.erase_block(block, safe_erase=False)
             continue
         for operation in reversed(block.ops):

@@ -38,6 +38,7 @@ class WrapFuncBodyWithSingleBlock(TracedPass):
     """Wrap multi-block function bodies into an ``scf.execute_region``."""
 
     name = "wrap-func-body-with-single-block"
+    announces_every_edit = True
 
     def run(self, ctx: Context, op: ModuleOp, recorder: StepRecorder) -> None:
         functions = [f for f in op.walk() if _is_function(f)]

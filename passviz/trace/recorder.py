@@ -81,17 +81,23 @@ class StepRecorder(ABC):
         """Try one pattern on ``op``, remembering its name if it fires."""
 
     @abstractmethod
-    def step(self, name: str, root: Operation | None = None) -> StepScope:
-        """A context manager that makes what happens inside it one rewrite step."""
+    def step(self, name: str, root: Operation | None = None, *, full: bool = False) -> StepScope:
+        """A context manager that makes what happens inside it one rewrite step.
+
+        ``full`` compares the whole module at the end of the step, for edits
+        the rewriter does not announce (erasing a block, say)."""
 
 
 class StepScope:
     """Context manager for a hand-written rewrite step (see ``StepRecorder.step``)."""
 
-    def __init__(self, recorder: Tracer | None, name: str, root: Operation | None) -> None:
+    def __init__(
+        self, recorder: Tracer | None, name: str, root: Operation | None, *, full: bool = False
+    ) -> None:
         self._recorder = recorder
         self._name = name
         self._root = root
+        self._full = full
 
     def __enter__(self) -> StepScope:
         if self._recorder is not None:
@@ -106,7 +112,7 @@ class StepScope:
             return
         if exc is None:
             self._recorder.fired(self._name)
-            self._recorder.end_rewrite()
+            self._recorder.end_rewrite(full=self._full)
 
 
 class NullRecorder(StepRecorder):
@@ -138,12 +144,17 @@ class NullRecorder(StepRecorder):
     def apply_pattern(self, pattern: RewritePattern, op: Operation, rewriter: PatternRewriter) -> None:
         pattern.match_and_rewrite(op, rewriter)
 
-    def step(self, name: str, root: Operation | None = None) -> StepScope:
+    def step(self, name: str, root: Operation | None = None, *, full: bool = False) -> StepScope:
         return StepScope(None, name, root)
 
 
 class TracedPass(ModulePass, ABC):
     """A pass that reports its rewrites and sub-steps to a recorder."""
+
+    announces_every_edit: ClassVar[bool] = False
+    """True if every edit of the pass goes through the recorder (a rewriter it
+    handed out, a step or a checkpoint).  Such a pass's end skips comparing
+    the whole module; the pipeline's end always compares it."""
 
     @abstractmethod
     def run(self, ctx: Context, op: ModuleOp, recorder: StepRecorder) -> None:
@@ -353,7 +364,8 @@ class Tracer(StepRecorder):
         comparison still finds was hidden from the rewriter, and gets a
         checkpoint of its own so that it stands out.
         """
-        delta = self._take_full_delta()
+        trusted = isinstance(pass_, TracedPass) and pass_.announces_every_edit
+        delta = self._take_scoped_delta() if trusted else self._take_full_delta()
         if delta and isinstance(pass_, TracedPass):
             self._emit("checkpoint", delta, name=UNANNOUNCED)
             delta = Delta()
@@ -365,8 +377,7 @@ class Tracer(StepRecorder):
         """Open a rewrite step on ``root`` (None for rewrites with no single root)."""
         if self._has_pending():
             self._emit("checkpoint", self._take_scoped_delta(), name="direct edits")
-        self._root = root
-        self._root_id = self.shadow.id_of(root) if root is not None else None
+        self._root = root  # its id is looked up only if the rewrite happens
         self._fired = None
         self.trying = None
 
@@ -382,6 +393,7 @@ class Tracer(StepRecorder):
         region without announcing each change (xDSL's ``region_dce``).
         """
         root = self._root
+        self._root_id = self.shadow.id_of(root) if root is not None else None
         if full:
             delta = self._take_full_delta()
         else:
@@ -397,7 +409,8 @@ class Tracer(StepRecorder):
 
     def fail(self, exc: Exception, root: Operation | None, name: str | None) -> None:
         """Record a failure step: the exception, the op it happened on, what changed."""
-        root_id = self.shadow.id_of(root) if root is not None else self._root_id
+        root = root if root is not None else self._root
+        root_id = self.shadow.id_of(root) if root is not None else None
         try:
             delta = self._take_full_delta()
         except Exception:  # the IR is too broken to compare: record the failure alone
@@ -488,8 +501,8 @@ class Tracer(StepRecorder):
         if rewriter.has_done_action and not before:
             self.fired(name)
 
-    def step(self, name: str, root: Operation | None = None) -> StepScope:
-        return StepScope(self, name, root)
+    def step(self, name: str, root: Operation | None = None, *, full: bool = False) -> StepScope:
+        return StepScope(self, name, root, full=full)
 
     # -- running ------------------------------------------------------------------
 
@@ -514,7 +527,11 @@ class Tracer(StepRecorder):
             self.pass_begin(upcoming.inner)
 
     def finish(self) -> None:
-        """Mark the trace as ended and close the writer's record."""
+        """Compare the whole module once more, mark the trace as ended, close the record."""
+        if not self.stopped:
+            delta = self._take_full_delta()
+            if delta:
+                self._emit("checkpoint", delta, name=UNANNOUNCED)
         self.trace.status = "failed" if self.stopped else "ok"
         if self.writer is not None:
             self.writer.write_end(self.trace)

@@ -16,8 +16,10 @@ size of the change, not of the module.
 
 from __future__ import annotations
 
+import gc
 from bisect import bisect_left
-from collections.abc import Iterable, Sequence
+from collections.abc import Generator, Iterable, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, Region, SSAValue
@@ -39,7 +41,7 @@ _KEY_GAP = 1024.0
 """Spacing of order keys when a block is (re)numbered."""
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class _OpRec:
     id: str
     op: Operation
@@ -82,7 +84,7 @@ def _unchanged(rec: _OpRec, op: Operation) -> bool:
     )
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class _BlockRec:
     id: str
     block: Block
@@ -92,7 +94,7 @@ class _BlockRec:
     ops: set[str] = field(default_factory=lambda: set[str]())
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class _RegionRec:
     id: str
     region: Region
@@ -100,7 +102,7 @@ class _RegionRec:
     blocks: tuple[str, ...] = ()
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class _ValueRec:
     id: str
     value: SSAValue
@@ -142,7 +144,8 @@ class Shadow:
         self.users: dict[str, set[str]] = {}
         """Value id -> ids of the ops whose recorded operands use it."""
         self._next = {"o": 0, "b": 0, "r": 0, "v": 0}
-        _Reconciliation(self).register_initial(root)
+        with _collector_paused():
+            _Reconciliation(self).register_initial(root)
 
     def new_id(self, kind: str) -> str:
         """A fresh id of the given kind (``o``, ``b``, ``r`` or ``v``)."""
@@ -169,7 +172,8 @@ class Shadow:
         replacements: Sequence[PendingReplacement] = (),
     ) -> Delta:
         """Compare the live IR with the shadow; return the delta and update the shadow."""
-        return _Reconciliation(self).run(
+        with _collector_paused():
+            return _Reconciliation(self).run(
             full=full,
             ops=ops,
             blocks=blocks,
@@ -177,6 +181,24 @@ class Shadow:
             removed=removed,
             replacements=replacements,
         )
+
+
+@contextmanager
+def _collector_paused() -> Generator[None]:
+    """Pause Python's cyclic garbage collector for a bulk of small allocations.
+
+    Records are plain containers without reference cycles, but allocating
+    ten thousand of them next to a large xDSL module makes the collector scan
+    that whole module again and again: more than half the cost of building a
+    shadow.  The previous state is restored on exit.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 class _Reconciliation:
@@ -251,10 +273,13 @@ class _Reconciliation:
     def _take_content(self, rec: _OpRec) -> None:
         """Copy the live op's fields into its record (all referenced ids are known)."""
         op, ids = rec.op, self.s
-        self._set_operands(rec, tuple(ids.value_ids[v] for v in op.operands))
-        rec.results = tuple(ids.value_ids[v] for v in op.results)
-        rec.successors = tuple(ids.block_ids[b] for b in op.successors)
-        rec.regions = tuple(ids.region_ids[r] for r in op.regions)
+        values = ids.value_ids
+        operands = op._operands  # pyright: ignore[reportPrivateUsage]
+        self._set_operands(rec, tuple([values[v] for v in operands]) if operands else ())
+        rec.results = tuple([values[v] for v in op.results]) if op.results else ()
+        successors = op._successors  # pyright: ignore[reportPrivateUsage]
+        rec.successors = tuple([ids.block_ids[b] for b in successors]) if successors else ()
+        rec.regions = tuple([ids.region_ids[r] for r in op.regions]) if op.regions else ()
         rec.attrs, rec.props, rec.loc = dict(op.attributes), dict(op.properties), op.location
 
     def _set_operands(self, rec: _OpRec, operands: tuple[str, ...]) -> None:
