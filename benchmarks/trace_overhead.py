@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from importlib.metadata import version
 from pathlib import Path
 
+from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass, PassPipeline
 from xdsl.transforms.canonicalize import CanonicalizePass
@@ -38,7 +39,7 @@ import passviz
 from passviz.dialects import make_context
 from passviz.pipelines import parse_ir, parse_pipeline
 from passviz.trace.model import TraceMeta
-from passviz.trace.recorder import Tracer
+from passviz.trace.recorder import RecordOptions, Tracer
 from passviz.trace.store import TraceWriter
 
 # -- IR generation -------------------------------------------------------------
@@ -281,14 +282,8 @@ def run_untraced(text: str, repeat: int) -> tuple[float, ModuleOp]:
     return time.perf_counter() - start, module
 
 
-def run_traced(text: str, spec: str, output: Path) -> tuple[float, Tracer]:
-    """passviz's recorder writing ``output``.
-
-    Mirrors ``passviz.pipelines.record`` but times only what recording costs
-    beyond parsing: ``Tracer(...)`` construction (initial IR print, shadow,
-    header write) plus ``tracer.run``.  Parsing the IR and the pipeline spec
-    stay outside the timer.
-    """
+def make_tracer(text: str, spec: str, output: Path) -> tuple[Tracer, tuple[ModulePass, ...], Context]:
+    """What ``passviz.pipelines.record`` sets up, minus the parts not timed (parsing)."""
     passes = parse_pipeline(spec)
     module = parse_ir(text, str(output))
     meta = TraceMeta(
@@ -298,13 +293,40 @@ def run_traced(text: str, spec: str, output: Path) -> tuple[float, Tracer]:
         xdsl_version=version("xdsl"),
         verify_each="off",
     )
-    ctx = make_context()
+    options = RecordOptions(verify_each="off")
+    tracer = Tracer(module, meta, writer=TraceWriter.to_path(output), options=options, initial_ir=text)
+    return tracer, passes, make_context()
+
+
+def run_traced(text: str, spec: str, output: Path) -> tuple[float, Tracer]:
+    """passviz's recorder writing ``output``.
+
+    Times what recording costs beyond parsing: ``Tracer(...)`` construction
+    (shadow, header write) plus ``tracer.run``.  Parsing the IR and the
+    pipeline spec stay outside the timer.
+    """
+    passes, module, meta, ctx = _prepare(text, spec, output)
     start = time.perf_counter()
-    tracer = Tracer(
-        module, meta, writer=TraceWriter.to_path(output), verify_each="off", initial_ir=text
-    )
+    tracer = _tracer(text, module, meta, output)
     tracer.run(ctx, passes)
     return time.perf_counter() - start, tracer
+
+
+def _prepare(text: str, spec: str, output: Path) -> tuple[tuple[ModulePass, ...], ModuleOp, TraceMeta, Context]:
+    """What ``passviz.pipelines.record`` sets up before recording: not timed."""
+    meta = TraceMeta(
+        input="<benchmark>",
+        pipeline=spec,
+        passviz_version=passviz.__version__,
+        xdsl_version=version("xdsl"),
+        verify_each="off",
+    )
+    return parse_pipeline(spec), parse_ir(text, str(output)), meta, make_context()
+
+
+def _tracer(text: str, module: ModuleOp, meta: TraceMeta, output: Path) -> Tracer:
+    options = RecordOptions(verify_each="off")
+    return Tracer(module, meta, writer=TraceWriter.to_path(output), options=options, initial_ir=text)
 
 
 def run_xdsl_opt(input_path: Path, spec: str) -> tuple[float, int] | None:
@@ -360,22 +382,10 @@ def delta_key_bytes(trace_path: Path) -> tuple[Counter[str], int, int]:
 
 def profile_traced(text: str, spec: str, output: Path, top: int = 15) -> None:
     """cProfile the traced run (construction + run only) and print the top entries."""
-    passes = parse_pipeline(spec)
-    module = parse_ir(text)
-    meta = TraceMeta(
-        input="<benchmark>",
-        pipeline=spec,
-        passviz_version=passviz.__version__,
-        xdsl_version=version("xdsl"),
-        verify_each="off",
-    )
-    ctx = make_context()
+    passes, module, meta, ctx = _prepare(text, spec, output)
     profiler = cProfile.Profile()
     profiler.enable()
-    tracer = Tracer(
-        module, meta, writer=TraceWriter.to_path(output), verify_each="off", initial_ir=text
-    )
-    tracer.run(ctx, passes)
+    _tracer(text, module, meta, output).run(ctx, passes)
     profiler.disable()
     stats = pstats.Stats(profiler, stream=sys.stdout).strip_dirs()
     for key in ("cumulative", "tottime"):

@@ -13,7 +13,7 @@ from xdsl.passes import ModulePass
 
 from passviz.pipelines import IRParseError, PipelineError, load_pass_module, load_trace, record_file
 from passviz.trace.model import Step, Trace
-from passviz.trace.recorder import VerifyEach
+from passviz.trace.recorder import RecordOptions, VerifyEach
 from passviz.trace.replay import Replayer, ReplayError
 from passviz.trace.store import TraceFormatError, read_trace
 
@@ -79,16 +79,13 @@ def _cmd_trace(args: argparse.Namespace) -> int:
     extra: dict[str, type[ModulePass]] = {}
     for source in args.passes_from:
         extra.update(load_pass_module(source))
-    run = record_file(
-        args.input,
-        args.pipeline,
-        output=args.output,
+    options = RecordOptions(
         verify_each=cast(VerifyEach, args.verify_each),
         max_iterations=args.max_iterations,
         max_rewrites=args.max_rewrites,
         exact=args.exact_steps,
-        extra_passes=extra,
     )
+    run = record_file(args.input, args.pipeline, output=args.output, options=options, extra_passes=extra)
     trace = run.trace
     flagged = trace.failed_steps
     if flagged:
@@ -107,6 +104,14 @@ def _step_line(step: Step) -> str:
         f"+{step.count('ops_created')} -{step.count('ops_erased')} "
         f"~{step.count('ops_modified')}"
     )
+    extras = {
+        "moved": len(step.delta.get("ops_moved", ())),
+        "blocks+": len(step.delta.get("blocks_created", ())),
+        "blocks-": len(step.delta.get("blocks_erased", ())),
+        "blocks moved": len(step.delta.get("blocks_moved", ())),
+        "args changed": len(step.delta.get("block_args", {})),
+    }
+    counts += "".join(f"  {name} {n}" for name, n in extras.items() if n)
     flag = f"  !! {step.flag['kind']}: {step.flag['message']}" if step.flag else ""
     return f"{step.index:>5}  {step.kind:<10}  {step.pass_name or '-':<34}  {label:<40}  {counts}{flag}"
 

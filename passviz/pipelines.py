@@ -21,7 +21,7 @@ import passviz
 from passviz.dialects import make_context
 from passviz.passes import available_passes, traced_passes
 from passviz.trace.model import Trace, TraceMeta
-from passviz.trace.recorder import Tracer, VerifyEach
+from passviz.trace.recorder import RecordOptions, Tracer
 from passviz.trace.store import TraceWriter, read_trace
 
 
@@ -126,14 +126,11 @@ def record(
     *,
     filename: str = "<input>",
     output: str | Path | None = None,
-    verify_each: VerifyEach = "pass",
-    check: bool = False,
-    max_iterations: int = 10,
-    max_rewrites: int | None = None,
-    exact: bool = False,
+    options: RecordOptions | None = None,
     extra_passes: dict[str, type[ModulePass]] | None = None,
 ) -> TraceRun:
     """Parse ``text``, run ``pipeline`` on it and record the trace (to ``output`` too)."""
+    options = options or RecordOptions()
     passes = parse_pipeline(pipeline, extra_passes)
     module = parse_ir(text, filename)
     meta = TraceMeta(
@@ -141,20 +138,10 @@ def record(
         pipeline=pipeline,
         passviz_version=passviz.__version__,
         xdsl_version=version("xdsl"),
-        verify_each=verify_each,
+        verify_each=options.verify_each,
     )
     writer = TraceWriter.to_path(output) if output is not None else None
-    tracer = Tracer(
-        module,
-        meta,
-        writer=writer,
-        verify_each=verify_each,
-        check=check,
-        max_iterations=max_iterations,
-        max_rewrites=max_rewrites,
-        exact=exact,
-        initial_ir=text,
-    )
+    tracer = Tracer(module, meta, writer=writer, options=options, initial_ir=text)
     trace = tracer.run(make_context(), passes)
     trace.context_factory = make_context
     return TraceRun(trace, tracer, module)
@@ -165,24 +152,13 @@ def record_file(
     pipeline: str,
     *,
     output: str | Path | None = None,
-    verify_each: VerifyEach = "pass",
-    max_iterations: int = 10,
-    max_rewrites: int | None = None,
-    exact: bool = False,
+    options: RecordOptions | None = None,
     extra_passes: dict[str, type[ModulePass]] | None = None,
 ) -> TraceRun:
     """``record`` on the contents of a file."""
     text = Path(path).read_text(encoding="utf-8")
     return record(
-        text,
-        pipeline,
-        filename=str(path),
-        output=output,
-        verify_each=verify_each,
-        max_iterations=max_iterations,
-        max_rewrites=max_rewrites,
-        exact=exact,
-        extra_passes=extra_passes,
+        text, pipeline, filename=str(path), output=output, options=options, extra_passes=extra_passes
     )
 
 

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from importlib.metadata import version
+from typing import Any
 
 from passviz.dialects import make_context
 from passviz.pipelines import parse_ir
 from passviz.trace.model import TraceMeta
-from passviz.trace.recorder import UNANNOUNCED, Tracer, VerifyEach
+from passviz.trace.recorder import UNANNOUNCED, RecordOptions, Tracer, VerifyEach
 from passviz.trace.replay import Replayer
 from tests.passes_for_tests import (
     AddiToSubi,
@@ -31,9 +32,10 @@ func.func @f(%a: i32, %b: i32) -> i32 {
 """
 
 
-def _tracer(text: str = INPUT, verify_each: VerifyEach = "pass", **kw: int | bool) -> Tracer:
+def _tracer(text: str = INPUT, verify_each: VerifyEach = "pass", **kw: Any) -> Tracer:
     meta = TraceMeta(input="test", pipeline="test", passviz_version="0", xdsl_version=version("xdsl"), verify_each=verify_each)
-    return Tracer(parse_ir(text), meta, verify_each=verify_each, check=True, **kw)  # type: ignore[arg-type]
+    options = RecordOptions(verify_each=verify_each, check=True, **kw)
+    return Tracer(parse_ir(text), meta, options=options)
 
 
 def _assert_replay_exact(tracer: Tracer) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from passviz.pipelines import record
+from passviz.trace.recorder import RecordOptions
 from passviz.trace.replay import Replayer
 from tests.conftest import WRAP_TEST, peer_file, split_chunks
 from tests.irgen import arith_module
@@ -71,7 +72,8 @@ def _texts(case: str) -> list[str]:
 def test_replay_matches_live_ir_at_every_step(case: str, verify_each: str) -> None:
     _, pipeline = CASES[case]
     for text in _texts(case):
-        run = record(text, pipeline, check=True, verify_each=verify_each)  # type: ignore[arg-type]
+        options = RecordOptions(check=True, verify_each=verify_each)  # type: ignore[arg-type]
+        run = record(text, pipeline, options=options)
         assert run.trace.status == "ok", run.trace.failed_steps
         snapshots = run.tracer.snapshots
         assert len(snapshots) == len(run.trace.steps) + 1
@@ -95,7 +97,7 @@ def test_rewrites_are_recorded_one_by_one() -> None:
 
 
 def test_ir_at_negative_and_bounds() -> None:
-    run = record(CF_INPUT, "canonicalize", check=True)
+    run = record(CF_INPUT, "canonicalize", options=RecordOptions(check=True))
     trace = run.trace
     assert trace.ir_at(-1) == trace.ir_at(len(trace.steps) - 1)
     assert trace.ir_before(0) == run.tracer.snapshots[0]

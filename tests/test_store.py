@@ -69,10 +69,12 @@ def test_gzip_trace_reads_like_plain_and_survives_cuts(tmp_path: Path) -> None:
     data = packed.read_bytes()
     cut = tmp_path / "cut.json.gz"
     seen_counts: set[int] = set()
-    for end in range(len(data) // 3, len(data) - 12, max(1, len(data) // 50)):
+    for end in range(len(data) // 3, len(data), max(1, len(data) // 50)):
         cut.write_bytes(data[:end])
         trace = read_trace(cut)
-        assert trace.warnings and len(trace.steps) <= len(a.steps)
+        complete = trace.status == "ok" and len(trace.steps) == len(a.steps)
+        assert complete or trace.warnings  # a cut in the gzip trailer loses nothing
+        assert len(trace.steps) <= len(a.steps)
         seen_counts.add(len(trace.steps))
     assert len(seen_counts) > 1
 
@@ -118,3 +120,23 @@ def test_trace_layer_never_unpickles() -> None:
     root = Path(__file__).resolve().parents[1] / "passviz"
     for source in root.rglob("*.py"):
         assert "pickle" not in source.read_text(), source
+
+
+def test_traces_are_deterministic(tmp_path: Path) -> None:
+    """The same run gives the same bytes, whatever Python's hash seed."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.irgen import arith_module
+
+    source = tmp_path / "in.mlir"
+    source.write_text(arith_module(150, seed=3))
+    outputs: list[bytes] = []
+    for seed in ("1", "2"):
+        out = tmp_path / f"t{seed}.json"
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        command = [sys.executable, "-m", "passviz.cli", "trace", str(source), "-p", "canonicalize,cse,dce", "-o", str(out)]
+        subprocess.run(command, check=True, env=env, capture_output=True, timeout=120)
+        outputs.append(out.read_bytes())
+    assert outputs[0] == outputs[1]

@@ -7,6 +7,7 @@ from xdsl.parser import Parser
 from passviz.dialects import make_context
 from passviz.passes.wrap_func_body import CHECKPOINTS
 from passviz.pipelines import record
+from passviz.trace.recorder import RecordOptions
 from tests.conftest import WRAP_TEST, peer_file, split_chunks
 from tests.filecheck import check
 
@@ -137,7 +138,7 @@ func.func @loop(%n: i32) -> i32 {
   func.return %i : i32
 }
 """
-    run = record(text, "wrap-func-body-with-single-block", check=True)
+    run = record(text, "wrap-func-body-with-single-block", options=RecordOptions(check=True))
     assert run.trace.status == "ok"
     out = run.trace.ir_at(-1)
     assert "scf.execute_region -> i32 {" in out

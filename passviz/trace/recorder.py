@@ -44,6 +44,23 @@ UNANNOUNCED = "edits not announced to the rewriter"
 """Name of the checkpoint holding edits a traced pass made behind the rewriter's back."""
 
 
+@dataclass(frozen=True)
+class RecordOptions:
+    """How a run is recorded."""
+
+    verify_each: VerifyEach = "pass"
+    """When the verifier runs: never, after every pass, or after every rewrite."""
+    check: bool = False
+    """Check mode: also print the live IR after every step (``Tracer.snapshots``)."""
+    max_iterations: int = 10
+    """Greedy rewrite iterations before a pass counts as not converging."""
+    max_rewrites: int | None = None
+    """Rewrites per pass before it counts as not converging (default: 50 per op)."""
+    exact: bool = False
+    """Compare the whole module at every step, so that even edits a pattern
+    hides from the rewriter land in the step that made them (slower)."""
+
+
 class PipelineStopped(Exception):
     """Raised inside a run to stop the pipeline after a flagged step."""
 
@@ -219,30 +236,26 @@ class Tracer(StepRecorder):
         meta: TraceMeta,
         *,
         writer: TraceWriter | None = None,
-        verify_each: VerifyEach = "pass",
-        check: bool = False,
-        max_iterations: int = 10,
-        max_rewrites: int | None = None,
-        exact: bool = False,
+        options: RecordOptions | None = None,
         initial_ir: str | None = None,
     ) -> None:
         """``initial_ir`` is the text ``module`` was parsed from, if there is one:
         it is stored as is, which saves printing the module once more."""
+        options = options or RecordOptions()
         self.module = module
-        self.exact = exact
-        """Compare the whole module at every step, so that even edits a pattern
-        hides from the rewriter land in the step that made them (slower)."""
+        self.options = options
+        self.exact = options.exact
         self.shadow = Shadow(module)
         self.trace = Trace(
             meta=meta, initial_ir=initial_ir if initial_ir is not None else print_module(module)
         )
         self.writer = writer
-        self.verify_each: VerifyEach = verify_each
-        self.check = check
-        """Check mode: also print the live IR after every step (``snapshots``)."""
-        self.snapshots: list[str] = [print_module(module)] if check else []
-        self.max_iterations = max_iterations
-        self.max_rewrites = max_rewrites
+        self.verify_each: VerifyEach = options.verify_each
+        self.check = options.check
+        self.snapshots: list[str] = [print_module(module)] if options.check else []
+        """In check mode, the live IR printed before the first step and after each."""
+        self.max_iterations = options.max_iterations
+        self.max_rewrites = options.max_rewrites
         self.stopped = False
         self.trying: str | None = None
         """The pattern being tried right now."""

@@ -829,7 +829,7 @@ class _Reconciliation:
         del self.s.block_ids[rec.block]
         for value_id in rec.args:
             self._forget_value(value_id)
-        self.gone_ops.extend(rec.ops)
+        self.gone_ops.extend(sorted(rec.ops))
         if rec.region is not None and rec.region in self.s.regions:
             region = self.s.regions[rec.region].region
             self.seen_regions.discard(region)
@@ -837,7 +837,7 @@ class _Reconciliation:
 
     def _forget_value(self, value_id: str) -> None:
         """Drop a dead value; the ops that used it must have changed: visit them."""
-        for user in self.s.users.pop(value_id, ()):
+        for user in sorted(self.s.users.pop(value_id, ())):  # sorted: traces are deterministic
             user_rec = self.s.ops.get(user)
             if user_rec is not None:
                 self.seen_ops.discard(user_rec.op)
