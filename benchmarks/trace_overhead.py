@@ -239,7 +239,9 @@ class FuncGen:
         types = (*INT_TYPES, "f32", "i1")
         results = [self.reduce(ty) for ty in types]
         args = ", ".join(
-            f"%{p}{i}: {t}" for p, t in (("a", "i32"), ("b", "i64"), ("n", "index"), ("x", "f32")) for i in range(2)
+            f"%{p}{i}: {t}"
+            for p, t in (("a", "i32"), ("b", "i64"), ("n", "index"), ("x", "f32"))
+            for i in range(2)
         )
         head = f"  func.func @{self.name}({args}) -> ({', '.join(types)}) {{"
         ret = f"    func.return {', '.join(results)} : {', '.join(types)}"
@@ -312,7 +314,9 @@ def run_traced(text: str, spec: str, output: Path) -> tuple[float, Tracer]:
     return time.perf_counter() - start, tracer
 
 
-def _prepare(text: str, spec: str, output: Path) -> tuple[tuple[ModulePass, ...], ModuleOp, TraceMeta, Context]:
+def _prepare(
+    text: str, spec: str, output: Path
+) -> tuple[tuple[ModulePass, ...], ModuleOp, TraceMeta, Context]:
     """What ``passviz.pipelines.record`` sets up before recording: not timed."""
     meta = TraceMeta(
         input="<benchmark>",
@@ -395,7 +399,9 @@ def profile_traced(text: str, spec: str, output: Path, top: int = 15) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark and print its figures."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--ops", type=int, default=10_000, help="arith ops to generate")
     parser.add_argument("--repeat", type=int, default=5, help="times `canonicalize,cse` is repeated")
     parser.add_argument("--runs", type=int, default=2, help="timed runs of each variant (best is kept)")

@@ -8,9 +8,9 @@ import sys
 from collections.abc import Sequence
 from typing import cast
 
-from passviz.passes import available_passes, traced_passes
 from xdsl.passes import ModulePass
 
+from passviz.passes import available_passes, traced_passes
 from passviz.pipelines import IRParseError, PipelineError, load_pass_module, load_trace, record_file
 from passviz.trace.model import Step, Trace
 from passviz.trace.recorder import RecordOptions, VerifyEach
@@ -30,19 +30,38 @@ def _parser() -> argparse.ArgumentParser:
 
     trace = sub.add_parser("trace", help="run a pipeline on an MLIR file and record its trace")
     trace.add_argument("input", help="the input .mlir file")
-    trace.add_argument("-p", "--pipeline", required=True, help="passes, e.g. 'wrap-func-body-with-single-block,canonicalize'")
+    trace.add_argument(
+        "-p", "--pipeline", required=True, help="passes, e.g. 'wrap-func-body-with-single-block,canonicalize'"
+    )
     trace.add_argument("-o", "--output", required=True, help="the trace file to write")
-    trace.add_argument("--verify-each", choices=["off", "pass", "rewrite"], default="pass",
-                       help="run the verifier after every pass (default) or every rewrite")
-    trace.add_argument("--max-iterations", type=int, default=10,
-                       help="greedy rewrite iterations before a pass counts as not converging")
-    trace.add_argument("--max-rewrites", type=int, default=None,
-                       help="rewrites per pass before it counts as not converging")
-    trace.add_argument("--exact-steps", action="store_true",
-                       help="compare the whole module at every step, so that edits a pattern "
-                       "hides from the rewriter show in the step that made them (slower)")
-    trace.add_argument("--passes-from", action="append", default=[], metavar="FILE_OR_MODULE",
-                       help="load extra passes (your own patterns) from a .py file or module")
+    trace.add_argument(
+        "--verify-each",
+        choices=["off", "pass", "rewrite"],
+        default="pass",
+        help="run the verifier after every pass (default) or every rewrite",
+    )
+    trace.add_argument(
+        "--max-iterations",
+        type=int,
+        default=10,
+        help="greedy rewrite iterations before a pass counts as not converging",
+    )
+    trace.add_argument(
+        "--max-rewrites", type=int, default=None, help="rewrites per pass before it counts as not converging"
+    )
+    trace.add_argument(
+        "--exact-steps",
+        action="store_true",
+        help="compare the whole module at every step, so that edits a pattern "
+        "hides from the rewriter show in the step that made them (slower)",
+    )
+    trace.add_argument(
+        "--passes-from",
+        action="append",
+        default=[],
+        metavar="FILE_OR_MODULE",
+        help="load extra passes (your own patterns) from a .py file or module",
+    )
 
     steps = sub.add_parser("steps", help="list the steps of a trace")
     steps.add_argument("trace")
@@ -92,7 +111,10 @@ def _cmd_trace(args: argparse.Namespace) -> int:
         step = flagged[0]
         assert step.flag is not None
         where = f"step {step.index} ({step.pass_name or 'pipeline'})"
-        print(f"passviz: error: {where}: {step.flag['message']} (trace written to {args.output})", file=sys.stderr)
+        print(
+            f"passviz: error: {where}: {step.flag['message']} (trace written to {args.output})",
+            file=sys.stderr,
+        )
         return 1
     print(f"recorded {len(trace.steps)} steps to {args.output}")
     return 0
@@ -100,10 +122,7 @@ def _cmd_trace(args: argparse.Namespace) -> int:
 
 def _step_line(step: Step) -> str:
     label = step.name or ""
-    counts = (
-        f"+{step.count('ops_created')} -{step.count('ops_erased')} "
-        f"~{step.count('ops_modified')}"
-    )
+    counts = f"+{step.count('ops_created')} -{step.count('ops_erased')} ~{step.count('ops_modified')}"
     extras = {
         "moved": len(step.delta.get("ops_moved", ())),
         "blocks+": len(step.delta.get("blocks_created", ())),

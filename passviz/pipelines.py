@@ -84,9 +84,7 @@ def load_pass_module(source: str) -> dict[str, type[ModulePass]]:
     return found
 
 
-def parse_pipeline(
-    spec: str, extra: dict[str, type[ModulePass]] | None = None
-) -> tuple[ModulePass, ...]:
+def parse_pipeline(spec: str, extra: dict[str, type[ModulePass]] | None = None) -> tuple[ModulePass, ...]:
     """Turn ``a,b{opt=1}`` into pass instances, with a clear error for unknown names."""
     passes = available_passes()
     for name, pass_type in (extra or {}).items():

@@ -26,7 +26,9 @@ def directives(text: str) -> list[Directive]:
     for number, line in enumerate(text.splitlines(), start=1):
         match = _DIRECTIVE.search(line)
         if match:
-            out.append(Directive((match.group(1) or "").lstrip("-") or "CHECK", match.group(2).strip(), number))
+            out.append(
+                Directive((match.group(1) or "").lstrip("-") or "CHECK", match.group(2).strip(), number)
+            )
     return out
 
 
@@ -49,7 +51,9 @@ def _to_regex(pattern: str, variables: dict[str, str]) -> tuple[str, list[str]]:
 
 def _literal(text: str) -> str:
     # FileCheck ignores differences in horizontal whitespace.
-    return "".join(r"\s+" if piece.isspace() else re.escape(piece) for piece in re.split(r"(\s+)", text) if piece)
+    return "".join(
+        r"\s+" if piece.isspace() else re.escape(piece) for piece in re.split(r"(\s+)", text) if piece
+    )
 
 
 def check(output: str, text: str) -> None:
@@ -77,7 +81,9 @@ def check(output: str, text: str) -> None:
                 if index < len(lines) and (match := re.compile(regex).search(lines[index])):
                     found = (index, match)
                     break
-            assert found, f"CHECK{'-' + d.kind if d.kind != 'CHECK' else ''} at line {d.line} ({d.pattern!r}) not found after output line {start}"
+            assert found, (
+                f"CHECK{'-' + d.kind if d.kind != 'CHECK' else ''} at line {d.line} ({d.pattern!r}) not found after output line {start}"
+            )
             index, match = found
             for nd in pending_not:
                 for between in lines[start:index]:

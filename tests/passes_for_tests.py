@@ -5,11 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import arith
+from xdsl.dialects import arith, cf
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, i32
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriter, RewritePattern
+from xdsl.rewriter import InsertPoint
 
 from passviz.trace.recorder import NamedPattern, StepRecorder, TracedPass
 
@@ -111,3 +112,22 @@ class InvalidatingPass(PatternsPass):
 
     name = "test-invalidate"
     patterns: tuple[RewritePattern, ...] = (MakeInvalid(),)
+
+
+@dataclass(frozen=True)
+class SplitBlockPass(TracedPass):
+    """Splits the first function's entry block before its second op, then branches across."""
+
+    name = "test-split-block"
+
+    def run(self, ctx: Context, op: ModuleOp, recorder: StepRecorder) -> None:
+        func = op.body.block.first_op
+        assert func is not None
+        block = func.regions[0].block
+        second = block.first_op.next_op if block.first_op is not None else None
+        assert second is not None
+        tail = block.split_before(second)
+        recorder.checkpoint("split")
+        rewriter = recorder.rewriter(InsertPoint.at_end(block))
+        rewriter.insert(cf.BranchOp(tail))
+        recorder.checkpoint("branch")

@@ -29,15 +29,19 @@ def seed_file(tmp_path: Path) -> Path:
 
 def test_trace_then_steps_lists_the_seed_sub_steps(seed_file: Path, tmp_path: Path) -> None:
     out = tmp_path / "seed.passviz.json"
-    traced = _run("trace", str(seed_file), "-p", "wrap-func-body-with-single-block,canonicalize", "-o", str(out))
+    traced = _run(
+        "trace", str(seed_file), "-p", "wrap-func-body-with-single-block,canonicalize", "-o", str(out)
+    )
     assert traced.returncode == 0, traced.stderr
     assert "recorded" in traced.stdout and out.exists()
     steps = _run("steps", str(out))
     assert steps.returncode == 0, steps.stderr
     lines = steps.stdout.splitlines()
     for name in CHECKPOINTS:
-        assert any(f"checkpoint  wrap-func-body-with-single-block" in l and name in l for l in lines), name
-    assert any("SingleBlockExecuteInliner" in l for l in lines)
+        assert any(
+            "checkpoint  wrap-func-body-with-single-block" in line and name in line for line in lines
+        ), name
+    assert any("SingleBlockExecuteInliner" in line for line in lines)
     assert lines[1].split()[0] == "0"
 
 
@@ -56,13 +60,15 @@ def test_show_step_and_diff(seed_file: Path, tmp_path: Path, capsys: pytest.Capt
     assert "out of range" in capsys.readouterr().err
 
 
-def test_dump_prints_ir_after_each_pass(seed_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_dump_prints_ir_after_each_pass(
+    seed_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "t.json"
     main(["trace", str(seed_file), "-p", "wrap-func-body-with-single-block,canonicalize", "-o", str(out)])
     capsys.readouterr()
     assert main(["dump", str(out)]) == 0
     text = capsys.readouterr().out
-    headers = [l for l in text.splitlines() if l.startswith("// -----// IR Dump After")]
+    headers = [line for line in text.splitlines() if line.startswith("// -----// IR Dump After")]
     assert headers == [
         "// -----// IR Dump After WrapFuncBodyWithSingleBlock (wrap-func-body-with-single-block) //----- //",
         "// -----// IR Dump After Canonicalize (canonicalize) //----- //",
@@ -99,7 +105,9 @@ def test_unknown_pass_lists_the_known_ones(seed_file: Path, tmp_path: Path) -> N
 
 def test_pass_options_use_xdsl_syntax(seed_file: Path, tmp_path: Path) -> None:
     out = tmp_path / "t.json"
-    ok = _run("trace", str(seed_file), "-p", "wrap-func-body-with-single-block,cse,canonicalize", "-o", str(out))
+    ok = _run(
+        "trace", str(seed_file), "-p", "wrap-func-body-with-single-block,cse,canonicalize", "-o", str(out)
+    )
     assert ok.returncode == 0, ok.stderr
     bad = _run("trace", str(seed_file), "-p", "canonicalize{nonsense=1}", "-o", str(out))
     assert bad.returncode == 1 and "Traceback" not in bad.stderr

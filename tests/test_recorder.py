@@ -7,7 +7,7 @@ from typing import Any
 
 from passviz.dialects import make_context
 from passviz.pipelines import parse_ir
-from passviz.trace.model import TraceMeta
+from passviz.trace.model import Trace, TraceMeta
 from passviz.trace.recorder import UNANNOUNCED, RecordOptions, Tracer, VerifyEach
 from passviz.trace.replay import Replayer
 from tests.passes_for_tests import (
@@ -16,6 +16,7 @@ from tests.passes_for_tests import (
     Explodes,
     MakeInvalid,
     PatternsPass,
+    SplitBlockPass,
     SubiToAddi,
     TagBehindTheRewritersBack,
 )
@@ -33,7 +34,13 @@ func.func @f(%a: i32, %b: i32) -> i32 {
 
 
 def _tracer(text: str = INPUT, verify_each: VerifyEach = "pass", **kw: Any) -> Tracer:
-    meta = TraceMeta(input="test", pipeline="test", passviz_version="0", xdsl_version=version("xdsl"), verify_each=verify_each)
+    meta = TraceMeta(
+        input="test",
+        pipeline="test",
+        passviz_version="0",
+        xdsl_version=version("xdsl"),
+        verify_each=verify_each,
+    )
     options = RecordOptions(verify_each=verify_each, check=True, **kw)
     return Tracer(parse_ir(text), meta, options=options)
 
@@ -124,3 +131,24 @@ def test_rewrite_loop_is_flagged_with_its_cycle() -> None:
     assert step.flag is not None and step.flag["kind"] == "nonconvergence"
     assert sorted(step.flag["cycle"]) == ["AddiToSubi", "SubiToAddi"]
     assert "AddiToSubi" in step.flag["message"] and "→" in step.flag["message"]
+
+
+def test_block_split_and_merge_are_named() -> None:
+    tracer = _tracer()
+    trace = tracer.run(make_context(), [SplitBlockPass()])
+    split = next(s for s in trace.steps if s.name == "split")
+    (record,) = split.delta["blocks_split"]
+    assert record["block"] == split.delta["blocks_created"][0]["id"]
+    assert len(split.delta["ops_moved"]) == 5  # everything after the first op
+    _assert_replay_exact(tracer)
+
+    merged = record_run(trace_text=tracer.snapshots[-1])
+    step = next(s for s in merged.steps if s.delta.get("blocks_merged"))
+    assert step.name == "SimplifyBrToBlockWithSinglePred"
+    assert step.delta["blocks_merged"][0]["block"] in step.delta["blocks_erased"]
+
+
+def record_run(trace_text: str) -> Trace:
+    from passviz.pipelines import record
+
+    return record(trace_text, "canonicalize").trace

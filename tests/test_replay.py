@@ -82,7 +82,9 @@ def test_replay_matches_live_ir_at_every_step(case: str, verify_each: str) -> No
         assert replayer.text() == snapshots[0]
         for index in range(len(run.trace.steps)):
             replayer.advance_to(index)
-            assert replayer.text() == snapshots[index + 1], f"{case}: step {index} ({run.trace.steps[index].name})"
+            assert replayer.text() == snapshots[index + 1], (
+                f"{case}: step {index} ({run.trace.steps[index].name})"
+            )
 
 
 def test_rewrites_are_recorded_one_by_one() -> None:

@@ -136,7 +136,17 @@ def test_traces_are_deterministic(tmp_path: Path) -> None:
     for seed in ("1", "2"):
         out = tmp_path / f"t{seed}.json"
         env = {**os.environ, "PYTHONHASHSEED": seed}
-        command = [sys.executable, "-m", "passviz.cli", "trace", str(source), "-p", "canonicalize,cse,dce", "-o", str(out)]
+        command = [
+            sys.executable,
+            "-m",
+            "passviz.cli",
+            "trace",
+            str(source),
+            "-p",
+            "canonicalize,cse,dce",
+            "-o",
+            str(out),
+        ]
         subprocess.run(command, check=True, env=env, capture_output=True, timeout=120)
         outputs.append(out.read_bytes())
     assert outputs[0] == outputs[1]

@@ -126,11 +126,7 @@ def normalize_ssa(line: str) -> str:
 def tt_memory_lines(text: str) -> list[str]:
     """The ``tt.load``/``tt.store`` lines of ``text``, comments left out."""
     lines = (line.split("//")[0].strip() for line in text.splitlines())
-    return [
-        normalize_ssa(line)
-        for line in lines
-        if re.search(r"\btt\.(load|store)\b", line)
-    ]
+    return [normalize_ssa(line) for line in lines if re.search(r"\btt\.(load|store)\b", line)]
 
 
 # --------------------------------------------------------------------------- #
@@ -178,9 +174,7 @@ def test_pointee_helpers() -> None:
 # tt.func / tt.return / tt.call
 # --------------------------------------------------------------------------- #
 
-WRAP_FUNC_FILE = (
-    "triton-linalg/test/Dialect/Triton/wrap-func-body-with-single-block.mlir"
-)
+WRAP_FUNC_FILE = "triton-linalg/test/Dialect/Triton/wrap-func-body-with-single-block.mlir"
 
 
 def test_wrap_func_body_file_multi_block_tt_func(ctx: Context) -> None:
@@ -228,8 +222,7 @@ def test_wrap_func_body_file_other_chunks(ctx: Context) -> None:
         "%arg1: i32) attributes {noinline = false} {\n  tt.return\n}",
         "tt.func private @decl(i32, f32) -> (i32, f32)",
         "tt.func private @abort()",
-        "tt.func @two(%arg0: i32, %arg1: f32) -> (i32, f32) {\n"
-        "  tt.return %arg0, %arg1 : i32, f32\n}",
+        "tt.func @two(%arg0: i32, %arg1: f32) -> (i32, f32) {\n  tt.return %arg0, %arg1 : i32, f32\n}",
     ],
 )
 def test_func_syntax_roundtrip(ctx: Context, text: str) -> None:
@@ -304,9 +297,7 @@ def test_call_type_mismatch_is_rejected(ctx: Context) -> None:
 
 
 def test_call_to_unknown_symbol_is_rejected(ctx: Context) -> None:
-    module = parse(
-        ctx, "tt.func @caller() {\n  tt.call @nowhere() : () -> ()\n  tt.return\n}"
-    )
+    module = parse(ctx, "tt.func @caller() {\n  tt.call @nowhere() : () -> ()\n  tt.return\n}")
     with pytest.raises(VerifyException, match="could not be found"):
         module.verify()
 
@@ -315,10 +306,9 @@ def test_wrong_return_type_is_rejected(ctx: Context) -> None:
     module = parse(ctx, "tt.func @f(%arg0: i32) -> f32 {\n  tt.return %arg0 : i32\n}")
     with pytest.raises(VerifyException) as info:
         module.verify()
-    assert (
-        "type of return operand 0 (i32) doesn't match function result type (f32) "
-        "in function @f"
-    ) in str(info.value)
+    assert ("type of return operand 0 (i32) doesn't match function result type (f32) in function @f") in str(
+        info.value
+    )
 
 
 def test_wrong_return_count_is_rejected(ctx: Context) -> None:
@@ -431,10 +421,7 @@ def test_generic_form_roundtrip(ctx: Context) -> None:
     out = StringIO()
     Printer(stream=out, print_generic_format=True).print_op(module)
     generic = out.getvalue()
-    assert (
-        '"tt.load"(%arg0, %arg1, %cst) <{operandSegmentSizes = array<i32: 1, 1, 1>}>'
-        in generic
-    )
+    assert '"tt.load"(%arg0, %arg1, %cst) <{operandSegmentSizes = array<i32: 1, 1, 1>}>' in generic
     reparsed = parse(ctx, generic)
     reparsed.verify()
     assert print_body(reparsed) == KERNEL
@@ -460,10 +447,9 @@ def test_oilist_order_is_free_when_parsing(ctx: Context) -> None:
         " : !tt.ptr<f32>\n"
         "  tt.return\n}"
     )
-    assert (
-        "%0 = tt.load %arg0 cacheModifier = cg evictionPolicy = evict_first"
-        " : !tt.ptr<f32>"
-    ) in roundtrip(ctx, text)
+    assert ("%0 = tt.load %arg0 cacheModifier = cg evictionPolicy = evict_first : !tt.ptr<f32>") in roundtrip(
+        ctx, text
+    )
 
 
 @pytest.mark.parametrize(
@@ -475,8 +461,7 @@ def test_oilist_order_is_free_when_parsing(ctx: Context) -> None:
         ),
         (
             "%0 = tt.load %arg0 cacheModifier = bogus : !tt.ptr<f32>",
-            "expected one of none, ca, cg, wb, cs, wt, cv for 'cacheModifier', "
-            "got 'bogus'",
+            "expected one of none, ca, cg, wb, cs, wt, cv for 'cacheModifier', got 'bogus'",
         ),
         (
             "%0 = tt.load %arg0 cacheModifier = ca {cache = 2 : i32} : !tt.ptr<f32>",
@@ -493,15 +478,12 @@ def test_load_parse_errors(ctx: Context, body: str, message: str) -> None:
     ("body", "message"),
     [
         (
-            '%0 = "tt.load"(%arg0) <{operandSegmentSizes = array<i32: 1, 0, 0>}> '
-            ": (!tt.ptr<f32>) -> f16",
-            "'tt.load' result type f16 does not match the pointer type !tt.ptr<f32>: "
-            "expected f32",
+            '%0 = "tt.load"(%arg0) <{operandSegmentSizes = array<i32: 1, 0, 0>}> : (!tt.ptr<f32>) -> f16',
+            "'tt.load' result type f16 does not match the pointer type !tt.ptr<f32>: expected f32",
         ),
         (
             '"tt.store"(%arg0, %arg1) : (!tt.ptr<f32>, i32) -> ()',
-            "'tt.store' value type i32 does not match the pointer type !tt.ptr<f32>: "
-            "expected f32",
+            "'tt.store' value type i32 does not match the pointer type !tt.ptr<f32>: expected f32",
         ),
         (
             "%0 = tt.load %arg0 {cache = 9 : i32} : !tt.ptr<f32>",
@@ -535,17 +517,13 @@ def test_memory_effects(ctx: Context) -> None:
     }
     store_effects = get_effects(stores[0])
     assert store_effects is not None
-    assert {(e.kind, e.value) for e in store_effects} == {
-        (MemoryEffectKind.WRITE, stores[0].ptr)
-    }
+    assert {(e.kind, e.value) for e in store_effects} == {(MemoryEffectKind.WRITE, stores[0].ptr)}
     ret = next(op for op in module.walk() if isinstance(op, ReturnOp))
     assert get_effects(ret) == set()
 
 
 def test_build_load_and_store() -> None:
-    func = FuncOp(
-        "k", ([TensorType(PointerType(f32), [16]), TensorType(i1, [16])], [])
-    )
+    func = FuncOp("k", ([TensorType(PointerType(f32), [16]), TensorType(i1, [16])], []))
     ptr, mask = func.args
     load = LoadOp(ptr, mask, cache=CacheModifier.CG, is_volatile=True)
     store = StoreOp(ptr, load.result, mask, evict=EvictionPolicy.EVICT_LAST)

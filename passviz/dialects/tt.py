@@ -206,15 +206,12 @@ class PaddingOption(TritonI32Enum):
         return {1: "zero", 2: "nan"}
 
 
-def _verify_enum_attr(
-    attr: IntegerAttr[I32] | None, enum: type[TritonI32Enum], prop: str
-) -> None:
+def _verify_enum_attr(attr: IntegerAttr[I32] | None, enum: type[TritonI32Enum], prop: str) -> None:
     """Raise unless ``attr`` is absent or holds a value of ``enum``."""
     if attr is not None and enum.from_attr(attr) is None:
         allowed = [int(member) for member in enum]
         raise VerifyException(
-            f"property '{prop}' must be one of {allowed} ({enum.__name__}), "
-            f"got {attr.value.data}"
+            f"property '{prop}' must be one of {allowed} ({enum.__name__}), got {attr.value.data}"
         )
 
 
@@ -258,9 +255,7 @@ class PointerType(ParametrizedAttribute, TypeAttribute):
             pointee = parser.parse_type()
             address_space = cls.DEFAULT_ADDRESS_SPACE
             if parser.parse_optional_punctuation(",") is not None:
-                address_space = parser.parse_integer(
-                    allow_boolean=False, allow_negative=False
-                )
+                address_space = parser.parse_integer(allow_boolean=False, allow_negative=False)
         return pointee, IntAttr(address_space)
 
     def print_parameters(self, printer: Printer) -> None:
@@ -440,9 +435,7 @@ def _print_oilist_enums(
     return printed
 
 
-def _in_order(
-    properties: Mapping[str, Attribute], order: Sequence[str]
-) -> dict[str, Attribute]:
+def _in_order(properties: Mapping[str, Attribute], order: Sequence[str]) -> dict[str, Attribute]:
     """``properties`` ordered as ``order`` lists them (for a stable generic form)."""
     return {name: properties[name] for name in order if name in properties}
 
@@ -497,7 +490,7 @@ class CallOpSymbolUserOpInterface(SymbolUserOpInterface):
         fn_type = callee.function_type
         if len(fn_type.inputs) != len(op.arguments):
             raise VerifyException("incorrect number of operands for callee")
-        for i, (expected, arg) in enumerate(zip(fn_type.inputs, op.arguments)):
+        for i, (expected, arg) in enumerate(zip(fn_type.inputs, op.arguments, strict=True)):
             if expected != arg.type:
                 raise VerifyException(
                     f"operand type mismatch: expected operand type {expected}, "
@@ -505,7 +498,7 @@ class CallOpSymbolUserOpInterface(SymbolUserOpInterface):
                 )
         if len(fn_type.outputs) != len(op.res):
             raise VerifyException("incorrect number of results for callee")
-        for i, (expected, res) in enumerate(zip(fn_type.outputs, op.res)):
+        for i, (expected, res) in enumerate(zip(fn_type.outputs, op.res, strict=True)):
             if expected != res.type:
                 raise VerifyException(
                     f"result type mismatch at index {i}: expected result type "
@@ -585,9 +578,7 @@ class FuncOp(IRDLOperation):
         )
 
     @staticmethod
-    def external(
-        name: str, input_types: Sequence[Attribute], return_types: Sequence[Attribute]
-    ) -> FuncOp:
+    def external(name: str, input_types: Sequence[Attribute], return_types: Sequence[Attribute]) -> FuncOp:
         """A private declaration ``tt.func private @name(...)`` without body."""
         return FuncOp(name, (input_types, return_types), Region(), "private")
 
@@ -618,8 +609,7 @@ class FuncOp(IRDLOperation):
             return
         if self.function_type.inputs.data != tuple(entry.arg_types):
             raise VerifyException(
-                "Expected entry block arguments to have the same types as the "
-                "function input types"
+                "Expected entry block arguments to have the same types as the function input types"
             )
 
     @classmethod
@@ -690,9 +680,7 @@ class CallOp(IRDLOperation):
 
     irdl_options = (ParsePropInAttrDict(),)
 
-    assembly_format = (
-        "$callee `(` $arguments `)` attr-dict `:` functional-type($arguments, $res)"
-    )
+    assembly_format = "$callee `(` $arguments `)` attr-dict `:` functional-type($arguments, $res)"
 
     def __init__(
         self,
@@ -739,7 +727,7 @@ class ReturnOp(IRDLOperation):
                 f"'tt.return' has {len(self.srcs)} operands, but enclosing "
                 f"function (@{func.sym_name.data}) returns {len(results)}"
             )
-        for i, (src, expected) in enumerate(zip(self.srcs, results)):
+        for i, (src, expected) in enumerate(zip(self.srcs, results, strict=True)):
             if src.type != expected:
                 raise VerifyException(
                     f"type of return operand {i} ({src.type}) doesn't match "
@@ -848,9 +836,7 @@ class LoadOp(IRDLOperation):
                 "padding": None if padding is None else padding.to_attr(),
                 "cache": None if cache is None else cache.to_attr(),
                 "evict": None if evict is None else evict.to_attr(),
-                "isVolatile": None
-                if is_volatile is None
-                else IntegerAttr.from_bool(is_volatile),
+                "isVolatile": None if is_volatile is None else IntegerAttr.from_bool(is_volatile),
             },
             attributes=attributes,
         )
@@ -890,18 +876,14 @@ class LoadOp(IRDLOperation):
             unresolved.append(parser.parse_unresolved_operand())
         properties: dict[str, Attribute] = {}
         _parse_oilist_enums(parser, _LOAD_STORE_OILIST, properties)
-        attributes = _parse_attr_dict_into_properties(
-            parser, cls._ATTR_DICT_PROPERTIES, properties
-        )
+        attributes = _parse_attr_dict_into_properties(parser, cls._ATTR_DICT_PROPERTIES, properties)
         parser.parse_punctuation(":")
         type_pos = parser.pos
         ptr_type = parser.parse_type()
         _ptr_like_type_or_error(parser, type_pos, ptr_type)
         pointee = get_pointee_type(ptr_type)
         types = (ptr_type, get_i1_same_shape(pointee), pointee)
-        ptr, *optional = (
-            parser.resolve_operand(u, t) for u, t in zip(unresolved, types)
-        )
+        ptr, *optional = (parser.resolve_operand(u, t) for u, t in zip(unresolved, types, strict=False))
         mask = optional[0] if len(optional) > 0 else None
         other = optional[1] if len(optional) > 1 else None
         op = cls(ptr, mask, other, attributes=attributes)
@@ -915,9 +897,7 @@ class LoadOp(IRDLOperation):
             printer.print_operand,
         )
         in_oilist = _print_oilist_enums(printer, self, _LOAD_STORE_OILIST)
-        _print_attr_dict_with_properties(
-            printer, self, self._ATTR_DICT_PROPERTIES, in_oilist
-        )
+        _print_attr_dict_with_properties(printer, self, self._ATTR_DICT_PROPERTIES, in_oilist)
         printer.print_string(" : ")
         printer.print_attribute(self.ptr.type)
 
@@ -993,9 +973,7 @@ class StoreOp(IRDLOperation):
         return EvictionPolicy.from_attr(self.evict) or EvictionPolicy.default()
 
     def verify_(self) -> None:
-        _verify_types_match_ptr(
-            self.name, self.ptr.type, (("value", self.value), ("mask", self.mask))
-        )
+        _verify_types_match_ptr(self.name, self.ptr.type, (("value", self.value), ("mask", self.mask)))
         _verify_enum_attr(self.cache, CacheModifier, "cache")
         _verify_enum_attr(self.evict, EvictionPolicy, "evict")
 
@@ -1010,9 +988,7 @@ class StoreOp(IRDLOperation):
             unresolved_mask = parser.parse_unresolved_operand()
         properties: dict[str, Attribute] = {}
         _parse_oilist_enums(parser, _LOAD_STORE_OILIST, properties)
-        attributes = _parse_attr_dict_into_properties(
-            parser, cls._ATTR_DICT_PROPERTIES, properties
-        )
+        attributes = _parse_attr_dict_into_properties(parser, cls._ATTR_DICT_PROPERTIES, properties)
         parser.parse_punctuation(":")
         type_pos = parser.pos
         ptr_type = parser.parse_type()
@@ -1036,9 +1012,7 @@ class StoreOp(IRDLOperation):
             printer.print_operand,
         )
         in_oilist = _print_oilist_enums(printer, self, _LOAD_STORE_OILIST)
-        _print_attr_dict_with_properties(
-            printer, self, self._ATTR_DICT_PROPERTIES, in_oilist
-        )
+        _print_attr_dict_with_properties(printer, self, self._ATTR_DICT_PROPERTIES, in_oilist)
         printer.print_string(" : ")
         printer.print_attribute(self.ptr.type)
 

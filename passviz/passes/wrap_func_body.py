@@ -93,12 +93,7 @@ def _encapsulate_multi_block(function: Operation, recorder: StepRecorder) -> Non
     recorder.checkpoint(CHECKPOINTS[3])
 
     # 5. One block that yields the values the returns returned.
-    returns = [
-        op
-        for block in container_region.blocks
-        for op in block.ops
-        if op.has_trait(ReturnLike)
-    ]
+    returns = [op for block in container_region.blocks for op in block.ops if op.has_trait(ReturnLike)]
     if not returns:
         raise ValueError(f"function {function.name} has no return-like op to wrap")
     yield_block = Block(arg_types=returns[0].operand_types)
@@ -108,9 +103,7 @@ def _encapsulate_multi_block(function: Operation, recorder: StepRecorder) -> Non
 
     # 6. Each return first branches to the yield block.
     for return_op in returns:
-        rewriter.insert(
-            cf.BranchOp(yield_block, *return_op.operands), InsertPoint.before(return_op)
-        )
+        rewriter.insert(cf.BranchOp(yield_block, *return_op.operands), InsertPoint.before(return_op))
     recorder.checkpoint(CHECKPOINTS[5])
 
     # 7. One return survives: it returns the container's results from the

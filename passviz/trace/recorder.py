@@ -308,9 +308,7 @@ class Tracer(StepRecorder):
         return delta
 
     def _take_full_delta(self) -> Delta:
-        delta = self.shadow.reconcile(
-            full=True, removed=self._removed, replacements=self._replaced
-        )
+        delta = self.shadow.reconcile(full=True, removed=self._removed, replacements=self._replaced)
         self._clear_pending()
         return delta
 

@@ -266,7 +266,9 @@ class Replayer:
             return
         anchor = self._op(after)
         if anchor.parent is not block:
-            raise ReplayError(f"op {placement['id']} is placed after {after}, which is not in {placement['block']}")
+            raise ReplayError(
+                f"op {placement['id']} is placed after {after}, which is not in {placement['block']}"
+            )
         block.insert_op_after(op, anchor)
 
     def _set_region_blocks(self, region_id: str, block_ids: Sequence[str]) -> None:

@@ -77,11 +77,7 @@ def _fingerprint(op: Operation) -> tuple[object, ...]:
 
 
 def _unchanged(rec: _OpRec, op: Operation) -> bool:
-    return (
-        rec.fingerprint == _fingerprint(op)
-        and op.attributes == rec.attrs
-        and op.properties == rec.props
-    )
+    return rec.fingerprint == _fingerprint(op) and op.attributes == rec.attrs and op.properties == rec.props
 
 
 @dataclass(eq=False, slots=True)
@@ -174,13 +170,13 @@ class Shadow:
         """Compare the live IR with the shadow; return the delta and update the shadow."""
         with _collector_paused():
             return _Reconciliation(self).run(
-            full=full,
-            ops=ops,
-            blocks=blocks,
-            regions=regions,
-            removed=removed,
-            replacements=replacements,
-        )
+                full=full,
+                ops=ops,
+                blocks=blocks,
+                regions=regions,
+                removed=removed,
+                replacements=replacements,
+            )
 
 
 @contextmanager
@@ -256,9 +252,7 @@ class _Reconciliation:
                 for block in region.blocks:
                     prev: str | None = None
                     for index, child in enumerate(block.ops):
-                        prev = self._register_op(
-                            child, self.s.block_ids[block], prev, index * _KEY_GAP
-                        )
+                        prev = self._register_op(child, self.s.block_ids[block], prev, index * _KEY_GAP)
                         stack.append(child)
         for rec in self.s.ops.values():
             self._take_content(rec)
@@ -292,9 +286,7 @@ class _Reconciliation:
             users.setdefault(value_id, set()).add(rec.id)
         rec.operands = operands
 
-    def _register_op(
-        self, op: Operation, block: str | None, prev: str | None, key: float
-    ) -> str:
+    def _register_op(self, op: Operation, block: str | None, prev: str | None, key: float) -> str:
         op_id = self.s.new_id("o")
         self.s.op_ids[op] = op_id
         self.s.ops[op_id] = _OpRec(op_id, op, block, prev, None, key)
@@ -451,9 +443,7 @@ class _Reconciliation:
             if not self._alive_region(region):
                 return
             parent = region.parent
-            rec_id = self._register_region(
-                region, self.s.op_ids.get(parent) if parent is not None else None
-            )
+            rec_id = self._register_region(region, self.s.op_ids.get(parent) if parent is not None else None)
             self.created_regions.add(rec_id)
         rec = self.s.regions[rec_id]
         if not self._alive_region(region):
@@ -613,8 +603,7 @@ class _Reconciliation:
             self._enqueue_id(rec.next)
             self._enqueue_neighbours(op)
         if block_id == rec.block and (
-            prev_id == rec.prev
-            or self._live_anchor(op, block_id) == self._old_anchor(rec.prev, block_id)
+            prev_id == rec.prev or self._live_anchor(op, block_id) == self._old_anchor(rec.prev, block_id)
         ):
             return
         self.placed[rec.id] = rec.block
@@ -908,9 +897,7 @@ class _Reconciliation:
         op_id = self.s.op_ids.get(op)
         return self.s.ops[op_id].key if op_id is not None else None
 
-    def _assign_keys(
-        self, block_id: str, run: list[Operation], lo: float | None, hi: float | None
-    ) -> None:
+    def _assign_keys(self, block_id: str, run: list[Operation], lo: float | None, hi: float | None) -> None:
         count = len(run)
         if lo is None and hi is None:
             lo, hi = 0.0, _KEY_GAP * (count + 1)
@@ -976,9 +963,7 @@ class _Reconciliation:
         rec = self.s.ops[op_id]
         assert rec.block is not None
         prev = rec.op.prev_op
-        return Placement(
-            id=op_id, block=rec.block, after=self.s.op_ids[prev] if prev is not None else None
-        )
+        return Placement(id=op_id, block=rec.block, after=self.s.op_ids[prev] if prev is not None else None)
 
     def _delta(self, replacements: Sequence[PendingReplacement]) -> Delta:
         delta = Delta()
@@ -1082,9 +1067,7 @@ class _Reconciliation:
             out.append(Replacement(op=op_id, values=pairs, by=by))
         return out
 
-    def _texts(
-        self, delta: Delta, created: list[str], modified: list[OpChange], moved: list[str]
-    ) -> None:
+    def _texts(self, delta: Delta, created: list[str], modified: list[OpChange], moved: list[str]) -> None:
         for op_id in [*created, *(c["id"] for c in modified), *moved]:
             if op_id not in self.texts:
                 self.texts[op_id] = self.s.text_of(self.s.ops[op_id].op)
