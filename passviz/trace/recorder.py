@@ -221,7 +221,8 @@ class _StepPattern(RewritePattern):
         except PipelineStopped:
             raise
         except Exception as exc:
-            self.tracer.fail(exc, op, self.tracer.trying)
+            trying = self.tracer.trying
+            self.tracer.fail(exc, op, pattern_name(trying) if trying is not None else None)
             raise PipelineStopped(str(exc)) from exc
         if rewriter.has_done_action:
             self.tracer.end_rewrite()
@@ -257,7 +258,7 @@ class Tracer(StepRecorder):
         self.max_iterations = options.max_iterations
         self.max_rewrites = options.max_rewrites
         self.stopped = False
-        self.trying: str | None = None
+        self.trying: RewritePattern | None = None
         """The pattern being tried right now."""
         self._fired: str | None = None
         self._root: Operation | None = None
@@ -505,12 +506,12 @@ class Tracer(StepRecorder):
         return post_walk
 
     def apply_pattern(self, pattern: RewritePattern, op: Operation, rewriter: PatternRewriter) -> None:
-        name = pattern_name(pattern)
-        self.trying = name
+        # Called for every pattern tried on every op: names are made only when needed.
+        self.trying = pattern
         before = rewriter.has_done_action
         pattern.match_and_rewrite(op, rewriter)
-        if rewriter.has_done_action and not before:
-            self.fired(name)
+        if rewriter.has_done_action and not before and self._fired is None:
+            self._fired = pattern_name(pattern)
 
     def step(self, name: str, root: Operation | None = None, *, full: bool = False) -> StepScope:
         return StepScope(self, name, root, full=full)
