@@ -284,22 +284,6 @@ def run_untraced(text: str, repeat: int) -> tuple[float, ModuleOp]:
     return time.perf_counter() - start, module
 
 
-def make_tracer(text: str, spec: str, output: Path) -> tuple[Tracer, tuple[ModulePass, ...], Context]:
-    """What ``passviz.pipelines.record`` sets up, minus the parts not timed (parsing)."""
-    passes = parse_pipeline(spec)
-    module = parse_ir(text, str(output))
-    meta = TraceMeta(
-        input="<benchmark>",
-        pipeline=spec,
-        passviz_version=passviz.__version__,
-        xdsl_version=version("xdsl"),
-        verify_each="off",
-    )
-    options = RecordOptions(verify_each="off")
-    tracer = Tracer(module, meta, writer=TraceWriter.to_path(output), options=options, initial_ir=text)
-    return tracer, passes, make_context()
-
-
 def run_traced(text: str, spec: str, output: Path) -> tuple[float, Tracer]:
     """passviz's recorder writing ``output``.
 
