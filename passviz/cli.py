@@ -11,7 +11,13 @@ from typing import cast
 from xdsl.passes import ModulePass
 
 from passviz.passes import available_passes, traced_passes
-from passviz.pipelines import IRParseError, PipelineError, load_pass_module, load_trace, record_file
+from passviz.pipelines import (
+    InputError,
+    PipelineError,
+    load_pass_module,
+    load_trace,
+    record_file,
+)
 from passviz.trace.model import Step, Trace
 from passviz.trace.recorder import RecordOptions, VerifyEach
 from passviz.trace.replay import Replayer, ReplayError
@@ -89,7 +95,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # `passviz steps t.json | head`
         sys.stderr.close()
         return 0
-    except (CliError, IRParseError, PipelineError, TraceFormatError, ReplayError, OSError) as exc:
+    except (CliError, InputError, PipelineError, TraceFormatError, ReplayError, OSError) as exc:
         print(f"passviz: error: {exc}", file=sys.stderr)
         return 1
 
@@ -159,11 +165,10 @@ def _cmd_show(args: argparse.Namespace) -> int:
         index = trace.normalize_step(args.step)
     except IndexError as exc:
         raise CliError(str(exc)) from None
-    after = trace.ir_at(index)
     if not args.diff:
-        print(after, end="")
+        print(trace.ir_at(index), end="")
         return 0
-    before = trace.ir_before(index)
+    before, after = trace.ir_around(index)
     diff = difflib.unified_diff(
         before.splitlines(keepends=True),
         after.splitlines(keepends=True),

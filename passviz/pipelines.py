@@ -15,7 +15,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 from xdsl.passes import ModulePass
 from xdsl.utils.arg_spec import parse_pipeline as parse_pipeline_specs
-from xdsl.utils.exceptions import ParseError
+from xdsl.utils.exceptions import ParseError, VerifyException
 
 import passviz
 from passviz.dialects import make_context
@@ -25,7 +25,11 @@ from passviz.trace.recorder import RecordOptions, Tracer
 from passviz.trace.store import TraceWriter, read_trace
 
 
-class IRParseError(ValueError):
+class InputError(ValueError):
+    """Input IR that cannot be traced: it does not parse, or does not verify."""
+
+
+class IRParseError(InputError):
     """Input IR that does not parse, located as ``file:line:col``."""
 
     def __init__(self, filename: str, line: int, column: int, message: str) -> None:
@@ -48,6 +52,15 @@ def parse_ir(text: str, filename: str = "<input>") -> ModuleOp:
     except ParseError as exc:
         location = exc.span.get_location()
         raise IRParseError(filename, location.line, location.col, exc.msg) from None
+
+
+def verify_input(module: ModuleOp, filename: str) -> None:
+    """Reject input the verifier rejects, so that no pass is blamed for it."""
+    try:
+        module.verify()
+    except VerifyException as exc:
+        lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+        raise InputError(f"{filename}: the input does not verify: {lines[0] if lines else exc}") from None
 
 
 def load_pass_module(source: str) -> dict[str, type[ModulePass]]:
@@ -131,6 +144,7 @@ def record(
     options = options or RecordOptions()
     passes = parse_pipeline(pipeline, extra_passes)
     module = parse_ir(text, filename)
+    verify_input(module, filename)
     meta = TraceMeta(
         input=filename,
         pipeline=pipeline,

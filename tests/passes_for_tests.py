@@ -131,3 +131,13 @@ class SplitBlockPass(TracedPass):
         rewriter = recorder.rewriter(InsertPoint.at_end(block))
         rewriter.insert(cf.BranchOp(tail))
         recorder.checkpoint("branch")
+
+
+class EraseThenExplode(RewritePattern):
+    """Erases the dead xori it matched, then raises."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if isinstance(op, arith.XOrIOp):
+            op.detach()
+            op.erase()
+            raise RuntimeError("erased, then failed")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -146,3 +147,24 @@ def test_passes_lists_traced_passes() -> None:
     assert result.returncode == 0
     assert "wrap-func-body-with-single-block" in result.stdout
     assert "canonicalize" in result.stdout and "cse" in result.stdout and "dce" in result.stdout
+
+
+def test_input_that_does_not_verify_is_rejected_before_any_pass(tmp_path: Path) -> None:
+    path = tmp_path / "bad.mlir"
+    path.write_text("func.func @f(%a: i32) -> i64 {\n  func.return %a : i32\n}\n")
+    result = _run("trace", str(path), "-p", "canonicalize", "-o", str(tmp_path / "t.json"))
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert result.stderr.startswith(f"passviz: error: {path}: the input does not verify:")
+    assert not (tmp_path / "t.json").exists()
+
+
+def test_trace_with_broken_initial_ir_gets_a_located_error(seed_file: Path, tmp_path: Path) -> None:
+    out = tmp_path / "t.json"
+    assert _run("trace", str(seed_file), "-p", "canonicalize", "-o", str(out)).returncode == 0
+    lines = out.read_text().splitlines()
+    header = json.loads(lines[0])
+    header["initial_ir"] = "func.func @f( {\n"
+    out.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
+    result = _run("show", str(out))
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert "the trace's initial IR does not parse: 1:" in result.stderr

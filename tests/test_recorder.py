@@ -13,6 +13,7 @@ from passviz.trace.replay import Replayer
 from tests.passes_for_tests import (
     AddiToSubi,
     DirectEditsPass,
+    EraseThenExplode,
     Explodes,
     MakeInvalid,
     PatternsPass,
@@ -152,3 +153,13 @@ def record_run(trace_text: str) -> Trace:
     from passviz.pipelines import record
 
     return record(trace_text, "canonicalize").trace
+
+
+def test_failure_keeps_the_text_of_a_root_it_erased() -> None:
+    tracer = _tracer()
+    trace = tracer.run(make_context(), [PatternsPass((EraseThenExplode(),))])
+    failure = trace.steps[-1]
+    assert failure.kind == "failure" and failure.root is not None
+    assert failure.root in failure.delta["ops_erased"]
+    assert failure.delta["texts"][failure.root].startswith("%")
+    assert "arith.xori" in failure.delta["texts"][failure.root]

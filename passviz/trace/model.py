@@ -237,6 +237,17 @@ class Trace:
         replayer.advance_to(index)
         return replayer.text()
 
+    def ir_around(self, step: int) -> tuple[str, str]:
+        """The IR just before and just after ``step``, replaying the trace once."""
+        from passviz.trace.replay import Replayer
+
+        index = self.normalize_step(step)
+        replayer = Replayer(self)
+        replayer.advance_to(index - 1)
+        before = replayer.text()
+        replayer.advance_to(index)
+        return before, replayer.text()
+
     def ir_before(self, step: int) -> str:
         """The IR just before ``step``: the initial IR, as passviz prints it, for step 0."""
         from passviz.trace.replay import Replayer

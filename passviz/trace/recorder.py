@@ -245,24 +245,18 @@ class Tracer(StepRecorder):
         options = options or RecordOptions()
         self.module = module
         self.options = options
-        self.exact = options.exact
         self.shadow = Shadow(module)
         self.trace = Trace(
             meta=meta, initial_ir=initial_ir if initial_ir is not None else print_module(module)
         )
         self.writer = writer
-        self.verify_each: VerifyEach = options.verify_each
-        self.check = options.check
         self.snapshots: list[str] = [print_module(module)] if options.check else []
         """In check mode, the live IR printed before the first step and after each."""
-        self.max_iterations = options.max_iterations
-        self.max_rewrites = options.max_rewrites
         self.stopped = False
         self.trying: RewritePattern | None = None
         """The pattern being tried right now."""
         self._fired: str | None = None
         self._root: Operation | None = None
-        self._root_id: str | None = None
         self._inserted: list[Operation] = []
         self._modified: list[Operation] = []
         self._removed: list[Removal] = []
@@ -296,7 +290,7 @@ class Tracer(StepRecorder):
         return bool(self._inserted or self._modified or self._removed or self._replaced or self._blocks)
 
     def _take_scoped_delta(self, extra: Sequence[Operation] = ()) -> Delta:
-        if self.exact:
+        if self.options.exact:
             return self._take_full_delta()
         delta = self.shadow.reconcile(
             full=False,
@@ -344,7 +338,7 @@ class Tracer(StepRecorder):
         self.trace.steps.append(step)
         if self.writer is not None:
             self.writer.write_step(step)
-        if self.check:
+        if self.options.check:
             self.snapshots.append(print_module(self.module))
         return step
 
@@ -366,7 +360,7 @@ class Tracer(StepRecorder):
         self._pass_index += 1
         self._pass_rewrites = 0
         self._recent.clear()
-        self._rewrite_limit = self.max_rewrites or max(1000, 50 * len(self.shadow.ops))
+        self._rewrite_limit = self.options.max_rewrites or max(1000, 50 * len(self.shadow.ops))
         self._emit("pass-begin", self._take_scoped_delta(), name=type(pass_).__name__)
 
     def pass_end(self, pass_: ModulePass) -> None:
@@ -381,7 +375,7 @@ class Tracer(StepRecorder):
         if delta and isinstance(pass_, TracedPass):
             self._emit("checkpoint", delta, name=UNANNOUNCED)
             delta = Delta()
-        flag = self._verify_flag() if self.verify_each != "off" else None
+        flag = self._verify_flag() if self.options.verify_each != "off" else None
         step = self._emit("pass-end", delta, name=type(pass_).__name__, flag=flag)
         self._stop_on(step)
 
@@ -405,16 +399,16 @@ class Tracer(StepRecorder):
         region without announcing each change (xDSL's ``region_dce``).
         """
         root = self._root
-        self._root_id = self.shadow.id_of(root) if root is not None else None
+        root_id = self.shadow.id_of(root) if root is not None else None
         if full:
             delta = self._take_full_delta()
         else:
             delta = self._take_scoped_delta([root] if root is not None else [])
-        name = self._fired or _implicit_name(delta, self._root_id)
-        flag = self._verify_flag() if self.verify_each == "rewrite" else None
+        name = self._fired or _implicit_name(delta, root_id)
+        flag = self._verify_flag() if self.options.verify_each == "rewrite" else None
         self._pass_rewrites += 1
         self._recent.append(name)
-        step = self._emit("rewrite", delta, name=name, root=self._root_id, flag=flag)
+        step = self._emit("rewrite", delta, name=name, root=root_id, flag=flag)
         self._stop_on(step)
         if self._pass_rewrites > self._rewrite_limit:
             self._nonconvergence(f"{self._rewrite_limit} rewrites")
@@ -423,14 +417,15 @@ class Tracer(StepRecorder):
         """Record a failure step: the exception, the op it happened on, what changed."""
         root = root if root is not None else self._root
         root_id = self.shadow.id_of(root) if root is not None else None
+        # The root's text now: comparing may find it erased, and then it has none.
+        root_text = self.shadow.text_of(root) if root is not None and root_id is not None else None
         try:
             delta = self._take_full_delta()
         except Exception:  # the IR is too broken to compare: record the failure alone
             self._clear_pending()
             delta = Delta()
-        if root is not None and root_id is not None:
-            texts = delta.setdefault("texts", {})
-            texts.setdefault(root_id, self.shadow.text_of(root) if root in self.shadow.op_ids else "")
+        if root_id is not None and root_text is not None:
+            delta.setdefault("texts", {}).setdefault(root_id, root_text)
         message = f"{type(exc).__name__}: {_first_line(str(exc))}"
         if name:
             message = f"pattern {name} raised {message}"
@@ -499,8 +494,9 @@ class Tracer(StepRecorder):
                     self.end_rewrite(full=True)
             rewrote = self._pass_rewrites > rewrites_before
             rewrites_before = self._pass_rewrites
-            if iterations >= self.max_iterations and rewrote:
-                self._nonconvergence(f"{self.max_iterations} iterations")
+            limit = self.options.max_iterations
+            if iterations >= limit and rewrote:
+                self._nonconvergence(f"{limit} iterations")
             return changed
 
         return post_walk

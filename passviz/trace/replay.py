@@ -15,6 +15,7 @@ from xdsl.dialects.builtin import LocationAttr, ModuleOp, UnregisteredOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.parser import Parser
 from xdsl.rewriter import Rewriter
+from xdsl.utils.exceptions import ParseError
 
 from passviz.trace.irtext import print_module
 from passviz.trace.model import Delta, OpChange, OpInfo, Placement, Trace, ValueInfo
@@ -36,7 +37,7 @@ class Replayer:
             )
         self.trace = trace
         self.ctx: Context = trace.context_factory()
-        self.module = _parse_module(self.ctx, trace.initial_ir)
+        self.module = _parse_initial_ir(self.ctx, trace.initial_ir)
         shadow = Shadow(self.module)
         self.ops: dict[str, Operation] = {i: r.op for i, r in shadow.ops.items()}
         self.blocks: dict[str, Block] = {i: r.block for i, r in shadow.blocks.items()}
@@ -60,8 +61,6 @@ class Replayer:
             step = self.trace.steps[self.position]
             try:
                 self.apply(step.delta)
-            except ReplayError:
-                raise
             except Exception as exc:
                 raise ReplayError(f"step {step.index}: cannot apply its delta: {exc}") from exc
 
@@ -294,5 +293,12 @@ class Replayer:
             block.parent.detach_block(block)
 
 
-def _parse_module(ctx: Context, text: str) -> ModuleOp:
-    return Parser(ctx, text).parse_module()
+def _parse_initial_ir(ctx: Context, text: str) -> ModuleOp:
+    """Parse a trace's initial IR; the trace file is untrusted, so errors are located."""
+    try:
+        return Parser(ctx, text, "initial IR").parse_module()
+    except ParseError as exc:
+        location = exc.span.get_location()
+        raise ReplayError(
+            f"the trace's initial IR does not parse: {location.line}:{location.col}: {exc.msg}"
+        ) from None

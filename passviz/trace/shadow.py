@@ -163,19 +163,17 @@ class Shadow:
         full: bool,
         ops: Iterable[Operation] = (),
         blocks: Iterable[Block] = (),
-        regions: Iterable[Region] = (),
         removed: Sequence[Removal] = (),
         replacements: Sequence[PendingReplacement] = (),
     ) -> Delta:
-        """Compare the live IR with the shadow; return the delta and update the shadow."""
+        """Compare the live IR with the shadow; return the delta and update the shadow.
+
+        A scoped comparison starts from ``ops``, ``blocks``, the ``removed`` ops
+        and the owners of ``replacements``' new values; a full one from everything.
+        """
         with _collector_paused():
             return _Reconciliation(self).run(
-                full=full,
-                ops=ops,
-                blocks=blocks,
-                regions=regions,
-                removed=removed,
-                replacements=replacements,
+                full=full, ops=ops, blocks=blocks, removed=removed, replacements=replacements
             )
 
 
@@ -212,6 +210,8 @@ class _Reconciliation:
         """Ops compared field by field (not by the fast path)."""
         self.seen_blocks: set[Block] = set()
         self.seen_regions: set[Region] = set()
+        self.walked_ops = 0
+        self.walked_blocks = 0
         self.to_check: list[Operation] = []
         self.created_ops: list[str] = []
         self.created_blocks: list[str] = []
@@ -351,7 +351,6 @@ class _Reconciliation:
         full: bool,
         ops: Iterable[Operation],
         blocks: Iterable[Block],
-        regions: Iterable[Region],
         removed: Sequence[Removal],
         replacements: Sequence[PendingReplacement],
     ) -> Delta:
@@ -369,9 +368,8 @@ class _Reconciliation:
         else:
             self.op_queue.extend(ops)
             self.block_queue.extend(blocks)
-            self.region_queue.extend(regions)
         self._drain()
-        if full:
+        if full and self._walk_missed_something():
             self._sweep_unseen()
             self._drain()
         self._refresh_neighbours_of_seen()
@@ -391,14 +389,24 @@ class _Reconciliation:
         ops = self.s.ops
         op_ids = self.s.op_ids
         for op in self.s.root.walk():
+            self.walked_ops += 1
             for region in op.regions:
                 self.region_queue.append(region)
                 self.block_queue.extend(region.blocks)
+                self.walked_blocks += len(region.blocks)
             op_id = op_ids.get(op)
             if op_id is not None and _unchanged(ops[op_id], op):
                 self.seen_ops.add(op)
                 continue
             self.op_queue.append(op)
+
+    def _walk_missed_something(self) -> bool:
+        """True if the shadow knows more than the full walk found alive.
+
+        Everything the walk found is known by now, so equal counts mean that
+        nothing the shadow knows went unseen, and the sweep can be skipped.
+        """
+        return len(self.s.ops) != self.walked_ops or len(self.s.blocks) != self.walked_blocks
 
     def _sweep_unseen(self) -> None:
         """After a full walk, whatever the shadow knows but the walk missed is gone."""
@@ -438,17 +446,14 @@ class _Reconciliation:
         if region in self.seen_regions:
             return
         self.seen_regions.add(region)
-        rec_id = self.s.region_ids.get(region)
-        if rec_id is None:
-            if not self._alive_region(region):
-                return
-            parent = region.parent
-            rec_id = self._register_region(region, self.s.op_ids.get(parent) if parent is not None else None)
-            self.created_regions.add(rec_id)
-        rec = self.s.regions[rec_id]
         if not self._alive_region(region):
             return
         parent = region.parent
+        rec_id = self.s.region_ids.get(region)
+        if rec_id is None:
+            rec_id = self._register_region(region, self.s.op_ids.get(parent) if parent is not None else None)
+            self.created_regions.add(rec_id)
+        rec = self.s.regions[rec_id]
         if parent is not None and parent not in self.s.op_ids:
             self.op_queue.append(parent)
         live: list[str] = []
@@ -702,13 +707,10 @@ class _Reconciliation:
         if missing:
             self.to_check.append(op)
             return
-        results, results_changed = self._result_ids(rec)
-        if op_id in self.created_set:
-            self._set_operands(rec, tuple(operands))
-            rec.results = results
-            rec.successors, rec.regions = tuple(successors), tuple(regions)
-            rec.attrs, rec.props, rec.loc = dict(op.attributes), dict(op.properties), op.location
+        if op_id in self.created_set:  # nothing to compare with: take it as it is
+            self._take_content(rec)
             return
+        results, results_changed = self._result_ids(rec)
         change = OpChange(id=op_id)
         if tuple(operands) != rec.operands:
             self._set_operands(rec, tuple(operands))
@@ -730,9 +732,7 @@ class _Reconciliation:
             change["props"] = self._attr_texts(rec.props)
         if op.location != rec.loc:
             rec.loc = op.location
-            loc = self.s.attrs.loc_text(op.location)
-            if loc is not None:
-                change["loc"] = loc
+            change["loc"] = self.s.attrs.text(op.location)  # `loc(unknown)` too
         if len(change) > 1:
             self.changes[op_id] = change
 

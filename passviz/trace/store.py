@@ -280,18 +280,13 @@ def read_trace(
 
 
 def _decompressed(data: bytes) -> bytes:
-    """The NDJSON inside a gzip trace (as much as a cut-off file holds), or ``data``."""
+    """The NDJSON inside a gzip trace, or ``data`` if it is not compressed.
+
+    A cut-off stream yields what it holds; a damaged one, what came before the
+    damage (decompressing chunk by chunk keeps that part).
+    """
     if not data.startswith(b"\x1f\x8b"):
         return data
-    unzip = zlib.decompressobj(31)
-    try:
-        return unzip.decompress(data)
-    except zlib.error:
-        # Corrupt in the middle: keep what decompressed before the damage.
-        return _decompress_prefix(data)
-
-
-def _decompress_prefix(data: bytes) -> bytes:
     unzip = zlib.decompressobj(31)
     out: list[bytes] = []
     for start in range(0, len(data), 4096):
