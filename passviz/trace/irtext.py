@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from io import StringIO
 
 from xdsl.dialects.builtin import UnknownLoc
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.printer import Printer
 
 
@@ -63,8 +62,8 @@ def _attr_text(attr: Attribute) -> str:
     return stream.getvalue()
 
 
-def op_text(op: Operation, names: dict[SSAValue, str]) -> str:
-    """One op as text, naming SSA values by their trace ids.
+def op_text(op: Operation, names: dict[SSAValue, str], blocks: dict[Block, str] | None = None) -> str:
+    """One op as text, naming SSA values (and successors, if ``blocks`` is given) by their trace ids.
 
     Nested regions are left out (``{...}``): the text stands for the op
     itself, and its nested ops have texts of their own.
@@ -73,35 +72,43 @@ def op_text(op: Operation, names: dict[SSAValue, str]) -> str:
         return _region_op_text(op, names)
     stream = StringIO()
     printer = Printer(stream=stream)
-    _preset_names(printer, (*op.operands, *op.results), names)
+    _preset_names(printer, op, names, blocks)
     try:
         printer.print_op(op)
     except Exception:
         stream = StringIO()
         printer = Printer(stream=stream, print_generic_format=True)
-        _preset_names(printer, (*op.operands, *op.results), names)
+        _preset_names(printer, op, names, blocks)
         printer.print_op(op)
     return stream.getvalue()
 
 
 def _preset_names(
     printer: Printer,
-    values: Iterable[SSAValue],
+    op: Operation,
     names: dict[SSAValue, str],
+    blocks: dict[Block, str] | None = None,
 ) -> None:
-    """Make ``printer`` print each value under its trace id."""
+    """Make ``printer`` print the op's values (and successors) under their trace ids."""
     table = printer._ssa_values  # pyright: ignore[reportPrivateUsage]
-    for value in values:
+    for value in (*op.operands, *op.results):
         name = names.get(value)
         if name is not None:
             table[value] = name
+    if blocks is None:
+        return
+    block_table = printer._blocks  # pyright: ignore[reportPrivateUsage]
+    for successor in op.successors:
+        name = blocks.get(successor)
+        if name is not None:
+            block_table[successor] = name
 
 
 def _region_op_text(op: Operation, names: dict[SSAValue, str]) -> str:
     """Generic-form header of an op with regions, regions shown as ``{...}``."""
     stream = StringIO()
     printer = Printer(stream=stream, print_generic_format=True)
-    _preset_names(printer, (*op.operands, *op.results), names)
+    _preset_names(printer, op, names)
     if op.results:
         printer.print_list(op.results, printer.print_ssa_value)
         printer.print_string(" = ")

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal, NotRequired, TypedDict
+from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypedDict
 
 if TYPE_CHECKING:
     from xdsl.context import Context
+
+    from passviz.trace.query import LineageEvent, StepFilter
 
 TRACE_FORMAT = "passviz-trace"
 """The value of the ``format`` key of every trace header."""
@@ -181,6 +183,11 @@ class Step:
         """True if the step changed the IR at all."""
         return any(self.delta.get(k) for k in _CHANGE_KEYS)
 
+    def _repr_html_(self) -> str:
+        from passviz.trace.summary import step_html
+
+        return step_html(self)
+
 
 _CHANGE_KEYS = (
     "ops_created",
@@ -256,6 +263,28 @@ class Trace:
         replayer = Replayer(self)
         replayer.advance_to(index - 1)
         return replayer.text()
+
+    def _repr_mimebundle_(
+        self, include: object = None, exclude: object = None
+    ) -> dict[str, Any]:
+        """The trace's MIME type, a static HTML summary and plain text.
+
+        In a kernel, importing passviz registers a richer display (the
+        Stepper widget); this is what shows everywhere else.
+        """
+        from passviz.trace.summary import trace_mimebundle
+
+        return trace_mimebundle(self)
+
+    def lineage(self, op_id: str) -> list[LineageEvent]:
+        """The steps that created, changed, replaced or erased ``op_id``, following replace links."""
+        from passviz.trace.query import lineage
+
+        return lineage(self.steps, op_id)
+
+    def filter_steps(self, step_filter: StepFilter) -> list[Step]:
+        """The steps ``step_filter`` keeps, in order."""
+        return step_filter.apply(self.steps)
 
     @property
     def failed_steps(self) -> list[Step]:

@@ -170,8 +170,7 @@ class TraceWriter:
 
     def write_end(self, trace: Trace) -> None:
         """Write the end record and close the file if this writer opened it."""
-        status = "failed" if trace.status == "failed" else "ok"
-        self._write({"record": "end", "status": status, "steps": len(trace.steps)})
+        self._write(end_record(trace))
         if self._zip is not None:
             self._stream.write(self._zip.flush(zlib.Z_FINISH))
         if self._close:
@@ -185,6 +184,24 @@ def write_trace(trace: Trace, path: str | Path) -> None:
     for step in trace.steps:
         writer.write_step(step)
     writer.write_end(trace)
+
+
+def end_record(trace: Trace) -> dict[str, object]:
+    """The JSON record that closes a trace file."""
+    return {"record": "end", "status": "failed" if trace.status == "failed" else "ok", "steps": len(trace.steps)}
+
+
+def trace_records(trace: Trace) -> list[dict[str, object]]:
+    """Every record of the trace, as its file holds them: header, steps, end."""
+    records = [header_record(trace)]
+    in_pass: tuple[str, int] | None = None
+    for step in trace.steps:
+        if step.kind == "pass-begin" and step.pass_name is not None and step.pass_index is not None:
+            in_pass = (step.pass_name, step.pass_index)
+        records.append(step_to_record(step, in_pass=in_pass))
+    if trace.status != "incomplete":
+        records.append(end_record(trace))
+    return records
 
 
 @dataclass

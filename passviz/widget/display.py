@@ -1,0 +1,48 @@
+"""Rich display in notebooks: a trace shows as a Stepper, a graph as an offline page."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from passviz.graph.builders import GraphKind
+from passviz.graph.view import DEFAULT_MAX_NODES, StepGraph, TraceView
+from passviz.trace.model import Trace
+from passviz.widget.html import STEPPER_CSS, graph_frame, step_header
+from passviz.widget.stepper import Stepper
+
+
+def trace_bundle(trace: Trace) -> dict[str, Any]:
+    """What evaluating a trace in a kernel shows: the Stepper, with its static fallbacks."""
+    return Stepper(trace)._repr_mimebundle_()  # pyright: ignore[reportPrivateUsage]
+
+
+@dataclass
+class GraphFigure:
+    """One step's graph, shown as a static offline pyvis page (no widgets needed)."""
+
+    trace: Trace
+    drawn: StepGraph
+    height: int = 420
+
+    def _repr_html_(self) -> str:
+        header = step_header(self.trace, self.drawn.step)
+        return f"<style>{STEPPER_CSS}</style>{header}{graph_frame(self.drawn, self.height)}"
+
+
+def show_graph(
+    trace: Trace,
+    step: int,
+    kind: GraphKind = "dataflow",
+    *,
+    view: TraceView | None = None,
+    max_nodes: int = DEFAULT_MAX_NODES,
+    height: int = 420,
+) -> GraphFigure:
+    """The graph of ``kind`` after ``step``, coloured against the step before.
+
+    Pass the same ``view`` for a series of steps, so nodes keep their places.
+    """
+    view = view or TraceView(trace, max_nodes=max_nodes)
+    index = step if step == -1 else trace.normalize_step(step)
+    return GraphFigure(trace, view.graph(index, kind), height)
