@@ -141,3 +141,27 @@ class EraseThenExplode(RewritePattern):
             op.detach()
             op.erase()
             raise RuntimeError("erased, then failed")
+
+
+class FoldAddiChain(RewritePattern):
+    """addi(addi(x, c1), c2) -> addi(x, c1 + c2): folds an offset chain, as pointer-chain folding does."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if not isinstance(op, arith.AddiOp) or not isinstance(op.lhs.owner, arith.AddiOp):
+            return
+        inner = op.lhs.owner
+        outer_c, inner_c = op.rhs.owner, inner.rhs.owner
+        if not isinstance(outer_c, arith.ConstantOp) or not isinstance(inner_c, arith.ConstantOp):
+            return
+        total = inner_c.value.value.data + outer_c.value.value.data  # pyright: ignore
+        constant = arith.ConstantOp.from_int_and_width(total, 32)
+        rewriter.insert(constant, InsertPoint.before(op))
+        rewriter.replace(op, arith.AddiOp(inner.lhs, constant.result))
+
+
+@dataclass(frozen=True)
+class FoldAddiChainPass(PatternsPass):
+    """Folds chains of constant additions, one link per rewrite."""
+
+    name = "test-fold-addi-chain"
+    patterns: tuple[RewritePattern, ...] = (FoldAddiChain(),)

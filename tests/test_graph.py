@@ -1,0 +1,446 @@
+"""Graph builders, diff statuses, text diffs, lineage, filters, layouts and exports."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import jsonschema
+import networkx as nx
+import pydot
+import pytest
+
+from passviz.graph.builders import GRAPH_KINDS, GraphKind, IRGraph, build_graph, successor_operands
+from passviz.graph.diff import step_graph, step_ir_diff, text_diff
+from passviz.graph.export import graph_schema, offline_html, strip_external, to_dot, to_node_link, to_pyvis
+from passviz.graph.focus import focus
+from passviz.graph.layout import LayoutMemory
+from passviz.graph.state import TraceStates
+from passviz.graph.view import TraceView
+from passviz.pipelines import parse_ir, record
+from passviz.trace.model import Trace
+from passviz.trace.query import StepFilter
+from tests.irgen import arith_module
+from tests.passes_for_tests import ExplodingPass, FoldAddiChainPass
+
+SEED = Path(__file__).resolve().parents[1] / "examples" / "wrap_multi_block.mlir"
+SEED_PIPELINE = "wrap-func-body-with-single-block,canonicalize"
+
+
+@pytest.fixture(scope="module")
+def seed_trace() -> Trace:
+    return record(SEED.read_text(), SEED_PIPELINE, filename=SEED.name).trace
+
+
+@pytest.fixture(scope="module")
+def seed_states(seed_trace: Trace) -> TraceStates:
+    return TraceStates(seed_trace)
+
+
+def _nodes(graph: IRGraph) -> dict[str, str]:
+    return {node: str(attrs["status"]) for node, attrs in graph.nodes(data=True)}
+
+
+def _edges(graph: IRGraph) -> dict[tuple[str, str], str]:
+    return {(u, v): str(attrs["status"]) for u, v, attrs in graph.edges(data=True)}
+
+
+def _status(graph: IRGraph, status: str) -> set[str]:
+    return {n for n, s in _nodes(graph).items() if s == status}
+
+
+# -- seed 000: exact node and edge sets, ghosts included ---------------------------------
+
+# Ids in the seed: o0 module, o1 tt.func, b1..b3 the function's blocks with
+# args v0..v2 (b1), o2 cf.cond_br, o3 / o4 the two tt.returns.
+
+
+def test_seed_steps_are_the_ones_asserted_below(seed_trace: Trace) -> None:
+    names = [s.name for s in seed_trace.steps[1:8]]
+    assert names == [
+        "new entry block",
+        "scf.execute_region inserted",
+        "blocks spliced in",
+        "entry arguments replaced",
+        "yield block",
+        "branches inserted",
+        "returns removed",
+    ]
+    assert seed_trace.steps[14].name == "SingleBlockExecuteInliner"
+
+
+def test_dataflow_of_the_initial_ir(seed_states: TraceStates) -> None:
+    graph = step_graph(seed_states, -1, "dataflow")
+    assert _nodes(graph) == {n: "unchanged" for n in ("v0", "v1", "v2", "o2", "o3", "o4")}
+    assert _edges(graph) == {("v0", "o2"): "unchanged", ("v1", "o3"): "unchanged", ("v2", "o4"): "unchanged"}
+
+
+def test_dataflow_entry_arguments_replaced(seed_states: TraceStates) -> None:
+    graph = step_graph(seed_states, 4, "dataflow")
+    assert _nodes(graph) == {
+        "v3": "unchanged",
+        "v4": "unchanged",
+        "v5": "unchanged",
+        "o5": "unchanged",
+        "o2": "modified",
+        "o3": "modified",
+        "o4": "modified",
+        # the old entry block's arguments, kept as ghosts
+        "v0": "erased",
+        "v1": "erased",
+        "v2": "erased",
+    }
+    assert _edges(graph) == {
+        ("v3", "o2"): "added",
+        ("v4", "o3"): "added",
+        ("v5", "o4"): "added",
+        ("v0", "o2"): "erased",
+        ("v1", "o3"): "erased",
+        ("v2", "o4"): "erased",
+    }
+
+
+def test_dataflow_returns_removed(seed_states: TraceStates) -> None:
+    graph = step_graph(seed_states, 7, "dataflow")
+    assert _status(graph, "erased") == {"o3"}
+    assert _status(graph, "modified") == {"o4"}
+    assert _status(graph, "added") == set()
+    assert set(graph.nodes) == {"v3", "v4", "v5", "o5", "v7", "o2", "o8", "o7", "o6", "o4", "o3"}
+    assert _edges(graph) == {
+        ("v3", "o2"): "unchanged",
+        ("v4", "o8"): "unchanged",
+        ("v4", "o3"): "erased",
+        ("v5", "o7"): "unchanged",
+        ("v5", "o4"): "erased",
+        ("o5", "o4"): "added",  # the kept return now returns the execute_region's result
+        ("v7", "o6"): "unchanged",
+    }
+
+
+def test_dataflow_execute_region_inlined(seed_states: TraceStates) -> None:
+    graph = step_graph(seed_states, 14, "dataflow")
+    assert _nodes(graph) == {
+        "v3": "unchanged",
+        "v4": "unchanged",
+        "v5": "unchanged",
+        "o11": "modified",  # the arith.select, moved out of the region
+        "o4": "modified",
+        "o5": "erased",
+        "o6": "erased",
+    }
+    assert _edges(graph) == {
+        ("v3", "o11"): "unchanged",
+        ("v4", "o11"): "unchanged",
+        ("v5", "o11"): "unchanged",
+        ("o11", "o4"): "added",
+        ("o11", "o6"): "erased",
+        ("o5", "o4"): "erased",
+    }
+
+
+def test_cfg_new_entry_block_and_splice(seed_states: TraceStates) -> None:
+    first = step_graph(seed_states, 1, "cfg")
+    assert _nodes(first) == {"b4": "added", "b1": "unchanged", "b2": "unchanged", "b3": "unchanged"}
+    assert _edges(first) == {("b1", "b2"): "unchanged", ("b1", "b3"): "unchanged"}
+    spliced = step_graph(seed_states, 3, "cfg")
+    assert _nodes(spliced) == {"b4": "unchanged", "b1": "modified", "b2": "modified", "b3": "modified"}
+    assert _edges(spliced) == {("b4", "b1"): "added", ("b1", "b2"): "unchanged", ("b1", "b3"): "unchanged"}
+    enter = spliced.get_edge_data("b4", "b1")
+    assert enter is not None
+    assert [e["kind"] for e in enter.values()] == ["enter"]
+
+
+def test_cfg_branches_inserted_carry_their_operands(seed_states: TraceStates) -> None:
+    graph = step_graph(seed_states, 6, "cfg")
+    assert _nodes(graph) == {
+        "b4": "unchanged",
+        "b1": "unchanged",
+        "b2": "modified",
+        "b3": "modified",
+        "b5": "unchanged",
+    }
+    assert _edges(graph) == {
+        ("b4", "b1"): "unchanged",
+        ("b1", "b2"): "unchanged",
+        ("b1", "b3"): "unchanged",
+        ("b2", "b5"): "added",
+        ("b3", "b5"): "added",
+    }
+    labels = {(u, v): d["label"] for u, v, d in graph.edges(data=True) if d["kind"] == "branch"}
+    assert labels == {("b1", "b2"): "", ("b1", "b3"): "", ("b2", "b5"): "%v4", ("b3", "b5"): "%v5"}
+
+
+def test_cfg_after_inlining_keeps_the_erased_block_as_ghost(seed_states: TraceStates) -> None:
+    graph = step_graph(seed_states, 14, "cfg")
+    assert _nodes(graph) == {"b4": "modified", "b1": "erased"}
+    assert _edges(graph) == {("b4", "b1"): "erased"}
+
+
+def test_nesting_execute_region_inserted(seed_states: TraceStates) -> None:
+    graph = step_graph(seed_states, 2, "nesting")
+    assert _status(graph, "added") == {"o5", "r2"}
+    assert _status(graph, "modified") == {"b4"}
+    assert _status(graph, "erased") == set()
+    assert set(graph.nodes) == {"o0", "r0", "b0", "o1", "r1", "b4", "b1", "b2", "b3", "o5", "r2", "o2", "o3", "o4"}
+    assert {(u, v) for u, v, s in graph.edges(data="status") if s == "added"} == {("b4", "o5"), ("o5", "r2")}
+    attrs = graph.nodes["o5"]
+    assert attrs["label"] == "scf.execute_region"
+    assert attrs["dialect"] == "scf"
+    assert attrs["op_name"] == "scf.execute_region"
+    assert attrs["parents"] == ["o0", "r0", "b0", "o1", "r1", "b4"]
+    assert attrs["loc"] is None
+    assert attrs["text"].startswith('%v6 = "scf.execute_region"()')
+
+
+def test_nesting_splice_moves_blocks_between_regions(seed_states: TraceStates) -> None:
+    graph = step_graph(seed_states, 3, "nesting")
+    moved = {("r1", "b1"), ("r1", "b2"), ("r1", "b3")}
+    assert {(u, v) for u, v, s in graph.edges(data="status") if s == "erased"} == moved
+    assert {(u, v) for u, v, s in graph.edges(data="status") if s == "added"} == {
+        ("r2", b) for _, b in moved
+    }
+    # the blocks moved, not the ops inside them
+    assert _status(graph, "modified") >= {"b1", "b2", "b3"}
+    assert not _status(graph, "modified") & {"o2", "o3", "o4"}
+
+
+# -- attributes, locations, successor operands -----------------------------------------------
+
+BRANCHY = """
+func.func @g(%c: i1, %a: i32, %b: i32) -> i32 {
+  cf.cond_br %c, ^bb1(%a : i32), ^bb2(%b, %a : i32, i32) loc("kernel.py":3:5)
+^bb1(%x: i32):
+  func.return %x : i32
+^bb2(%y: i32, %z: i32):
+  %s = arith.addi %y, %z : i32 loc("kernel.py":7:9)
+  func.return %s : i32
+}
+"""
+
+
+def test_successor_operands_and_locations() -> None:
+    trace = record(BRANCHY, "canonicalize").trace
+    state = TraceStates(trace).at(-1)
+    branch = next(op for op in state.ops.values() if op.name == "cf.cond_br")
+    assert successor_operands(state, branch) == [(branch.operands[1],), (branch.operands[2], branch.operands[3])]
+    cfg = build_graph(state, "cfg")
+    labels = sorted(d["label"] for _, _, d in cfg.edges(data=True))
+    assert labels == [f"%{branch.operands[1]}", f"%{branch.operands[2]}, %{branch.operands[3]}"]
+    add = next(op for op in state.ops.values() if op.name == "arith.addi")
+    dataflow = build_graph(state, "dataflow")
+    assert dataflow.nodes[add.id]["loc"] == 'loc("kernel.py":7:9)'
+    assert dataflow.nodes[add.id]["dialect"] == "arith"
+
+
+# -- text diff -------------------------------------------------------------------------------
+
+CHAIN = """
+func.func @f(%a: i32) -> i32 {
+  %0 = arith.constant 1 : i32
+  %1 = arith.addi %a, %0 : i32
+  %2 = arith.constant 2 : i32
+  %3 = arith.addi %1, %2 : i32
+  %4 = arith.constant 3 : i32
+  %5 = arith.addi %3, %4 : i32
+  %6 = arith.muli %5, %5 : i32
+  func.return %6 : i32
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def chain_trace() -> Trace:
+    return record(
+        CHAIN, "test-fold-addi-chain,dce", extra_passes={"test-fold-addi-chain": FoldAddiChainPass}
+    ).trace
+
+
+def _changed_rows(rows: list[object]) -> list[object]:
+    return [r for r in rows if getattr(r, "tag") not in ("equal", "skip")]
+
+
+def test_ir_diff_ignores_ssa_renumbering(chain_trace: Trace) -> None:
+    states = TraceStates(chain_trace)
+    erase = next(s for s in chain_trace.steps if s.name == "erase-dead-op")
+    rows = _changed_rows(step_ir_diff(states, erase.index))
+    # erasing one op renumbers every value after it in MLIR's positional names...
+    positional = _changed_rows(text_diff(states.before(erase.index).text, states.at(erase.index).text))
+    assert len(positional) > 1
+    # ...but the diff shows only the erased line
+    assert len(rows) == 1
+    assert rows[0].tag == "delete"  # pyright: ignore[reportAttributeAccessIssue]
+    masked = _changed_rows(
+        text_diff(states.before(erase.index).text, states.at(erase.index).text, ignore_names=True)
+    )
+    assert len(masked) == 1
+
+
+def test_text_diff_folds_long_unchanged_runs() -> None:
+    before = "\n".join(f"line {i}" for i in range(40))
+    after = before.replace("line 20", "line twenty")
+    rows = text_diff(before, after, context=2)
+    assert [r.tag for r in rows] == ["skip", "equal", "equal", "replace", "equal", "equal", "skip"]
+    assert rows[3].left == "line 20" and rows[3].right == "line twenty"
+    assert rows[0].left == "18 unchanged lines"
+
+
+# -- lineage and filters -----------------------------------------------------------------------
+
+
+def test_lineage_follows_a_replacement_both_ways(seed_trace: Trace) -> None:
+    forward = seed_trace.lineage("o5")  # the scf.execute_region
+    assert [(e.step, e.op, e.action) for e in forward] == [
+        (2, "o5", "created"),
+        (11, "o11", "created"),
+        (14, "o11", "moved"),
+        (14, "o5", "replaced"),
+        (14, "o5", "erased"),
+    ]
+    assert forward[3].by == ("o11",)
+    assert forward[3].pattern == "SingleBlockExecuteInliner"
+    backward = seed_trace.lineage("o11")
+    assert {(e.step, e.op, e.action) for e in backward} == {(a, b, c) for a, b, c, *_ in _tuples(forward)}
+
+
+def _tuples(events: list[object]) -> list[tuple[int, str, str]]:
+    return [(getattr(e, "step"), getattr(e, "op"), getattr(e, "action")) for e in events]
+
+
+def test_lineage_of_a_folded_chain(chain_trace: Trace) -> None:
+    created = {s.index: [i["id"] for i in s.delta.get("ops_created", ())] for s in chain_trace.steps}
+    folds = [s for s in chain_trace.steps if s.name == "FoldAddiChain"]
+    assert len(folds) == 2
+    first, second = folds
+    first_new = first.delta["replaced"][0]["by"][0]
+    events = _tuples(chain_trace.lineage(first.delta["replaced"][0]["op"]))
+    # the first link was replaced by a new addi, which dce later erased
+    assert (first.index, first_new, "created") in events
+    assert first_new in created[first.index]
+    assert any(op == first_new and action == "erased" for _, op, action in events)
+    last = second.delta["replaced"][0]
+    events = _tuples(chain_trace.lineage(last["by"][0]))
+    assert (second.index, last["op"], "replaced") in events
+
+
+def test_filters(seed_trace: Trace) -> None:
+    changed = seed_trace.filter_steps(StepFilter(changed_only=True))
+    assert [s.index for s in changed] == [1, 2, 3, 4, 5, 6, 7, 10, 11, 12, 13, 14]
+    canon = seed_trace.filter_steps(StepFilter(pass_name="canonicalize"))
+    assert [s.index for s in canon] == list(range(9, 16))
+    assert [s.index for s in seed_trace.filter_steps(StepFilter(pattern="EXECUTE"))] == [2, 14]
+    touching = seed_trace.filter_steps(StepFilter(touching="o5"))
+    assert [s.index for s in touching][0] == 2 and touching[-1].index == 14
+    both = seed_trace.filter_steps(StepFilter(pass_name="canonicalize", touching="o5"))
+    assert [s.index for s in both] == [14]
+
+
+def test_changed_only_keeps_flagged_steps() -> None:
+    run = record(
+        "func.func @f(%a: i32) -> i32 {\n  %m = arith.muli %a, %a : i32\n  func.return %m : i32\n}\n",
+        "test-explode",
+        extra_passes={"test-explode": ExplodingPass},
+    )
+    kept = run.trace.filter_steps(StepFilter(changed_only=True))
+    assert [s.kind for s in kept if s.flag is not None] == ["failure"]
+
+
+# -- layout and focus ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", GRAPH_KINDS)
+def test_positions_persist_across_steps(seed_trace: Trace, kind: GraphKind) -> None:
+    view = TraceView(seed_trace)
+    seen: dict[str, tuple[float, float]] = {}
+    for step in [-1, *range(len(seed_trace.steps))]:
+        drawn = view.graph(step, kind)
+        for node, position in drawn.positions.items():
+            assert seen.setdefault(node, position) == position, f"{node} moved at step {step}"
+        cells = {(round(x), round(y)) for x, y in drawn.positions.values()}
+        assert len(cells) == len(drawn.positions), f"nodes overlap at step {step}"
+    # jumping straight to the last step keeps the initial IR's nodes where stepping put them
+    jumped = TraceView(seed_trace).graph(14, kind).positions
+    initial = set(build_graph(TraceStates(seed_trace).at(-1), kind).nodes)
+    assert initial & set(jumped)
+    assert {n: jumped[n] for n in initial & set(jumped)} == {n: seen[n] for n in initial & set(jumped)}
+
+
+def test_layout_places_new_nodes_below_what_feeds_them() -> None:
+    memory = LayoutMemory()
+    graph = IRGraph()
+    graph.add_edge("a", "b")
+    first = memory.place(graph)
+    graph.add_edge("b", "c")
+    second = memory.place(graph)
+    assert second["a"] == first["a"] and second["b"] == first["b"]
+    assert second["c"][1] > second["b"][1]
+
+
+def test_large_graphs_show_the_neighbourhood_of_the_change() -> None:
+    trace = record(arith_module(600, seed=3), "cse").trace
+    step = next(s.index for s in trace.steps if s.kind == "rewrite")
+    full = step_graph(TraceStates(trace), step, "dataflow")
+    assert full.number_of_nodes() > 100
+    focused = focus(full, max_nodes=40)
+    assert focused.note is not None and "of" in focused.note and "max_nodes=40" in focused.note
+    assert focused.graph.number_of_nodes() <= 40
+    changed = {n for n, s in full.nodes(data="status") if s != "unchanged"}
+    assert changed and changed <= set(focused.graph.nodes)
+    small = focus(full, max_nodes=10_000)
+    assert small.note is None and small.graph is full
+
+
+# -- exports ---------------------------------------------------------------------------------------
+
+
+def test_node_link_json_matches_its_schema_and_round_trips(seed_trace: Trace) -> None:
+    view = TraceView(seed_trace)
+    for kind in GRAPH_KINDS:
+        data = view.node_link(7, kind)
+        jsonschema.validate(data, graph_schema())
+        text = json.dumps(data)
+        back = nx.node_link_graph(json.loads(text), edges="edges")
+        drawn = view.graph(7, kind)
+        assert set(back.nodes) == set(drawn.graph.nodes)
+        assert back.number_of_edges() == drawn.graph.number_of_edges()
+        assert all("x" in n and "y" in n for n in data["nodes"])
+        assert data["graph"] == {"kind": kind, "step": 7, "note": None}
+
+
+def test_dot_export_parses_and_keeps_labels_and_status(seed_states: TraceStates) -> None:
+    graph = step_graph(seed_states, 7, "dataflow")
+    dot = to_dot(graph)
+    parsed = pydot.graph_from_dot_data(dot)
+    assert parsed is not None
+    nodes = {n.get_name(): n for n in parsed[0].get_nodes() if n.get_name() not in ("node", "graph", "edge")}
+    assert set(nodes) == set(graph.nodes)
+    assert nodes["o3"].get("style") == '"filled,dashed"'  # the erased return
+    assert nodes["o4"].get("fillcolor") == '"#ff9f1c"'
+    assert "tt.return %v6 : i32" in nodes["o4"].get("tooltip")
+
+
+EXTERNAL = re.compile(r"""(?:src|href)\s*=\s*["']?\s*(?:https?:)?//|url\(\s*["']?\s*https?:""", re.IGNORECASE)
+
+
+def test_pyvis_html_is_offline(seed_trace: Trace) -> None:
+    drawn = TraceView(seed_trace).graph(6, "cfg")
+    page = offline_html(to_pyvis(drawn.graph, drawn.positions), drawn.note, drawn.box)
+    assert not EXTERNAL.findall(page)
+    assert "bootstrap" not in page.lower()
+    assert "vis-network" in page and "new vis.Network" in page
+    assert 'class="pv-legend"' in page
+
+
+def test_strip_external_removes_multiline_tags() -> None:
+    page = (
+        '<head><link\n  href="https://cdn.example/x.css"\n rel="stylesheet"\n/>'
+        '<script\n src="//cdn.example/x.js"\n crossorigin="anonymous"\n></script>'
+        "<script>var keep = 1;</script></head>"
+    )
+    assert strip_external(page) == "<head><script>var keep = 1;</script></head>"
+
+
+def test_state_of_a_module_with_locations_parses_back() -> None:
+    state = TraceStates(record(BRANCHY, "canonicalize").trace).at(-1)
+    assert "%v" in state.id_text
+    parse_ir(state.text)  # the positional text is valid IR
