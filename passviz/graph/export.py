@@ -115,6 +115,7 @@ def _node_options(node: str, attrs: dict[str, Any], position: Position | None) -
             "highlight": {"background": "#ffe66d", "border": "#333333"},
         },
         "borderWidth": 1 if status == "unchanged" else 3,
+        "font": {"color": "#ffffff" if status in ("added", "erased") else "#1f2933"},
         "status": status,
     }
     if status == "erased":
@@ -218,7 +219,7 @@ _VIEW_SCRIPT = """<script>
     var scale = Math.min(w / (box[2] - box[0]), h / (box[3] - box[1]), 1.4);
     network.moveTo({position: {x: (box[0] + box[2]) / 2, y: (box[1] + box[3]) / 2}, scale: scale, animation: false});
   }
-  network.once("afterDrawing", show);
+  show();
   window.addEventListener("resize", show);
 })();
 </script>"""

@@ -48,10 +48,13 @@ try {
     const context = canvas.getContext("2d");
     const pixels = context.getImageData(0, 0, canvas.width, canvas.height).data;
     const colors = {};
+    // "#rrggbb" for opaque pixels, "#rrggbb/aa" for see-through ones (ghost nodes).
     for (let i = 0; i < pixels.length; i += 4) {
-      if (pixels[i + 3] < 250) continue;
-      const hex = "#" + [pixels[i], pixels[i + 1], pixels[i + 2]].map((c) => c.toString(16).padStart(2, "0")).join("");
-      colors[hex] = (colors[hex] || 0) + 1;
+      const alpha = pixels[i + 3];
+      if (alpha < 64) continue;
+      let key = "#" + [pixels[i], pixels[i + 1], pixels[i + 2]].map((c) => c.toString(16).padStart(2, "0")).join("");
+      if (alpha < 250) key += "/" + alpha.toString(16).padStart(2, "0");
+      colors[key] = (colors[key] || 0) + 1;
     }
     return {
       canvas: { width: canvas.width, height: canvas.height },

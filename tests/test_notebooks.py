@@ -1,0 +1,103 @@
+"""The notebooks in notebooks/, executed headless as a reader would run them."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+NOTEBOOKS = sorted(Path(__file__).parents[1].glob("notebooks/*.ipynb"))
+"""Every notebook of the repository, in name order."""
+
+WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+
+
+@cache
+def _executed(notebook: Path) -> nbformat.NotebookNode:
+    """The notebook run top to bottom in a fresh kernel, from its own folder (once per session)."""
+    nb = nbformat.read(notebook, as_version=4)
+    client = NotebookClient(
+        nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(notebook.parent)}}
+    )
+    client.execute()  # raises CellExecutionError on the first cell that fails
+    return nb
+
+
+def _tagged(nb: nbformat.NotebookNode, tag: str) -> list[nbformat.NotebookNode]:
+    """The code cells carrying ``tag``; at least one must."""
+    cells = [c for c in nb.cells if c.cell_type == "code" and tag in c.metadata.get("tags", [])]
+    assert cells, f"no code cell is tagged {tag!r}"
+    return cells
+
+
+def _stdout(cell: nbformat.NotebookNode) -> str:
+    """What a cell printed."""
+    return "".join(o.text for o in cell.outputs if o.output_type == "stream" and o.name == "stdout")
+
+
+def _html_outputs(nb: nbformat.NotebookNode) -> list[str]:
+    """Every ``text/html`` output of the notebook."""
+    return [
+        o.data["text/html"]
+        for c in nb.cells
+        if c.cell_type == "code"
+        for o in c.outputs
+        if "data" in o and "text/html" in o.data
+    ]
+
+
+def test_notebooks_are_found() -> None:
+    assert NOTEBOOKS, "notebooks/ holds no notebook"
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+def test_notebook_runs_without_error(notebook: Path) -> None:
+    nb = _executed(notebook)
+    errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
+    assert not errors
+    assert all(c.execution_count is not None for c in nb.cells if c.cell_type == "code")
+
+
+def test_saved_notebooks_have_no_outputs() -> None:
+    for notebook in NOTEBOOKS:
+        nb = nbformat.read(notebook, as_version=4)
+        nbformat.validate(nb)
+        assert nb.metadata.kernelspec.name == "python3", notebook.name
+        for cell in nb.cells:
+            if cell.cell_type == "code":
+                assert not cell.outputs and cell.execution_count is None, notebook.name
+
+
+WRAP_NOTEBOOK = Path(__file__).parents[1] / "notebooks" / "01-wrap-func-body.ipynb"
+
+
+def test_wrap_notebook_shows_the_pass_step_by_step() -> None:
+    nb = _executed(WRAP_NOTEBOOK)
+
+    assert "cf.cond_br %arg0, ^bb1, ^bb2" in _stdout(_tagged(nb, "input")[0])
+    steps = _stdout(_tagged(nb, "steps")[0])
+    assert "16 steps, status: ok" in steps
+    for name in ("new entry block", "returns removed", "SingleBlockExecuteInliner"):
+        assert name in steps, name
+
+    graphs = [h for h in _html_outputs(nb) if 'class="pv-frame"' in h]
+    assert len(graphs) >= 8, "a graph per checkpoint and the initial CFG"
+    assert all("pv-legend" in h and 'sandbox="allow-scripts"' in h for h in graphs)
+    assert any("<b>initial IR</b>" in h for h in graphs)
+    assert any("blocks spliced in" in h for h in graphs)
+
+    final_ir = _stdout(_tagged(nb, "final-ir")[0])
+    assert "arith.select" in final_ir and "scf.execute_region" not in final_ir
+
+    lineage = _stdout(_tagged(nb, "lineage")[0])
+    assert "the scf.execute_region is o" in lineage
+    assert "created" in lineage and "erased" in lineage and "SingleBlockExecuteInliner" in lineage
+
+    for cell in _tagged(nb, "stepper"):
+        bundles = [o.data for o in cell.outputs if o.output_type == "execute_result"]
+        assert len(bundles) == 1 and WIDGET_MIME in bundles[0], "the cell's value is a Stepper widget"
+        assert bundles[0][WIDGET_MIME]["model_id"]
+    assert "kept: [1, 2, 3, 4, 5, 6, 7, 10, 11, 12, 13, 14]" in _stdout(_tagged(nb, "stepper")[-1])
