@@ -10,8 +10,10 @@ at every step.  Node attributes (all graphs):
 - ``loc``: the op's location, or None;
 - ``status`` is added by :mod:`passviz.graph.diff`.
 
-Edges carry ``kind`` (``use``, ``branch``, ``enter``, ``contains``), a
-``label`` and, for dataflow, the ``value`` and operand ``index``.
+Edges carry ``kind`` (``use``, ``forward``, ``branch``, ``enter``,
+``contains``), a ``label`` and, for dataflow, the ``value`` and operand
+``index``.  A ``forward`` edge runs from a value a branch passes on to the
+successor's block argument it becomes.
 """
 
 from __future__ import annotations
@@ -101,7 +103,31 @@ def dataflow_graph(state: IRState) -> IRGraph:
                 index=index,
                 text=f"%{value_id} : {value.type}",
             )
+        _add_forward_edges(state, op, graph)
     return graph
+
+
+def _add_forward_edges(state: IRState, op: OpState, graph: IRGraph) -> None:
+    """Edges from each value a branch forwards to the successor argument it becomes."""
+    for successor, operands in zip(op.successors, successor_operands(state, op), strict=True):
+        if successor not in state.blocks:
+            continue
+        for index, (value_id, arg) in enumerate(zip(operands, state.blocks[successor].args, strict=False)):
+            value = state.values[value_id]
+            source = value_id if value.is_arg else value.owner
+            if source not in graph or arg not in graph:
+                continue
+            graph.add_edge(
+                source,
+                arg,
+                key=f"{op.id}>{arg}#{index}",
+                kind="forward",
+                label="",
+                value=value_id,
+                index=index,
+                op=op.id,
+                text=f"%{value_id} → %{arg} through {op.name}",
+            )
 
 
 def successor_operands(state: IRState, op: OpState) -> list[tuple[str, ...]]:
@@ -168,7 +194,13 @@ def cfg_graph(state: IRState) -> IRGraph:
             blocks = state.regions[region_id].blocks
             if blocks:
                 graph.add_edge(
-                    op.block, blocks[0], key=f"{op.id}>{region_id}", kind="enter", label=op.name, op=op.id
+                    op.block,
+                    blocks[0],
+                    key=f"{op.id}>{region_id}",
+                    kind="enter",
+                    label="",
+                    op=op.id,
+                    text=f"into a region of {op.name}",
                 )
     return graph
 

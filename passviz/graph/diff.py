@@ -81,10 +81,11 @@ def step_graph(states: TraceStates, step: int, kind: GraphKind) -> IRGraph:
 
     Step -1 is the initial IR, where everything is ``unchanged``.
     """
-    after = build_graph(states.at(step), kind)
     if step < 0:
+        after = build_graph(states.at(step), kind)
         return diff_graphs(after, after)
-    before = build_graph(states.before(step), kind)
+    before = build_graph(states.before(step), kind)  # first: the replay only moves forward
+    after = build_graph(states.at(step), kind)
     return diff_graphs(before, after, touched_by(states.trace.steps[step]))
 
 
@@ -180,9 +181,10 @@ def ir_diff(before: IRState, after: IRState, *, context: int = 3) -> list[DiffRo
     """
     if before.id_text and after.id_text:
         return text_diff(before.id_text, after.id_text, context=context)
-    return text_diff(before.text, after.text, context=context, ignore_names=True)
+    return text_diff(before.text or before.id_text, after.text or after.id_text, context=context, ignore_names=True)
 
 
 def step_ir_diff(states: TraceStates, step: int, *, context: int = 3) -> list[DiffRow]:
     """The IR diff of ``step`` against the step before."""
-    return ir_diff(states.before(step), states.at(step), context=context)
+    before = states.before(step)
+    return ir_diff(before, states.at(step), context=context)

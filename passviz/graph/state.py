@@ -15,6 +15,7 @@ from xdsl.printer import Printer
 
 from passviz.trace.irtext import AttrPrinter, op_text, print_module
 from passviz.trace.model import Trace
+from passviz.trace.query import touched_ops
 from passviz.trace.replay import Replayer
 
 
@@ -90,10 +91,10 @@ class IRState:
     blocks: dict[str, BlockState] = field(default_factory=lambda: dict[str, BlockState]())
     regions: dict[str, RegionState] = field(default_factory=lambda: dict[str, RegionState]())
     values: dict[str, ValueState] = field(default_factory=lambda: dict[str, ValueState]())
-    text: str = ""
-    """The module as passviz prints it."""
     id_text: str = ""
     """The module with every value and block named by its id: stable across steps."""
+    text: str = ""
+    """The module with MLIR's positional names; only kept when ``id_text`` could not be printed."""
 
     def parents(self, node_id: str) -> tuple[str, ...]:
         """The chain of enclosing op/region/block ids of a node, outermost first."""
@@ -116,6 +117,10 @@ class IRState:
             return value.owner if value.is_arg else self._parent(value.owner)
         return None
 
+    def ops_named(self, name: str) -> list[str]:
+        """The ids of the ops called ``name`` (``scf.execute_region``), in IR order."""
+        return [op.id for op in self.ops.values() if op.name == name]
+
     def users(self) -> dict[str, list[tuple[str, int]]]:
         """For each value id, the (op id, operand index) pairs that use it, in IR order."""
         found: dict[str, list[tuple[str, int]]] = {}
@@ -128,8 +133,9 @@ class IRState:
 class _Snapshotter:
     """Turns the replayer's live module into an ``IRState``."""
 
-    def __init__(self, replayer: Replayer, attrs: AttrPrinter) -> None:
+    def __init__(self, replayer: Replayer, attrs: AttrPrinter, op_texts: dict[str, str]) -> None:
         self.attrs = attrs
+        self.op_texts = op_texts
         self.op_ids = {op: i for i, op in replayer.ops.items()}
         self.block_ids = {block: i for i, block in replayer.blocks.items()}
         self.region_ids = {region: i for i, region in replayer.regions.items()}
@@ -140,7 +146,8 @@ class _Snapshotter:
 
     def snapshot(self) -> IRState:
         root = self.op_ids[self.module]
-        state = IRState(root=root, text=print_module(self.module), id_text=self._id_text())
+        id_text = self._id_text()
+        state = IRState(root=root, id_text=id_text, text="" if id_text else print_module(self.module))
         self._op(state, self.module, None)
         return state
 
@@ -158,13 +165,20 @@ class _Snapshotter:
             regions=tuple(self.region_ids[r] for r in op.regions),
             attrs=tuple(attrs),
             loc=self.attrs.loc_text(op.location),
-            text=op_text(op, self.names, self.block_names).strip(),
+            text=self._text(op, op_id),
         )
         for index, result in enumerate(op.results):
             value_id = self.value_ids[result]
             state.values[value_id] = ValueState(value_id, self.attrs.text(result.type), op_id, index, False)
         for index, region in enumerate(op.regions):
             self._region(state, region, op_id, index)
+
+    def _text(self, op: Operation, op_id: str) -> str:
+        text = self.op_texts.get(op_id)
+        if text is None:
+            text = op_text(op, self.names, self.block_names).strip()
+            self.op_texts[op_id] = text
+        return text
 
     def _region(self, state: IRState, region: Region, op_id: str, index: int) -> None:
         region_id = self.region_ids[region]
@@ -221,6 +235,8 @@ class TraceStates:
         self._attrs = AttrPrinter()
         self._cache: OrderedDict[int, IRState] = OrderedDict()
         self._replayer: Replayer | None = None
+        self._op_texts: dict[str, str] = {}
+        """Op texts at the replayer's position: an op's text only changes when a step touches it."""
 
     def at(self, step: int) -> IRState:
         """The state after ``step`` (-1: before the first step)."""
@@ -234,8 +250,12 @@ class TraceStates:
         if replayer is None or replayer.position > step:
             replayer = Replayer(self.trace)
             self._replayer = replayer
+            self._op_texts.clear()
+        for applied in self.trace.steps[replayer.position + 1 : step + 1]:
+            for op_id in touched_ops(applied.delta):
+                self._op_texts.pop(op_id, None)
         replayer.advance_to(step)
-        state = _Snapshotter(replayer, self._attrs).snapshot()
+        state = _Snapshotter(replayer, self._attrs, self._op_texts).snapshot()
         self._cache[step] = state
         if len(self._cache) > self.cache_size:
             self._cache.popitem(last=False)

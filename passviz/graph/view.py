@@ -7,11 +7,12 @@ notebook stepper renders it; other renderers can take its node-link data.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
-from passviz.graph.builders import GRAPH_KINDS, GraphKind, IRGraph
-from passviz.graph.diff import DiffRow, changed_nodes, step_graph, step_ir_diff
+from passviz.graph.builders import GRAPH_KINDS, GraphKind, IRGraph, build_graph
+from passviz.graph.diff import DiffRow, changed_nodes, diff_graphs, step_ir_diff, touched_by
 from passviz.graph.export import ViewBox, to_node_link, view_box
 from passviz.graph.focus import focus
 from passviz.graph.layout import LayoutMemory, Position
@@ -69,20 +70,38 @@ class TraceView:
         self.max_nodes = max_nodes
         self.states = TraceStates(trace)
         self._layouts: dict[GraphKind, LayoutMemory] = {}
+        self._graphs: OrderedDict[tuple[int, GraphKind], IRGraph] = OrderedDict()
 
     def _layout(self, kind: GraphKind) -> LayoutMemory:
         memory = self._layouts.get(kind)
         if memory is None:
             memory = LayoutMemory()
             # The initial IR is the common base, wherever the user jumps first.
-            initial = step_graph(self.states, -1, kind)
-            memory.place(focus(initial, self.max_nodes).graph)
+            initial = self._built(-1, kind)
+            memory.place(focus(diff_graphs(initial, initial), self.max_nodes).graph)
             self._layouts[kind] = memory
         return memory
 
+    def _built(self, step: int, kind: GraphKind) -> IRGraph:
+        """The plain graph after ``step``; kept, since stepping on reuses it as the step before."""
+        key = (step, kind)
+        graph = self._graphs.get(key)
+        if graph is None:
+            graph = build_graph(self.states.at(step), kind)
+            self._graphs[key] = graph
+            if len(self._graphs) > 8:
+                self._graphs.popitem(last=False)
+        return graph
+
     def graph(self, step: int, kind: GraphKind) -> StepGraph:
         """The graph of ``kind`` after ``step`` (-1: the initial IR), statuses against the step before."""
-        full = step_graph(self.states, step, kind)
+        if step < -1:
+            raise IndexError(f"step {step}: -1 is the initial IR; count steps from 0")
+        if step == -1:
+            full = diff_graphs(self._built(-1, kind), self._built(-1, kind))
+        else:
+            before = self._built(step - 1, kind)  # first: the replay only moves forward
+            full = diff_graphs(before, self._built(step, kind), touched_by(self.trace.steps[step]))
         focused = focus(full, self.max_nodes)
         memory = self._layout(kind)
         positions = memory.place(focused.graph)

@@ -39,10 +39,11 @@ def show_graph(
     max_nodes: int = DEFAULT_MAX_NODES,
     height: int = 420,
 ) -> GraphFigure:
-    """The graph of ``kind`` after ``step``, coloured against the step before.
+    """The graph of ``kind`` after ``step`` (-1: the initial IR), coloured against the step before.
 
     Pass the same ``view`` for a series of steps, so nodes keep their places.
     """
     view = view or TraceView(trace, max_nodes=max_nodes)
-    index = step if step == -1 else trace.normalize_step(step)
-    return GraphFigure(trace, view.graph(index, kind), height)
+    if not -1 <= step < len(trace.steps):
+        raise IndexError(f"step {step} is out of range: -1 is the initial IR, then 0 to {len(trace.steps) - 1}")
+    return GraphFigure(trace, view.graph(step, kind), height)

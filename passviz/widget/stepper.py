@@ -124,11 +124,11 @@ class Stepper:
     # -- navigation ---------------------------------------------------------------
 
     def go(self, step: int) -> None:
-        """Show the state after ``step`` (-1: the initial IR; negative counts from the end otherwise)."""
-        if step < -1:
-            step = self.trace.normalize_step(step)
-        if step >= len(self.trace.steps):
-            raise IndexError(f"step {step} is out of range: the trace has {len(self.trace.steps)} steps")
+        """Show the state after ``step``; -1 is the initial IR."""
+        if not -1 <= step < len(self.trace.steps):
+            raise IndexError(
+                f"step {step} is out of range: -1 is the initial IR, then 0 to {len(self.trace.steps) - 1}"
+            )
         self.step = step
         self._render()
 
