@@ -9,7 +9,7 @@ import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
 from passviz._ipython import register
-from passviz.notebook import Stepper, StepFilter, show_graph
+from passviz.notebook import StepFilter, Stepper, show_graph
 from passviz.pipelines import record
 from passviz.trace.model import Trace
 from passviz.trace.store import schema_errors

@@ -177,7 +177,9 @@ def cfg_graph(state: IRState) -> IRGraph:
         if block.region in top:
             continue
         parent_op = state.ops[state.regions[block.region].op] if block.region else None
-        attrs = _plain_node(state, block.id, "block", _block_label(state, block.id), _block_text(state, block.id))
+        attrs = _plain_node(
+            state, block.id, "block", _block_label(state, block.id), _block_text(state, block.id)
+        )
         if parent_op is not None:
             attrs["op_name"] = parent_op.name
             attrs["dialect"] = parent_op.dialect

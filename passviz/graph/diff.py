@@ -181,7 +181,9 @@ def ir_diff(before: IRState, after: IRState, *, context: int = 3) -> list[DiffRo
     """
     if before.id_text and after.id_text:
         return text_diff(before.id_text, after.id_text, context=context)
-    return text_diff(before.text or before.id_text, after.text or after.id_text, context=context, ignore_names=True)
+    return text_diff(
+        before.text or before.id_text, after.text or after.id_text, context=context, ignore_names=True
+    )
 
 
 def step_ir_diff(states: TraceStates, step: int, *, context: int = 3) -> list[DiffRow]:

@@ -217,7 +217,8 @@ _VIEW_SCRIPT = """<script>
     var el = document.getElementById("mynetwork");
     var w = el.clientWidth || 800, h = el.clientHeight || 500;
     var scale = Math.min(w / (box[2] - box[0]), h / (box[3] - box[1]), 1.4);
-    network.moveTo({position: {x: (box[0] + box[2]) / 2, y: (box[1] + box[3]) / 2}, scale: scale, animation: false});
+    var center = {x: (box[0] + box[2]) / 2, y: (box[1] + box[3]) / 2};
+    network.moveTo({position: center, scale: scale, animation: false});
   }
   show();
   window.addEventListener("resize", show);

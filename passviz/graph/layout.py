@@ -78,8 +78,10 @@ class LayoutMemory:
         for node in sorted(fresh, key=lambda n: (sub_layout[n][1], sub_layout[n][0])):
             guess = self._near_neighbours(graph, node)
             if guess is None:
-                guess = (right + sub_layout[node][0] - min(x for x, _ in sub_layout.values()),
-                         top + sub_layout[node][1])
+                guess = (
+                    right + sub_layout[node][0] - min(x for x, _ in sub_layout.values()),
+                    top + sub_layout[node][1],
+                )
             spot = self._free_spot(guess, occupied)
             self.positions[node] = spot
             occupied.add(self._cell(spot))

@@ -202,7 +202,9 @@ class _Snapshotter:
         )
         for arg in block.args:
             value_id = self.value_ids[arg]
-            state.values[value_id] = ValueState(value_id, self.attrs.text(arg.type), block_id, arg.index, True)
+            state.values[value_id] = ValueState(
+                value_id, self.attrs.text(arg.type), block_id, arg.index, True
+            )
         for op in block.ops:
             self._op(state, op, block_id)
 

@@ -131,9 +131,7 @@ class TraceView:
         lineage = self.trace.lineage(op_id)
         if op is None:
             return OpDetails(op_id, "", "", (), None, (), lineage, False)
-        parents = tuple(
-            f"{p} {state.ops[p].name}" if p in state.ops else p for p in state.parents(op.id)
-        )
+        parents = tuple(f"{p} {state.ops[p].name}" if p in state.ops else p for p in state.parents(op.id))
         return OpDetails(op.id, op.name, op.text, op.attrs, op.loc, parents, lineage, alive)
 
     def node_link(self, step: int, kind: GraphKind) -> dict[str, Any]:

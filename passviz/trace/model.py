@@ -264,9 +264,7 @@ class Trace:
         replayer.advance_to(index - 1)
         return replayer.text()
 
-    def _repr_mimebundle_(
-        self, include: object = None, exclude: object = None
-    ) -> dict[str, Any]:
+    def _repr_mimebundle_(self, include: object = None, exclude: object = None) -> dict[str, Any]:
         """The trace's MIME type, a static HTML summary and plain text.
 
         In a kernel, importing passviz registers a richer display (the

@@ -188,7 +188,11 @@ def write_trace(trace: Trace, path: str | Path) -> None:
 
 def end_record(trace: Trace) -> dict[str, object]:
     """The JSON record that closes a trace file."""
-    return {"record": "end", "status": "failed" if trace.status == "failed" else "ok", "steps": len(trace.steps)}
+    return {
+        "record": "end",
+        "status": "failed" if trace.status == "failed" else "ok",
+        "steps": len(trace.steps),
+    }
 
 
 def trace_records(trace: Trace) -> list[dict[str, object]]:

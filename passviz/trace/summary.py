@@ -39,6 +39,9 @@ def step_counts(step: Step) -> str:
     blocks = len(step.delta.get("blocks_created", ())) - len(step.delta.get("blocks_erased", ()))
     if step.delta.get("blocks_created") or step.delta.get("blocks_erased"):
         text += f" blocks {blocks:+d}"
+    moved_blocks = step.delta.get("blocks_moved", ())
+    if moved_blocks:
+        text += f" blocks moved {len(moved_blocks)}"
     return text
 
 
@@ -81,7 +84,9 @@ def trace_html(trace: Trace) -> str:
 def step_html(step: Step) -> str:
     """A static summary of one step: its name, counts, flag and the ops it touched."""
     texts = step.delta.get("texts", {})
-    items = "".join(f"<li><code>{escape(op)}</code>: <code>{escape(text)}</code></li>" for op, text in texts.items())
+    items = "".join(
+        f"<li><code>{escape(op)}</code>: <code>{escape(text)}</code></li>" for op, text in texts.items()
+    )
     flag = step.flag
     flag_html = ""
     if flag is not None:
@@ -99,8 +104,6 @@ def trace_mime_data(trace: Trace) -> dict[str, Any]:
 
 def trace_mimebundle(trace: Trace) -> dict[str, Any]:
     """The trace as a notebook output: its data, a static HTML summary and plain text."""
-    return {
-        TRACE_MIME_TYPE: trace_mime_data(trace),
-        "text/html": trace_html(trace),
-        "text/plain": f"<passviz trace: {trace.meta['pipeline']} on {trace.meta['input']}, {len(trace.steps)} steps>",
-    }
+    meta = trace.meta
+    plain = f"<passviz trace: {meta['pipeline']} on {meta['input']}, {len(trace.steps)} steps>"
+    return {TRACE_MIME_TYPE: trace_mime_data(trace), "text/html": trace_html(trace), "text/plain": plain}

@@ -45,5 +45,7 @@ def show_graph(
     """
     view = view or TraceView(trace, max_nodes=max_nodes)
     if not -1 <= step < len(trace.steps):
-        raise IndexError(f"step {step} is out of range: -1 is the initial IR, then 0 to {len(trace.steps) - 1}")
+        raise IndexError(
+            f"step {step} is out of range: -1 is the initial IR, then 0 to {len(trace.steps) - 1}"
+        )
     return GraphFigure(trace, view.graph(step, kind), height)

@@ -18,7 +18,8 @@ STEPPER_CSS = (
     LEGEND_CSS
     + """
 .pv-diff { border-collapse: collapse; font: 12px/1.35 monospace; width: 100%; table-layout: fixed; }
-.pv-diff td { padding: 0 6px; white-space: pre; overflow: hidden; text-overflow: ellipsis; vertical-align: top; }
+.pv-diff td { padding: 0 6px; white-space: pre; overflow: hidden; text-overflow: ellipsis;
+  vertical-align: top; }
 .pv-diff td.pv-no { width: 3.2em; color: #999; text-align: right; user-select: none; }
 .pv-diff tr.pv-delete td.pv-l, .pv-diff tr.pv-replace td.pv-l { background: #fde2e2; }
 .pv-diff tr.pv-insert td.pv-r, .pv-diff tr.pv-replace td.pv-r { background: #dcf5dc; }
@@ -53,7 +54,9 @@ def _diff_row(row: DiffRow) -> str:
         no = "" if number is None else str(number)
         return f'<td class="pv-no">{no}</td><td class="pv-{side}">{escape(text or "")}</td>'
 
-    return f'<tr class="pv-{row.tag}">{cell(row.left_no, row.left, "l")}{cell(row.right_no, row.right, "r")}</tr>'
+    left = cell(row.left_no, row.left, "l")
+    right = cell(row.right_no, row.right, "r")
+    return f'<tr class="pv-{row.tag}">{left}{right}</tr>'
 
 
 def graph_page(drawn: StepGraph, height: int = 520) -> str:
@@ -77,7 +80,8 @@ def step_header(trace: Trace, step: int) -> str:
         meta = trace.meta
         return (
             f'<div class="pv-head"><b>initial IR</b> of {escape(meta["input"])} '
-            f'<span class="pv-counts">{len(trace.steps)} steps through {escape(meta["pipeline"])}</span></div>'
+            f'<span class="pv-counts">{len(trace.steps)} steps through '
+            f"{escape(meta['pipeline'])}</span></div>"
         )
     current: Step = trace.steps[step]
     head = (
@@ -112,7 +116,8 @@ def details_html(details: OpDetails) -> str:
         for event in details.lineage
     )
     return (
-        f'<div class="pv-details"><p><b><code>{escape(details.id)}</code> {escape(details.name)}</b>{state}</p>'
+        f'<div class="pv-details"><p><b><code>{escape(details.id)}</code> '
+        f"{escape(details.name)}</b>{state}</p>"
         f"<p><code>{escape(details.text)}</code></p>"
         f"<p>location: <code>{escape(details.loc or 'unknown')}</code> · inside: "
         f"<code>{escape(' › '.join(details.parents))}</code></p>"

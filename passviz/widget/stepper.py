@@ -35,10 +35,14 @@ _NO_OP = "(choose an op)"
 
 
 def step_label(step: Step) -> str:
-    """The step list's line for a step."""
-    flag = " ⚠ " + step.flag["kind"] if step.flag is not None else ""
-    name = step.name or ""
-    return f"{step.index:>4}  {step.kind:<10} {step.pass_name or '':<24} {name:<36} {step_counts(step)}{flag}"
+    """The step list's line for a step: passes open a group, their steps are indented under them."""
+    flag = f"  ⚠ {step.flag['kind']}" if step.flag is not None else ""
+    if step.kind == "pass-begin":
+        return f"{step.index:>4}  ▶ {step.pass_name or step.name or ''}{flag}"
+    if step.kind == "pass-end":
+        return f"{step.index:>4}  ■ end of {step.pass_name or step.name or ''}{flag}"
+    counts = "" if not step.changed else f"  {step_counts(step)}"
+    return f"{step.index:>4}      {step.name or step.kind}{counts}{flag}"
 
 
 class Stepper:
@@ -77,11 +81,15 @@ class Stepper:
 
     def _build(self) -> None:
         self.play = widgets.Play(interval=1500, min=0, max=0, step=1, description="play")
-        self.slider = widgets.IntSlider(min=0, max=0, description="step", continuous_update=False)
+        # The slider runs over the steps offered (filters apply), so its own number would
+        # mislead; the header names the step.
+        self.slider = widgets.IntSlider(min=0, max=0, readout=False, continuous_update=False)
         widgets.jslink((self.play, "value"), (self.slider, "value"))  # pyright: ignore[reportUnknownMemberType]
         self.prev_button = widgets.Button(description="◀ prev", layout=widgets.Layout(width="80px"))
         self.next_button = widgets.Button(description="next ▶", layout=widgets.Layout(width="80px"))
-        self.changed_only = widgets.Checkbox(value=False, description="hide steps that changed nothing")
+        self.changed_only = widgets.Checkbox(
+            value=False, description="hide steps that changed nothing", indent=False
+        )
         passes = sorted({s.pass_name for s in self.trace.steps if s.pass_name is not None})
         self.pass_select = widgets.Dropdown(options=[_ALL_PASSES, *passes], description="pass")
         self.pattern_text = widgets.Text(placeholder="pattern or checkpoint", description="pattern")
@@ -235,7 +243,9 @@ class Stepper:
         rest = [op for op in state.ops if op not in changed and op != state.root]
         names = {**{o: op.name for o, op in state.ops.items()}}
         if self.step >= 0:
-            names.update({o: op.name for o, op in self.view.states.before(self.step).ops.items() if o not in names})
+            names.update(
+                {o: op.name for o, op in self.view.states.before(self.step).ops.items() if o not in names}
+            )
         options: list[tuple[str, str | None]] = [(_NO_OP, None)]
         options += [(f"{o} {names.get(o, '')} ({self.drawn.graph.nodes[o]['status']})", o) for o in changed]
         options += [(f"{o} {names[o]}", o) for o in rest]
