@@ -121,14 +121,6 @@ class IRState:
         """The ids of the ops called ``name`` (``scf.execute_region``), in IR order."""
         return [op.id for op in self.ops.values() if op.name == name]
 
-    def users(self) -> dict[str, list[tuple[str, int]]]:
-        """For each value id, the (op id, operand index) pairs that use it, in IR order."""
-        found: dict[str, list[tuple[str, int]]] = {}
-        for op in self.ops.values():
-            for index, value in enumerate(op.operands):
-                found.setdefault(value, []).append((op.id, index))
-        return found
-
 
 class _Snapshotter:
     """Turns the replayer's live module into an ``IRState``."""
@@ -140,8 +132,8 @@ class _Snapshotter:
         self.block_ids = {block: i for i, block in replayer.blocks.items()}
         self.region_ids = {region: i for i, region in replayer.regions.items()}
         self.value_ids = replayer.value_ids
-        self.names = {value: name for value, name in self.value_ids.items()}
-        self.block_names = {block: block_id for block, block_id in self.block_ids.items()}
+        self.names = replayer.value_ids
+        self.block_names = self.block_ids
         self.module = replayer.module
 
     def snapshot(self) -> IRState:

@@ -11,7 +11,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
-from passviz.graph.builders import GRAPH_KINDS, GraphKind, IRGraph, build_graph
+from passviz.graph.builders import GraphKind, IRGraph, build_graph
 from passviz.graph.diff import DiffRow, changed_nodes, diff_graphs, step_ir_diff, touched_by
 from passviz.graph.export import ViewBox, to_node_link, view_box
 from passviz.graph.focus import focus
@@ -138,8 +138,3 @@ class TraceView:
         """The step's graph as node-link JSON with positions (see ``graph.schema.json``)."""
         drawn = self.graph(step, kind)
         return to_node_link(drawn.graph, drawn.positions, step=step, note=drawn.note)
-
-    @staticmethod
-    def kinds() -> tuple[GraphKind, ...]:
-        """The graph kinds a view offers."""
-        return GRAPH_KINDS
