@@ -22,6 +22,7 @@ from passviz.trace.model import Step, Trace
 from passviz.trace.recorder import RecordOptions, VerifyEach
 from passviz.trace.replay import Replayer, ReplayError
 from passviz.trace.store import TraceFormatError, read_trace
+from passviz.trace.summary import step_counts
 
 
 class CliError(Exception):
@@ -128,15 +129,7 @@ def _cmd_trace(args: argparse.Namespace) -> int:
 
 def _step_line(step: Step) -> str:
     label = step.name or ""
-    counts = f"+{step.count('ops_created')} -{step.count('ops_erased')} ~{step.count('ops_modified')}"
-    extras = {
-        "moved": len(step.delta.get("ops_moved", ())),
-        "blocks+": len(step.delta.get("blocks_created", ())),
-        "blocks-": len(step.delta.get("blocks_erased", ())),
-        "blocks moved": len(step.delta.get("blocks_moved", ())),
-        "args changed": len(step.delta.get("block_args", {})),
-    }
-    counts += "".join(f"  {name} {n}" for name, n in extras.items() if n)
+    counts = step_counts(step)
     flag = f"  !! {step.flag['kind']}: {step.flag['message']}" if step.flag else ""
     return f"{step.index:>5}  {step.kind:<10}  {step.pass_name or '-':<34}  {label:<40}  {counts}{flag}"
 

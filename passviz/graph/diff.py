@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -76,17 +76,26 @@ def touched_by(step: Step) -> set[str]:
     return found
 
 
-def step_graph(states: TraceStates, step: int, kind: GraphKind) -> IRGraph:
+def step_graph(
+    states: TraceStates,
+    step: int,
+    kind: GraphKind,
+    built: Callable[[int], IRGraph] | None = None,
+) -> IRGraph:
     """The graph of ``kind`` after ``step``, with statuses against the step before.
 
-    Step -1 is the initial IR, where everything is ``unchanged``.
+    Step -1 is the initial IR, where everything is ``unchanged``.  ``built``
+    gives the plain graph after a step (a cache); by default it is built.
     """
+
+    def build(index: int) -> IRGraph:
+        return built(index) if built is not None else build_graph(states.at(index), kind)
+
     if step < 0:
-        after = build_graph(states.at(step), kind)
+        after = build(step)
         return diff_graphs(after, after)
-    before = build_graph(states.before(step), kind)  # first: the replay only moves forward
-    after = build_graph(states.at(step), kind)
-    return diff_graphs(before, after, touched_by(states.trace.steps[step]))
+    before = build(step - 1)  # first: the replay only moves forward
+    return diff_graphs(before, build(step), touched_by(states.trace.steps[step]))
 
 
 def changed_nodes(graph: IRGraph) -> list[str]:

@@ -74,14 +74,12 @@ class LayoutMemory:
         occupied = {self._cell(p) for p in self.positions.values()}
         right = max(x for x, _ in self.positions.values()) + self.dx
         top = min(y for _, y in self.positions.values())
+        left = min(x for x, _ in sub_layout.values())
         # Place in layer order, so a chain of new nodes grows from its placed end.
         for node in sorted(fresh, key=lambda n: (sub_layout[n][1], sub_layout[n][0])):
             guess = self._near_neighbours(graph, node)
             if guess is None:
-                guess = (
-                    right + sub_layout[node][0] - min(x for x, _ in sub_layout.values()),
-                    top + sub_layout[node][1],
-                )
+                guess = (right + sub_layout[node][0] - left, top + sub_layout[node][1])
             spot = self._free_spot(guess, occupied)
             self.positions[node] = spot
             occupied.add(self._cell(spot))

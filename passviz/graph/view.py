@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from passviz.graph.builders import GraphKind, IRGraph, build_graph
-from passviz.graph.diff import DiffRow, changed_nodes, diff_graphs, step_ir_diff, touched_by
+from passviz.graph.diff import DiffRow, changed_nodes, step_graph, step_ir_diff
 from passviz.graph.export import ViewBox, to_node_link, view_box
 from passviz.graph.focus import focus
 from passviz.graph.layout import LayoutMemory, Position
@@ -77,8 +77,8 @@ class TraceView:
         if memory is None:
             memory = LayoutMemory()
             # The initial IR is the common base, wherever the user jumps first.
-            initial = self._built(-1, kind)
-            memory.place(focus(diff_graphs(initial, initial), self.max_nodes).graph)
+            initial = step_graph(self.states, -1, kind, lambda index: self._built(index, kind))
+            memory.place(focus(initial, self.max_nodes).graph)
             self._layouts[kind] = memory
         return memory
 
@@ -97,11 +97,7 @@ class TraceView:
         """The graph of ``kind`` after ``step`` (-1: the initial IR), statuses against the step before."""
         if step < -1:
             raise IndexError(f"step {step}: -1 is the initial IR; count steps from 0")
-        if step == -1:
-            full = diff_graphs(self._built(-1, kind), self._built(-1, kind))
-        else:
-            before = self._built(step - 1, kind)  # first: the replay only moves forward
-            full = diff_graphs(before, self._built(step, kind), touched_by(self.trace.steps[step]))
+        full = step_graph(self.states, step, kind, lambda index: self._built(index, kind))
         focused = focus(full, self.max_nodes)
         memory = self._layout(kind)
         positions = memory.place(focused.graph)

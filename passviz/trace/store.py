@@ -99,6 +99,13 @@ def step_to_record(step: Step, *, in_pass: tuple[str, int] | None = None) -> dic
     return record
 
 
+def enclosing_pass(step: Step, current: tuple[str, int] | None) -> tuple[str, int] | None:
+    """The pass that the records after ``step`` inherit: ``step``'s own if it begins one."""
+    if step.kind == "pass-begin" and step.pass_name is not None and step.pass_index is not None:
+        return (step.pass_name, step.pass_index)
+    return current
+
+
 def step_from_record(record: dict[str, Any], in_pass: tuple[str, int] | None = None) -> Step:
     """A step from a record that passed schema validation (see ``step_to_record``)."""
     kind = cast(StepKind, record["kind"])
@@ -164,8 +171,7 @@ class TraceWriter:
 
     def write_step(self, step: Step) -> None:
         """Write one step record."""
-        if step.kind == "pass-begin" and step.pass_name is not None and step.pass_index is not None:
-            self._pass = (step.pass_name, step.pass_index)
+        self._pass = enclosing_pass(step, self._pass)
         self._write(step_to_record(step, in_pass=self._pass))
 
     def write_end(self, trace: Trace) -> None:
@@ -200,8 +206,7 @@ def trace_records(trace: Trace) -> list[dict[str, object]]:
     records = [header_record(trace)]
     in_pass: tuple[str, int] | None = None
     for step in trace.steps:
-        if step.kind == "pass-begin" and step.pass_name is not None and step.pass_index is not None:
-            in_pass = (step.pass_name, step.pass_index)
+        in_pass = enclosing_pass(step, in_pass)
         records.append(step_to_record(step, in_pass=in_pass))
     if trace.status != "incomplete":
         records.append(end_record(trace))
@@ -282,8 +287,7 @@ def read_trace(
             ended = True
             continue
         step = step_from_record(line.record, in_pass)
-        if step.kind == "pass-begin" and step.pass_name is not None and step.pass_index is not None:
-            in_pass = (step.pass_name, step.pass_index)
+        in_pass = enclosing_pass(step, in_pass)
         if step.index != len(trace.steps):
             raise TraceFormatError(
                 f"{path}:{line.number}: step {step.index} out of order (expected {len(trace.steps)})"

@@ -32,17 +32,16 @@ _STYLE = (
 
 
 def step_counts(step: Step) -> str:
-    """``+added -erased ~modified`` and block changes, as the step list shows them."""
-    text = f"+{step.count('ops_created')} -{step.count('ops_erased')} ~{step.count('ops_modified')}"
-    if step.count("ops_moved"):
-        text += f" moved {step.count('ops_moved')}"
-    blocks = len(step.delta.get("blocks_created", ())) - len(step.delta.get("blocks_erased", ()))
-    if step.delta.get("blocks_created") or step.delta.get("blocks_erased"):
-        text += f" blocks {blocks:+d}"
-    moved_blocks = step.delta.get("blocks_moved", ())
-    if moved_blocks:
-        text += f" blocks moved {len(moved_blocks)}"
-    return text
+    """``+added -erased ~modified`` and the moves and block changes, as step lists show them."""
+    counts = f"+{step.count('ops_created')} -{step.count('ops_erased')} ~{step.count('ops_modified')}"
+    extras = {
+        "moved": len(step.delta.get("ops_moved", ())),
+        "blocks+": len(step.delta.get("blocks_created", ())),
+        "blocks-": len(step.delta.get("blocks_erased", ())),
+        "blocks moved": len(step.delta.get("blocks_moved", ())),
+        "args changed": len(step.delta.get("block_args", {})),
+    }
+    return counts + "".join(f"  {name} {n}" for name, n in extras.items() if n)
 
 
 def step_title(step: Step) -> str:

@@ -241,7 +241,7 @@ class Stepper:
         changed = [n for n in self.drawn.changed if n.startswith("o")]
         state = self.view.state(self.step)
         rest = [op for op in state.ops if op not in changed and op != state.root]
-        names = {**{o: op.name for o, op in state.ops.items()}}
+        names = {o: op.name for o, op in state.ops.items()}
         if self.step >= 0:
             names.update(
                 {o: op.name for o, op in self.view.states.before(self.step).ops.items() if o not in names}
