@@ -1,0 +1,90 @@
+/**
+ * What a step changed, as statuses on the graph's nodes and edges.
+ *
+ * As in passviz's Python graphs: `added` (new id), `erased` (kept as a ghost
+ * with its old data), `modified` (its own text or its direct parent changed,
+ * or the step moved or modified it without changing its text) and `unchanged`.
+ */
+
+import type { Delta } from '../schema';
+import type { GraphData, GraphEdge, GraphNode } from './graph';
+
+export type Status = 'added' | 'modified' | 'erased' | 'unchanged';
+
+export interface StatusNode extends GraphNode {
+  status: Status;
+}
+
+export interface StatusEdge extends GraphEdge {
+  status: Status;
+}
+
+export interface DiffGraph {
+  nodes: Map<string, StatusNode>;
+  edges: Map<string, StatusEdge>;
+}
+
+/** Ids a step changed without necessarily changing their text: moved ops, changed blocks. */
+export function touchedBy(delta: Delta): Set<string> {
+  const found = new Set<string>(delta.ops_moved ?? []);
+  for (const change of delta.ops_modified ?? []) {
+    found.add(change.id);
+  }
+  for (const id of delta.blocks_moved ?? []) {
+    found.add(id);
+  }
+  for (const id of Object.keys(delta.block_args ?? {})) {
+    found.add(id);
+  }
+  for (const id of Object.keys(delta.region_blocks ?? {})) {
+    found.add(id);
+  }
+  return found;
+}
+
+/** `after` with a status on every node and edge, plus `before`'s lost parts as ghosts. */
+export function diffGraphs(before: GraphData, after: GraphData, touched: Set<string> = new Set()): DiffGraph {
+  const nodes = new Map<string, StatusNode>();
+  for (const node of after.nodes.values()) {
+    const old = before.nodes.get(node.id);
+    let status: Status = 'unchanged';
+    if (!old) {
+      status = 'added';
+    } else if (touched.has(node.id) || old.text !== node.text || old.label !== node.label || old.parent !== node.parent) {
+      status = 'modified';
+    }
+    nodes.set(node.id, { ...node, status });
+  }
+  for (const node of before.nodes.values()) {
+    if (!after.nodes.has(node.id)) {
+      nodes.set(node.id, { ...node, status: 'erased' });
+    }
+  }
+  // A ghost keeps its old box only while that box is drawn.
+  for (const node of nodes.values()) {
+    if (node.parent !== null && !nodes.has(node.parent)) {
+      node.parent = null;
+    }
+  }
+  const edges = new Map<string, StatusEdge>();
+  for (const edge of after.edges.values()) {
+    const old = before.edges.get(edge.id);
+    const same = old !== undefined && old.source === edge.source && old.target === edge.target;
+    edges.set(edge.id, { ...edge, status: same ? 'unchanged' : 'added' });
+  }
+  for (const edge of before.edges.values()) {
+    if (!after.edges.has(edge.id)) {
+      edges.set(edge.id, { ...edge, status: 'erased' });
+    }
+  }
+  return { nodes, edges };
+}
+
+/** The number of nodes of each status. */
+export function countStatuses(graph: DiffGraph): Record<Status, number> {
+  const counts: Record<Status, number> = { added: 0, modified: 0, erased: 0, unchanged: 0 };
+  for (const node of graph.nodes.values()) {
+    counts[node.status] += 1;
+  }
+  return counts;
+}

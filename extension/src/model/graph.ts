@@ -1,0 +1,136 @@
+/**
+ * The graph the viewer draws for one step: ops, block arguments, and the
+ * blocks and region-holding ops as nested compound boxes (and the regions
+ * too, for an op that has more than one); dataflow
+ * edges from each value's definition to each use and control-flow edges from
+ * a block to its successors.  Every node is keyed by its stable trace id, so
+ * the same op is the same node at every step.
+ */
+
+import type { IRState, OpEntry } from './state';
+
+export type NodeKind = 'op' | 'box' | 'region' | 'block' | 'arg';
+export type EdgeKind = 'use' | 'branch';
+
+export interface GraphNode {
+  id: string;
+  kind: NodeKind;
+  /** The enclosing box (block, region or op), or null at the top. */
+  parent: string | null;
+  label: string;
+  /** The IR the node stands for. */
+  text: string;
+}
+
+export interface GraphEdge {
+  id: string;
+  kind: EdgeKind;
+  source: string;
+  target: string;
+  label: string;
+}
+
+export interface GraphData {
+  /** Nodes in IR pre-order: every box comes before what it holds. */
+  nodes: Map<string, GraphNode>;
+  edges: Map<string, GraphEdge>;
+}
+
+function shortType(type: string): string {
+  return type.length > 24 ? `${type.slice(0, 23)}…` : type;
+}
+
+function opLabel(op: OpEntry): string {
+  return op.name;
+}
+
+/** The graph of the IR in `state`, reachable from its root. */
+export function buildGraph(state: IRState): GraphData {
+  const nodes = new Map<string, GraphNode>();
+  const edges = new Map<string, GraphEdge>();
+  const addOp = (opId: string, parent: string | null): void => {
+    const op = state.op(opId);
+    const boxed = op.regions.length > 0;
+    nodes.set(opId, { id: opId, kind: boxed ? 'box' : 'op', parent, label: opLabel(op), text: op.text });
+    // An op with one region holds its blocks itself; with several, each region is a box.
+    const boxedRegions = op.regions.length > 1;
+    op.regions.forEach((regionId, regionIndex) => {
+      const region = state.regions.get(regionId);
+      if (!region) {
+        return;
+      }
+      if (!boxedRegions) {
+        for (const blockId of region.blocks) {
+          addBlock(blockId, opId);
+        }
+        return;
+      }
+      nodes.set(regionId, {
+        id: regionId,
+        kind: 'region',
+        parent: opId,
+        label: `region #${regionIndex}`,
+        text: `region #${regionIndex} of ${op.name}`
+      });
+      for (const blockId of region.blocks) {
+        addBlock(blockId, regionId);
+      }
+    });
+  };
+  const addBlock = (blockId: string, parent: string): void => {
+    const block = state.block(blockId);
+    const args = block.args.map(a => `%${a}: ${state.values.get(a)?.type ?? '?'}`);
+    nodes.set(blockId, {
+      id: blockId,
+      kind: 'block',
+      parent,
+      label: `^${blockId}`,
+      text: `^${blockId}(${args.join(', ')})`
+    });
+    for (const argId of block.args) {
+      const type = state.values.get(argId)?.type ?? '?';
+      nodes.set(argId, {
+        id: argId,
+        kind: 'arg',
+        parent: blockId,
+        label: `%${argId}: ${shortType(type)}`,
+        text: `%${argId}: ${type}`
+      });
+    }
+    for (const opId of block.ops) {
+      addOp(opId, blockId);
+    }
+  };
+  if (state.ops.has(state.root)) {
+    addOp(state.root, null);
+  }
+  for (const node of nodes.values()) {
+    if (node.kind !== 'op' && node.kind !== 'box') {
+      continue;
+    }
+    const op = state.op(node.id);
+    op.operands.forEach((valueId, index) => {
+      const value = state.values.get(valueId);
+      if (!value) {
+        return;
+      }
+      const source = value.isArg ? valueId : value.owner;
+      if (!nodes.has(source)) {
+        return;
+      }
+      const id = `use:${valueId}>${node.id}#${index}`;
+      edges.set(id, { id, kind: 'use', source, target: node.id, label: `%${valueId}` });
+    });
+    if (op.block === null) {
+      continue;
+    }
+    op.successors.forEach((blockId, index) => {
+      if (!nodes.has(blockId)) {
+        return;
+      }
+      const id = `br:${node.id}#${index}`;
+      edges.set(id, { id, kind: 'branch', source: op.block!, target: blockId, label: op.name });
+    });
+  }
+  return { nodes, edges };
+}

@@ -1,0 +1,273 @@
+/**
+ * A trace document read from untrusted JSON: records checked for the shape the
+ * viewer relies on, steps grouped by pass, and the IR state at any step.
+ */
+
+import type {
+  HeaderRecord,
+  InitialState,
+  StepRecord,
+  TraceRecord
+} from '../schema';
+import { IRState } from './state';
+
+/** A trace that cannot be shown, with a message a person can act on. */
+export class TraceError extends Error {}
+
+/** One pass of the pipeline and the steps recorded inside it. */
+export interface PassGroup {
+  name: string;
+  passIndex: number | null;
+  /** Indices into `Trace.steps`. */
+  steps: number[];
+  flagged: boolean;
+}
+
+const STEP_KINDS = new Set(['pass-begin', 'pass-end', 'rewrite', 'checkpoint', 'failure']);
+const ID = /^[obrv][0-9]+$/;
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The records of a trace given as NDJSON text, a JSON array, or the MIME data object. */
+export function readRecords(data: unknown): TraceRecord[] {
+  if (typeof data === 'string') {
+    return readText(data);
+  }
+  if (Array.isArray(data)) {
+    return data as TraceRecord[];
+  }
+  if (isObject(data) && Array.isArray(data.records)) {
+    return data.records as TraceRecord[];
+  }
+  throw new TraceError('not a passviz trace: expected NDJSON records or {"records": [...]}');
+}
+
+/** A trace file's text: one JSON document (the MIME data), or NDJSON, one record a line. */
+function readText(text: string): TraceRecord[] {
+  const whole = tryJson(text);
+  if (whole !== undefined) {
+    return isObject(whole) && whole.record === 'header' ? [whole as unknown as TraceRecord] : readRecords(whole);
+  }
+  const records: TraceRecord[] = [];
+  text.split('\n').forEach((line, index) => {
+    if (line.trim().length > 0) {
+      records.push(parseJson(line, index + 1) as TraceRecord);
+    }
+  });
+  return records;
+}
+
+/** The text as one JSON value, or undefined when it is not one (NDJSON fails at its second record). */
+function tryJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function parseJson(text: string, line: number): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new TraceError(`line ${line}: not JSON: ${(error as Error).message}`);
+  }
+}
+
+function checkHeader(record: TraceRecord | undefined): HeaderRecord {
+  if (!isObject(record) || record.record !== 'header' || record.format !== 'passviz-trace') {
+    throw new TraceError('not a passviz trace: the first record is not a passviz-trace header');
+  }
+  if (record.version !== 1) {
+    throw new TraceError(`unsupported trace version ${String(record.version)}`);
+  }
+  const initial = (record as HeaderRecord).initial;
+  if (!isObject(initial) || typeof initial.root !== 'string' || !isObject(initial.delta)) {
+    throw new TraceError(
+      'this trace has no structured initial IR (header.initial); ' +
+        're-record it, or open it through passviz, which adds it'
+    );
+  }
+  return record as HeaderRecord;
+}
+
+function checkStep(record: unknown, position: number): StepRecord {
+  if (
+    !isObject(record) ||
+    typeof record.index !== 'number' ||
+    typeof record.kind !== 'string' ||
+    !STEP_KINDS.has(record.kind)
+  ) {
+    throw new TraceError(`record ${position + 1}: not a step record`);
+  }
+  if (record.index !== position) {
+    throw new TraceError(`record ${position + 1}: step index ${record.index} is out of order`);
+  }
+  if (record.delta !== undefined && !isObject(record.delta)) {
+    throw new TraceError(`step ${position}: its delta is not an object`);
+  }
+  if (record.chain !== undefined) {
+    const chain = record.chain;
+    if (!Array.isArray(chain) || !chain.every(id => typeof id === 'string' && ID.test(id))) {
+      throw new TraceError(`step ${position}: its chain is not a list of op ids`);
+    }
+  }
+  return record as unknown as StepRecord;
+}
+
+/** A whole trace: header, steps, and how the run ended. */
+export class Trace {
+  readonly header: HeaderRecord;
+  readonly initial: InitialState;
+  readonly steps: StepRecord[];
+  readonly status: 'ok' | 'failed' | 'incomplete';
+  readonly groups: PassGroup[];
+  /** The pass of each step, by index. */
+  readonly passNames: string[] = [];
+
+  constructor(records: TraceRecord[]) {
+    this.header = checkHeader(records[0]);
+    this.initial = this.header.initial!;
+    const rest = records.slice(1);
+    const last = rest[rest.length - 1];
+    const end = isObject(last) && last.record === 'end' ? last : null;
+    this.steps = (end ? rest.slice(0, -1) : rest).map((record, index) => checkStep(record, index));
+    this.status = end ? (end.status === 'failed' ? 'failed' : 'ok') : 'incomplete';
+    this.groups = groupByPass(this.steps);
+    for (const group of this.groups) {
+      for (const index of group.steps) {
+        this.passNames[index] = group.name;
+      }
+    }
+  }
+
+  static from(data: unknown): Trace {
+    return new Trace(readRecords(data));
+  }
+
+  /** The steps that carry a flag. */
+  get failures(): StepRecord[] {
+    return this.steps.filter(s => s.flag !== undefined);
+  }
+
+  /** The IR before the first step. */
+  initialState(): IRState {
+    const state = new IRState(this.initial.root);
+    state.apply(this.initial.delta);
+    return state;
+  }
+}
+
+/** The pass each step belongs to: its own `pass`, or that of the last pass-begin. */
+export function groupByPass(steps: StepRecord[]): PassGroup[] {
+  const groups: PassGroup[] = [];
+  let current: PassGroup | null = null;
+  for (const step of steps) {
+    const name: string = step.pass ?? current?.name ?? '(no pass)';
+    if (step.kind === 'pass-begin' || current === null || current.name !== name) {
+      current = { name, passIndex: step.pass_index ?? null, steps: [], flagged: false };
+      groups.push(current);
+    }
+    current.steps.push(step.index);
+    current.flagged ||= step.flag !== undefined;
+  }
+  return groups;
+}
+
+/** True if the step changed the IR (the Python `Step.changed`). */
+export function stepChanged(step: StepRecord): boolean {
+  const delta = step.delta ?? {};
+  return (
+    (delta.ops_created?.length ?? 0) > 0 ||
+    (delta.ops_erased?.length ?? 0) > 0 ||
+    (delta.ops_modified?.length ?? 0) > 0 ||
+    (delta.placed?.length ?? 0) > 0 ||
+    (delta.blocks_created?.length ?? 0) > 0 ||
+    (delta.blocks_erased?.length ?? 0) > 0 ||
+    Object.keys(delta.block_args ?? {}).length > 0 ||
+    Object.keys(delta.block_names ?? {}).length > 0 ||
+    Object.keys(delta.region_blocks ?? {}).length > 0
+  );
+}
+
+/** `+added -erased ~modified`, as passviz's step lists show it. */
+export function stepCounts(step: StepRecord): string {
+  const delta = step.delta ?? {};
+  let text = `+${delta.ops_created?.length ?? 0} -${delta.ops_erased?.length ?? 0} ~${delta.ops_modified?.length ?? 0}`;
+  const extras: Array<[string, number]> = [
+    ['moved', delta.ops_moved?.length ?? 0],
+    ['blocks+', delta.blocks_created?.length ?? 0],
+    ['blocks-', delta.blocks_erased?.length ?? 0],
+    ['blocks moved', delta.blocks_moved?.length ?? 0],
+    ['args changed', Object.keys(delta.block_args ?? {}).length]
+  ];
+  for (const [name, n] of extras) {
+    if (n > 0) {
+      text += `  ${name} ${n}`;
+    }
+  }
+  return text;
+}
+
+/**
+ * The IR state at any step, replaying forward and keeping checkpoints so that
+ * stepping back does not replay from the start.
+ */
+export class StateCursor {
+  private position = -1;
+  private state: IRState;
+  private readonly checkpoints = new Map<number, IRState>();
+
+  constructor(
+    readonly trace: Trace,
+    /** A checkpoint is kept every this many steps. */
+    readonly every = 32
+  ) {
+    this.state = trace.initialState();
+    this.checkpoints.set(-1, this.state.clone());
+  }
+
+  /** The state after `step` (-1: the initial IR). The result must not be modified. */
+  at(step: number): IRState {
+    if (!Number.isInteger(step) || step < -1 || step >= this.trace.steps.length) {
+      throw new RangeError(`step ${step} is out of range: the trace has ${this.trace.steps.length} steps`);
+    }
+    if (step < this.position) {
+      let start = step;
+      while (!this.checkpoints.has(start)) {
+        start -= 1;
+      }
+      this.state = this.checkpoints.get(start)!.clone();
+      this.position = start;
+    }
+    while (this.position < step) {
+      this.position += 1;
+      this.applyStep(this.position);
+      if (this.position % this.every === this.every - 1) {
+        this.checkpoints.set(this.position, this.state.clone());
+      }
+    }
+    return this.state;
+  }
+
+  /** The states just before and just after `step`, as two independent objects. */
+  around(step: number): [IRState, IRState] {
+    if (step < 0) {
+      const initial = this.at(-1);
+      return [initial, initial];
+    }
+    const before = this.at(step - 1).clone();
+    return [before, this.at(step)];
+  }
+
+  private applyStep(index: number): void {
+    const step = this.trace.steps[index];
+    try {
+      this.state.apply(step.delta ?? {});
+    } catch (error) {
+      throw new TraceError(`step ${index}: cannot apply its delta: ${(error as Error).message}`);
+    }
+  }
+}

@@ -1,0 +1,141 @@
+/**
+ * The trace file's records, as `passviz/trace/trace.schema.json` describes them.
+ *
+ * A trace is untrusted input: every string here is shown as text, never as HTML.
+ */
+
+/** An SSA value: an op result or a block argument. */
+export interface ValueInfo {
+  id: string;
+  type: string;
+  name?: string;
+}
+
+/** Everything needed to re-create an operation that a step created. */
+export interface OpInfo {
+  id: string;
+  name: string;
+  operands: string[];
+  results: ValueInfo[];
+  successors?: string[];
+  attrs?: Record<string, string>;
+  props?: Record<string, string>;
+  regions?: string[];
+  loc?: string;
+}
+
+/** The fields of an existing operation that a step changed (new values). */
+export interface OpChange {
+  id: string;
+  operands?: string[];
+  results?: ValueInfo[];
+  successors?: string[];
+  attrs?: Record<string, string>;
+  props?: Record<string, string>;
+  regions?: string[];
+  loc?: string;
+}
+
+/** Where an op now sits: in `block` right after `after` (null: first). */
+export interface Placement {
+  id: string;
+  block: string;
+  after: string | null;
+}
+
+export interface BlockInfo {
+  id: string;
+  args: ValueInfo[];
+  name?: string;
+}
+
+export interface Replacement {
+  op: string;
+  values: Array<[string | null, string | null]>;
+  by: string[];
+}
+
+/** Everything one step changed; absent keys mean "nothing of that kind". */
+export interface Delta {
+  ops_created?: OpInfo[];
+  ops_erased?: string[];
+  ops_modified?: OpChange[];
+  ops_moved?: string[];
+  placed?: Placement[];
+  blocks_created?: BlockInfo[];
+  blocks_erased?: string[];
+  blocks_moved?: string[];
+  blocks_split?: Array<{ block: string; source: string }>;
+  blocks_merged?: Array<{ block: string; into: string }>;
+  block_args?: Record<string, ValueInfo[]>;
+  block_names?: Record<string, string | null>;
+  args_added?: string[];
+  args_removed?: string[];
+  region_blocks?: Record<string, string[]>;
+  replaced?: Replacement[];
+  texts?: Record<string, string>;
+}
+
+export type FlagKind = 'exception' | 'verify' | 'nonconvergence';
+
+export interface Flag {
+  kind: FlagKind;
+  message: string;
+  detail?: string;
+  cycle?: string[];
+}
+
+/** The initial module as a delta that creates it from nothing. */
+export interface InitialState {
+  root: string;
+  delta: Delta;
+}
+
+export interface TraceMeta {
+  input: string;
+  pipeline: string;
+  passviz_version: string;
+  xdsl_version: string;
+  verify_each: 'off' | 'pass' | 'rewrite';
+}
+
+export interface HeaderRecord {
+  record: 'header';
+  format: 'passviz-trace';
+  version: 1;
+  meta: TraceMeta;
+  initial_ir: string;
+  initial?: InitialState;
+}
+
+export type StepKind = 'pass-begin' | 'pass-end' | 'rewrite' | 'checkpoint' | 'failure';
+
+export interface StepRecord {
+  index: number;
+  kind: StepKind;
+  pass?: string;
+  pass_index?: number;
+  name?: string;
+  root?: string;
+  delta?: Delta;
+  flag?: Flag;
+  /** The pointer offset chain the step folded: op ids from the base pointer to the access. */
+  chain?: string[];
+}
+
+export interface EndRecord {
+  record: 'end';
+  status: 'ok' | 'failed';
+  steps: number;
+}
+
+export type TraceRecord = HeaderRecord | StepRecord | EndRecord;
+
+/** The data of the `application/vnd.passviz.trace+json` MIME type. */
+export interface TraceDocument {
+  format: 'passviz-trace';
+  version: 1;
+  records: TraceRecord[];
+}
+
+export const TRACE_MIME_TYPE = 'application/vnd.passviz.trace+json';

@@ -1,0 +1,138 @@
+/**
+ * The details pane: the step (kind, pass, pattern, matched op, its flag with
+ * message, cycle and traceback, the pointer chain it folded) and the selected
+ * op (attributes, location, enclosing ops, results and operands with types,
+ * and its lineage across the trace, each event a link to its step).
+ */
+
+import type { StepRecord } from '../schema';
+import type { LineageEvent } from '../model/lineage';
+import type { IRState } from '../model/state';
+import { clear, el } from './dom';
+
+function row(name: string, value: string): HTMLElement {
+  return el('tr', {}, [el('th', { text: name }), el('td', {}, [el('code', { text: value })])]);
+}
+
+function section(title: string, ...children: Array<Node | null>): HTMLElement {
+  return el('section', { className: 'pv-section' }, [el('h4', { text: title }), ...children]);
+}
+
+/** A label for an id in `state`: `o12 arith.addi`, `^b3`, `%v7`. */
+export function describe(state: IRState, id: string): string {
+  const op = state.ops.get(id);
+  if (op) {
+    return `${id} ${op.name}`;
+  }
+  if (state.blocks.has(id)) {
+    return `^${id}`;
+  }
+  if (state.regions.has(id)) {
+    return `${id} (region)`;
+  }
+  return id;
+}
+
+export class DetailsPane {
+  readonly node: HTMLElement;
+
+  constructor(
+    private readonly onStep: (step: number) => void,
+    private readonly onSelect: (id: string) => void
+  ) {
+    this.node = el('div', { className: 'pv-details', attrs: { 'aria-label': 'details' } });
+  }
+
+  private link(text: string, action: () => void, title = ''): HTMLElement {
+    const button = el('button', { className: 'pv-link', text, title });
+    button.addEventListener('click', action);
+    return button;
+  }
+
+  /** Show the step and, if any, the selected node as it is at this step (or was, if erased). */
+  render(
+    step: StepRecord | null,
+    pass: string,
+    state: IRState,
+    before: IRState,
+    selected: string | null,
+    history: LineageEvent[]
+  ): void {
+    clear(this.node);
+    this.node.appendChild(this.stepSection(step, pass, state, before));
+    if (selected !== null) {
+      this.node.appendChild(this.selectedSection(selected, state.ops.has(selected) ? state : before, history));
+    }
+  }
+
+  private stepSection(step: StepRecord | null, pass: string, state: IRState, before: IRState): HTMLElement {
+    if (step === null) {
+      return section('initial IR', el('p', { text: 'The module before the first pass.' }));
+    }
+    const table = el('table', { className: 'pv-table' }, [
+      row('kind', step.kind),
+      pass ? row('pass', pass) : null,
+      step.name ? row(step.kind === 'rewrite' ? 'pattern' : 'name', step.name) : null,
+      step.root ? row('matched op', describe(state.ops.has(step.root) ? state : before, step.root)) : null
+    ]);
+    const out = section(`step ${step.index}`, table);
+    if (step.flag) {
+      const flag = el('div', { className: 'pv-flag', attrs: { role: 'alert' } }, [
+        el('strong', { text: `⚠ ${step.flag.kind}: ` }),
+        el('span', { text: step.flag.message }),
+        step.flag.cycle ? el('div', { text: `cycle: ${step.flag.cycle.join(' → ')}` }) : null,
+        step.flag.detail ? el('pre', { className: 'pv-traceback', text: step.flag.detail }) : null
+      ]);
+      out.appendChild(flag);
+    }
+    if (step.chain && step.chain.length > 0) {
+      const list = el('ol', { className: 'pv-chain' });
+      for (const id of step.chain) {
+        const where = state.ops.has(id) ? state : before;
+        list.appendChild(el('li', {}, [this.link(describe(where, id), () => this.onSelect(id))]));
+      }
+      out.appendChild(section('pointer chain (base → access)', list));
+    }
+    return out;
+  }
+
+  private selectedSection(id: string, state: IRState, history: LineageEvent[]): HTMLElement {
+    const op = state.ops.get(id);
+    if (!op) {
+      const text = state.blocks.has(id) || state.regions.has(id) || state.values.has(id) ? describe(state, id) : id;
+      return section(`selected: ${text}`, el('p', { text: 'Not an op: select an op to see its details.' }));
+    }
+    const attrs = el('table', { className: 'pv-table' });
+    for (const [name, value] of [...Object.entries(op.props), ...Object.entries(op.attrs)]) {
+      attrs.appendChild(row(name, value));
+    }
+    const values = el('table', { className: 'pv-table' });
+    op.results.forEach((v, i) => values.appendChild(row(`result ${i}`, `%${v} : ${state.values.get(v)?.type ?? '?'}`)));
+    op.operands.forEach((v, i) => values.appendChild(row(`operand ${i}`, `%${v} : ${state.values.get(v)?.type ?? '?'}`)));
+    const parents = el('div', { className: 'pv-parents' });
+    for (const parent of state.parents(id)) {
+      parents.appendChild(this.link(describe(state, parent), () => this.onSelect(parent)));
+      parents.appendChild(el('span', { text: ' › ' }));
+    }
+    parents.appendChild(el('span', { text: describe(state, id) }));
+    const events = el('ol', { className: 'pv-lineage' });
+    for (const event of history) {
+      const by = event.by.length > 0 ? ` by ${event.by.join(', ')}` : '';
+      events.appendChild(
+        el('li', {}, [
+          this.link(`step ${event.step}`, () => this.onStep(event.step)),
+          el('span', { text: ` ${event.op} ${event.action}${by}${event.pattern ? ` (${event.pattern})` : ''}` })
+        ])
+      );
+    }
+    return section(
+      `selected: ${id} ${op.name}`,
+      el('pre', { className: 'pv-op-text', text: op.text }),
+      parents,
+      op.loc ? el('p', {}, [el('span', { text: 'location: ' }), el('code', { text: op.loc })]) : null,
+      attrs.childElementCount > 0 ? section('attributes', attrs) : null,
+      values.childElementCount > 0 ? section('values', values) : null,
+      section('lineage', history.length > 0 ? events : el('p', { text: 'present from the start, never changed' }))
+    );
+  }
+}
