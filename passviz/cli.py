@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import os
 import sys
+import tempfile
+import webbrowser
 from collections.abc import Sequence
+from pathlib import Path
 from typing import cast
 
 from xdsl.passes import ModulePass
@@ -23,6 +27,7 @@ from passviz.trace.recorder import RecordOptions, VerifyEach
 from passviz.trace.replay import Replayer, ReplayError
 from passviz.trace.store import TraceFormatError, read_trace
 from passviz.trace.summary import step_counts
+from passviz.widget.standalone import standalone_html
 
 
 class CliError(Exception):
@@ -83,6 +88,17 @@ def _parser() -> argparse.ArgumentParser:
 
     dump = sub.add_parser("dump", help="print the IR after every pass, MLIR style")
     dump.add_argument("trace")
+
+    export = sub.add_parser("export", help="write the trace in the passviz viewer as one offline HTML page")
+    export.add_argument("trace")
+    export.add_argument("--html", required=True, metavar="OUT.html", help="the page to write")
+
+    view = sub.add_parser("view", help="open the trace in the passviz viewer, in a browser")
+    view.add_argument("trace")
+    view.add_argument(
+        "-o", "--output", metavar="OUT.html", help="the page to write (default: a new temp file)"
+    )
+    view.add_argument("--no-browser", action="store_true", help="write the page and print its path only")
 
     sub.add_parser("passes", help="list the passes a pipeline may use")
     return parser
@@ -192,6 +208,30 @@ def _cmd_dump(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_export(args: argparse.Namespace) -> int:
+    page = standalone_html(_load(args.trace))
+    output = Path(args.html)
+    output.write_text(page, encoding="utf-8")
+    print(output)
+    return 0
+
+
+def _cmd_view(args: argparse.Namespace) -> int:
+    page = standalone_html(_load(args.trace))
+    if args.output is not None:
+        output = Path(args.output)
+    else:
+        stem = Path(args.trace).name.split(".")[0] or "trace"
+        handle, name = tempfile.mkstemp(prefix=f"passviz-{stem}-", suffix=".html")
+        os.close(handle)
+        output = Path(name)
+    output.write_text(page, encoding="utf-8")
+    print(output)
+    if not args.no_browser and not webbrowser.open(output.resolve().as_uri()):
+        print("passviz: warning: no browser could be opened; open the page above", file=sys.stderr)
+    return 0
+
+
 def _cmd_passes(args: argparse.Namespace) -> int:
     traced = traced_passes()
     print("passes recorded rewrite by rewrite:")
@@ -210,6 +250,8 @@ _COMMANDS = {
     "show": _cmd_show,
     "validate": _cmd_validate,
     "dump": _cmd_dump,
+    "export": _cmd_export,
+    "view": _cmd_view,
     "passes": _cmd_passes,
 }
 

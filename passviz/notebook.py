@@ -1,7 +1,8 @@
-"""passviz in notebooks: the Stepper and static step graphs.
+"""passviz in notebooks: the Stepper, the extension's TraceWidget and static step graphs.
 
->>> from passviz.notebook import Stepper, show_graph
+>>> from passviz.notebook import Stepper, TraceWidget, show_graph
 >>> Stepper(trace)                 # controls, step list, IR diff, graph, details
+>>> TraceWidget(trace, step=3)     # the passviz JupyterLab extension's viewer
 >>> show_graph(trace, 3, "cfg")    # one step's control-flow graph, coloured by change
 """
 
@@ -9,5 +10,6 @@ from passviz.graph.view import TraceView
 from passviz.trace.query import StepFilter
 from passviz.widget.display import GraphFigure, show_graph
 from passviz.widget.stepper import Stepper
+from passviz.widget.trace_widget import TraceWidget
 
-__all__ = ["GraphFigure", "StepFilter", "Stepper", "TraceView", "show_graph"]
+__all__ = ["GraphFigure", "StepFilter", "Stepper", "TraceView", "TraceWidget", "show_graph"]

@@ -134,6 +134,21 @@ class Delta(TypedDict, total=False):
     texts: dict[str, str]
 
 
+class InitialState(TypedDict):
+    """The initial module as a delta that creates it from nothing.
+
+    ``delta`` creates every block (``blocks_created``) and every op, the
+    module included (``ops_created``), fills every region (``region_blocks``),
+    places every op but the module (``placed``) and gives every op its text
+    (``texts``).  Applied to an empty IR, it yields the IR before the first
+    step with the ids the recorder gave, without parsing MLIR.
+    """
+
+    root: str
+    """The id of the top-level op (the module), the one op ``delta`` does not place."""
+    delta: Delta
+
+
 class Flag(TypedDict):
     """Why a step is marked: an exception, a verifier error, a rewrite loop."""
 
@@ -173,6 +188,8 @@ class Step:
     """What the step changed."""
     flag: Flag | None = None
     """Set when the step failed or left invalid IR."""
+    chain: list[str] | None = None
+    """The pointer offset chain the step folded: op ids from the base pointer to the access."""
 
     def count(self, key: Literal["ops_created", "ops_erased", "ops_modified", "ops_moved"]) -> int:
         """How many entries the delta has under ``key``."""
@@ -212,6 +229,10 @@ class Trace:
     """Input, pipeline and versions."""
     initial_ir: str
     """The IR before the first step, as passviz prints it."""
+    initial: InitialState | None = None
+    """The IR before the first step as a delta, for viewers that do not parse MLIR.
+
+    Older trace files lack it; ``passviz.trace.initial.ensure_initial`` computes it by replay."""
     steps: list[Step] = field(default_factory=lambda: list[Step]())
     """The recorded steps, in order."""
     status: TraceStatus = "incomplete"

@@ -29,6 +29,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import VerifyException
 
+from passviz.trace.initial import initial_state
 from passviz.trace.irtext import print_module
 from passviz.trace.model import Delta, Flag, Step, StepKind, Trace, TraceMeta
 from passviz.trace.shadow import PendingReplacement, Removal, Shadow
@@ -247,7 +248,9 @@ class Tracer(StepRecorder):
         self.options = options
         self.shadow = Shadow(module)
         self.trace = Trace(
-            meta=meta, initial_ir=initial_ir if initial_ir is not None else print_module(module)
+            meta=meta,
+            initial_ir=initial_ir if initial_ir is not None else print_module(module),
+            initial=initial_state(self.shadow),
         )
         self.writer = writer
         self.snapshots: list[str] = [print_module(module)] if options.check else []

@@ -154,8 +154,49 @@ class Shadow:
         return self.op_ids.get(op)
 
     def text_of(self, op: Operation) -> str:
-        """The op's text, SSA values named by id."""
-        return op_text(op, self.value_ids)
+        """The op's text: SSA values named by id (``%v3``), successors by block id (``^b2``)."""
+        return op_text(op, self.value_ids, self.block_ids).strip()
+
+    def value_info(self, value_id: str) -> ValueInfo:
+        """A known value as a delta records it: id, type and name hint."""
+        rec = self.values[value_id]
+        info = ValueInfo(id=value_id, type=self.attrs.text(rec.type))
+        if rec.name is not None:
+            info["name"] = rec.name
+        return info
+
+    def attr_texts(self, attrs: dict[str, Attribute]) -> dict[str, str]:
+        """Attributes (or properties) printed, in their order."""
+        return {name: self.attrs.text(attr) for name, attr in attrs.items()}
+
+    def op_info(self, op_id: str) -> OpInfo:
+        """A known op as a delta records a created one, from its shadow record."""
+        rec = self.ops[op_id]
+        info = OpInfo(
+            id=op_id,
+            name=rec.op.name,
+            operands=list(rec.operands),
+            results=[self.value_info(v) for v in rec.results],
+        )
+        if rec.successors:
+            info["successors"] = list(rec.successors)
+        if rec.attrs:
+            info["attrs"] = self.attr_texts(rec.attrs)
+        if rec.props:
+            info["props"] = self.attr_texts(rec.props)
+        if rec.regions:
+            info["regions"] = list(rec.regions)
+        if rec.loc is not None and (loc := self.attrs.loc_text(rec.loc)) is not None:
+            info["loc"] = loc
+        return info
+
+    def block_info(self, block_id: str) -> BlockInfo:
+        """A known block as a delta records a created one: its arguments and name hint."""
+        rec = self.blocks[block_id]
+        info = BlockInfo(id=block_id, args=[self.value_info(v) for v in rec.args])
+        if rec.name is not None:
+            info["name"] = rec.name
+        return info
 
     def reconcile(
         self,
@@ -533,7 +574,7 @@ class _Reconciliation:
             for value_id in removed:
                 self._forget_value(value_id)
             rec.args = live_tuple
-        self.block_args[rec.id] = [self._value_info(v) for v in live_tuple]
+        self.block_args[rec.id] = [self.s.value_info(v) for v in live_tuple]
 
     def _check_value_meta(self, value_id: str, value: SSAValue) -> bool:
         """Refresh type and name of a known value; True if either changed."""
@@ -717,7 +758,7 @@ class _Reconciliation:
             change["operands"] = operands
         if results_changed:
             rec.results = results
-            change["results"] = [self._value_info(v) for v in results]
+            change["results"] = [self.s.value_info(v) for v in results]
         if tuple(successors) != rec.successors:
             rec.successors = tuple(successors)
             change["successors"] = successors
@@ -726,10 +767,10 @@ class _Reconciliation:
             change["regions"] = regions
         if op.attributes != rec.attrs:
             rec.attrs = dict(op.attributes)
-            change["attrs"] = self._attr_texts(rec.attrs)
+            change["attrs"] = self.s.attr_texts(rec.attrs)
         if op.properties != rec.props:
             rec.props = dict(op.properties)
-            change["props"] = self._attr_texts(rec.props)
+            change["props"] = self.s.attr_texts(rec.props)
         if op.location != rec.loc:
             rec.loc = op.location
             change["loc"] = self.s.attrs.text(op.location)  # `loc(unknown)` too
@@ -922,43 +963,6 @@ class _Reconciliation:
 
     # -- the delta ------------------------------------------------------------
 
-    def _value_info(self, value_id: str) -> ValueInfo:
-        rec = self.s.values[value_id]
-        info = ValueInfo(id=value_id, type=self.s.attrs.text(rec.type))
-        if rec.name is not None:
-            info["name"] = rec.name
-        return info
-
-    def _attr_texts(self, attrs: dict[str, Attribute]) -> dict[str, str]:
-        return {name: self.s.attrs.text(attr) for name, attr in attrs.items()}
-
-    def _op_info(self, op_id: str) -> OpInfo:
-        rec = self.s.ops[op_id]
-        info = OpInfo(
-            id=op_id,
-            name=rec.op.name,
-            operands=list(rec.operands),
-            results=[self._value_info(v) for v in rec.results],
-        )
-        if rec.successors:
-            info["successors"] = list(rec.successors)
-        if rec.attrs:
-            info["attrs"] = self._attr_texts(rec.attrs)
-        if rec.props:
-            info["props"] = self._attr_texts(rec.props)
-        if rec.regions:
-            info["regions"] = list(rec.regions)
-        if rec.loc is not None and (loc := self.s.attrs.loc_text(rec.loc)) is not None:
-            info["loc"] = loc
-        return info
-
-    def _block_info(self, block_id: str) -> BlockInfo:
-        rec = self.s.blocks[block_id]
-        info = BlockInfo(id=block_id, args=[self._value_info(v) for v in rec.args])
-        if rec.name is not None:
-            info["name"] = rec.name
-        return info
-
     def _placement(self, op_id: str) -> Placement:
         rec = self.s.ops[op_id]
         assert rec.block is not None
@@ -970,7 +974,7 @@ class _Reconciliation:
         created = [o for o in self.created_ops if o in self.s.ops]
         live_placed = [o for o in self.placed if o in self.s.ops]
         if created:
-            delta["ops_created"] = [self._op_info(o) for o in created]
+            delta["ops_created"] = [self.s.op_info(o) for o in created]
         if self.erased_ops:
             delta["ops_erased"] = list(self.erased_ops)
         modified = [c for o, c in self.changes.items() if o in self.s.ops]
@@ -993,7 +997,7 @@ class _Reconciliation:
     def _block_delta(self, delta: Delta) -> None:
         created = [b for b in self.created_blocks if b in self.s.blocks]
         if created:
-            delta["blocks_created"] = [self._block_info(b) for b in created]
+            delta["blocks_created"] = [self.s.block_info(b) for b in created]
         if self.erased_blocks:
             delta["blocks_erased"] = list(self.erased_blocks)
         moved = [b for b in self.moved_blocks if b in self.s.blocks and b not in created]

@@ -26,6 +26,7 @@ from passviz.trace.model import (
     TRACE_VERSION,
     Delta,
     Flag,
+    InitialState,
     Step,
     StepKind,
     Trace,
@@ -96,6 +97,8 @@ def step_to_record(step: Step, *, in_pass: tuple[str, int] | None = None) -> dic
         record["delta"] = step.delta
     if step.flag is not None:
         record["flag"] = step.flag
+    if step.chain is not None:
+        record["chain"] = step.chain
     return record
 
 
@@ -121,18 +124,22 @@ def step_from_record(record: dict[str, Any], in_pass: tuple[str, int] | None = N
         root=record.get("root"),
         delta=cast(Delta, record.get("delta", {})),
         flag=cast(Flag | None, record.get("flag")),
+        chain=cast(list[str] | None, record.get("chain")),
     )
 
 
 def header_record(trace: Trace) -> dict[str, object]:
-    """The JSON record that opens a trace file."""
-    return {
+    """The JSON record that opens a trace file (``initial`` only if the trace has it)."""
+    record: dict[str, object] = {
         "record": "header",
         "format": TRACE_FORMAT,
         "version": TRACE_VERSION,
         "meta": trace.meta,
         "initial_ir": trace.initial_ir,
     }
+    if trace.initial is not None:
+        record["initial"] = trace.initial
+    return record
 
 
 def _dumps(record: dict[str, object]) -> str:
@@ -277,6 +284,7 @@ def read_trace(
             trace = Trace(
                 meta=cast(TraceMeta, line.record["meta"]),
                 initial_ir=line.record["initial_ir"],
+                initial=cast(InitialState | None, line.record.get("initial")),
                 context_factory=context_factory,
             )
             continue

@@ -7,10 +7,13 @@ taken from the trace is escaped: trace files are untrusted.
 
 from __future__ import annotations
 
+from contextlib import suppress
 from html import escape
 from typing import Any
 
-from passviz.trace.model import Step, Trace
+from passviz.trace.initial import ensure_initial
+from passviz.trace.model import TRACE_FORMAT, TRACE_VERSION, Step, Trace
+from passviz.trace.replay import ReplayError
 from passviz.trace.store import trace_records
 
 TRACE_MIME_TYPE = "application/vnd.passviz.trace+json"
@@ -18,7 +21,7 @@ TRACE_MIME_TYPE = "application/vnd.passviz.trace+json"
 
 Its data is ``{"format": "passviz-trace", "version": 1, "records": [...]}``,
 where ``records`` are the records of a trace file in order (header, steps,
-end), each valid against ``trace.schema.json``.
+end), each valid against ``trace.schema.json``; the header carries ``initial``.
 """
 
 SUMMARY_ROWS = 200
@@ -97,8 +100,15 @@ def step_html(step: Step) -> str:
 
 
 def trace_mime_data(trace: Trace) -> dict[str, Any]:
-    """The data of the trace's MIME type (see ``TRACE_MIME_TYPE``)."""
-    return {"format": "passviz-trace", "version": 1, "records": trace_records(trace)}
+    """The data of the trace's MIME type (see ``TRACE_MIME_TYPE``).
+
+    Its header carries ``initial``, computed by replay for a trace whose file
+    had none; a trace that cannot be replayed (no context factory, an initial
+    IR that does not parse) goes without it.
+    """
+    with suppress(ReplayError):
+        ensure_initial(trace)
+    return {"format": TRACE_FORMAT, "version": TRACE_VERSION, "records": trace_records(trace)}
 
 
 def trace_mimebundle(trace: Trace) -> dict[str, Any]:

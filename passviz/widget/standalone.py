@@ -1,0 +1,108 @@
+"""A trace as one self-contained, offline HTML page: the passviz viewer and its data.
+
+The page holds the viewer bundle (``passviz/static/viewer.js`` and
+``viewer.css``, built from ``extension/``) and the trace's MIME data in line.
+Its Content-Security-Policy allows inline scripts and styles and ``data:``
+images and fonts only: the page loads nothing and sends nothing.  Trace files
+are untrusted: the data sits in a ``<script type="application/json">`` with
+every character that could end it escaped.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from html import escape
+from importlib import resources
+from importlib.resources.abc import Traversable
+
+from passviz.trace.initial import ensure_initial
+from passviz.trace.model import Trace
+from passviz.trace.summary import trace_mime_data
+
+CSP = (
+    "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
+    "img-src data: blob:; font-src data:"
+)
+"""The page's Content-Security-Policy: no ``connect-src``, so nothing can load."""
+
+_JSON_ESCAPES = {
+    "<": "\\u003c",
+    ">": "\\u003e",
+    "&": "\\u0026",
+    "\u2028": "\\u2028",
+    "\u2029": "\\u2029",
+}
+_JSON_UNSAFE = re.compile("[<>&\u2028\u2029]")
+_SCRIPT_UNSAFE = re.compile(r"<(?=/script|!--)", re.IGNORECASE)
+
+
+class ViewerNotBuiltError(FileNotFoundError):
+    """The viewer bundle (``passviz/static/viewer.js``) is not in the installed package."""
+
+
+@dataclass(frozen=True)
+class ViewerAssets:
+    """The built viewer: its stylesheet and its standalone script."""
+
+    css: str
+    js: str
+
+
+def load_viewer_assets(static: Traversable | None = None) -> ViewerAssets:
+    """Read ``viewer.css`` and ``viewer.js`` from ``static`` (default: the package's ``static`` folder)."""
+    if static is None:
+        static = resources.files("passviz").joinpath("static")
+    missing = [name for name in ("viewer.css", "viewer.js") if not static.joinpath(name).is_file()]
+    if missing:
+        raise ViewerNotBuiltError(
+            f"the passviz viewer bundle is not built (passviz/static/{missing[0]} is missing): "
+            "install passviz with `pip install .`, or build it in a checkout with "
+            "`jlpm --cwd extension build:prod`"
+        )
+    return ViewerAssets(
+        css=static.joinpath("viewer.css").read_text("utf-8"),
+        js=static.joinpath("viewer.js").read_text("utf-8"),
+    )
+
+
+def script_json(data: object) -> str:
+    """``data`` as JSON that is safe inside ``<script>``: ``<``, ``>``, ``&``, U+2028 and U+2029 escaped."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return _JSON_UNSAFE.sub(lambda m: _JSON_ESCAPES[m.group()], text)
+
+
+def _inline_script(js: str) -> str:
+    """The bundle, with ``</script`` and ``<!--`` (in its strings) unable to end the element."""
+    return _SCRIPT_UNSAFE.sub(r"\\x3C", js)
+
+
+def _inline_style(css: str) -> str:
+    """The stylesheet, with ``</`` unable to end the element."""
+    return css.replace("</", "<\\/")
+
+
+def standalone_html(trace: Trace) -> str:
+    """The trace in the passviz viewer, as one offline HTML page.
+
+    Raises ``ViewerNotBuiltError`` without the viewer bundle, and
+    ``ReplayError`` for a trace without ``initial`` that cannot be replayed.
+    """
+    assets = load_viewer_assets()
+    ensure_initial(trace)
+    name = trace.meta["input"] or "trace"
+    return (
+        "<!doctype html>\n"
+        '<html lang="en">\n<head>\n'
+        '<meta charset="utf-8">\n'
+        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>passviz — {escape(name)}</title>\n"
+        f"<style>{_inline_style(assets.css)}</style>\n"
+        "</head>\n<body>\n"
+        '<div id="passviz-root"></div>\n'
+        f'<script type="application/json" id="passviz-trace">{script_json(trace_mime_data(trace))}</script>\n'
+        f"<script>{_inline_script(assets.js)}</script>\n"
+        "</body>\n</html>\n"
+    )

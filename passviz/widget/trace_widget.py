@@ -1,0 +1,90 @@
+"""``TraceWidget``: the passviz JupyterLab extension's viewer as an ipywidget.
+
+The widget only syncs data: the trace's MIME data (its records, the initial
+IR as a delta in the header), the step shown and the op selected.  The
+extension's ``TraceWidgetView`` rebuilds the IR at every step from that data
+and draws it; without the extension, the widget shows as plain text.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import ipywidgets as widgets  # pyright: ignore[reportMissingTypeStubs]
+import traitlets
+
+from passviz.trace.initial import ensure_initial
+from passviz.trace.model import Trace
+from passviz.trace.summary import trace_mime_data
+
+_OP_ID = re.compile(r"o[0-9]+")
+
+EXTENSION_VERSION = "^0.1.0"
+"""The versions of the ``passviz`` frontend module whose widget views fit these models."""
+
+
+def step_count(data: dict[str, Any]) -> int:
+    """How many step records the trace's MIME data holds (header and end excluded)."""
+    records: list[dict[str, Any]] = data.get("records", [])
+    return sum(1 for record in records if "record" not in record)
+
+
+class TraceWidget(widgets.DOMWidget):
+    """A trace, stepped through in the passviz extension's viewer.
+
+    ``step`` -1 is the initial IR; ``selected_op`` is the op whose details
+    the view shows.  Both sync both ways: set them from Python to drive the
+    view, read them to see where the user is.
+    """
+
+    _model_name = traitlets.Unicode("TraceWidgetModel").tag(sync=True)
+    _view_name = traitlets.Unicode("TraceWidgetView").tag(sync=True)
+    _model_module = traitlets.Unicode("passviz").tag(sync=True)
+    _view_module = traitlets.Unicode("passviz").tag(sync=True)
+    _model_module_version = traitlets.Unicode(EXTENSION_VERSION).tag(sync=True)
+    _view_module_version = traitlets.Unicode(EXTENSION_VERSION).tag(sync=True)
+
+    trace = traitlets.Dict().tag(sync=True)
+    """The trace's MIME data: ``{"format", "version", "records"}``, the header with ``initial``."""
+    step = traitlets.Int(-1).tag(sync=True)
+    """The step shown: -1 is the initial IR, then 0 to the number of steps - 1."""
+    selected_op = traitlets.Unicode(None, allow_none=True).tag(sync=True)
+    """The op whose details are shown (``o12``), or None."""
+    height = traitlets.Unicode("640px").tag(sync=True)
+    """The CSS height of the view."""
+
+    def __init__(self, trace: Trace, step: int = -1, **kwargs: Any) -> None:
+        """Raises ``ReplayError`` for a trace without ``initial`` that cannot be replayed."""
+        ensure_initial(trace)
+        super().__init__(trace=trace_mime_data(trace), step=step, **kwargs)  # pyright: ignore[reportUnknownMemberType]
+
+    @traitlets.validate("step")
+    def _valid_step(self, proposal: dict[str, Any]) -> int:
+        step = int(proposal["value"])
+        count = step_count(self.trace)
+        if not -1 <= step < count:
+            raise traitlets.TraitError(
+                f"step {step} is out of range: -1 is the initial IR, then 0 to {count - 1}"
+            )
+        return step
+
+    @traitlets.validate("selected_op")
+    def _valid_op(self, proposal: dict[str, Any]) -> str | None:
+        op_id: str | None = proposal["value"]
+        if op_id is not None and _OP_ID.fullmatch(op_id) is None:
+            raise traitlets.TraitError(f"selected_op must be an op id such as 'o12' or None, not {op_id!r}")
+        return op_id
+
+    @traitlets.observe("trace")
+    def _keep_step_in_range(self, change: dict[str, Any]) -> None:
+        if self.step >= step_count(self.trace):
+            self.step = -1
+
+    def __repr__(self) -> str:
+        records: list[dict[str, Any]] = self.trace.get("records", [])
+        meta: dict[str, str] = records[0].get("meta", {}) if records else {}
+        return (
+            f"<TraceWidget: {meta.get('pipeline', '?')} on {meta.get('input', '?')}, "
+            f"{step_count(self.trace)} steps, showing step {self.step}>"
+        )
