@@ -101,3 +101,18 @@ def test_wrap_notebook_shows_the_pass_step_by_step() -> None:
         assert len(bundles) == 1 and WIDGET_MIME in bundles[0], "the cell's value is a Stepper widget"
         assert bundles[0][WIDGET_MIME]["model_id"]
     assert "kept: [1, 2, 3, 4, 5, 6, 7, 10, 11, 12, 13, 14]" in _stdout(_tagged(nb, "stepper")[-1])
+
+
+def test_trace_viewer_notebook_emits_the_trace_and_the_widget() -> None:
+    nb = _executed(Path(__file__).parents[1] / "notebooks" / "02-trace-viewer.ipynb")
+    (display,) = _tagged(nb, "trace-display")
+    data = next(o.data for o in display.outputs if "data" in o)
+    trace = data["application/vnd.passviz.trace+json"]
+    header = trace["records"][0]
+    assert header["record"] == "header" and header["initial"]["root"] == "o0"
+    assert len(trace["records"]) > 10
+    (widget,) = _tagged(nb, "widget")
+    assert any(WIDGET_MIME in o.get("data", {}) for o in widget.outputs)
+    (step,) = _tagged(nb, "widget-step")
+    result = next(o.data["text/plain"] for o in step.outputs if "data" in o)
+    assert result == "(6, None)"

@@ -16,6 +16,7 @@ export class TraceRenderer extends Widget implements IRenderMime.IRenderer {
   constructor(private readonly mimeType: string) {
     super();
     this.addClass('pv-host');
+    this.addClass('pv-mime');
   }
 
   /** The viewer shown now, if the data could be read. */

@@ -46,7 +46,7 @@ export class TraceWidgetView extends DOMWidgetView {
   }
 
   render(): void {
-    this.el.classList.add('pv-host');
+    this.el.classList.add('pv-host', 'pv-widget');
     this.el.style.height = String(this.model.get('height'));
     this.mount();
     this.listenTo(this.model, 'change:trace', this.mount);

@@ -85,7 +85,8 @@ export function buildGraph(state: IRState): GraphData {
       kind: 'block',
       parent,
       label: `^${blockId}`,
-      text: `^${blockId}(${args.join(', ')})`
+      // Which ops the block holds, in order, is part of it: inserting one modifies the block.
+      text: `^${blockId}(${args.join(', ')}): ${block.ops.join(' ')}`
     });
     for (const argId of block.args) {
       const type = state.values.get(argId)?.type ?? '?';

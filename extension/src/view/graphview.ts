@@ -35,6 +35,8 @@ export interface DrawnNode {
   x: number;
   y: number;
   marks: string[];
+  /** The border colour drawn, as the browser computed it. */
+  border: string;
 }
 
 const STYLE: cytoscape.StylesheetJson = [
@@ -204,7 +206,11 @@ export class GraphPane {
           additions.push({ group: 'nodes', data, classes: className, position: position ? { ...position } : undefined });
           continue;
         }
-        if (existing.data('label') !== data.label || existing.data('text') !== data.text) {
+        if (
+          existing.data('label') !== data.label ||
+          existing.data('text') !== data.text ||
+          existing.data('status') !== data.status
+        ) {
           existing.data(data);
         }
         if (existing.classes().join(' ') !== className) {
@@ -287,7 +293,8 @@ export class GraphPane {
       label: String(node.data('label')),
       x: node.position('x'),
       y: node.position('y'),
-      marks: node.classes().filter(c => c.startsWith('m-')).map(c => c.slice(2))
+      marks: node.classes().filter(c => c.startsWith('m-')).map(c => c.slice(2)),
+      border: String(node.style('border-color'))
     }));
   }
 

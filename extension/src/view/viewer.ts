@@ -113,6 +113,8 @@ export class TraceViewer {
         ])
       ]
     );
+    // Tools and tests reach the viewer from its element.
+    Object.defineProperty(this.node, 'passvizViewer', { value: this });
     this.node.addEventListener('keydown', this.onKey);
     this.go(options.step ?? -1, false);
   }

@@ -1,0 +1,162 @@
+// Drives passviz's trace viewer in Debian's headless Chromium and reports what
+// it saw as JSON on stdout; the Python tests hold the expectations.
+//
+//   node viewer_e2e.mjs PLAN.json
+//
+// PLAN: {mode: "standalone" | "lab", url, artifacts, step, ...}
+//   standalone: loads `url` (file://) with every other request blocked.
+//   lab: `url` is JupyterLab's notebook URL with its token; runs the notebook,
+//        checks the MIME viewer and the TraceWidget (Python drives `w.step`),
+//        then opens `trace_file` from the file browser.
+import { chromium } from "playwright-core";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+
+const plan = JSON.parse(readFileSync(process.argv[2], "utf8"));
+const report = { errors: [], dialogs: [], blocked: [] };
+const TIMEOUT = 60000;
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+  args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+});
+
+async function shot(page, name) {
+  await page.screenshot({ path: join(plan.artifacts, `${name}.png`) });
+}
+
+// The viewer under `scope` (a CSS selector) once it has drawn `step`.
+async function rendered(page, scope, step) {
+  const selector = `${scope} .pv-viewer[data-rendered="${step}"]`;
+  await page.waitForSelector(selector, { timeout: TIMEOUT });
+  return page.locator(selector).first();
+}
+
+async function drawn(viewer) {
+  return viewer.evaluate((node) => ({
+    step: Number(node.dataset.rendered),
+    nodes: node.passvizViewer.drawnNodes(),
+    edges: node.passvizViewer.drawnEdges(),
+    title: node.querySelector(".pv-title").textContent,
+  }));
+}
+
+// Pick step k in the timeline, read the graph, press → and read it again.
+async function stepThrough(page, scope, name) {
+  const k = plan.step;
+  await page.locator(`${scope} .pv-step[data-step="${k}"]`).first().click();
+  const atK = await drawn(await rendered(page, scope, k));
+  await shot(page, `${name}-step${k}`);
+  await page.locator(`${scope} .pv-title`).first().click();
+  await page.keyboard.press("ArrowRight");
+  const next = await drawn(await rendered(page, scope, k + 1));
+  await shot(page, `${name}-step${k + 1}`);
+  // `/` focuses the search box; typing filters the timeline.
+  await page.locator(`${scope} .pv-title`).first().click();
+  await page.keyboard.press("/");
+  const searchFocused = await page.evaluate(() => document.activeElement?.classList.contains("pv-search") ?? false);
+  await page.keyboard.type("Canonicalize");
+  const visibleRows = await page.locator(`${scope} .pv-step:visible`).count();
+  await page.keyboard.press("Control+a");
+  await page.keyboard.press("Backspace");
+  await page.keyboard.press("Escape");
+  return { atK, next, searchFocused, visibleRows };
+}
+
+async function standalone(context) {
+  await context.route("**/*", (route) => {
+    const url = route.request().url();
+    if (url.startsWith("file:") || url.startsWith("data:") || url.startsWith("about:")) return route.continue();
+    report.blocked.push(url);
+    return route.abort();
+  });
+  const page = await context.newPage();
+  watch(page);
+  await page.goto(plan.url);
+  await rendered(page, "body", -1);
+  await shot(page, "standalone-initial");
+  Object.assign(report, await stepThrough(page, "body", "standalone"));
+  report.hash = await page.evaluate(() => window.location.hash);
+  report.pwned = await page.evaluate(() => window.__pwned ?? null);
+  report.text = await page.evaluate(() => document.body.innerText);
+  if (plan.select_line) {
+    const line = plan.select_op ? `.pv-line[data-op="${plan.select_op}"]` : ".pv-line[data-op]";
+    await page.locator(line).first().click();
+    await page.waitForSelector(".pv-details .pv-lineage, .pv-details .pv-op-text");
+    report.details = await page.locator(".pv-details").innerText();
+    await shot(page, "standalone-selected");
+  }
+}
+
+async function runCell(page, code) {
+  // A new cell below the last one, typed and run as a person would.
+  await page.locator(".jp-Notebook .jp-Cell").last().click();
+  await page.keyboard.press("Escape");
+  await page.keyboard.press("b");
+  await page.keyboard.press("Enter");
+  await page.keyboard.type(code);
+  await page.keyboard.press("Shift+Enter");
+  await idle(page);
+  return page.locator(".jp-Notebook .jp-Cell").nth(-2).locator(".jp-OutputArea-output").last().innerText();
+}
+
+async function idle(page) {
+  await page.waitForSelector('.jp-Notebook-ExecutionIndicator[data-status="idle"]', { timeout: TIMEOUT });
+  await page.waitForFunction(
+    () => ![...document.querySelectorAll(".jp-InputPrompt")].some((p) => p.textContent.includes("*")),
+    null, { timeout: TIMEOUT });
+}
+
+async function lab(context) {
+  const page = await context.newPage();
+  watch(page);
+  await page.goto(plan.url);
+  await page.waitForSelector(".jp-NotebookPanel", { timeout: TIMEOUT });
+  await idle(page);
+  await page.locator(".lm-MenuBar-itemLabel", { hasText: /^Run$/ }).click();
+  await page.locator(".lm-Menu-itemLabel", { hasText: /^Run All Cells$/ }).click();
+  await idle(page);
+  await rendered(page, ".pv-mime", -1);
+  await shot(page, "lab-notebook");
+  // The MIME renderer's viewer: what `display(trace)` shows.
+  await page.locator(".pv-mime").first().scrollIntoViewIfNeeded();
+  Object.assign(report, await stepThrough(page, ".pv-mime", "lab-mime"));
+  // The widget: Python set step 6 in the notebook; now a new cell sets it again.
+  const widget = ".pv-widget";
+  await rendered(page, widget, 6);
+  report.widget_output = await runCell(page, "w.step = 9");
+  report.widget_after_python = (await drawn(await rendered(page, widget, 9))).step;
+  await page.locator(`${widget} .pv-title`).first().scrollIntoViewIfNeeded();
+  await page.locator(`${widget} .pv-title`).first().click();
+  await page.keyboard.press("ArrowRight");
+  await rendered(page, widget, 10);
+  await page.locator(`${widget} .pv-line[data-op]`).nth(1).click();
+  report.clicked_op = await page.locator(`${widget} .pv-line[data-op]`).nth(1).getAttribute("data-op");
+  await shot(page, "lab-widget");
+  report.python_reads = await runCell(page, "print(w.step, w.selected_op)");
+  // A trace file from the file browser opens in the viewer.
+  await page.locator(".jp-DirListing-itemText", { hasText: plan.trace_file }).first().dblclick();
+  const doc = ".jp-MainAreaWidget:not(.jp-NotebookPanel)";
+  const docViewer = await rendered(page, doc, -1);
+  report.document = await drawn(docViewer);
+  await page.locator(`${doc} .pv-title`).first().click();
+  await page.keyboard.press("ArrowRight");
+  report.document_next = (await drawn(await rendered(page, doc, 0))).step;
+  await shot(page, "lab-document");
+}
+
+function watch(page) {
+  page.on("pageerror", (error) => report.errors.push(String(error)));
+  page.on("dialog", (dialog) => { report.dialogs.push(dialog.message()); return dialog.dismiss(); });
+}
+
+try {
+  const context = await browser.newContext({ viewport: { width: 1500, height: 950 } });
+  if (plan.mode === "lab") await lab(context); else await standalone(context);
+} catch (error) {
+  report.failure = String(error && error.stack || error);
+} finally {
+  await browser.close();
+}
+process.stdout.write(JSON.stringify(report));
