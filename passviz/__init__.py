@@ -3,6 +3,11 @@
 __version__ = "0.1.0"
 
 
+def _jupyter_labextension_paths() -> list[dict[str, str]]:  # pyright: ignore[reportUnusedFunction]
+    """Where JupyterLab finds the prebuilt extension (``jupyter labextension develop``)."""
+    return [{"src": "labextension", "dest": "passviz"}]
+
+
 def load_ipython_extension(shell: object) -> None:
     """``%load_ext passviz``: show traces as a Stepper in this kernel."""
     from passviz._ipython import register

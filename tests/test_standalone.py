@@ -92,7 +92,7 @@ def test_script_json_escapes_what_could_end_a_script() -> None:
 
 def test_missing_bundle_says_how_to_build_it(tmp_path: Path) -> None:
     with pytest.raises(
-        ViewerNotBuiltError, match=r"viewer bundle is not built.*jlpm --cwd extension build:prod"
+        ViewerNotBuiltError, match=r"viewer bundle is not built.*cd extension && jlpm build:prod"
     ):
         load_viewer_assets(tmp_path)
     (tmp_path / "viewer.css").write_text("p{}")

@@ -59,7 +59,7 @@ def load_viewer_assets(static: Traversable | None = None) -> ViewerAssets:
         raise ViewerNotBuiltError(
             f"the passviz viewer bundle is not built (passviz/static/{missing[0]} is missing): "
             "install passviz with `pip install .`, or build it in a checkout with "
-            "`jlpm --cwd extension build:prod`"
+            "`cd extension && jlpm build:prod`"
         )
     return ViewerAssets(
         css=static.joinpath("viewer.css").read_text("utf-8"),

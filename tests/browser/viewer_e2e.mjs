@@ -96,9 +96,10 @@ async function runCell(page, code) {
   await page.keyboard.press("b");
   await page.keyboard.press("Enter");
   await page.keyboard.type(code);
-  await page.keyboard.press("Shift+Enter");
+  await page.keyboard.press("Control+Enter");
   await idle(page);
-  return page.locator(".jp-Notebook .jp-Cell").nth(-2).locator(".jp-OutputArea-output").last().innerText();
+  const outputs = page.locator(".jp-Notebook .jp-CodeCell").last().locator(".jp-OutputArea-output");
+  return (await outputs.count()) > 0 ? outputs.last().innerText() : "";
 }
 
 async function idle(page) {

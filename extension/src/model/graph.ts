@@ -85,8 +85,8 @@ export function buildGraph(state: IRState): GraphData {
       kind: 'block',
       parent,
       label: `^${blockId}`,
-      // Which ops the block holds, in order, is part of it: inserting one modifies the block.
-      text: `^${blockId}(${args.join(', ')}): ${block.ops.join(' ')}`
+      // The ops a block holds are drawn inside it and have statuses of their own.
+      text: `^${blockId}(${args.join(', ')})`
     });
     for (const argId of block.args) {
       const type = state.values.get(argId)?.type ?? '?';

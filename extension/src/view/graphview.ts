@@ -8,7 +8,7 @@
 import cytoscape from 'cytoscape';
 
 import type { DiffGraph, StatusNode } from '../model/diff';
-import { nodeSize, type Point } from '../model/layout';
+import { BOX_PADDING, nodeSize, type Point } from '../model/layout';
 import { el } from './dom';
 
 /** What is marked on top of the statuses. */
@@ -39,6 +39,12 @@ export interface DrawnNode {
   border: string;
 }
 
+/** Leaves and edges draw above every box. */
+const LEAF_Z = 10000;
+
+/** Boxes draw by nesting depth, deeper above outer (depths past this share one level). */
+const MAX_DEPTH = 40;
+
 const STYLE: cytoscape.StylesheetJson = [
   {
     selector: 'node',
@@ -60,15 +66,18 @@ const STYLE: cytoscape.StylesheetJson = [
   },
   { selector: 'node.k-arg', style: { shape: 'ellipse', 'background-color': '#eef2ff', 'font-size': 10 } },
   {
-    selector: 'node:parent',
+    selector: 'node.box',
     style: {
       'text-valign': 'top',
       'text-halign': 'center',
-      'text-margin-y': -1,
-      padding: '16px',
-      'font-weight': 'bold'
+      'text-margin-y': 17,
+      'font-weight': 'bold',
+      'background-opacity': 0.85,
+      'z-index-compare': 'manual'
     }
   },
+  ...Array.from({ length: MAX_DEPTH }, (_, depth) => ({ selector: `node.d${depth + 1}`, style: { 'z-index': depth + 1 } })),
+  { selector: 'node.leaf', style: { 'z-index': LEAF_Z, 'z-index-compare': 'manual' } },
   { selector: 'node.k-box', style: { 'background-color': '#eef3fb', 'border-width': 2, 'border-color': '#54698d' } },
   {
     selector: 'node.k-region',
@@ -92,7 +101,9 @@ const STYLE: cytoscape.StylesheetJson = [
       'target-arrow-color': '#8c959f',
       'target-arrow-shape': 'triangle',
       'arrow-scale': 0.8,
-      'curve-style': 'straight'
+      'curve-style': 'straight',
+      'z-index': LEAF_Z + 1,
+      'z-index-compare': 'manual'
     }
   },
   {
@@ -107,6 +118,84 @@ const STYLE: cytoscape.StylesheetJson = [
 
 /** Graphs above this many elements are drawn with Cytoscape's cheaper settings. */
 const BIG = 3000;
+
+
+/** Where a node is drawn: its centre and size; a box also its nesting depth. */
+interface Frame {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  box: boolean;
+  depth: number;
+}
+
+/**
+ * The frame of every node.  Boxes (blocks, regions, region-holding ops) are
+ * drawn as plain nodes sized around what they hold, deeper boxes above
+ * outer ones, rather than as Cytoscape compound nodes: restyling a compound
+ * node restyles everything inside it, which made a step on a large function
+ * cost seconds.
+ */
+export function boxFrames(
+  nodes: Map<string, StatusNode>,
+  positionOf: (node: StatusNode) => Point | undefined
+): Map<string, Frame> {
+  const bounds = new Map<string, { x0: number; y0: number; x1: number; y1: number }>();
+  const frames = new Map<string, Frame>();
+  const holders = new Set<string>();
+  for (const node of nodes.values()) {
+    if (node.parent !== null) {
+      holders.add(node.parent);
+    }
+  }
+  const grow = (id: string | null, x0: number, y0: number, x1: number, y1: number): void => {
+    if (id === null) {
+      return;
+    }
+    const b = bounds.get(id);
+    if (!b) {
+      bounds.set(id, { x0, y0, x1, y1 });
+      return;
+    }
+    b.x0 = Math.min(b.x0, x0);
+    b.y0 = Math.min(b.y0, y0);
+    b.x1 = Math.max(b.x1, x1);
+    b.y1 = Math.max(b.y1, y1);
+  };
+  // Children come after their box in `nodes`, so walking backwards sizes them first.
+  const order = [...nodes.values()].reverse();
+  for (const node of order) {
+    const inner = bounds.get(node.id);
+    let frame: Frame | undefined;
+    if (inner && holders.has(node.id)) {
+      const x0 = inner.x0 - BOX_PADDING.side;
+      const y0 = inner.y0 - BOX_PADDING.top;
+      const x1 = inner.x1 + BOX_PADDING.side;
+      const y1 = inner.y1 + BOX_PADDING.side;
+      frame = { x: (x0 + x1) / 2, y: (y0 + y1) / 2, width: x1 - x0, height: y1 - y0, box: true, depth: 0 };
+    } else {
+      const point = positionOf(node);
+      if (point) {
+        const size = nodeSize(node);
+        frame = { ...point, ...size, box: node.kind !== 'op' && node.kind !== 'arg', depth: 0 };
+      }
+    }
+    if (!frame) {
+      continue;
+    }
+    frames.set(node.id, frame);
+    grow(node.parent, frame.x - frame.width / 2, frame.y - frame.height / 2, frame.x + frame.width / 2, frame.y + frame.height / 2);
+  }
+  for (const node of nodes.values()) {
+    const frame = frames.get(node.id);
+    const parent = node.parent === null ? undefined : frames.get(node.parent);
+    if (frame) {
+      frame.depth = parent ? parent.depth + 1 : 1;
+    }
+  }
+  return frames;
+}
 
 export class GraphPane {
   readonly node: HTMLElement;
@@ -160,25 +249,17 @@ export class GraphPane {
     for (let i = 1; i < marks.chain.length; i++) {
       chainEdges.add(`${marks.chain[i - 1]}>${marks.chain[i]}`);
     }
-    const parents = new Set<string>();
-    for (const node of graph.nodes.values()) {
-      if (node.parent !== null) {
-        parents.add(node.parent);
-      }
-    }
+    const frames = boxFrames(graph.nodes, positionOf);
     cy.batch(() => {
-      cy.elements().forEach(ele => {
-        const id = ele.id();
-        const keep = ele.isNode() ? graph.nodes.get(id) : graph.edges.get(id);
-        if (!keep || (ele.isNode() && (ele.data('parent') ?? null) !== (graph.nodes.get(id)!.parent ?? null))) {
-          if (ele.inside()) {
-            cy.remove(ele);
-          }
-        }
-      });
+      const stale = cy.elements().filter(ele => !(ele.isNode() ? graph.nodes.has(ele.id()) : graph.edges.has(ele.id())));
+      cy.remove(stale);
       const additions: cytoscape.ElementDefinition[] = [];
       for (const node of graph.nodes.values()) {
-        const classes = [`k-${node.kind}`, `st-${node.status}`];
+        const frame = frames.get(node.id);
+        if (!frame) {
+          continue;
+        }
+        const classes = [`k-${node.kind}`, `st-${node.status}`, frame.box ? `box d${Math.min(frame.depth, MAX_DEPTH)}` : 'leaf'];
         if (chain.has(node.id)) {
           classes.push('m-chain');
         }
@@ -188,39 +269,33 @@ export class GraphPane {
         if (marks.selected === node.id) {
           classes.push('m-selected');
         }
-        const size = nodeSize(node);
+        const className = classes.join(' ');
         const data = {
           id: node.id,
-          parent: node.parent ?? undefined,
+          owner: node.parent,
           label: node.label,
-          text: node.text,
           kind: node.kind,
           status: node.status,
-          w: size.width,
-          h: size.height
+          w: frame.width,
+          h: frame.height,
+          z: frame.box ? frame.depth : LEAF_Z
         };
-        const className = classes.join(' ');
         const existing = cy.getElementById(node.id);
-        const position = parents.has(node.id) ? undefined : positionOf(node);
         if (existing.empty()) {
-          additions.push({ group: 'nodes', data, classes: className, position: position ? { ...position } : undefined });
+          additions.push({ group: 'nodes', data, classes: className, position: { x: frame.x, y: frame.y } });
           continue;
         }
-        if (
-          existing.data('label') !== data.label ||
-          existing.data('text') !== data.text ||
-          existing.data('status') !== data.status
-        ) {
+        const old = existing.data() as typeof data;
+        if (old.label !== data.label || old.status !== data.status || old.w !== data.w || old.h !== data.h ||
+            old.owner !== data.owner || old.z !== data.z) {
           existing.data(data);
         }
         if (existing.classes().join(' ') !== className) {
           existing.classes(className);
         }
-        if (position && !parents.has(node.id)) {
-          const now = existing.position();
-          if (now.x !== position.x || now.y !== position.y) {
-            existing.position({ ...position });
-          }
+        const now = existing.position();
+        if (now.x !== frame.x || now.y !== frame.y) {
+          existing.position({ x: frame.x, y: frame.y });
         }
       }
       for (const edge of graph.edges.values()) {
@@ -234,11 +309,13 @@ export class GraphPane {
         const className = classes.join(' ');
         const existing = cy.getElementById(edge.id);
         if (existing.empty()) {
-          additions.push({
-            group: 'edges',
-            data: { id: edge.id, source: edge.source, target: edge.target, label: edge.label, kind: edge.kind },
-            classes: className
-          });
+          if (frames.has(edge.source) && frames.has(edge.target)) {
+            additions.push({
+              group: 'edges',
+              data: { id: edge.id, source: edge.source, target: edge.target, label: edge.label, kind: edge.kind },
+              classes: className
+            });
+          }
         } else if (existing.classes().join(' ') !== className) {
           existing.classes(className);
         }
@@ -288,7 +365,7 @@ export class GraphPane {
     return this.cy.nodes().map(node => ({
       id: node.id(),
       kind: String(node.data('kind')),
-      parent: (node.data('parent') as string | undefined) ?? null,
+      parent: (node.data('owner') as string | null | undefined) ?? null,
       status: String(node.data('status')),
       label: String(node.data('label')),
       x: node.position('x'),
