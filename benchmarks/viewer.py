@@ -42,21 +42,29 @@ def _page(ops: int, folder: Path) -> tuple[Path, int]:
     write_trace(trace, folder / f"m{ops}.passviz.json")
     page = folder / f"m{ops}.html"
     page.write_text(standalone_html(trace), encoding="utf-8")
-    print(f"  recorded {ops} ops: {len(trace.steps)} steps, page {page.stat().st_size / 1e6:.1f} MB "
-          f"({time.perf_counter() - started:.1f} s)")
+    print(
+        f"  recorded {ops} ops: {len(trace.steps)} steps, page {page.stat().st_size / 1e6:.1f} MB "
+        f"({time.perf_counter() - started:.1f} s)"
+    )
     return page, len(trace.steps)
 
 
 def _measure(page: Path, steps: int) -> dict[str, object]:
     done = subprocess.run(
         ["node", str(ROOT / "benchmarks" / "viewer_page.mjs"), str(page), str(steps)],
-        cwd=ROOT, capture_output=True, text=True, check=True, timeout=900,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=900,
     )
     return json.loads(done.stdout)
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--open-ops", type=int, default=10000)
     parser.add_argument("--step-ops", type=int, default=4000, help="module size whose graph has ~5,000 nodes")
     parser.add_argument("--steps", type=int, default=60)
@@ -67,15 +75,20 @@ def main() -> int:
         page, _ = _page(args.open_ops, folder)
         opened = _measure(page, 0)
         ratio = float(opened["open"]) / OPEN_TARGET_S
-        print(f"  {args.open_ops} ops, {opened['nodes']} nodes drawn: open {opened['open']:.2f} s "
-              f"= {ratio:.2f} x the {OPEN_TARGET_S:.0f} s target")
+        print(
+            f"  {args.open_ops} ops, {opened['nodes']} nodes drawn: open {opened['open']:.2f} s "
+            f"= {ratio:.2f} x the {OPEN_TARGET_S:.0f} s target"
+        )
         print("step:")
         page, count = _page(args.step_ops, folder)
         stepped = _measure(page, min(args.steps, count))
         latencies = sorted(float(x) for x in stepped["latencies"])  # type: ignore[union-attr]
         p95 = latencies[int(0.95 * (len(latencies) - 1))]
-        print(f"  {stepped['nodes']} nodes drawn, {len(latencies)} steps: median {statistics.median(latencies):.1f} ms, "
-              f"p95 {p95:.1f} ms = {p95 / STEP_TARGET_MS:.2f} x the {STEP_TARGET_MS:.0f} ms target")
+        print(
+            f"  {stepped['nodes']} nodes drawn, {len(latencies)} steps: "
+            f"median {statistics.median(latencies):.1f} ms, "
+            f"p95 {p95:.1f} ms = {p95 / STEP_TARGET_MS:.2f} x the {STEP_TARGET_MS:.0f} ms target"
+        )
         for report in (opened, stepped):
             if report["errors"]:
                 print("  page errors:", report["errors"])

@@ -40,8 +40,6 @@ for (let i = 0; i < steps; i++) {
   }));
   if (ms < 0) break;
   latencies.push(ms);
-  if (i < 3) console.error(JSON.stringify(await page.evaluate(() => document.querySelector(".pv-viewer").passvizViewer.timings)));
 }
-console.error(JSON.stringify(await page.evaluate(() => document.querySelector(".pv-viewer").passvizViewer.timings)));
 await browser.close();
 process.stdout.write(JSON.stringify({ open, nodes, latencies, errors }));

@@ -32,7 +32,6 @@ import pytest
 
 from passviz.cli import main
 from passviz.graph.diff import step_graph
-from passviz.graph.export import STATUS_COLORS
 from passviz.graph.state import TraceStates
 from passviz.pipelines import record
 from passviz.trace.initial import ensure_initial
@@ -89,7 +88,11 @@ def _drive(plan: dict[str, Any], folder: Path, timeout: float = 240) -> dict[str
     path = folder / f"plan-{plan['mode']}.json"
     path.write_text(json.dumps({**plan, "artifacts": str(folder)}))
     done = subprocess.run(
-        ["node", str(BROWSER / "viewer_e2e.mjs"), str(path)], capture_output=True, text=True, timeout=timeout, check=False
+        ["node", str(BROWSER / "viewer_e2e.mjs"), str(path)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
     )
     assert done.returncode == 0, done.stderr
     report: dict[str, Any] = json.loads(done.stdout)
@@ -148,7 +151,9 @@ def _check_step_through(trace: Trace, report: dict[str, Any]) -> None:
     moved = [n for n in report["next"]["nodes"] if n["kind"] == "block" and n["parent"] == region_op]
     assert len(moved) == 3 and all(n["status"] == "modified" for n in moved)
     assert report["searchFocused"] is True
-    canonicalize = sum(1 for s in trace.steps if s.pass_name == "canonicalize" or (s.name or "") == "Canonicalize")
+    canonicalize = sum(
+        1 for s in trace.steps if s.pass_name == "canonicalize" or (s.name or "") == "Canonicalize"
+    )
     assert 0 < report["visibleRows"] <= canonicalize + 1
     assert report["errors"] == [] and report["dialogs"] == []
 
@@ -158,7 +163,9 @@ def test_standalone_page_offline(seed_trace: Trace, artifacts: Path, tmp_path: P
     write_trace(seed_trace, trace_file)
     page = artifacts / "standalone.html"
     assert main(["export", str(trace_file), "--html", str(page)]) == 0
-    report = _drive({"mode": "standalone", "url": page.as_uri(), "step": STEP, "select_line": True}, artifacts)
+    report = _drive(
+        {"mode": "standalone", "url": page.as_uri(), "step": STEP, "select_line": True}, artifacts
+    )
     _check_step_through(seed_trace, report)
     assert report["blocked"] == []
     assert report["hash"] == f"#step={STEP + 1}"
@@ -197,7 +204,13 @@ def test_untrusted_trace_never_runs_in_the_viewer(artifacts: Path, tmp_path: Pat
     assert labels[constant] == OP_NAME_PAYLOAD  # drawn as a label, as it is
     assert report["dialogs"] == [] and report["errors"] == [] and report["blocked"] == []
     text = report["text"] + report["details"]
-    for shown in ("__pwned='opname'", "__pwned='pass'", "__pwned='name'", "__pwned='attr'", "</script><script>"):
+    for shown in (
+        "__pwned='opname'",
+        "__pwned='pass'",
+        "__pwned='name'",
+        "__pwned='attr'",
+        "</script><script>",
+    ):
         assert shown in text, shown  # shown as text, never run
 
 
@@ -217,7 +230,9 @@ def _lab_missing() -> str | None:
         [sys.executable, "-m", "jupyter", "labextension", "list"], capture_output=True, text=True, check=False
     )
     if "passviz" not in listing.stdout + listing.stderr:
-        return "the passviz labextension is not installed (pip install -e . && jupyter labextension develop .)"
+        return (
+            "the passviz labextension is not installed (pip install -e . && jupyter labextension develop .)"
+        )
     return None
 
 
@@ -231,17 +246,33 @@ def lab(artifacts: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[d
     shutil.copy(SEED, root / "examples")
     token = secrets.token_hex(16)
     port = _free_port()
-    env = {**os.environ, "JUPYTER_CONFIG_DIR": str(root / ".jupyter-config"), "JUPYTER_RUNTIME_DIR": str(root / ".rt")}
+    env = {
+        **os.environ,
+        "JUPYTER_CONFIG_DIR": str(root / ".jupyter-config"),
+        "JUPYTER_RUNTIME_DIR": str(root / ".rt"),
+    }
     log = (artifacts / "jupyterlab.log").open("w")
     server = subprocess.Popen(
         [
-            sys.executable, "-m", "jupyter", "lab", "--no-browser", "--allow-root",
-            "--ip=127.0.0.1", f"--port={port}", f"--ServerApp.token={token}",
-            f"--ServerApp.root_dir={root}", f"--LabApp.workspaces_dir={root / '.ws'}",
-            f"--LabApp.user_settings_dir={root / '.settings'}", "--LabApp.news_url=None",
+            sys.executable,
+            "-m",
+            "jupyter",
+            "lab",
+            "--no-browser",
+            "--allow-root",
+            "--ip=127.0.0.1",
+            f"--port={port}",
+            f"--ServerApp.token={token}",
+            f"--ServerApp.root_dir={root}",
+            f"--LabApp.workspaces_dir={root / '.ws'}",
+            f"--LabApp.user_settings_dir={root / '.settings'}",
+            "--LabApp.news_url=None",
             "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
         ],
-        stdout=log, stderr=subprocess.STDOUT, env=env, cwd=root,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        env=env,
+        cwd=root,
     )
     base = f"http://127.0.0.1:{port}"
     try:
@@ -266,9 +297,13 @@ def lab(artifacts: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[d
         log.close()
 
 
-def test_jupyterlab_renderer_widget_and_document(seed_trace: Trace, lab: dict[str, str], artifacts: Path) -> None:
+def test_jupyterlab_renderer_widget_and_document(
+    seed_trace: Trace, lab: dict[str, str], artifacts: Path
+) -> None:
     url = f"{lab['base']}/lab/tree/notebooks/02-trace-viewer.ipynb?token={lab['token']}&reset"
-    report = _drive({"mode": "lab", "url": url, "step": STEP, "trace_file": "demo.passviz.json"}, artifacts, timeout=400)
+    report = _drive(
+        {"mode": "lab", "url": url, "step": STEP, "trace_file": "demo.passviz.json"}, artifacts, timeout=400
+    )
     # display(trace) in the notebook: the MIME renderer's viewer
     _check_step_through(seed_trace, report)
     # the widget follows Python, and Python reads back what the person did

@@ -55,7 +55,14 @@ def replay_script(tmp_path_factory: pytest.TempPathFactory) -> Path:
         pytest.skip(missing)
     out = tmp_path_factory.mktemp("replay") / "replay.cjs"
     subprocess.run(
-        [str(ESBUILD), "scripts/replay.ts", "--bundle", "--platform=node", f"--outfile={out}", "--log-level=warning"],
+        [
+            str(ESBUILD),
+            "scripts/replay.ts",
+            "--bundle",
+            "--platform=node",
+            f"--outfile={out}",
+            "--log-level=warning",
+        ],
         cwd=EXTENSION,
         check=True,
     )
@@ -99,20 +106,26 @@ def _check(script: Path, trace: Trace, tmp_path: Path) -> int:
 
 
 def test_seed_000_statuses_and_texts_match_python(replay_script: Path, tmp_path: Path) -> None:
-    trace = record(SEED.read_text(), "wrap-func-body-with-single-block,canonicalize", filename=SEED.name).trace
+    trace = record(
+        SEED.read_text(), "wrap-func-body-with-single-block,canonicalize", filename=SEED.name
+    ).trace
     assert trace.initial is not None
     assert _check(replay_script, trace, tmp_path) > 10
 
 
 def test_folded_chain_statuses_and_texts_match_python(replay_script: Path, tmp_path: Path) -> None:
     trace = record(
-        CHAIN, "test-fold-addi-chain,canonicalize,cse,dce", extra_passes={"test-fold-addi-chain": FoldAddiChainPass}
+        CHAIN,
+        "test-fold-addi-chain,canonicalize,cse,dce",
+        extra_passes={"test-fold-addi-chain": FoldAddiChainPass},
     ).trace
     assert _check(replay_script, trace, tmp_path) > 3
 
 
 def test_viewer_lines_hold_every_op_text(replay_script: Path, tmp_path: Path) -> None:
-    trace = record(SEED.read_text(), "wrap-func-body-with-single-block,canonicalize", filename=SEED.name).trace
+    trace = record(
+        SEED.read_text(), "wrap-func-body-with-single-block,canonicalize", filename=SEED.name
+    ).trace
     rows = _replay(replay_script, trace, tmp_path)
     states = TraceStates(trace)
     for row in rows:
