@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -19,30 +18,15 @@ from passviz.graph.export import STATUS_COLORS
 from passviz.notebook import Stepper
 from passviz.pipelines import record
 from passviz.trace.model import Trace
+from tests.conftest import BROWSER, browser_missing, need
 
 HERE = Path(__file__).resolve().parent
-BROWSER = HERE / "browser"
-CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
 SEED = HERE.parent / "examples" / "wrap_multi_block.mlir"
-
-
-def _missing() -> str | None:
-    if shutil.which("node") is None:
-        return "node is not installed"
-    if not CHROMIUM.exists():
-        return f"{CHROMIUM} is missing (apt-get install chromium)"
-    if not (BROWSER / "node_modules" / "playwright-core").exists():
-        return "playwright-core is not installed (npm ci --prefix tests/browser)"
-    return None
 
 
 @pytest.fixture(scope="module")
 def artifacts() -> Path:
-    missing = _missing()
-    if missing is not None:
-        if os.environ.get("CI"):
-            pytest.fail(f"browser tests must run in CI: {missing}")
-        pytest.skip(missing)
+    need(browser_missing())
     folder = Path(os.environ.get("PASSVIZ_ARTIFACTS", HERE / "artifacts"))
     folder.mkdir(parents=True, exist_ok=True)
     return folder

@@ -17,7 +17,7 @@ import sys
 import zipfile
 from pathlib import Path
 
-import pytest
+from tests.conftest import need
 
 ROOT = Path(__file__).resolve().parents[1]
 EXTENSION = ROOT / "extension"
@@ -25,14 +25,6 @@ LABEXTENSION = ROOT / "passviz" / "labextension"
 STATIC = ROOT / "passviz" / "static"
 VERSION = "0.1.0"
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
-
-
-def _need(missing: str | None) -> None:
-    if missing is None:
-        return
-    if os.environ.get("CI"):
-        pytest.fail(f"extension tests must run in CI: {missing}")
-    pytest.skip(missing)
 
 
 def _node_setup() -> str | None:
@@ -73,7 +65,7 @@ def _listed(output: str, prefix: Path | None = None) -> list[str]:
 
 
 def test_jest_suite_passes() -> None:
-    _need(_node_setup())
+    need(_node_setup())
     done = _run(["jlpm", "test", "--ci"], cwd=EXTENSION, timeout=300)
     output = done.stdout + done.stderr
     assert done.returncode == 0, output
@@ -84,13 +76,13 @@ def test_jest_suite_passes() -> None:
 
 def test_yarn_lock_matches_package_json() -> None:
     """``extension/yarn.lock`` pins every dependency: an immutable install changes nothing."""
-    _need(_node_setup())
+    need(_node_setup())
     done = _run(["jlpm", "install", "--immutable", "--mode=skip-build"], cwd=EXTENSION, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
 
 
 def test_labextension_is_enabled() -> None:
-    _need(_built())
+    need(_built())
     # `jupyter labextension list`, run by this interpreter so it reads this environment.
     done = _run([sys.executable, "-m", "jupyterlab.labextensions", "list"], timeout=120)
     output = done.stdout + done.stderr
@@ -102,7 +94,7 @@ def test_labextension_is_enabled() -> None:
 
 def test_wheel_carries_the_prebuilt_extension(tmp_path: Path) -> None:
     """The wheel holds the built extension and viewer; installing it needs no node."""
-    _need(_built())
+    need(_built())
     dist = tmp_path / "dist"
     done = _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist), str(ROOT)])
     assert done.returncode == 0, done.stdout + done.stderr

@@ -37,12 +37,11 @@ from passviz.pipelines import record
 from passviz.trace.initial import ensure_initial
 from passviz.trace.model import Trace
 from passviz.trace.store import write_trace
+from tests.conftest import BROWSER, browser_missing, need
 from tests.test_browser import PAYLOAD_IR
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-BROWSER = HERE / "browser"
-CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
 SEED = ROOT / "examples" / "wrap_multi_block.mlir"
 STEP = 2
 """Seed 000: step 2 inserts the scf.execute_region; step 3 splices the blocks into it."""
@@ -51,29 +50,15 @@ COLOURS = {"added": "#1a7f37", "modified": "#bf8700", "erased": "#cf222e"}
 """The viewer's border colours (the same hues as passviz's other graphs)."""
 
 
-def _need(missing: str | None) -> None:
-    if missing is None:
-        return
-    if os.environ.get("CI"):
-        pytest.fail(f"browser tests must run in CI: {missing}")
-    pytest.skip(missing)
-
-
 def _browser_missing() -> str | None:
-    if shutil.which("node") is None:
-        return "node is not installed"
-    if not CHROMIUM.exists():
-        return f"{CHROMIUM} is missing (apt-get install chromium)"
-    if not (BROWSER / "node_modules" / "playwright-core").exists():
-        return "playwright-core is not installed (npm ci --prefix tests/browser)"
     if not (ROOT / "passviz" / "static" / "viewer.js").exists():
         return "the viewer bundle is not built (pip install -e .)"
-    return None
+    return browser_missing()
 
 
 @pytest.fixture(scope="module")
 def artifacts() -> Path:
-    _need(_browser_missing())
+    need(_browser_missing())
     folder = Path(os.environ.get("PASSVIZ_ARTIFACTS", HERE / "artifacts"))
     folder.mkdir(parents=True, exist_ok=True)
     return folder
@@ -238,7 +223,7 @@ def _lab_missing() -> str | None:
 
 @pytest.fixture(scope="module")
 def lab(artifacts: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
-    _need(_lab_missing())
+    need(_lab_missing())
     root = tmp_path_factory.mktemp("lab")
     (root / "notebooks").mkdir()
     (root / "examples").mkdir()

@@ -9,7 +9,6 @@ from the live xDSL replay, at every step of real recorded traces.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -22,6 +21,7 @@ from passviz.graph.state import TraceStates
 from passviz.pipelines import record
 from passviz.trace.model import Trace
 from passviz.trace.store import write_trace
+from tests.conftest import need
 from tests.passes_for_tests import FoldAddiChainPass
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -49,10 +49,7 @@ def replay_script(tmp_path_factory: pytest.TempPathFactory) -> Path:
         missing = "node is not installed"
     elif not ESBUILD.exists():
         missing = "extension/node_modules is missing (pip install -e . installs it)"
-    if missing is not None:
-        if os.environ.get("CI"):
-            pytest.fail(f"the viewer model tests must run in CI: {missing}")
-        pytest.skip(missing)
+    need(missing)
     out = tmp_path_factory.mktemp("replay") / "replay.cjs"
     subprocess.run(
         [

@@ -276,25 +276,13 @@ export class TraceViewer {
     this.rendered = this.draw(this.current, token).catch(() => undefined);
   }
 
-  /** Milliseconds the last draw spent in each phase, for benchmarks. */
-  readonly timings: Record<string, number> = {};
-
   private async draw(step: number, token: number): Promise<void> {
-    let mark = performance.now();
-    const lap = (name: string): void => {
-      const now = performance.now();
-      this.timings[name] = now - mark;
-      mark = now;
-    };
     const [before, after] = this.cursor.around(step);
-    lap('replay');
     const record = step >= 0 ? this.trace.steps[step] : null;
     const graphBefore = this.stateGraph(step - 1, before);
     const graphAfter = step < 0 ? graphBefore : this.stateGraph(step, after);
     const diff = diffGraphs(graphBefore, graphAfter, record ? touchedBy(record.delta ?? {}) : new Set());
-    lap('graph');
     const text = diffLines(this.stateLines(step - 1, before), step < 0 ? this.stateLines(-1, before) : this.stateLines(step, after));
-    lap('text');
     if (this.layout.size === 0) {
       const seed =
         diff.nodes.size <= this.elkLimit
@@ -306,17 +294,14 @@ export class TraceViewer {
       this.layout.seed(diff.nodes, seed);
     }
     this.layout.place(diff.nodes, neighbourMap(diff.edges.values()));
-    lap('layout');
     const chain = record?.chain ?? [];
     this.graphPane.render(diff, node => this.layout.positionOf(node), { root: record?.root ?? null, chain, selected: this.selected }, this.edgeFilter);
-    lap('draw');
     const counts = countStatuses(diff);
     this.title.textContent = this.describe(step, counts);
     this.irPane.render(text, step < 0 ? 'IR (initial)' : `IR after step ${step}`);
     this.irPane.select(this.selected);
     const history = this.selected !== null ? lineage(this.trace.steps, this.selected) : [];
     this.details.render(record, record ? this.trace.passNames[step] : '', after, before, this.selected, history);
-    lap('panes');
     this.node.dataset.rendered = String(step);
   }
 
