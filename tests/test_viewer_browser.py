@@ -81,7 +81,14 @@ def _drive(plan: dict[str, Any], folder: Path, timeout: float = 240) -> dict[str
     )
     assert done.returncode == 0, done.stderr
     report: dict[str, Any] = json.loads(done.stdout)
-    assert "failure" not in report, report["failure"]
+    if "failure" in report:
+        log = folder / "jupyterlab.log"
+        server = log.read_text()[-3000:] if plan["mode"] == "lab" and log.exists() else ""
+        diagnosis = json.dumps(report.get("diagnosis"), indent=1)
+        pytest.fail(
+            f"{report['failure']}\n\npage: {diagnosis}\nscreenshot: {folder / (plan['mode'] + '-failure.png')}"
+            f"\n\nJupyterLab log (tail):\n{server}"
+        )
     return report
 
 
@@ -252,6 +259,8 @@ def lab(artifacts: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[d
             f"--LabApp.workspaces_dir={root / '.ws'}",
             f"--LabApp.user_settings_dir={root / '.settings'}",
             "--LabApp.news_url=None",
+            # window.jupyterapp lets the driver wait on the notebook's kernel itself.
+            "--LabApp.expose_app_in_browser=True",
             "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
         ],
         stdout=log,

@@ -15,6 +15,8 @@ import { join } from "node:path";
 const plan = JSON.parse(readFileSync(process.argv[2], "utf8"));
 const report = { errors: [], dialogs: [], blocked: [] };
 const TIMEOUT = 60000;
+// Starting a kernel and running the notebook is the slow part on a busy 2-core machine.
+const KERNEL_TIMEOUT = 180000;
 
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
@@ -64,15 +66,13 @@ async function stepThrough(page, scope, name) {
   return { atK, next, searchFocused, visibleRows };
 }
 
-async function standalone(context) {
+async function standalone(context, page) {
   await context.route("**/*", (route) => {
     const url = route.request().url();
     if (url.startsWith("file:") || url.startsWith("data:") || url.startsWith("about:")) return route.continue();
     report.blocked.push(url);
     return route.abort();
   });
-  const page = await context.newPage();
-  watch(page);
   await page.goto(plan.url);
   await rendered(page, "body", -1);
   await shot(page, "standalone-initial");
@@ -97,27 +97,59 @@ async function runCell(page, code) {
   await page.keyboard.press("Enter");
   await page.keyboard.type(code);
   await page.keyboard.press("Control+Enter");
-  await idle(page);
+  await allRun(page);
   const outputs = page.locator(".jp-Notebook .jp-CodeCell").last().locator(".jp-OutputArea-output");
   return (await outputs.count()) > 0 ? outputs.last().innerText() : "";
 }
 
+// The notebook's kernel is connected and idle and no cell waits to run.
+// (JupyterLab's own status indicator reads "idle" before a kernel is attached,
+// and a cell run with no kernel yet opens the kernel picker instead.)
 async function idle(page) {
-  await page.waitForSelector('.jp-Notebook-ExecutionIndicator[data-status="idle"]', { timeout: TIMEOUT });
-  await page.waitForFunction(
-    () => ![...document.querySelectorAll(".jp-InputPrompt")].some((p) => p.textContent.includes("*")),
-    null, { timeout: TIMEOUT });
+  await page.waitForFunction(() => {
+    const panel = window.jupyterapp?.shell.currentWidget;
+    const kernel = panel?.sessionContext?.session?.kernel;
+    if (!kernel || kernel.status !== "idle" || kernel.connectionStatus !== "connected") return false;
+    return ![...panel.node.querySelectorAll(".jp-InputPrompt")].some((p) => p.textContent.includes("*"));
+  }, null, { timeout: KERNEL_TIMEOUT });
 }
 
-async function lab(context) {
-  const page = await context.newPage();
-  watch(page);
+// Every code cell of the open notebook has run (its prompt holds a count).
+async function allRun(page) {
+  await page.waitForFunction(() => {
+    const panel = window.jupyterapp?.shell.currentWidget;
+    const prompts = [...(panel?.node.querySelectorAll(".jp-CodeCell .jp-InputPrompt") ?? [])];
+    return prompts.length > 0 && prompts.every((p) => /\[\d+\]/.test(p.textContent));
+  }, null, { timeout: KERNEL_TIMEOUT });
+  await idle(page);
+}
+
+// What the page shows when a step fails: which viewers drew what, the notebook's
+// outputs (a traceback, say), any dialog, and the kernel's state.
+async function diagnose(page) {
+  return page.evaluate(() => {
+    const text = (node) => (node.innerText ?? "").slice(0, 2000);
+    const kernel = window.jupyterapp?.shell.currentWidget?.sessionContext?.session?.kernel;
+    return {
+      viewers: [...document.querySelectorAll(".pv-viewer")].map((v) => ({
+        step: v.dataset.step, rendered: v.dataset.rendered, title: text(v.querySelector(".pv-title") ?? v),
+      })),
+      outputs: [...document.querySelectorAll(".jp-OutputArea-output")].map(text),
+      errors: [...document.querySelectorAll(".pv-error, .jp-RenderedText[data-mime-type='application/vnd.jupyter.stderr']")].map(text),
+      dialogs: [...document.querySelectorAll(".jp-Dialog")].map(text),
+      prompts: [...document.querySelectorAll(".jp-InputPrompt")].map((p) => p.textContent),
+      kernel: kernel ? { status: kernel.status, connection: kernel.connectionStatus } : null,
+    };
+  }).catch((error) => ({ unreadable: String(error) }));
+}
+
+async function lab(page) {
   await page.goto(plan.url);
   await page.waitForSelector(".jp-NotebookPanel", { timeout: TIMEOUT });
   await idle(page);
   await page.locator(".lm-MenuBar-itemLabel", { hasText: /^Run$/ }).click();
   await page.locator(".lm-Menu-itemLabel", { hasText: /^Run All Cells$/ }).click();
-  await idle(page);
+  await allRun(page);
   await rendered(page, ".pv-mime", -1);
   await shot(page, "lab-notebook");
   // The MIME renderer's viewer: what `display(trace)` shows.
@@ -152,11 +184,18 @@ function watch(page) {
   page.on("dialog", (dialog) => { report.dialogs.push(dialog.message()); return dialog.dismiss(); });
 }
 
+let page = null;
 try {
   const context = await browser.newContext({ viewport: { width: 1500, height: 950 } });
-  if (plan.mode === "lab") await lab(context); else await standalone(context);
+  page = await context.newPage();
+  watch(page);
+  if (plan.mode === "lab") await lab(page); else await standalone(context, page);
 } catch (error) {
   report.failure = String(error && error.stack || error);
+  if (page) {
+    report.diagnosis = await diagnose(page);
+    await shot(page, `${plan.mode}-failure`).catch(() => undefined);
+  }
 } finally {
   await browser.close();
 }
