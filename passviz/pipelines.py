@@ -6,7 +6,7 @@ import importlib
 import importlib.util
 import inspect
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
@@ -97,13 +97,34 @@ def load_pass_module(source: str) -> dict[str, type[ModulePass]]:
     return found
 
 
+NAMED_PIPELINES: Mapping[str, str] = {
+    "make-ttir": (
+        "inline,triton-rewrite-tensor-pointer,canonicalize,triton-combine,"
+        "triton-reorder-broadcast,cse,symbol-dce,triton-loop-unroll"
+    ),
+}
+"""Pipelines a spec may name as one pass.  ``make-ttir`` is Triton 3.6's
+``make_ttir`` for CUDA targets of compute capability 9.0 and up (below that,
+Triton also rewrites tensor descriptors to pointers, which passviz lacks)."""
+
+
 def parse_pipeline(spec: str, extra: dict[str, type[ModulePass]] | None = None) -> tuple[ModulePass, ...]:
-    """Turn ``a,b{opt=1}`` into pass instances, with a clear error for unknown names."""
+    """Turn ``a,b{opt=1}`` into pass instances, with a clear error for unknown names.
+
+    A name from ``NAMED_PIPELINES`` stands for its passes."""
     passes = available_passes()
     for name, pass_type in (extra or {}).items():
         passes[name] = _constant(pass_type)
     try:
-        specs = list(parse_pipeline_specs(spec))
+        specs = [
+            inner
+            for outer in parse_pipeline_specs(spec)
+            for inner in (
+                parse_pipeline_specs(NAMED_PIPELINES[outer.name])
+                if outer.name in NAMED_PIPELINES and outer.name not in passes
+                else (outer,)
+            )
+        ]
     except Exception as exc:
         raise PipelineError(f"bad pipeline {spec!r}: {exc}") from None
     unknown = [s.name for s in specs if s.name not in passes]

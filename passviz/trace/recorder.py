@@ -99,6 +99,10 @@ class StepRecorder(ABC):
         """Try one pattern on ``op``, remembering its name if it fires."""
 
     @abstractmethod
+    def not_converged(self, limit: str) -> None:
+        """A rewrite driver gave up after ``limit`` while patterns still fired."""
+
+    @abstractmethod
     def step(self, name: str, root: Operation | None = None, *, full: bool = False) -> StepScope:
         """A context manager that makes what happens inside it one rewrite step.
 
@@ -116,6 +120,11 @@ class StepScope:
         self._name = name
         self._root = root
         self._full = full
+        self._cancelled = False
+
+    def cancel(self) -> None:
+        """Make the step end without a trace entry: it turned out to change nothing."""
+        self._cancelled = True
 
     def __enter__(self) -> StepScope:
         if self._recorder is not None:
@@ -128,7 +137,7 @@ class StepScope:
         if exc is not None and isinstance(exc, Exception) and not isinstance(exc, PipelineStopped):
             self._recorder.fail(exc, self._root, self._name)
             return
-        if exc is None:
+        if exc is None and not self._cancelled:
             self._recorder.fired(self._name)
             self._recorder.end_rewrite(full=self._full)
 
@@ -161,6 +170,9 @@ class NullRecorder(StepRecorder):
 
     def apply_pattern(self, pattern: RewritePattern, op: Operation, rewriter: PatternRewriter) -> None:
         pattern.match_and_rewrite(op, rewriter)
+
+    def not_converged(self, limit: str) -> None:
+        return None
 
     def step(self, name: str, root: Operation | None = None, *, full: bool = False) -> StepScope:
         return StepScope(None, name, root)
@@ -511,6 +523,9 @@ class Tracer(StepRecorder):
         pattern.match_and_rewrite(op, rewriter)
         if rewriter.has_done_action and not before and self._fired is None:
             self._fired = pattern_name(pattern)
+
+    def not_converged(self, limit: str) -> None:
+        self._nonconvergence(limit)
 
     def step(self, name: str, root: Operation | None = None, *, full: bool = False) -> StepScope:
         return StepScope(self, name, root, full=full)
