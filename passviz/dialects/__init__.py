@@ -26,13 +26,25 @@ def make_context(*, allow_unregistered: bool = False) -> Context:
 
 
 def _our_dialect_factories() -> dict[str, Callable[[], Dialect]]:
-    return {"tt": _load_tt, "scf": _load_scf}
+    return {"tt": _load_tt, "tts": _load_tts, "scf": _load_scf, "arith": _load_arith}
 
 
 def _load_tt() -> Dialect:
     from passviz.dialects.tt import TT
 
     return TT
+
+
+def _load_tts() -> Dialect:
+    from passviz.dialects.tts import TTS
+
+    return TTS
+
+
+def _load_arith() -> Dialect:
+    from passviz.dialects.arith import Arith
+
+    return Arith
 
 
 def _load_scf() -> Dialect:

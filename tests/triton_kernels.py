@@ -1,0 +1,260 @@
+"""Four Triton tutorial kernels, compiled by real Triton 3.6 to TTIR.
+
+Vector add, fused softmax, matmul and layer norm (forward) in the shape of
+Triton's tutorials 01, 02, 03 and 05. ``ttir(name)`` compiles one for an
+H100 (``GPUTarget("cuda", 90, 32)``) with ``triton.compile``, which needs no
+GPU (the CUDA backend bundles ptxas), and returns ``asm["ttir"]``.
+
+Import this module only where Triton is installed (``tests.triton_oracle.triton_missing``).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass
+from typing import Any
+
+import triton
+import triton.language as tl
+from triton.backends.compiler import GPUTarget
+from triton.compiler import ASTSource
+
+TARGET = GPUTarget("cuda", 90, 32)
+"""An H100: CUDA compute capability 9.0, 32 threads per warp."""
+
+
+@triton.jit
+def add_kernel(x_ptr, y_ptr, output_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    pid = tl.program_id(axis=0)
+    block_start = pid * BLOCK_SIZE
+    offsets = block_start + tl.arange(0, BLOCK_SIZE)
+    mask = offsets < n_elements
+    x = tl.load(x_ptr + offsets, mask=mask)
+    y = tl.load(y_ptr + offsets, mask=mask)
+    tl.store(output_ptr + offsets, x + y, mask=mask)
+
+
+@triton.jit
+def softmax_kernel(
+    output_ptr,
+    input_ptr,
+    input_row_stride,
+    output_row_stride,
+    n_rows,
+    n_cols,
+    BLOCK_SIZE: tl.constexpr,
+    num_stages: tl.constexpr,
+):
+    row_start = tl.program_id(0)
+    row_step = tl.num_programs(0)
+    for row_idx in tl.range(row_start, n_rows, row_step, num_stages=num_stages):
+        row_start_ptr = input_ptr + row_idx * input_row_stride
+        col_offsets = tl.arange(0, BLOCK_SIZE)
+        input_ptrs = row_start_ptr + col_offsets
+        mask = col_offsets < n_cols
+        row = tl.load(input_ptrs, mask=mask, other=-float("inf"))
+        row_minus_max = row - tl.max(row, axis=0)
+        numerator = tl.exp(row_minus_max)
+        denominator = tl.sum(numerator, axis=0)
+        softmax_output = numerator / denominator
+        output_row_start_ptr = output_ptr + row_idx * output_row_stride
+        output_ptrs = output_row_start_ptr + col_offsets
+        tl.store(output_ptrs, softmax_output, mask=mask)
+
+
+@triton.jit
+def matmul_kernel(
+    a_ptr,
+    b_ptr,
+    c_ptr,
+    M,
+    N,
+    K,
+    stride_am,
+    stride_ak,
+    stride_bk,
+    stride_bn,
+    stride_cm,
+    stride_cn,
+    BLOCK_SIZE_M: tl.constexpr,
+    BLOCK_SIZE_N: tl.constexpr,
+    BLOCK_SIZE_K: tl.constexpr,
+    GROUP_SIZE_M: tl.constexpr,
+):
+    pid = tl.program_id(axis=0)
+    num_pid_m = tl.cdiv(M, BLOCK_SIZE_M)
+    num_pid_n = tl.cdiv(N, BLOCK_SIZE_N)
+    num_pid_in_group = GROUP_SIZE_M * num_pid_n
+    group_id = pid // num_pid_in_group
+    first_pid_m = group_id * GROUP_SIZE_M
+    group_size_m = min(num_pid_m - first_pid_m, GROUP_SIZE_M)
+    pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
+    pid_n = (pid % num_pid_in_group) // group_size_m
+    offs_am = (pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)) % M
+    offs_bn = (pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)) % N
+    offs_k = tl.arange(0, BLOCK_SIZE_K)
+    a_ptrs = a_ptr + (offs_am[:, None] * stride_am + offs_k[None, :] * stride_ak)
+    b_ptrs = b_ptr + (offs_k[:, None] * stride_bk + offs_bn[None, :] * stride_bn)
+    accumulator = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_SIZE_K)):
+        a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_SIZE_K, other=0.0)
+        b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BLOCK_SIZE_K, other=0.0)
+        accumulator = tl.dot(a, b, accumulator)
+        a_ptrs += BLOCK_SIZE_K * stride_ak
+        b_ptrs += BLOCK_SIZE_K * stride_bk
+    c = accumulator.to(tl.float16)
+    offs_cm = pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)
+    offs_cn = pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)
+    c_ptrs = c_ptr + stride_cm * offs_cm[:, None] + stride_cn * offs_cn[None, :]
+    c_mask = (offs_cm[:, None] < M) & (offs_cn[None, :] < N)
+    tl.store(c_ptrs, c, mask=c_mask)
+
+
+@triton.jit
+def layer_norm_fwd_kernel(
+    X,
+    Y,
+    W,
+    B,
+    Mean,
+    Rstd,
+    stride,
+    N,
+    eps,
+    BLOCK_SIZE: tl.constexpr,
+):
+    row = tl.program_id(0)
+    Y += row * stride
+    X += row * stride
+    mean = 0
+    _mean = tl.zeros([BLOCK_SIZE], dtype=tl.float32)
+    for off in range(0, N, BLOCK_SIZE):
+        cols = off + tl.arange(0, BLOCK_SIZE)
+        a = tl.load(X + cols, mask=cols < N, other=0.0).to(tl.float32)
+        _mean += a
+    mean = tl.sum(_mean, axis=0) / N
+    _var = tl.zeros([BLOCK_SIZE], dtype=tl.float32)
+    for off in range(0, N, BLOCK_SIZE):
+        cols = off + tl.arange(0, BLOCK_SIZE)
+        x = tl.load(X + cols, mask=cols < N, other=0.0).to(tl.float32)
+        x = tl.where(cols < N, x - mean, 0.0)
+        _var += x * x
+    var = tl.sum(_var, axis=0) / N
+    rstd = 1 / tl.sqrt(var + eps)
+    tl.store(Mean + row, mean)
+    tl.store(Rstd + row, rstd)
+    for off in range(0, N, BLOCK_SIZE):
+        cols = off + tl.arange(0, BLOCK_SIZE)
+        mask = cols < N
+        w = tl.load(W + cols, mask=mask)
+        b = tl.load(B + cols, mask=mask)
+        x = tl.load(X + cols, mask=mask, other=0.0).to(tl.float32)
+        x_hat = (x - mean) * rstd
+        y = x_hat * w + b
+        tl.store(Y + cols, y, mask=mask)
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """A kernel and the specialization it is compiled for."""
+
+    fn: Any
+    """The ``@triton.jit`` function."""
+
+    signature: dict[str, str]
+    """Triton's type of each argument (``*fp32``, ``i32``, ``constexpr``)."""
+
+    constexprs: dict[str, int]
+    """The values of the ``tl.constexpr`` arguments."""
+
+
+KERNELS: dict[str, Kernel] = {
+    "vector_add": Kernel(
+        add_kernel,
+        {
+            "x_ptr": "*fp32",
+            "y_ptr": "*fp32",
+            "output_ptr": "*fp32",
+            "n_elements": "i32",
+            "BLOCK_SIZE": "constexpr",
+        },
+        {"BLOCK_SIZE": 1024},
+    ),
+    "fused_softmax": Kernel(
+        softmax_kernel,
+        {
+            "output_ptr": "*fp32",
+            "input_ptr": "*fp32",
+            "input_row_stride": "i32",
+            "output_row_stride": "i32",
+            "n_rows": "i32",
+            "n_cols": "i32",
+            "BLOCK_SIZE": "constexpr",
+            "num_stages": "constexpr",
+        },
+        {"BLOCK_SIZE": 1024, "num_stages": 4},
+    ),
+    "matmul": Kernel(
+        matmul_kernel,
+        {
+            **{name: "*fp16" for name in ("a_ptr", "b_ptr", "c_ptr")},
+            **{
+                name: "i32"
+                for name in (
+                    "M",
+                    "N",
+                    "K",
+                    "stride_am",
+                    "stride_ak",
+                    "stride_bk",
+                    "stride_bn",
+                    "stride_cm",
+                    "stride_cn",
+                )
+            },
+            **{
+                name: "constexpr" for name in ("BLOCK_SIZE_M", "BLOCK_SIZE_N", "BLOCK_SIZE_K", "GROUP_SIZE_M")
+            },
+        },
+        {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64, "GROUP_SIZE_M": 8},
+    ),
+    "layer_norm": Kernel(
+        layer_norm_fwd_kernel,
+        {
+            "X": "*fp16",
+            "Y": "*fp16",
+            "W": "*fp16",
+            "B": "*fp16",
+            "Mean": "*fp32",
+            "Rstd": "*fp32",
+            "stride": "i32",
+            "N": "i32",
+            "eps": "fp32",
+            "BLOCK_SIZE": "constexpr",
+        },
+        {"BLOCK_SIZE": 1024},
+    ),
+}
+"""The kernels by name, with the specializations of Triton's tutorials."""
+
+
+def ttir(name: str) -> str:
+    """``asm["ttir"]`` of ``KERNELS[name]`` compiled for ``TARGET`` (locations included).
+
+    Compiles into a fresh cache directory, so that nothing is read from or
+    left in the user's Triton cache.
+    """
+    kernel = KERNELS[name]
+    source = ASTSource(kernel.fn, signature=kernel.signature, constexprs=kernel.constexprs)
+    with tempfile.TemporaryDirectory() as cache:
+        previous = os.environ.get("TRITON_CACHE_DIR")
+        os.environ["TRITON_CACHE_DIR"] = cache
+        try:
+            compiled = triton.compile(source, target=TARGET)
+        finally:
+            if previous is None:
+                del os.environ["TRITON_CACHE_DIR"]
+            else:
+                os.environ["TRITON_CACHE_DIR"] = previous
+    return compiled.asm["ttir"]
