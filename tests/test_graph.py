@@ -59,7 +59,8 @@ def _status(graph: IRGraph, status: str) -> set[str]:
 
 def test_seed_steps_are_the_ones_asserted_below(seed_trace: Trace) -> None:
     assert tuple(s.name for s in seed_trace.steps[1:8]) == CHECKPOINTS
-    assert seed_trace.steps[14].name == "SingleBlockExecuteInliner"
+    # MLIR's canonicalize inlines the multi-block scf.execute_region as a CFG.
+    assert seed_trace.steps[10].name == "MultiBlockExecuteInliner"
 
 
 def test_dataflow_of_the_initial_ir(seed_states: TraceStates) -> None:
@@ -126,24 +127,21 @@ def test_dataflow_branches_forward_values_to_block_arguments(seed_states: TraceS
 
 
 def test_dataflow_execute_region_inlined(seed_states: TraceStates) -> None:
-    graph = step_graph(seed_states, 14, "dataflow")
-    assert _nodes(graph) == {
-        "v3": "unchanged",
-        "v4": "unchanged",
-        "v5": "unchanged",
-        "o11": "modified",  # the arith.select, moved out of the region
-        "o4": "modified",
+    graph = step_graph(seed_states, 10, "dataflow")
+    nodes = _nodes(graph)
+    # the region op and its yield are gone; the yield became a branch (o9) to the
+    # continuation block, whose argument v8 the return now uses
+    assert {n: nodes[n] for n in ("o5", "o6", "o9", "o10", "v8", "o4")} == {
         "o5": "erased",
         "o6": "erased",
+        "o9": "added",
+        "o10": "added",
+        "v8": "added",
+        "o4": "modified",
     }
-    assert _edges(graph) == {
-        ("v3", "o11"): "unchanged",
-        ("v4", "o11"): "unchanged",
-        ("v5", "o11"): "unchanged",
-        ("o11", "o4"): "added",
-        ("o11", "o6"): "erased",
-        ("o5", "o4"): "erased",
-    }
+    edges = _edges(graph)
+    assert edges[("v7", "o9")] == "added" and edges[("v8", "o4")] == "added"
+    assert edges[("o5", "o4")] == "erased" and edges[("v7", "o6")] == "erased"
 
 
 def test_cfg_new_entry_block_and_splice(seed_states: TraceStates) -> None:
@@ -179,9 +177,9 @@ def test_cfg_branches_inserted_carry_their_operands(seed_states: TraceStates) ->
 
 
 def test_cfg_after_inlining_keeps_the_erased_block_as_ghost(seed_states: TraceStates) -> None:
-    graph = step_graph(seed_states, 14, "cfg")
-    assert _nodes(graph) == {"b4": "modified", "b1": "erased"}
-    assert _edges(graph) == {("b4", "b1"): "erased"}
+    graph = step_graph(seed_states, 16, "cfg")
+    assert _nodes(graph) == {"b4": "modified", "b5": "erased"}
+    assert _edges(graph) == {("b4", "b5"): "erased"}
 
 
 def test_nesting_execute_region_inserted(seed_states: TraceStates) -> None:
@@ -312,15 +310,13 @@ def test_lineage_follows_a_replacement_both_ways(seed_trace: Trace) -> None:
     forward = seed_trace.lineage("o5")  # the scf.execute_region
     assert [(e.step, e.op, e.action) for e in forward] == [
         (2, "o5", "created"),
-        (11, "o11", "created"),
-        (14, "o11", "moved"),
-        (14, "o5", "replaced"),
-        (14, "o5", "erased"),
+        (10, "o5", "replaced"),
+        (10, "o5", "erased"),
     ]
-    assert forward[3].by == ("o11",)
-    assert forward[3].pattern == "SingleBlockExecuteInliner"
-    backward = seed_trace.lineage("o11")
-    assert set(_tuples(backward)) == set(_tuples(forward))
+    assert forward[1].pattern == "MultiBlockExecuteInliner"
+    assert forward[1].by == ()  # replaced by the continuation block's argument
+    backward = seed_trace.lineage("o9")  # the branch the region's yield became
+    assert (10, "o9", "created") in _tuples(backward)
 
 
 def _tuples(events: list[LineageEvent]) -> list[tuple[int, str, str]]:
@@ -345,14 +341,14 @@ def test_lineage_of_a_folded_chain(chain_trace: Trace) -> None:
 
 def test_filters(seed_trace: Trace) -> None:
     changed = seed_trace.filter_steps(StepFilter(changed_only=True))
-    assert [s.index for s in changed] == [1, 2, 3, 4, 5, 6, 7, 10, 11, 12, 13, 14]
+    assert [s.index for s in changed] == [1, 2, 3, 4, 5, 6, 7, *range(10, 17)]
     canon = seed_trace.filter_steps(StepFilter(pass_name="canonicalize"))
-    assert [s.index for s in canon] == list(range(9, 16))
-    assert [s.index for s in seed_trace.filter_steps(StepFilter(pattern="EXECUTE"))] == [2, 14]
+    assert [s.index for s in canon] == list(range(9, 18))
+    assert [s.index for s in seed_trace.filter_steps(StepFilter(pattern="EXECUTE"))] == [2, 10]
     touching = seed_trace.filter_steps(StepFilter(touching="o5"))
-    assert [s.index for s in touching][0] == 2 and touching[-1].index == 14
+    assert [s.index for s in touching] == [2, 10]
     both = seed_trace.filter_steps(StepFilter(pass_name="canonicalize", touching="o5"))
-    assert [s.index for s in both] == [14]
+    assert [s.index for s in both] == [10]
 
 
 def test_changed_only_keeps_flagged_steps() -> None:

@@ -79,8 +79,8 @@ def test_wrap_notebook_shows_the_pass_step_by_step() -> None:
 
     assert "cf.cond_br %arg0, ^bb1, ^bb2" in _stdout(_tagged(nb, "input")[0])
     steps = _stdout(_tagged(nb, "steps")[0])
-    assert "16 steps, status: ok" in steps
-    for name in ("new entry block", "returns removed", "SingleBlockExecuteInliner"):
+    assert "18 steps, status: ok" in steps
+    for name in ("new entry block", "returns removed", "MultiBlockExecuteInliner"):
         assert name in steps, name
 
     graphs = [h for h in _html_outputs(nb) if 'class="pv-frame"' in h]
@@ -94,13 +94,13 @@ def test_wrap_notebook_shows_the_pass_step_by_step() -> None:
 
     lineage = _stdout(_tagged(nb, "lineage")[0])
     assert "the scf.execute_region is o" in lineage
-    assert "created" in lineage and "erased" in lineage and "SingleBlockExecuteInliner" in lineage
+    assert "created" in lineage and "erased" in lineage and "MultiBlockExecuteInliner" in lineage
 
     for cell in _tagged(nb, "stepper"):
         bundles = [o.data for o in cell.outputs if o.output_type == "execute_result"]
         assert len(bundles) == 1 and WIDGET_MIME in bundles[0], "the cell's value is a Stepper widget"
         assert bundles[0][WIDGET_MIME]["model_id"]
-    assert "kept: [1, 2, 3, 4, 5, 6, 7, 10, 11, 12, 13, 14]" in _stdout(_tagged(nb, "stepper")[-1])
+    assert "kept: [1, 2, 3, 4, 5, 6, 7, 10, 11, 12, 13, 14, 15, 16]" in _stdout(_tagged(nb, "stepper")[-1])
 
 
 def test_trace_viewer_notebook_emits_the_trace_and_the_widget() -> None:

@@ -31,11 +31,71 @@ def traced_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return DeadCodeElimination
 
+    def loop_unroll() -> type[ModulePass]:
+        from passviz.passes.loop_unroll import TritonLoopUnroll
+
+        return TritonLoopUnroll
+
+    def licm() -> type[ModulePass]:
+        from passviz.passes.licm import LoopInvariantCodeMotion
+
+        return LoopInvariantCodeMotion
+
+    def triton_licm() -> type[ModulePass]:
+        from passviz.passes.licm import TritonLoopInvariantCodeMotion
+
+        return TritonLoopInvariantCodeMotion
+
+    def symbol_dce() -> type[ModulePass]:
+        from passviz.passes.symbol_dce import SymbolDCE
+
+        return SymbolDCE
+
+    def sccp() -> type[ModulePass]:
+        from passviz.passes.sccp import SCCP
+
+        return SCCP
+
+    def inline() -> type[ModulePass]:
+        from passviz.passes.inline import Inline
+
+        return Inline
+
+    def combine() -> type[ModulePass]:
+        from passviz.passes.combine import TritonCombine
+
+        return TritonCombine
+
+    def reorder_broadcast() -> type[ModulePass]:
+        from passviz.passes.reorder_broadcast import TritonReorderBroadcast
+
+        return TritonReorderBroadcast
+
+    def fold_unstructured_ptr() -> type[ModulePass]:
+        from passviz.passes.fold_unstructured_ptr import FoldUnstructuredPtr
+
+        return FoldUnstructuredPtr
+
+    def rewrite_tensor_pointer() -> type[ModulePass]:
+        from passviz.passes.rewrite_tensor_pointer import RewriteTensorPointer
+
+        return RewriteTensorPointer
+
     return {
         "wrap-func-body-with-single-block": wrap,
         "canonicalize": canonicalize,
         "cse": cse,
         "dce": dce,
+        "triton-rewrite-tensor-pointer": rewrite_tensor_pointer,
+        "triton-combine": combine,
+        "triton-reorder-broadcast": reorder_broadcast,
+        "triton-loop-unroll": loop_unroll,
+        "loop-invariant-code-motion": licm,
+        "triton-licm": triton_licm,
+        "symbol-dce": symbol_dce,
+        "sccp": sccp,
+        "inline": inline,
+        "fold-unstructured-ptr": fold_unstructured_ptr,
     }
 
 

@@ -127,7 +127,9 @@ def constant_value(op: Operation) -> Attribute | None:
     if not op.has_trait(ConstantLike, value_if_unregistered=False) or len(op.results) != 1:
         return None
     for name in ("value", "values"):
-        value = op.properties.get(name) or op.attributes.get(name)
+        # Attributes may be falsy (an IntegerAttr of 0): test against None.
+        value = op.properties.get(name)
+        value = value if value is not None else op.attributes.get(name)
         if value is not None:
             return value
     return UnitAttr()
@@ -305,23 +307,26 @@ class GreedyDriver:
         return True
 
     def _materialize(self, op: Operation, value: Attribute, type: Attribute) -> Operation | None:
+        """``Dialect::materializeConstant``: passviz's MLIR table first (it makes
+        ``ub.poison`` for poison, as MLIR does), then the op's dialect's own."""
         if not isinstance(type, TypeAttribute):
             return None
+        if self.materializer is not None and (constant := self.materializer(value, type)) is not None:
+            return constant
         dialect = self.ctx.get_optional_dialect(op.dialect_name())
         interface = dialect.get_interface(ConstantMaterializationInterface) if dialect else None
-        if interface is not None:
-            constant = interface.materialize_constant(value, type)
-            if constant is not None:
-                return constant
-        return self.materializer(value, type) if self.materializer is not None else None
+        return interface.materialize_constant(value, type) if interface is not None else None
 
     def _apply_patterns(self, op: Operation) -> bool:
         rewriter = self.rewriter
+        # Patterns on region ops and branches move whole blocks (split, inline,
+        # merge) without announcing each op: compare the whole module there.
+        structural = bool(op.regions or op.successors)
         for pattern in self.patterns(op):
             rewriter.has_done_action = False
             rewriter.current_operation = op
             rewriter.insertion_point = InsertPoint.before(op)
-            with self.recorder.step(type(pattern).__name__, root=op) as step:
+            with self.recorder.step(type(pattern).__name__, root=op, full=structural) as step:
                 pattern.match_and_rewrite(op, rewriter)
                 if not rewriter.has_done_action:
                     step.cancel()

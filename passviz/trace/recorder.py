@@ -103,23 +103,39 @@ class StepRecorder(ABC):
         """A rewrite driver gave up after ``limit`` while patterns still fired."""
 
     @abstractmethod
-    def step(self, name: str, root: Operation | None = None, *, full: bool = False) -> StepScope:
+    def step(
+        self,
+        name: str,
+        root: Operation | None = None,
+        *,
+        full: bool = False,
+        chain: Sequence[Operation] | None = None,
+    ) -> StepScope:
         """A context manager that makes what happens inside it one rewrite step.
 
         ``full`` compares the whole module at the end of the step, for edits
-        the rewriter does not announce (erasing a block, say)."""
+        the rewriter does not announce (erasing a block, say).  ``chain`` is
+        the pointer chain the step folds, base first; its ops' ids are taken
+        when the step opens, so ops the step erases keep theirs."""
 
 
 class StepScope:
     """Context manager for a hand-written rewrite step (see ``StepRecorder.step``)."""
 
     def __init__(
-        self, recorder: Tracer | None, name: str, root: Operation | None, *, full: bool = False
+        self,
+        recorder: Tracer | None,
+        name: str,
+        root: Operation | None,
+        *,
+        full: bool = False,
+        chain: Sequence[Operation] | None = None,
     ) -> None:
         self._recorder = recorder
         self._name = name
         self._root = root
         self._full = full
+        self._chain = chain
         self._cancelled = False
 
     def cancel(self) -> None:
@@ -128,7 +144,7 @@ class StepScope:
 
     def __enter__(self) -> StepScope:
         if self._recorder is not None:
-            self._recorder.begin_rewrite(self._root)
+            self._recorder.begin_rewrite(self._root, chain=self._chain)
         return self
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: object) -> None:
@@ -174,7 +190,14 @@ class NullRecorder(StepRecorder):
     def not_converged(self, limit: str) -> None:
         return None
 
-    def step(self, name: str, root: Operation | None = None, *, full: bool = False) -> StepScope:
+    def step(
+        self,
+        name: str,
+        root: Operation | None = None,
+        *,
+        full: bool = False,
+        chain: Sequence[Operation] | None = None,
+    ) -> StepScope:
         return StepScope(None, name, root)
 
 
@@ -272,6 +295,7 @@ class Tracer(StepRecorder):
         """The pattern being tried right now."""
         self._fired: str | None = None
         self._root: Operation | None = None
+        self._chain: list[str] | None = None
         self._inserted: list[Operation] = []
         self._modified: list[Operation] = []
         self._removed: list[Removal] = []
@@ -339,6 +363,7 @@ class Tracer(StepRecorder):
         name: str | None = None,
         root: str | None = None,
         flag: Flag | None = None,
+        chain: list[str] | None = None,
     ) -> Step:
         step = Step(
             index=len(self.trace.steps),
@@ -349,6 +374,7 @@ class Tracer(StepRecorder):
             root=root,
             delta=delta if delta is not None else Delta(),
             flag=flag,
+            chain=chain,
         )
         self.trace.steps.append(step)
         if self.writer is not None:
@@ -394,11 +420,18 @@ class Tracer(StepRecorder):
         step = self._emit("pass-end", delta, name=type(pass_).__name__, flag=flag)
         self._stop_on(step)
 
-    def begin_rewrite(self, root: Operation | None) -> None:
-        """Open a rewrite step on ``root`` (None for rewrites with no single root)."""
+    def begin_rewrite(self, root: Operation | None, *, chain: Sequence[Operation] | None = None) -> None:
+        """Open a rewrite step on ``root`` (None for rewrites with no single root).
+
+        ``chain`` (the pointer chain a step folds) is resolved to op ids now,
+        while all of its ops still live.
+        """
         if self._has_pending():
             self._emit("checkpoint", self._take_scoped_delta(), name="direct edits")
         self._root = root  # its id is looked up only if the rewrite happens
+        self._chain = (
+            None if chain is None else [i for op in chain if (i := self.shadow.id_of(op)) is not None]
+        )
         self._fired = None
         self.trying = None
 
@@ -423,7 +456,8 @@ class Tracer(StepRecorder):
         flag = self._verify_flag() if self.options.verify_each == "rewrite" else None
         self._pass_rewrites += 1
         self._recent.append(name)
-        step = self._emit("rewrite", delta, name=name, root=root_id, flag=flag)
+        chain, self._chain = self._chain, None
+        step = self._emit("rewrite", delta, name=name, root=root_id, flag=flag, chain=chain)
         self._stop_on(step)
         if self._pass_rewrites > self._rewrite_limit:
             self._nonconvergence(f"{self._rewrite_limit} rewrites")
@@ -527,8 +561,15 @@ class Tracer(StepRecorder):
     def not_converged(self, limit: str) -> None:
         self._nonconvergence(limit)
 
-    def step(self, name: str, root: Operation | None = None, *, full: bool = False) -> StepScope:
-        return StepScope(self, name, root, full=full)
+    def step(
+        self,
+        name: str,
+        root: Operation | None = None,
+        *,
+        full: bool = False,
+        chain: Sequence[Operation] | None = None,
+    ) -> StepScope:
+        return StepScope(self, name, root, full=full, chain=chain)
 
     # -- running ------------------------------------------------------------------
 

@@ -115,11 +115,14 @@ class Replayer:
             op.successors = [self._block(b) for b in info.get("successors", ())]
         for change in modified:
             self._modify_op(change)
-        for op_id in delta.get("ops_erased", ()):
-            self._erase_op(op_id)
         self._place(delta.get("placed", ()))
         for region_id, block_ids in delta.get("region_blocks", {}).items():
             self._set_region_blocks(region_id, block_ids)
+        # Erased last: an erased op's regions may have held blocks that now live
+        # elsewhere (an inlined scf.execute_region), and erasing drops references
+        # throughout its regions.
+        for op_id in delta.get("ops_erased", ()):
+            self._erase_op(op_id)
         for block_id in delta.get("blocks_erased", ()):
             self._erase_block(block_id)
         for block_id, name in delta.get("block_names", {}).items():

@@ -1037,9 +1037,11 @@ class _Reconciliation:
     def _merges(self) -> list[BlockMerge]:
         merges: list[BlockMerge] = []
         for block_id, old_ops in self.erased_block_ops.items():
+            # Ops already re-recorded in their new block left the old block's record.
+            moved_out = {op_id for op_id, old in self.placed.items() if old == block_id}
             targets = {
                 rec.block
-                for op_id in old_ops
+                for op_id in old_ops | moved_out
                 if (rec := self.s.ops.get(op_id)) is not None and rec.block is not None
             }
             merges.extend(BlockMerge(block=block_id, into=t) for t in sorted(targets))

@@ -1,0 +1,343 @@
+"""``triton-combine``: Triton 3.6's ``CombineOpsPass``, pattern by pattern.
+
+The patterns of ``lib/Dialect/Triton/Transforms/Combine.cpp`` and
+``Combine.td`` (triton-lang/triton at the 3.6 branch point), registered in
+the same order and run by MLIR's greedy driver with folding on, as
+``applyPatternsGreedily`` does.  Each class is named after Triton's, so a
+trace says which one fired.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    FloatAttr,
+    IntegerType,
+    ModuleOp,
+    TensorType,
+    UnitAttr,
+    f32,
+)
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter
+from xdsl.rewriter import InsertPoint
+from xdsl.utils.hints import isa
+from xdsl.utils.type import get_element_type_or_self
+
+from passviz.dialects.matchers import APInt, constant_attr, int_value
+from passviz.dialects.tt import (
+    AddPtrOp,
+    BroadcastOp,
+    DescriptorLoadOp,
+    DotOp,
+    ExpandDimsOp,
+    InputPrecision,
+    LoadOp,
+    ReduceOp,
+    ReshapeOp,
+    SplatOp,
+)
+from passviz.dialects.tt_canonicalization import PatternTable, TritonPattern, defining, has_one_use, is_zero
+from passviz.dialects.tt_canonicalization import fold as tt_fold
+from passviz.passes.canonicalize import CanonicalizationTables
+from passviz.passes.greedy import FoldResult, GreedyConfig, GreedyDriver
+from passviz.trace.recorder import StepRecorder, TracedPass
+
+# ===----------------------------------------------------------------------=== #
+# dot(a, b, 0) + d -> dot(a, b, d)
+# ===----------------------------------------------------------------------=== #
+
+
+class _CombineDotAddPattern(TritonPattern):
+    """``add(dot(a, b, 0), d)`` or ``add(d, dot(a, b, 0))`` -> ``dot(a, b, d)``,
+    when the dot has no other use (``CombineDotAddPattern<OpTy>``)."""
+
+    add_type: type[arith.AddiOp] | type[arith.AddfOp]
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if not isinstance(op, self.add_type):
+            return
+        # Triton looks at the right operand first.
+        dot, accumulator = defining(op.rhs, DotOp), op.lhs
+        if dot is None:
+            dot, accumulator = defining(op.lhs, DotOp), op.rhs
+        if dot is None or not has_one_use(dot):
+            return
+        if not is_zero(dot.c):
+            return
+        if isinstance(op, arith.AddfOp) and dot.max_num_imprecise_acc_value != 0:
+            return
+        # Triton sets the accumulator and moves the dot in place, then forwards the add's uses.
+        dot.operands[2] = accumulator
+        dot.detach()
+        rewriter.insert(dot, InsertPoint.before(op))
+        rewriter.notify_op_modified(dot)
+        rewriter.replace_all_uses_with(op.result, dot.d)
+
+
+class CombineDotAddIPattern(_CombineDotAddPattern):
+    """``addi(dot(a, b, 0), d) -> dot(a, b, d)`` (either operand order)."""
+
+    root = "arith.addi"
+    add_type = arith.AddiOp
+
+
+class CombineDotAddFPattern(_CombineDotAddPattern):
+    """``addf(dot(a, b, 0), d) -> dot(a, b, d)`` (either operand order), only
+    when the dot accumulates precisely (``maxNumImpreciseAcc == 0``)."""
+
+    root = "arith.addf"
+    add_type = arith.AddfOp
+
+
+# ===----------------------------------------------------------------------=== #
+# select(cond, load(ptrs, splat(cond), ?), other) -> load(ptrs, splat(cond), other)
+# ===----------------------------------------------------------------------=== #
+
+
+class CombineSelectMaskedLoadPattern(TritonPattern):
+    """``select(cond, load(ptrs, splat(cond), ?), other)``
+    -> ``load(ptrs, splat(cond), other)``."""
+
+    root = "arith.select"
+    benefit = 3
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if not isinstance(op, arith.SelectOp):
+            return
+        load = defining(op.lhs, LoadOp)
+        if load is None or load.mask is None:
+            return
+        splat = defining(load.mask, SplatOp)
+        if splat is None or splat.src != op.cond:
+            return
+        new_load = LoadOp(load.ptr, load.mask, op.rhs)
+        for name in ("boundaryCheck", "padding", "cache", "evict", "isVolatile"):
+            prop = load.properties.get(name)
+            if prop is not None:
+                new_load.properties[name] = prop
+        rewriter.replace(op, new_load)
+
+
+# ===----------------------------------------------------------------------=== #
+# addptr(addptr(ptr, i0), i1) -> addptr(ptr, i0 + i1)
+# ===----------------------------------------------------------------------=== #
+
+_KEPT_DISCARDABLE_ATTRS = ("tt.divisibility", "tt.contiguity", "tt.constancy")
+"""The hints ``CombineAddPtrPattern`` copies to the new ``addptr``."""
+
+
+def _offset_constant(value: SSAValue) -> APInt | None:
+    """Combine.cpp's ``GetConstantIntValue``: the integer behind a splat or a constant."""
+    source = value.owner
+    if isinstance(source, SplatOp):
+        value = source.src
+    return int_value(constant_attr(value))
+
+
+def _element_width(value: SSAValue) -> int | None:
+    """``getIntOrFloatBitWidth`` of ``value``'s type or of its elements."""
+    element = get_element_type_or_self(value.type)
+    return element.bitwidth if isinstance(element, IntegerType | AnyFloat) else None
+
+
+def is_add_ptr_offset_combinable(first: SSAValue, second: SSAValue) -> bool:
+    """Whether ``first + second`` can be one offset: 64-bit offsets, or two
+    constants whose signed sum does not overflow."""
+    if first.type != second.type:
+        return False
+    if _element_width(first) == 64:
+        return True
+    first_value, second_value = _offset_constant(first), _offset_constant(second)
+    if first_value is None or second_value is None:
+        return False
+    # APInt::sadd_ov: the signed sum must fit the width.
+    total = first_value.signed + second_value.signed
+    return APInt.of(total, first_value.width).signed == total
+
+
+class CombineAddPtrPattern(TritonPattern):
+    """``addptr(addptr(ptr, i0), i1) -> addptr(ptr, addi(i0, i1))`` (Combine.td),
+    keeping the outer op's ``tt.divisibility``/``contiguity``/``constancy``."""
+
+    root = "tt.addptr"
+    benefit = 2
+    """A table-driven pattern: one per op it matches."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if not isinstance(op, AddPtrOp):
+            return
+        inner = defining(op.ptr, AddPtrOp)
+        if inner is None:
+            return
+        if not is_add_ptr_offset_combinable(inner.offset, op.offset):
+            return
+        offset = arith.AddiOp(inner.offset, op.offset)
+        add_ptr = AddPtrOp(inner.ptr, offset.result)
+        for name in _KEPT_DISCARDABLE_ATTRS:
+            attr = op.attributes.get(name)
+            if attr is not None:
+                add_ptr.attributes[name] = attr
+        rewriter.replace(op, [offset, add_ptr])
+
+
+# ===----------------------------------------------------------------------=== #
+# sum(x[:, :, None] * y[None, :, :], 1) -> dot(x, y)
+# ===----------------------------------------------------------------------=== #
+
+
+def _is_add_f32(op: Operation | None) -> bool:
+    """An ``arith.addf`` of 32 bits or fewer."""
+    if not isinstance(op, arith.AddfOp):
+        return False
+    width = _element_width(op.result)
+    return width is not None and width <= 32
+
+
+class CombineBroadcastMulReducePattern(TritonPattern):
+    """``reduce_add(broadcast(expand_dims(x, 2)) * broadcast(expand_dims(y, 0)))``
+    -> ``dot(x, y, splat(0.0))``.
+
+    As in Triton 3.6, both size checks read the left broadcast's shape and the
+    reduced axis is not checked.
+    """
+
+    root = "tt.reduce"
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if not isinstance(op, ReduceOp):
+            return
+        blocks = list(op.combine_op.blocks)
+        if len(blocks) != 1 or len(list(blocks[0].ops)) != 2 or not _is_add_f32(blocks[0].first_op):
+            return
+        mul = defining(op.operands[0], arith.MulfOp)
+        if mul is None:
+            return
+        lhs, rhs = defining(mul.lhs, BroadcastOp), defining(mul.rhs, BroadcastOp)
+        if lhs is None or rhs is None:
+            return
+        lhs_expand, rhs_expand = defining(lhs.src, ExpandDimsOp), defining(rhs.src, ExpandDimsOp)
+        if lhs_expand is None or rhs_expand is None:
+            return
+        if lhs_expand.axis.value.data != 2 or rhs_expand.axis.value.data != 0:
+            return
+        shape = lhs.result.type.get_shape()
+        # Triton 3.6 reads the right-hand shape from the left broadcast too.
+        if shape[2] < 16 or shape[0] < 16:
+            return
+        accumulator_type = TensorType(get_element_type_or_self(lhs.src.type), [shape[0], shape[2]])
+        zero = arith.ConstantOp(FloatAttr(0.0, f32))
+        accumulator = SplatOp(zero.result, accumulator_type)
+        dot = DotOp(lhs_expand.src, rhs_expand.src, accumulator.result, input_precision=InputPrecision.TF32)
+        rewriter.replace(op, [zero, accumulator, dot], [dot.d])
+
+
+# ===----------------------------------------------------------------------=== #
+# Reshapes feeding reductions, rank-reducing descriptor loads
+# ===----------------------------------------------------------------------=== #
+
+
+class CombineReshapeReducePatterns(TritonPattern):
+    """A 1-D reshape used only by reductions and histograms may reorder elements."""
+
+    root = "tt.reshape"
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if not isinstance(op, ReshapeOp) or op.allow_reorder is not None:
+            return
+        if len(op.result.type.get_shape()) != 1:
+            return
+        if any(use.operation.name not in ("tt.reduce", "tt.histogram") for use in op.result.uses):
+            return
+        op.properties["allow_reorder"] = UnitAttr()
+        rewriter.notify_op_modified(op)
+
+
+class RankedReduceDescriptorLoads(TritonPattern):
+    """``reshape(descriptor_load)`` dropping leading unit dims -> a descriptor
+    load of the reshaped type."""
+
+    root = "tt.reshape"
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if not isinstance(op, ReshapeOp):
+            return
+        load = defining(op.src, DescriptorLoadOp)
+        if load is None or not has_one_use(load):
+            return
+        load_type, reshape_type = load.result.type, op.result.type
+        assert isa(load_type, TensorType[Attribute])
+        load_shape, reshape_shape = load_type.get_shape(), reshape_type.get_shape()
+        dropped = len(load_shape) - len(reshape_shape)
+        if dropped <= 0 or any(size != 1 for size in load_shape[:dropped]):
+            return
+        if load_shape[dropped:] != reshape_shape:
+            return
+        result = rewriter.replace_value_with_new_type(load.result, reshape_type)
+        rewriter.replace(op, [], [result])
+
+
+# ===----------------------------------------------------------------------=== #
+# The pass
+# ===----------------------------------------------------------------------=== #
+
+
+def combine_patterns() -> tuple[TritonPattern, ...]:
+    """``CombineOpsPass``'s patterns, in its registration order."""
+    return (
+        CombineDotAddIPattern(),
+        CombineDotAddFPattern(),
+        CombineSelectMaskedLoadPattern(),
+        CombineAddPtrPattern(),
+        CombineBroadcastMulReducePattern(),
+        CombineReshapeReducePatterns(),
+        RankedReduceDescriptorLoads(),
+    )
+
+
+def apply_patterns_greedily(
+    ctx: Context, op: Operation, patterns: tuple[TritonPattern, ...], recorder: StepRecorder
+) -> bool:
+    """MLIR's ``applyPatternsGreedily(op, patterns)``: default config, folding on,
+    each region of ``op`` on its own; True if every region converged."""
+    table = PatternTable(patterns)
+    tables = CanonicalizationTables()
+
+    def folder(folded: Operation) -> FoldResult | None:
+        return tt_fold(folded) if folded.dialect_name() == "tt" else tables.fold(folded)
+
+    converged = True
+    for region in op.regions:
+        driver = GreedyDriver(ctx, recorder, table, folder, tables.materialize, GreedyConfig())
+        converged &= driver.simplify(region)
+    return converged
+
+
+@dataclass(frozen=True)
+class TritonCombine(TracedPass):
+    """Combine Triton ops: dot+add, addptr chains, masked-load selects, mul-reduce -> dot."""
+
+    name = "triton-combine"
+    announces_every_edit = True
+
+    def run(self, ctx: Context, op: ModuleOp, recorder: StepRecorder) -> None:
+        apply_patterns_greedily(ctx, op, combine_patterns(), recorder)
+
+
+__all__ = [
+    "CombineAddPtrPattern",
+    "CombineBroadcastMulReducePattern",
+    "CombineDotAddFPattern",
+    "CombineDotAddIPattern",
+    "CombineReshapeReducePatterns",
+    "CombineSelectMaskedLoadPattern",
+    "RankedReduceDescriptorLoads",
+    "TritonCombine",
+    "apply_patterns_greedily",
+    "combine_patterns",
+    "is_add_ptr_offset_combinable",
+]
