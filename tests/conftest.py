@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from pathlib import Path
 
 import pytest
+from _pytest.mark import ParameterSet
+
+from passviz.pipelines import InputError, parse_ir
 
 PEER = Path(__file__).resolve().parents[2] / "shared" / "peer"
 """The peer projects' test files (``../shared/peer`` beside the checkout)."""
@@ -17,6 +21,51 @@ WRAP_TEST = PEER / "triton-linalg/test/Dialect/Triton/wrap-func-body-with-single
 def split_chunks(text: str) -> list[str]:
     """Split an MLIR test file on ``// -----`` like ``-split-input-file``."""
     return [chunk for chunk in text.split("// -----")]
+
+
+def split_functions(text: str) -> dict[str, str]:
+    """The top-level ``tt.func``s of ``text`` by name: from a line starting
+    ``tt.func`` to the next line that is just ``}``."""
+    functions: dict[str, str] = {}
+    current: list[str] | None = None
+    for line in text.splitlines():
+        if line.startswith("tt.func"):
+            current = [line]
+        elif current is not None:
+            current.append(line)
+            if line == "}":
+                match = re.match(r"tt\.func (?:\w+ )?@(\w+)", current[0])
+                assert match is not None, current[0]
+                functions[match.group(1)] = "\n".join(current) + "\n"
+                current = None
+    return functions
+
+
+def peer_cases(exclude: Path | None = None) -> list[ParameterSet]:
+    """Triton's TTIR tests, one test id per ``// -----`` chunk; a chunk of several
+    top-level functions (combine.mlir) is split into one case per function."""
+    folder = PEER / "triton/test/Triton"
+    if not folder.is_dir():
+        return []
+    cases: list[ParameterSet] = []
+    for path in sorted(folder.glob("*.mlir")):
+        if path == exclude:
+            continue
+        for index, chunk in enumerate(split_chunks(path.read_text())):
+            functions = split_functions(chunk)
+            if len(functions) < 2 or re.search(r"^module", chunk, flags=re.MULTILINE):
+                cases.append(pytest.param(chunk, id=f"{path.stem}-{index}"))
+                continue
+            cases.extend(pytest.param(text, id=f"{path.stem}-{name}") for name, text in functions.items())
+    return cases
+
+
+def parse_or_skip(text: str) -> None:
+    """Skip a peer case that passviz's dialects cannot parse yet (not the pass's concern)."""
+    try:
+        parse_ir(text)
+    except InputError as exc:
+        pytest.skip(f"passviz cannot parse this case: {exc}")
 
 
 def peer_file(relative: str) -> Path:

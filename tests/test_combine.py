@@ -3,7 +3,6 @@ function by function, and the broadcast-mul-reduce rewrite named in a trace."""
 
 from __future__ import annotations
 
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -15,7 +14,7 @@ from passviz.pipelines import record
 from passviz.trace.model import Step
 from passviz.trace.recorder import UNANNOUNCED, RecordOptions
 from passviz.trace.replay import Replayer
-from tests.conftest import PEER, need, peer_file
+from tests.conftest import PEER, need, peer_file, split_functions
 from tests.triton_oracle import compare, triton_missing
 
 COMBINE = "triton/test/Triton/combine.mlir"
@@ -23,21 +22,9 @@ COMBINE = "triton/test/Triton/combine.mlir"
 TENSORDESC = "Triton 3.6 cannot parse the newer !tt.tensordesc syntax (expected non-function type)"
 
 
-def split_functions(text: str) -> list[tuple[str, str]]:
-    """The top-level ``tt.func``s of an MLIR test file without ``// -----``, by name."""
-    starts = [m.start() for m in re.finditer(r"(?m)^tt\.func\b", text)]
-    chunks = [text[start:end] for start, end in zip(starts, [*starts[1:], len(text)], strict=True)]
-    named: list[tuple[str, str]] = []
-    for chunk in chunks:
-        match = re.search(r"@(\w+)", chunk)
-        assert match is not None
-        named.append((match.group(1), chunk))
-    return named
-
-
 def _functions(relative: str) -> list[tuple[str, str]]:
     path = PEER / relative
-    return split_functions(path.read_text()) if path.exists() else []
+    return list(split_functions(path.read_text()).items()) if path.exists() else []
 
 
 XFAIL: dict[tuple[str, str], str] = {}

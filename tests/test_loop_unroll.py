@@ -8,8 +8,7 @@ from _pytest.mark import ParameterSet
 from passviz.pipelines import record
 from passviz.trace.recorder import RecordOptions
 from passviz.trace.replay import Replayer
-from tests.conftest import PEER, need, split_chunks
-from tests.test_sccp import parse_or_skip, peer_cases
+from tests.conftest import PEER, need, parse_or_skip, peer_cases, split_chunks
 from tests.triton_oracle import compare, triton_missing
 
 UNROLL_TEST = PEER / "triton/test/Triton/loop-unroll.mlir"

@@ -10,8 +10,8 @@ from xdsl.dialects.builtin import IntegerAttr, i32
 from passviz.dialects.tt_canonicalization import PatternTable, is_elementwise
 from passviz.passes.reorder_broadcast import reorder_broadcast_patterns
 from passviz.pipelines import record
-from tests.conftest import PEER, need, peer_file
-from tests.test_combine import assert_replay_exact, split_functions
+from tests.conftest import PEER, need, peer_file, split_functions
+from tests.test_combine import assert_replay_exact
 from tests.triton_oracle import compare, triton_missing
 
 REORDER = "triton/test/Triton/reorder-broadcast.mlir"
@@ -22,7 +22,7 @@ XFAIL: dict[str, str] = {}
 
 def _cases() -> list[object]:
     path = PEER / REORDER
-    functions = split_functions(path.read_text()) if path.exists() else []
+    functions = list(split_functions(path.read_text()).items()) if path.exists() else []
     return [
         pytest.param(
             text,

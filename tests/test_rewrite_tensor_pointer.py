@@ -6,10 +6,9 @@ import re
 from collections import Counter
 
 import pytest
-from _pytest.mark.structures import MarkDecorator, ParameterSet
-from xdsl.utils.exceptions import VerifyException
+from _pytest.mark.structures import ParameterSet
 
-from passviz.pipelines import IRParseError, parse_ir, record
+from passviz.pipelines import record
 from passviz.trace.recorder import RecordOptions
 from tests.conftest import need, peer_file, split_chunks
 from tests.triton_oracle import compare, triton_missing
@@ -18,46 +17,6 @@ PASS = "triton-rewrite-tensor-pointer"
 
 PEER_TEST = "triton/test/Triton/rewrite-tensor-pointer.mlir"
 
-
-def _verifies(body: str) -> bool:
-    """Whether ``body``, a function body over ``%a: tensor<2xi32>``, parses and verifies."""
-    text = f"func.func @f(%a: tensor<2xi32>) {{\n{body}\n  func.return\n}}"
-    try:
-        parse_ir(text).verify()
-    except (IRParseError, VerifyException):
-        return False
-    return True
-
-
-TENSOR_EXTSI = pytest.mark.xfail(
-    condition=not _verifies("  %0 = arith.extsi %a : tensor<2xi32> to tensor<2xi64>"),
-    reason="xDSL 0.74's arith.extsi takes integers only, so the pass's "
-    "`arith.extsi %range : tensor<128xi32> to tensor<128xi64>` fails verification; "
-    "needs a tensor-aware arith in passviz",
-    strict=True,
-)
-"""Cases whose output sign-extends a tensor (every load or store through a block pointer)."""
-
-TENSOR_CMPI = pytest.mark.xfail(
-    condition=not _verifies(
-        "  %0 = arith.cmpi slt, %a, %a : tensor<2xi32>\n  %1 = arith.andi %0, %0 : tensor<2xi1>"
-    ),
-    reason="xDSL 0.74's arith.cmpi types its result i1 whatever the operands, so the bounds "
-    "check `arith.cmpi sge, %off, %zero : tensor<1x32xi64>` (a tensor<1x32xi1>) fails verification; "
-    "needs a tensor-aware arith in passviz",
-    strict=True,
-)
-"""Cases whose output compares tensors (every load or store with a ``boundaryCheck``)."""
-
-NEEDS: dict[str, list[MarkDecorator]] = {
-    "rewrite_load": [TENSOR_EXTSI, TENSOR_CMPI],
-    "rewrite_store": [TENSOR_EXTSI],
-    "rewrite_for": [TENSOR_EXTSI, TENSOR_CMPI],
-    "rewrite_if": [TENSOR_EXTSI, TENSOR_CMPI],
-    "if_store": [TENSOR_EXTSI, TENSOR_CMPI],
-    "nested_for": [TENSOR_EXTSI, TENSOR_CMPI],
-}
-"""What each case's output needs that passviz may lack: a strict xfail while it does."""
 
 IF_STORE = """
 tt.func public @if_store(%arg0: !tt.ptr<f32>, %arg1: i1, %arg2: tensor<64x16xf32>, %arg3: i64, %arg4: i32) {
@@ -121,7 +80,7 @@ def _peer_cases() -> list[ParameterSet]:
     cases: list[ParameterSet] = []
     for chunk in chunks:
         name = _function_name(chunk)
-        cases.append(pytest.param(chunk, id=name, marks=NEEDS.get(name, [])))
+        cases.append(pytest.param(chunk, id=name))
     return cases
 
 
@@ -132,9 +91,7 @@ def test_peer_function_matches_triton(chunk: str) -> None:
     assert ours == triton
 
 
-@pytest.mark.parametrize(
-    "chunk", [pytest.param(text, id=name, marks=NEEDS.get(name, [])) for name, text in HANDWRITTEN.items()]
-)
+@pytest.mark.parametrize("chunk", [pytest.param(text, id=name) for name, text in HANDWRITTEN.items()])
 def test_handwritten_function_matches_triton(chunk: str) -> None:
     need(triton_missing())
     ours, triton = compare(chunk, PASS)
@@ -217,7 +174,6 @@ tt.func @f(%arg0: !tt.ptr<f32>, %arg1: i1) {
     assert any("scf.while uses a block pointer" in f["message"] for f in flags), flags
 
 
-@TENSOR_EXTSI
 def test_padding_without_boundary_check_fails_verification_as_in_triton() -> None:
     # Triton builds a load with `other` but no mask, which its verifier rejects.
     text = """

@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
-
 import pytest
 from _pytest.mark import ParameterSet
 
 from passviz.passes.sccp import UNKNOWN, ConstantValue, SCCPSolver
-from passviz.pipelines import InputError, parse_ir, record
+from passviz.pipelines import parse_ir, record
 from passviz.trace.recorder import RecordOptions
 from passviz.trace.replay import Replayer
-from tests.conftest import PEER, need, split_chunks
+from tests.conftest import need, parse_or_skip, peer_cases
 from tests.triton_oracle import compare, triton_missing
 
 CASES = {
@@ -602,36 +599,6 @@ def _cases() -> list[ParameterSet]:
         else pytest.param(name, id=name)
         for name in sorted(CASES)
     ]
-
-
-def peer_cases(exclude: Path | None = None) -> list[ParameterSet]:
-    """Triton's TTIR tests, one test id per ``// -----`` chunk; a chunk of several
-    top-level functions (combine.mlir) is split into one case per function."""
-    folder = PEER / "triton/test/Triton"
-    if not folder.is_dir():
-        return []
-    cases: list[ParameterSet] = []
-    for path in sorted(folder.glob("*.mlir")):
-        if path == exclude:
-            continue
-        for index, chunk in enumerate(split_chunks(path.read_text())):
-            functions = re.findall(r"^tt\.func .*?^}$", chunk, flags=re.MULTILINE | re.DOTALL)
-            if len(functions) < 2 or re.search(r"^module", chunk, flags=re.MULTILINE):
-                cases.append(pytest.param(chunk, id=f"{path.stem}-{index}"))
-                continue
-            for function in functions:
-                name = re.match(r"tt\.func (?:\w+ )?@(\w+)", function)
-                assert name is not None
-                cases.append(pytest.param(function, id=f"{path.stem}-{name.group(1)}"))
-    return cases
-
-
-def parse_or_skip(text: str) -> None:
-    """Skip a peer case that passviz's dialects cannot parse yet (not the pass's concern)."""
-    try:
-        parse_ir(text)
-    except InputError as exc:
-        pytest.skip(f"passviz cannot parse this case: {exc}")
 
 
 def _solve(text: str) -> dict[str, ConstantValue]:

@@ -9,8 +9,7 @@ import pytest
 from passviz.pipelines import record
 from passviz.trace.recorder import RecordOptions
 from passviz.trace.replay import Replayer
-from tests.conftest import need
-from tests.test_sccp import parse_or_skip, peer_cases
+from tests.conftest import need, parse_or_skip, peer_cases
 from tests.triton_oracle import compare, triton_missing
 
 CASES = {

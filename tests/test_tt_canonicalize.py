@@ -135,10 +135,7 @@ def test_extra_cases_replay_exactly(name: str) -> None:
     assert_replay_exact(EXTRA[name], "canonicalize")
 
 
-EXTRA_XFAIL = {
-    "nested_transpose": "canonicalize's folder (CanonicalizationTables.fold) does not apply "
-    "TransOp's in-place fold yet (tt_canonicalization.fold does; triton-combine uses it)",
-}
+EXTRA_XFAIL: dict[str, str] = {}
 
 
 @pytest.mark.parametrize(

@@ -27,7 +27,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from passviz.pipelines import IRParseError, parse_ir
 from passviz.trace.irtext import print_module
-from tests.conftest import PEER, need, peer_file, split_chunks
+from tests.conftest import PEER, need, peer_file, split_chunks, split_functions
 from tests.triton_oracle import triton_missing, triton_normalize
 
 # --------------------------------------------------------------------------- #
@@ -175,24 +175,6 @@ def test_triton_shared_chunk(path: str, index: int) -> None:
 
 
 COMBINE = "triton/test/Triton/combine.mlir"
-
-
-def split_functions(text: str) -> dict[str, str]:
-    """The top-level ``tt.func``s of ``text`` by name: from a line starting
-    ``tt.func`` to the next line that is just ``}``."""
-    functions: dict[str, str] = {}
-    current: list[str] | None = None
-    for line in text.splitlines():
-        if line.startswith("tt.func"):
-            current = [line]
-        elif current is not None:
-            current.append(line)
-            if line == "}":
-                match = re.match(r"tt\.func (?:\w+ )?@(\w+)", current[0])
-                assert match is not None, current[0]
-                functions[match.group(1)] = "\n".join(current) + "\n"
-                current = None
-    return functions
 
 
 def _combine_function_names() -> list[str]:

@@ -12,12 +12,12 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, StringAttr, SymbolRefAttr
-from xdsl.ir import Attribute, Operation, ParametrizedAttribute, Region, SSAValue
+from xdsl.dialects.builtin import StringAttr, SymbolRefAttr
+from xdsl.ir import Operation, Region, SSAValue
 from xdsl.traits import CallableOpInterface, SymbolOpInterface, SymbolTable
-from xdsl.utils.hints import isa
 
 from passviz.dialects import tt
+from passviz.passes.symbol_dce import op_symbol_refs
 
 EdgeKind = Literal["abstract", "call", "child"]
 """An edge of the external node to every top-level callable, a call, or a
@@ -217,34 +217,15 @@ def symbol_uses(op: Operation) -> Iterator[tuple[SymbolRefAttr, Operation]]:
     Like MLIR's ``SymbolTable::getSymbolUses``, this does not enter nested
     symbol tables.
     """
-    for ref in _refs_in_attributes(op):
+    for ref in op_symbol_refs(op):
         yield ref, op
     for region in op.regions:
         for block in region.blocks:
             for nested in block.ops:
                 if nested.has_trait(SymbolTable):
-                    yield from ((ref, nested) for ref in _refs_in_attributes(nested))
+                    yield from ((ref, nested) for ref in op_symbol_refs(nested))
                     continue
                 yield from symbol_uses(nested)
-
-
-def _refs_in_attributes(op: Operation) -> Iterator[SymbolRefAttr]:
-    for attr in (*op.properties.values(), *op.attributes.values()):
-        yield from _refs_in(attr)
-
-
-def _refs_in(attr: Attribute) -> Iterator[SymbolRefAttr]:
-    if isinstance(attr, SymbolRefAttr):
-        yield attr
-    elif isa(attr, ArrayAttr[Attribute]):
-        for element in attr.data:
-            yield from _refs_in(element)
-    elif isinstance(attr, DictionaryAttr):
-        for value in attr.data.values():
-            yield from _refs_in(value)
-    elif isinstance(attr, ParametrizedAttribute):
-        for parameter in attr.parameters:
-            yield from _refs_in(parameter)
 
 
 def _walk_referenced_nodes(

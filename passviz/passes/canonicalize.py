@@ -13,12 +13,13 @@ from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Attribute, Operation, Region, TypeAttribute
+from xdsl.ir import Attribute, Operation, TypeAttribute
 from xdsl.pattern_rewriter import RewritePattern
 from xdsl.traits import HasCanonicalizationPatternsTrait, HasFolder
 
+from passviz.dialects.tt_canonicalization import fold as tt_fold
 from passviz.passes import canonicalization as mlir
-from passviz.passes.greedy import CANONICALIZE, FoldResult, GreedyConfig, GreedyDriver
+from passviz.passes.greedy import CANONICALIZE, DEFAULT, FoldResult, GreedyConfig, GreedyDriver, PatternSource
 from passviz.trace.recorder import StepRecorder, TracedPass
 
 
@@ -47,9 +48,12 @@ class CanonicalizationTables:
 
     @staticmethod
     def fold(op: Operation) -> FoldResult | None:
-        """MLIR's folder for ``op`` if passviz has it, else the op's own."""
+        """MLIR's folder for ``op`` if passviz has it, Triton's for ``tt`` ops
+        (it includes the in-place folds xDSL folders cannot make), else the op's own."""
         if mlir.has_table(op.name):
             return mlir.fold(op)
+        if op.dialect_name() == "tt":
+            return tt_fold(op)
         trait = op.get_trait(HasFolder)
         return trait.fold(op) if trait is not None else None
 
@@ -58,21 +62,29 @@ class CanonicalizationTables:
         return mlir.materialize_constant(value, type)
 
 
-def canonicalize_region(
-    ctx: Context, region: Region, recorder: StepRecorder, config: GreedyConfig = CANONICALIZE
+def apply_patterns_greedily(
+    ctx: Context,
+    op: Operation,
+    recorder: StepRecorder,
+    patterns: PatternSource | None = None,
+    config: GreedyConfig = DEFAULT,
 ) -> bool:
-    """Canonicalize the ops in ``region``; True if it converged."""
+    """MLIR's ``applyPatternsGreedily(op, patterns, config)`` on each region of
+    ``op``, folding with the canonicalizer's folders; without ``patterns``, the
+    canonicalization patterns.  True if every region converged."""
     tables = CanonicalizationTables()
-    driver = GreedyDriver(ctx, recorder, tables.patterns, tables.fold, tables.materialize, config)
-    return driver.simplify(region)
+    converged = True
+    for region in op.regions:
+        driver = GreedyDriver(
+            ctx, recorder, patterns or tables.patterns, tables.fold, tables.materialize, config
+        )
+        converged &= driver.simplify(region)
+    return converged
 
 
 def canonicalize_op(ctx: Context, op: Operation, recorder: StepRecorder) -> bool:
-    """Canonicalize inside each region of ``op`` (``applyPatternsGreedily(op)``)."""
-    converged = True
-    for region in op.regions:
-        converged &= canonicalize_region(ctx, region, recorder)
-    return converged
+    """Canonicalize inside each region of ``op``, as MLIR's ``canonicalize`` pass does."""
+    return apply_patterns_greedily(ctx, op, recorder, config=CANONICALIZE)
 
 
 @dataclass(frozen=True)

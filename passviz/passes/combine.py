@@ -42,9 +42,7 @@ from passviz.dialects.tt import (
     SplatOp,
 )
 from passviz.dialects.tt_canonicalization import PatternTable, TritonPattern, defining, has_one_use, is_zero
-from passviz.dialects.tt_canonicalization import fold as tt_fold
-from passviz.passes.canonicalize import CanonicalizationTables
-from passviz.passes.greedy import FoldResult, GreedyConfig, GreedyDriver
+from passviz.passes.canonicalize import apply_patterns_greedily
 from passviz.trace.recorder import StepRecorder, TracedPass
 
 # ===----------------------------------------------------------------------=== #
@@ -299,24 +297,6 @@ def combine_patterns() -> tuple[TritonPattern, ...]:
     )
 
 
-def apply_patterns_greedily(
-    ctx: Context, op: Operation, patterns: tuple[TritonPattern, ...], recorder: StepRecorder
-) -> bool:
-    """MLIR's ``applyPatternsGreedily(op, patterns)``: default config, folding on,
-    each region of ``op`` on its own; True if every region converged."""
-    table = PatternTable(patterns)
-    tables = CanonicalizationTables()
-
-    def folder(folded: Operation) -> FoldResult | None:
-        return tt_fold(folded) if folded.dialect_name() == "tt" else tables.fold(folded)
-
-    converged = True
-    for region in op.regions:
-        driver = GreedyDriver(ctx, recorder, table, folder, tables.materialize, GreedyConfig())
-        converged &= driver.simplify(region)
-    return converged
-
-
 @dataclass(frozen=True)
 class TritonCombine(TracedPass):
     """Combine Triton ops: dot+add, addptr chains, masked-load selects, mul-reduce -> dot."""
@@ -325,7 +305,7 @@ class TritonCombine(TracedPass):
     announces_every_edit = True
 
     def run(self, ctx: Context, op: ModuleOp, recorder: StepRecorder) -> None:
-        apply_patterns_greedily(ctx, op, combine_patterns(), recorder)
+        apply_patterns_greedily(ctx, op, recorder, PatternTable(combine_patterns()))
 
 
 __all__ = [
@@ -337,7 +317,6 @@ __all__ = [
     "CombineSelectMaskedLoadPattern",
     "RankedReduceDescriptorLoads",
     "TritonCombine",
-    "apply_patterns_greedily",
     "combine_patterns",
     "is_add_ptr_offset_combinable",
 ]

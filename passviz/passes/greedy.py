@@ -70,6 +70,9 @@ class GreedyConfig:
     identical blocks, which passviz does not do yet (``normal`` is what it does)."""
 
 
+DEFAULT = GreedyConfig()
+"""``GreedyRewriteConfig``'s defaults: bottom-up, folding, aggressive region simplification."""
+
 CANONICALIZE = GreedyConfig(top_down=True, region_simplification="normal")
 """MLIR's ``canonicalize`` pass: top-down, regions simplified without block merging."""
 

@@ -29,11 +29,12 @@ from passviz.dialects.tt_canonicalization import (
     BroadcastSplatPattern,
     ElementwisePattern,
     ExpandDimsOpCanonicalize,
+    PatternTable,
     TritonPattern,
     is_memory_effect_free,
     splat_element,
 )
-from passviz.passes.combine import apply_patterns_greedily
+from passviz.passes.canonicalize import apply_patterns_greedily
 from passviz.trace.recorder import StepRecorder, TracedPass
 
 
@@ -163,7 +164,7 @@ class TritonReorderBroadcast(TracedPass):
     announces_every_edit = True
 
     def run(self, ctx: Context, op: ModuleOp, recorder: StepRecorder) -> None:
-        apply_patterns_greedily(ctx, op, reorder_broadcast_patterns(), recorder)
+        apply_patterns_greedily(ctx, op, recorder, PatternTable(reorder_broadcast_patterns()))
 
 
 __all__ = [
