@@ -12,7 +12,6 @@ from importlib.metadata import version
 from pathlib import Path
 
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.parser import Parser
 from xdsl.passes import ModulePass
 from xdsl.utils.arg_spec import parse_pipeline as parse_pipeline_specs
 from xdsl.utils.exceptions import ParseError, VerifyException
@@ -20,6 +19,7 @@ from xdsl.utils.exceptions import ParseError, VerifyException
 import passviz
 from passviz.dialects import make_context
 from passviz.passes import available_passes, traced_passes
+from passviz.trace.mlir_parser import MLIRParser
 from passviz.trace.model import Trace, TraceMeta
 from passviz.trace.recorder import RecordOptions, Tracer
 from passviz.trace.store import TraceWriter, read_trace
@@ -48,7 +48,7 @@ def parse_ir(text: str, filename: str = "<input>") -> ModuleOp:
     """Parse MLIR text into a module; errors carry line and column."""
     ctx = make_context()
     try:
-        return Parser(ctx, text, filename).parse_module()
+        return MLIRParser(ctx, text, filename).parse_module()
     except ParseError as exc:
         location = exc.span.get_location()
         raise IRParseError(filename, location.line, location.col, exc.msg) from None

@@ -2294,13 +2294,6 @@ def test_cf_matches_triton(text: str) -> None:
 # Triton's tutorial kernels as its frontend emits them, before any pass: the
 # input of the first ``canonicalize`` in ``make_ttir``.
 
-KERNEL_XFAIL: dict[str, str] = {
-    "fused_softmax": "xDSL's parser reads the hexadecimal float splat dense<0xFF800000> : tensor<1024xf32> "
-    "(-inf) as the integer 4286578688",
-}
-"""kernel -> why passviz's output cannot equal Triton's yet."""
-
-
 def _frontend_ir(name: str) -> str:
     """``ASTSource.make_ir`` of one of ``tests.triton_kernels``' kernels, printed without locations."""
     from triton._C.libtriton import ir  # pyright: ignore[reportMissingImports]
@@ -2322,15 +2315,7 @@ def _frontend_ir(name: str) -> str:
     return module.str_nodebug()
 
 
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(name, marks=[pytest.mark.xfail(reason=KERNEL_XFAIL[name], strict=True)])
-        if name in KERNEL_XFAIL
-        else name
-        for name in ("vector_add", "fused_softmax", "matmul", "layer_norm")
-    ],
-)
+@pytest.mark.parametrize("name", ["vector_add", "fused_softmax", "matmul", "layer_norm"])
 def test_tutorial_kernels_match_triton(name: str) -> None:
     need(triton_missing())
     ours, triton = compare(_frontend_ir(name), "canonicalize")

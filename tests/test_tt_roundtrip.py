@@ -23,6 +23,8 @@ from pathlib import Path
 
 import pytest
 from _pytest.mark.structures import ParameterSet
+from xdsl.dialects.builtin import FileLineColLoc, NameLoc
+from xdsl.ir import Attribute
 from xdsl.utils.exceptions import VerifyException
 
 from passviz.pipelines import IRParseError, parse_ir
@@ -44,18 +46,6 @@ def _parses(text: str) -> bool:
     return True
 
 
-def _reads_hex_floats() -> bool:
-    """Whether passviz keeps the bits of a hex float literal (MLIR's spelling of -inf)."""
-    try:
-        module = parse_ir("%0 = arith.constant dense<0xFF800000> : tensor<2xf32>")
-    except IRParseError:
-        return False
-    return "0xFF800000" in print_module(module) or "-inf" in print_module(module).lower()
-
-
-HEX_FLOATS_READ = _reads_hex_floats()
-"""Whether ``dense<0xFF800000> : tensor<2xf32>`` (-inf, as MLIR prints it) reads as a float's bits."""
-
 TTG_ENCODINGS_REGISTERED = _parses(
     "#blocked = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>\n"
     'module attributes {"ttg.num-warps" = 1 : i32} {\n'
@@ -63,14 +53,6 @@ TTG_ENCODINGS_REGISTERED = _parses(
     "}"
 )
 """Whether a ``ttg`` dialect with Triton GPU's tensor encodings is registered."""
-
-HEX_FLOAT = pytest.mark.xfail(
-    condition=not HEX_FLOATS_READ,
-    reason="xDSL 0.74 reads the hex float literal of `arith.constant dense<0xFF800000> : "
-    "tensor<1024xf32>` (-inf, as MLIR prints it) as the integer 4286578688 made a float, "
-    "and prints 4.28657869E+9 (not part of tt)",
-    strict=True,
-)
 
 TTG_ENCODING = pytest.mark.xfail(
     condition=not TTG_ENCODINGS_REGISTERED,
@@ -211,17 +193,9 @@ def compiled_ttir(name: str) -> str:
     return ttir(name)
 
 
-KERNEL_GAPS: dict[str, tuple[pytest.MarkDecorator, ...]] = {"fused_softmax": (HEX_FLOAT,)}
-"""What keeps passviz from reading each kernel's TTIR, outside the tt dialect."""
-
-
-@pytest.mark.parametrize(
-    "name", [pytest.param(name, marks=KERNEL_GAPS.get(name, ())) for name in KERNEL_NAMES]
-)
+@pytest.mark.parametrize("name", KERNEL_NAMES)
 def test_compiled_kernel_ttir(name: str) -> None:
     need(triton_missing())
-    # Without its locations: asm["ttir"] defines its `#loc` aliases after their
-    # uses, which xDSL 0.74's parser rejects (see the test below).
     check_roundtrip(triton_normalize(compiled_ttir(name)))
 
 
@@ -237,12 +211,27 @@ def test_compiled_kernels_use_the_ops_they_should() -> None:
     assert '"tt.reduce"' in texts["layer_norm"]
 
 
-@pytest.mark.xfail(
-    reason="asm['ttir'] defines its location aliases (#loc1 = loc(...)) after the ops that use "
-    "them; xDSL 0.74's parser needs an alias defined before its first use (not part of tt)",
-    raises=IRParseError,
-    strict=True,
-)
-def test_compiled_kernel_ttir_with_locations() -> None:
+@pytest.mark.parametrize("name", KERNEL_NAMES)
+def test_compiled_kernel_ttir_with_locations(name: str) -> None:
+    """asm["ttir"] as it is, location aliases after the module: each load and store
+    points at the ``tl.load``/``tl.store`` line of the kernel's source."""
     need(triton_missing())
-    parse_ir(compiled_ttir("vector_add"))
+    import tests.triton_kernels as kernels
+
+    source = Path(kernels.__file__).read_text().splitlines()
+    module = parse_ir(compiled_ttir(name))
+    module.verify()
+    accesses = [op for op in module.walk() if op.name in ("tt.load", "tt.store")]
+    assert accesses
+    for op in accesses:
+        file, line = _file_line(op.location)
+        assert Path(file).name == "triton_kernels.py"
+        assert f"tl.{op.name.removeprefix('tt.')}(" in source[line - 1], (op.name, line)
+
+
+def _file_line(location: Attribute) -> tuple[str, int]:
+    """The file and line a (possibly named) location points at."""
+    while isinstance(location, NameLoc):
+        location = location.location
+    assert isinstance(location, FileLineColLoc), location
+    return location.filename.data, location.line.data

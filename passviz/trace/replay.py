@@ -13,11 +13,11 @@ from collections.abc import Sequence
 from xdsl.context import Context
 from xdsl.dialects.builtin import LocationAttr, ModuleOp, UnregisteredOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
-from xdsl.parser import Parser
 from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import ParseError
 
 from passviz.trace.irtext import print_module
+from passviz.trace.mlir_parser import MLIRParser
 from passviz.trace.model import Delta, OpChange, OpInfo, Placement, Trace, ValueInfo
 from passviz.trace.shadow import Shadow
 
@@ -69,7 +69,7 @@ class Replayer:
     def _attr(self, text: str) -> Attribute:
         cached = self._attr_cache.get(text)
         if cached is None:
-            cached = Parser(self.ctx, text).parse_attribute()
+            cached = MLIRParser(self.ctx, text).parse_attribute()
             self._attr_cache[text] = cached
         return cached
 
@@ -171,7 +171,7 @@ class Replayer:
             self._register_value(result, value_info)
 
     def _location(self, text: str) -> LocationAttr:
-        location = Parser(self.ctx, text).parse_optional_location()
+        location = MLIRParser(self.ctx, text).parse_optional_location()
         if location is None:
             raise ReplayError(f"bad location {text!r}")
         return location
@@ -299,7 +299,7 @@ class Replayer:
 def _parse_initial_ir(ctx: Context, text: str) -> ModuleOp:
     """Parse a trace's initial IR; the trace file is untrusted, so errors are located."""
     try:
-        return Parser(ctx, text, "initial IR").parse_module()
+        return MLIRParser(ctx, text, "initial IR").parse_module()
     except ParseError as exc:
         location = exc.span.get_location()
         raise ReplayError(
