@@ -9,12 +9,13 @@ checks are FileCheck lines), then against real Triton 3.6 as the oracle.
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Sequence
 
 import pytest
 from xdsl.dialects import arith, ub
-from xdsl.dialects.builtin import IntegerAttr, IntegerType, ModuleOp, Signedness, i32, i64
+from xdsl.dialects.builtin import FloatAttr, IntegerAttr, IntegerType, ModuleOp, Signedness, i32, i64
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -25,11 +26,12 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint
 from xdsl.transforms.dead_code_elimination import region_dce
 
+from passviz.dialects.matchers import constant_attr
 from passviz.passes import canonicalization as registry
 from passviz.passes.canonicalization import arith as arith_table
 from passviz.passes.canonicalization import cf as cf_table
 from passviz.passes.canonicalization import scf as scf_table
-from passviz.pipelines import parse_ir
+from passviz.pipelines import parse_ir, record
 from passviz.trace.irtext import print_module
 from tests.conftest import need
 from tests.filecheck import check
@@ -2269,6 +2271,69 @@ def _oracle_cases(cases: dict[str, str]) -> list[object]:
     ]
 
 
+MATH_CASES: dict[str, str] = {
+    "math_scalars": """
+tt.func @m() -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f16, f64) {
+  %neg = arith.constant -2.5 : f32
+  %nz = arith.constant -0.0 : f32
+  %half = arith.constant -0.5 : f32
+  %two = arith.constant 2.0 : f32
+  %two16 = arith.constant 2.0 : f16
+  %two64 = arith.constant 2.0 : f64
+  %a = math.sqrt %two : f32
+  %b = math.sqrt %nz : f32
+  %c = math.sqrt %neg : f32
+  %d = math.absf %neg : f32
+  %e = math.round %neg : f32
+  %f = math.roundeven %neg : f32
+  %g = math.floor %neg : f32
+  %h = math.ceil %half : f32
+  %i = math.trunc %neg : f32
+  %j = math.copysign %two, %nz : f32
+  %k = math.absf %nz : f32
+  %l = math.sqrt %two16 : f16
+  %m = math.sqrt %two64 : f64
+  tt.return %a, %b, %c, %d, %e, %f, %g, %h, %i, %j, %k, %l, %m : f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f16, f64
+}
+""",
+    "math_tensors": """
+tt.func @t(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  %c = arith.constant dense<[1.5, -1.5, 0.5, 3.0]> : tensor<4xf32>
+  %s = arith.constant dense<9.0> : tensor<4xf32>
+  %a = math.floor %c : tensor<4xf32>
+  %b = math.sqrt %s : tensor<4xf32>
+  %r = math.roundeven %c : tensor<4xf32>
+  %y = math.sqrt %x : tensor<4xf32>
+  tt.return %a, %b, %r, %y : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}
+""",
+}
+"""The math folders passviz has, on values where MLIR folds and where it gives up."""
+
+
+@pytest.mark.parametrize("text", _oracle_cases(MATH_CASES))
+def test_math_matches_triton(text: str) -> None:
+    need(triton_missing())
+    ours, triton = compare(text, "canonicalize")
+    assert ours == triton
+
+
+def test_math_folders_fold_what_they_should() -> None:
+    module = record(MATH_CASES["math_scalars"], "canonicalize").module
+    ret = next(op for op in module.walk() if op.name == "tt.return")
+    values = [
+        constant_attr(operand) if operand.owner.name == "arith.constant" else operand.owner.name  # pyright: ignore[reportAttributeAccessIssue]
+        for operand in ret.operands
+    ]
+    floats = [v.value.data if isinstance(v, FloatAttr) else v for v in values]
+    assert floats[0] == pytest.approx(math.sqrt(2.0), rel=1e-7)
+    # sqrt of -0.0, of a negative and of an f16 stays, as in MLIR.
+    assert floats[1:3] == ["math.sqrt", "math.sqrt"] and floats[11] == "math.sqrt"
+    assert floats[3:11] == [2.5, -3.0, -2.0, -3.0, -0.0, -2.0, -2.0, 0.0]
+    assert math.copysign(1.0, floats[7]) == -1.0  # ceil(-0.5) is -0.0
+    assert floats[12] == math.sqrt(2.0)
+
+
 @pytest.mark.parametrize("text", _oracle_cases(ARITH_CASES))
 def test_arith_matches_triton(text: str) -> None:
     need(triton_missing())
@@ -2293,6 +2358,7 @@ def test_cf_matches_triton(text: str) -> None:
 # ---------------------------------------------------------------------------
 # Triton's tutorial kernels as its frontend emits them, before any pass: the
 # input of the first ``canonicalize`` in ``make_ttir``.
+
 
 def _frontend_ir(name: str) -> str:
     """``ASTSource.make_ir`` of one of ``tests.triton_kernels``' kernels, printed without locations."""

@@ -585,20 +585,9 @@ tt.func @t(%x: tensor<4xi32>) -> (tensor<4xi32>, tensor<4xi1>, i32) {
 }
 """Hand-written modules, by what they exercise."""
 
-DIFFERENT = {
-    "float_ops": "passviz has no folder for math.sqrt; MLIR folds sqrt(3.0) to 1.73205078, so Triton "
-    "replaces the sqrt by a constant that passviz leaves",
-}
-"""Cases whose output differs from Triton's, and why."""
-
 
 def _cases() -> list[ParameterSet]:
-    return [
-        pytest.param(name, id=name, marks=pytest.mark.xfail(reason=DIFFERENT[name], strict=True))
-        if name in DIFFERENT
-        else pytest.param(name, id=name)
-        for name in sorted(CASES)
-    ]
+    return [pytest.param(name, id=name) for name in sorted(CASES)]
 
 
 def _solve(text: str) -> dict[str, ConstantValue]:

@@ -15,18 +15,6 @@ from tests.triton_oracle import compare, triton_missing
 
 CANONICALIZE = "triton/test/Triton/canonicalize.mlir"
 
-NO_TTG = "passviz has no ttg dialect: the #ttg.blocked/#ttg.slice layouts do not parse"
-
-XFAIL = {
-    "4-fn": NO_TTG,
-    "5-fp_to_fp_pos_zero_fold": NO_TTG,
-    "7-fp_to_fp_neg_zero_fold": NO_TTG,
-    "8-fp_to_fp_neg_zero_fold": NO_TTG,
-    "9-fold_fp_to_fp_non_zero_nofold": NO_TTG,
-    "10-fold_fp_to_fp_non_constant_nofold": NO_TTG,
-}
-"""chunk (index and first function's name) -> why passviz's output cannot equal Triton's yet."""
-
 
 def _chunks() -> list[tuple[str, str]]:
     path = PEER / CANONICALIZE
@@ -41,14 +29,7 @@ def _chunks() -> list[tuple[str, str]]:
 
 
 def _cases() -> list[object]:
-    return [
-        pytest.param(
-            text,
-            id=name,
-            marks=[pytest.mark.xfail(reason=XFAIL[name], strict=True)] if name in XFAIL else [],
-        )
-        for name, text in _chunks()
-    ]
+    return [pytest.param(text, id=name) for name, text in _chunks()]
 
 
 @pytest.mark.parametrize("text", _cases())

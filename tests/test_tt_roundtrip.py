@@ -25,46 +25,15 @@ import pytest
 from _pytest.mark.structures import ParameterSet
 from xdsl.dialects.builtin import FileLineColLoc, NameLoc
 from xdsl.ir import Attribute
-from xdsl.utils.exceptions import VerifyException
 
-from passviz.pipelines import IRParseError, parse_ir
+from passviz.pipelines import parse_ir
 from passviz.trace.irtext import print_module
 from tests.conftest import PEER, need, peer_file, split_chunks, split_functions
 from tests.triton_oracle import triton_missing, triton_normalize
 
 # --------------------------------------------------------------------------- #
-# What passviz cannot read yet (outside the tt dialect)
+# What Triton 3.6 itself cannot read
 # --------------------------------------------------------------------------- #
-
-
-def _parses(text: str) -> bool:
-    """Whether passviz parses and verifies ``text``."""
-    try:
-        parse_ir(text).verify()
-    except (IRParseError, VerifyException):
-        return False
-    return True
-
-
-TTG_ENCODINGS_REGISTERED = _parses(
-    "#blocked = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>\n"
-    'module attributes {"ttg.num-warps" = 1 : i32} {\n'
-    "  tt.func @f(%a: tensor<32xf32, #blocked>) {\n    tt.return\n  }\n"
-    "}"
-)
-"""Whether a ``ttg`` dialect with Triton GPU's tensor encodings is registered."""
-
-TTG_ENCODING = pytest.mark.xfail(
-    condition=not TTG_ENCODINGS_REGISTERED,
-    reason="uses #ttg.blocked/#ttg.slice tensor encodings, attributes of the ttg (TritonGPU) "
-    "dialect, which passviz does not register (not part of tt)",
-    strict=True,
-)
-
-KNOWN_GAPS: dict[tuple[str, int], tuple[pytest.MarkDecorator, ...]] = {
-    ("triton/test/Triton/canonicalize.mlir", i): (TTG_ENCODING,) for i in (4, 5, 7, 8, 9, 10)
-}
-"""Chunks passviz cannot read for want of a dialect other than tt, by (peer file, chunk)."""
 
 TRITON_CANNOT_PARSE: dict[tuple[str, int | str], str] = {
     ("triton/test/Triton/combine.mlir", 0): (
@@ -128,8 +97,7 @@ def _chunk_cases(pattern: str) -> Iterator[ParameterSet]:
     for path in _peer_files(pattern):
         relative = path.relative_to(PEER).as_posix()
         for index in range(len(split_chunks(path.read_text()))):
-            marks = KNOWN_GAPS.get((relative, index), ())
-            yield pytest.param(relative, index, id=f"{path.name}#{index}", marks=marks)
+            yield pytest.param(relative, index, id=f"{path.name}#{index}")
 
 
 def _uses_tts(text: str) -> bool:

@@ -26,13 +26,19 @@ def make_context(*, allow_unregistered: bool = False) -> Context:
 
 
 def _our_dialect_factories() -> dict[str, Callable[[], Dialect]]:
-    return {"tt": _load_tt, "tts": _load_tts, "scf": _load_scf, "arith": _load_arith}
+    return {"tt": _load_tt, "ttg": _load_ttg, "tts": _load_tts, "scf": _load_scf, "arith": _load_arith}
 
 
 def _load_tt() -> Dialect:
     from passviz.dialects.tt import TT
 
     return TT
+
+
+def _load_ttg() -> Dialect:
+    from passviz.dialects.ttg import TTG
+
+    return TTG
 
 
 def _load_tts() -> Dialect:

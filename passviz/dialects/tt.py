@@ -46,7 +46,7 @@ after 3.6), as inferring the result type needs it.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence, Set
+from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass
 from enum import IntEnum
 from typing import ClassVar, Self, TypeVar, cast
@@ -631,6 +631,39 @@ def _element_type(type_: Attribute) -> Attribute:
     if isa(type_, TensorType[Attribute]):
         return type_.get_element_type()
     return type_
+
+
+class LayoutEncoding:
+    """A tensor encoding that infers the encodings of tt ops' results
+    (Triton's ``DialectInferLayoutInterface``, which ``ttg`` implements).
+
+    A method raises ``LayoutInferenceError`` where Triton's returns failure.
+    """
+
+    def reduce_encoding(self, axis: int) -> Attribute:
+        """The encoding of a ``tt.reduce`` result along ``axis`` (``inferReduceOpEncoding``)."""
+        raise LayoutInferenceError(f"{self} has no layout for a reduction")
+
+    def expand_dims_encoding(self, axis: int) -> Attribute:
+        """The encoding of a ``tt.expand_dims`` result at ``axis`` (``inferExpandDimsOpEncoding``)."""
+        raise LayoutInferenceError(f"{self} has no layout for a new dimension")
+
+
+class LayoutInferenceError(ValueError):
+    """A tensor encoding that cannot give the result of an op (Triton's op error)."""
+
+
+def _inferred_encoding(
+    type_: TensorType[Attribute], infer: Callable[[LayoutEncoding], Attribute]
+) -> Attribute:
+    """The result encoding that ``infer`` gives for ``type_``'s encoding.
+
+    A tensor without encoding gives none; an encoding that infers nothing
+    (an attribute of no dialect passviz knows) is kept, as it was before.
+    """
+    if isinstance(type_.encoding, LayoutEncoding):
+        return infer(type_.encoding)
+    return type_.encoding
 
 
 def _encoding(type_: Attribute) -> Attribute | None:
@@ -3113,11 +3146,15 @@ class UnsplatOp(IRDLOperation):
 
 
 def _expand_dims_type(src_type: Attribute, axis: int) -> TensorType[Attribute]:
-    """The type of ``src_type`` with a new dimension of size 1 at ``axis``."""
+    """The type of ``src_type`` with a new dimension of size 1 at ``axis``.
+
+    Raises ``LayoutInferenceError`` when the encoding cannot take the new dimension.
+    """
     assert isa(src_type, TensorType[Attribute])
     shape = list(src_type.get_shape())
     shape.insert(axis, 1)
-    return _with_shape(src_type, shape)
+    encoding = _inferred_encoding(src_type, lambda e: e.expand_dims_encoding(axis))
+    return TensorType(src_type.get_element_type(), shape, encoding)
 
 
 @irdl_op_definition
@@ -3154,7 +3191,11 @@ class ExpandDimsOp(_SrcToResultSyntax, IRDLOperation, HasFolderInterface, TTCano
         axis = self.axis.value.data
         if not 0 <= axis <= rank:
             raise _op_error(self, f"axis {axis} is out of bounds for a result of rank {rank + 1}")
-        _verify_inferred_types(self, (_expand_dims_type(self.src.type, axis),))
+        try:
+            inferred = _expand_dims_type(self.src.type, axis)
+        except LayoutInferenceError as exc:
+            raise _op_error(self, str(exc)) from None
+        _verify_inferred_types(self, (inferred,))
 
     def fold(self) -> Sequence[SSAValue | Attribute] | None:
         folded = _fold_view_like(_constant_value(self.src), self.result.type)
@@ -4622,7 +4663,8 @@ def _reduce_result_type(src_type: Attribute, axis: int) -> Attribute:
     del shape[axis]
     if not shape:
         return src_type.get_element_type()
-    return _with_shape(src_type, shape)
+    encoding = _inferred_encoding(src_type, lambda e: e.reduce_encoding(axis))
+    return TensorType(src_type.get_element_type(), shape, encoding)
 
 
 def _verify_reduce_scan(op: Operation, srcs: Sequence[SSAValue], axis: int) -> None:
@@ -4743,7 +4785,11 @@ class ReduceOp(IRDLOperation):
     def verify_(self) -> None:
         axis = self.axis.value.data
         _verify_reduce_scan(self, self.srcs, axis)
-        _verify_inferred_types(self, [_reduce_result_type(src.type, axis) for src in self.srcs])
+        try:
+            inferred = [_reduce_result_type(src.type, axis) for src in self.srcs]
+        except LayoutInferenceError as exc:
+            raise _op_error(self, str(exc)) from None
+        _verify_inferred_types(self, inferred)
         _verify_combine_region(self, self.srcs, self.combine_op, ReduceReturnOp)
 
     def get_single_combiner(self) -> Operation | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from io import StringIO
+from typing import ClassVar, cast
 
 from xdsl.dialects.builtin import UnknownLoc
 from xdsl.ir import Attribute, Block, Operation, SSAValue
@@ -22,10 +23,68 @@ def print_module(op: Operation) -> str:
 
 
 def _print(op: Operation, *, generic: bool) -> str:
+    collector = _AliasCollector(stream=StringIO(), print_generic_format=generic)
+    collector.print_op(op)
     stream = StringIO()
-    Printer(stream=stream, print_generic_format=generic).print_op(op)
+    aliases = collector.aliases()
+    for attr, name in aliases.items():
+        stream.write(f"#{name} = ")
+        Printer(stream=stream).print_attribute(attr)
+        stream.write("\n")
+    _AliasingPrinter(aliases, stream=stream, print_generic_format=generic).print_op(op)
     stream.write("\n")
     return stream.getvalue()
+
+
+class AliasedAttribute:
+    """An attribute that modules print by alias: ``#blocked = #ttg.blocked<...>``
+    above the module and ``#blocked`` where it is used, as MLIR's printer does
+    for attributes that a dialect's ``OpAsmDialectInterface::getAlias`` names.
+    """
+
+    ASM_ALIAS: ClassVar[str]
+    """The alias's name; the second of a kind is ``name1``, and so on."""
+
+
+class _AliasCollector(Printer):
+    """A printer that notes the aliased attributes in the order it prints them."""
+
+    def __init__(self, *, stream: StringIO, print_generic_format: bool) -> None:
+        super().__init__(stream=stream, print_generic_format=print_generic_format)
+        self._seen: dict[Attribute, None] = {}
+
+    def print_attribute(self, attribute: Attribute) -> None:
+        if isinstance(attribute, AliasedAttribute):
+            self._seen.setdefault(attribute)
+        super().print_attribute(attribute)
+
+    def aliases(self) -> dict[Attribute, str]:
+        """Each aliased attribute with its alias, numbered per kind in the order first printed."""
+        counts: dict[str, int] = {}
+        aliases: dict[Attribute, str] = {}
+        for attribute in self._seen:
+            base = cast(AliasedAttribute, attribute).ASM_ALIAS
+            count = counts.get(base, 0)
+            counts[base] = count + 1
+            aliases[attribute] = f"{base}{count}" if count else base
+        return aliases
+
+
+class _AliasingPrinter(Printer):
+    """A printer that prints the attributes of ``aliases`` by their alias."""
+
+    def __init__(
+        self, aliases: dict[Attribute, str], *, stream: StringIO, print_generic_format: bool
+    ) -> None:
+        super().__init__(stream=stream, print_generic_format=print_generic_format)
+        self._aliases = aliases
+
+    def print_attribute(self, attribute: Attribute) -> None:
+        name = self._aliases.get(attribute) if isinstance(attribute, AliasedAttribute) else None
+        if name is None:
+            super().print_attribute(attribute)
+            return
+        self.print_string(f"#{name}")
 
 
 class AttrPrinter:

@@ -1,10 +1,10 @@
 """MLIR's canonicalization of the standard dialects Triton's TTIR uses.
 
-For ``arith``, ``scf`` and ``cf`` ops this package is the table the greedy driver
-reads: each op's canonicalization patterns in the order MLIR's
-``PatternApplicator`` tries them (benefit first, then registration order), its
-folder (trait folders such as ``Commutative`` included) and the dialect's
-constant materializer.  Ops of other dialects fall back to xDSL's tables.
+For ``arith``, ``scf`` and ``cf`` ops (and the ``math`` ops it folds) this
+package is the table the greedy driver reads: each op's canonicalization
+patterns in the order MLIR's ``PatternApplicator`` tries them (benefit first,
+then registration order), its folder (trait folders such as ``Commutative``
+included) and the dialect's constant materializer.  Ops of other dialects fall back to xDSL's tables.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from types import MappingProxyType
 from xdsl.ir import Attribute, Operation
 from xdsl.pattern_rewriter import RewritePattern
 
-from passviz.passes.canonicalization import arith, cf, scf
+from passviz.passes.canonicalization import arith, cf, math, scf
 from passviz.passes.canonicalization.arith import Folder, FoldResult
 
 __all__ = ["FoldResult", "fold", "has_table", "materialize_constant", "patterns_for"]
@@ -23,8 +23,8 @@ __all__ = ["FoldResult", "fold", "has_table", "materialize_constant", "patterns_
 _PATTERNS: Mapping[str, tuple[RewritePattern, ...]] = MappingProxyType(
     {**arith.PATTERNS, **scf.PATTERNS, **cf.PATTERNS}
 )
-_FOLDERS: Mapping[str, Folder] = MappingProxyType({**arith.FOLDERS, **scf.FOLDERS})
-_OP_NAMES: frozenset[str] = arith.OP_NAMES | scf.OP_NAMES | cf.OP_NAMES
+_FOLDERS: Mapping[str, Folder] = MappingProxyType({**arith.FOLDERS, **scf.FOLDERS, **math.FOLDERS})
+_OP_NAMES: frozenset[str] = arith.OP_NAMES | scf.OP_NAMES | cf.OP_NAMES | frozenset(math.FOLDERS)
 
 
 def has_table(op_name: str) -> bool:
