@@ -10,7 +10,7 @@ from passviz.pipelines import parse_ir, record
 from passviz.trace.irtext import print_module
 from passviz.trace.recorder import UNANNOUNCED, RecordOptions
 from passviz.trace.replay import Replayer
-from tests.conftest import PEER, need, split_chunks
+from tests.conftest import need
 from tests.triton_oracle import compare, passviz_run, triton_missing, triton_normalize, triton_run
 
 FOO = """
@@ -784,23 +784,6 @@ def _case(name: str) -> object:
 def test_matches_triton(name: str) -> None:
     need(triton_missing())
     ours, theirs = compare(CASES[name], "inline")
-    assert ours == theirs
-
-
-def _peer_call_chunks() -> list[object]:
-    """Every ``// -----`` chunk of a peer test file that calls a function."""
-    params: list[object] = []
-    for path in sorted(PEER.rglob("*.mlir")) if PEER.exists() else []:
-        for index, chunk in enumerate(split_chunks(path.read_text())):
-            if "tt.call" in chunk or "func.call" in chunk:
-                params.append(pytest.param(chunk, id=f"{path.relative_to(PEER)}#{index}"))
-    return params
-
-
-@pytest.mark.parametrize("chunk", _peer_call_chunks())
-def test_peer_chunks_match_triton(chunk: str) -> None:
-    need(triton_missing())
-    ours, theirs = compare(chunk, "inline")
     assert ours == theirs
 
 

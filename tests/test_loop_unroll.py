@@ -14,6 +14,25 @@ from tests.triton_oracle import compare, triton_missing
 UNROLL_TEST = PEER / "triton/test/Triton/loop-unroll.mlir"
 """Triton's own test of the pass."""
 
+
+def _doubling_loop(name: str, lb: int, ub: int, step: int, type_: str, *, factor: int) -> str:
+    """``@name(%x)``: a loop from ``lb`` to ``ub`` by ``step`` (constants of ``type_``) that
+    doubles ``%x`` each iteration, marked for unrolling by ``factor``."""
+    suffix = "" if type_ == "index" else f" : {type_}"
+    return f"""
+tt.func @{name}(%x: f32) -> f32 {{
+  %lb = arith.constant {lb} : {type_}
+  %ub = arith.constant {ub} : {type_}
+  %st = arith.constant {step} : {type_}
+  %r = scf.for %i = %lb to %ub step %st iter_args(%a = %x) -> (f32){suffix} {{
+    %b = arith.addf %a, %a : f32
+    scf.yield %b : f32
+  }} {{tt.loop_unroll_factor = {factor} : i32}}
+  tt.return %r : f32
+}}
+"""
+
+
 CASES = {
     "dynamic_bounds": """
 tt.func @f(%lb: i32, %ub: i32, %s: i32, %x: f32) -> f32 {
@@ -39,54 +58,10 @@ tt.func @g(%x: f32) -> f32 {
   tt.return %r : f32
 }
 """,
-    "static_even": """
-tt.func @h(%x: f32) -> f32 {
-  %c0 = arith.constant 0 : index
-  %c12 = arith.constant 12 : index
-  %c1 = arith.constant 1 : index
-  %r = scf.for %i = %c0 to %c12 step %c1 iter_args(%a = %x) -> (f32) {
-    %b = arith.addf %a, %a : f32
-    scf.yield %b : f32
-  } {tt.loop_unroll_factor = 4 : i32}
-  tt.return %r : f32
-}
-""",
-    "epilogue_single_iteration": """
-tt.func @epi1(%x: f32) -> f32 {
-  %c0 = arith.constant 0 : index
-  %c9 = arith.constant 9 : index
-  %c1 = arith.constant 1 : index
-  %r = scf.for %i = %c0 to %c9 step %c1 iter_args(%a = %x) -> (f32) {
-    %b = arith.addf %a, %a : f32
-    scf.yield %b : f32
-  } {tt.loop_unroll_factor = 4 : i32}
-  tt.return %r : f32
-}
-""",
-    "main_loop_no_iteration": """
-tt.func @main0(%x: f32) -> f32 {
-  %c0 = arith.constant 0 : i32
-  %c3 = arith.constant 3 : i32
-  %c1 = arith.constant 1 : i32
-  %r = scf.for %i = %c0 to %c3 step %c1 iter_args(%a = %x) -> (f32) : i32 {
-    %b = arith.addf %a, %a : f32
-    scf.yield %b : f32
-  } {tt.loop_unroll_factor = 4 : i32}
-  tt.return %r : f32
-}
-""",
-    "main_loop_single_iteration": """
-tt.func @single(%x: f32) -> f32 {
-  %c0 = arith.constant 0 : i32
-  %c4 = arith.constant 4 : i32
-  %c1 = arith.constant 1 : i32
-  %r = scf.for %i = %c0 to %c4 step %c1 iter_args(%a = %x) -> (f32) : i32 {
-    %b = arith.addf %a, %a : f32
-    scf.yield %b : f32
-  } {tt.loop_unroll_factor = 4 : i32}
-  tt.return %r : f32
-}
-""",
+    "static_even": _doubling_loop("h", 0, 12, 1, "index", factor=4),
+    "epilogue_single_iteration": _doubling_loop("epi1", 0, 9, 1, "index", factor=4),
+    "main_loop_no_iteration": _doubling_loop("main0", 0, 3, 1, "i32", factor=4),
+    "main_loop_single_iteration": _doubling_loop("single", 0, 4, 1, "i32", factor=4),
     "empty_body": """
 tt.func @empty(%lb: i32, %ub: i32) {
   %c1 = arith.constant 1 : i32
@@ -108,18 +83,7 @@ tt.func @nested(%lb: i32, %ub: i32, %p: !tt.ptr<i32>) {
   tt.return
 }
 """,
-    "factor_one_kept": """
-tt.func @factor1(%x: f32) -> f32 {
-  %c0 = arith.constant 0 : i32
-  %c4 = arith.constant 1 : i32
-  %c1 = arith.constant 1 : i32
-  %r = scf.for %i = %c0 to %c4 step %c1 iter_args(%a = %x) -> (f32) : i32 {
-    %b = arith.addf %a, %a : f32
-    scf.yield %b : f32
-  } {tt.loop_unroll_factor = 1 : i32}
-  tt.return %r : f32
-}
-""",
+    "factor_one_kept": _doubling_loop("factor1", 0, 1, 1, "i32", factor=1),
     "upper_bound_offset": """
 tt.func @off(%lb: i32, %x: f32) -> f32 {
   %c1 = arith.constant 1 : i32
@@ -132,18 +96,7 @@ tt.func @off(%lb: i32, %x: f32) -> f32 {
   tt.return %r : f32
 }
 """,
-    "negative_step": """
-tt.func @neg(%x: f32) -> f32 {
-  %c0 = arith.constant 0 : i32
-  %c1 = arith.constant -1 : i32
-  %c5 = arith.constant 5 : i32
-  %r = scf.for %i = %c0 to %c5 step %c1 iter_args(%a = %x) -> (f32) : i32 {
-    %b = arith.addf %a, %a : f32
-    scf.yield %b : f32
-  } {tt.loop_unroll_factor = 2 : i32}
-  tt.return %r : f32
-}
-""",
+    "negative_step": _doubling_loop("neg", 0, 5, -1, "i32", factor=2),
     "yield_defined_outside": """
 tt.func @outside(%x: f32, %y: f32, %n: i32) -> (f32, f32) {
   %c0 = arith.constant 0 : i32
@@ -166,18 +119,7 @@ tt.func @i64f(%x: f32, %n: i32) -> f32 {
   tt.return %r : f32
 }
 """,
-    "signed_difference_overflows": """
-tt.func @signedov(%x: f32) -> f32 {
-  %c0 = arith.constant -100 : i8
-  %c1 = arith.constant 1 : i8
-  %c5 = arith.constant 100 : i8
-  %r = scf.for %i = %c0 to %c5 step %c1 iter_args(%a = %x) -> (f32) : i8 {
-    %b = arith.addf %a, %a : f32
-    scf.yield %b : f32
-  } {tt.loop_unroll_factor = 3 : i32}
-  tt.return %r : f32
-}
-""",
+    "signed_difference_overflows": _doubling_loop("signedov", -100, 100, 1, "i8", factor=3),
     "step_not_dividing_range": """
 tt.func @u(%x: f32) -> f32 {
   %c0 = arith.constant 0 : i32

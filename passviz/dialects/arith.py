@@ -194,6 +194,10 @@ class _CastOp(IRDLOperation, abc.ABC):
 
     assembly_format: ClassVar[str | None] = None
 
+    def __init__(self, op: SSAValue | Operation, target_type: Attribute) -> None:
+        # Before xDSL's arith classes in each cast's bases, whose __init__s differ.
+        IRDLOperation.__init__(self, operands=[op], result_types=[target_type])
+
     @staticmethod
     @abc.abstractmethod
     def elements_compatible(source: Attribute, target: Attribute) -> bool:
@@ -249,9 +253,6 @@ class ExtSIOp(_CastOp, arith.ExtSIOp):
     # MLIR's extsi is Pure (xDSL's has no traits).
     traits = traits_def(Pure())
 
-    def __init__(self, op: SSAValue | Operation, target_type: Attribute) -> None:
-        IRDLOperation.__init__(self, operands=[op], result_types=[target_type])
-
     elements_compatible = staticmethod(_widens)
 
 
@@ -261,9 +262,6 @@ class ExtUIOp(_CastOp, arith.ExtUIOp):
 
     input = operand_def(INT_LIKE)
     result = result_def(INT_LIKE)
-
-    def __init__(self, op: SSAValue | Operation, target_type: Attribute) -> None:
-        IRDLOperation.__init__(self, operands=[op], result_types=[target_type])
 
     elements_compatible = staticmethod(_widens)
 
@@ -399,9 +397,6 @@ class SIToFPOp(_CastOp, arith.SIToFPOp):
     input = operand_def(INT_LIKE)
     result = result_def(FLOAT_LIKE)
 
-    def __init__(self, op: SSAValue | Operation, target_type: Attribute) -> None:
-        IRDLOperation.__init__(self, operands=[op], result_types=[target_type])
-
     elements_compatible = staticmethod(_int_to_float)
 
 
@@ -411,9 +406,6 @@ class UIToFPOp(_CastOp, arith.UIToFPOp):
 
     input = operand_def(INT_LIKE)
     result = result_def(FLOAT_LIKE)
-
-    def __init__(self, op: SSAValue | Operation, target_type: Attribute) -> None:
-        IRDLOperation.__init__(self, operands=[op], result_types=[target_type])
 
     elements_compatible = staticmethod(_int_to_float)
 
@@ -425,9 +417,6 @@ class FPToSIOp(_CastOp, arith.FPToSIOp):
     input = operand_def(FLOAT_LIKE)
     result = result_def(INT_LIKE)
 
-    def __init__(self, op: SSAValue | Operation, target_type: Attribute) -> None:
-        IRDLOperation.__init__(self, operands=[op], result_types=[target_type])
-
     elements_compatible = staticmethod(_float_to_int)
 
 
@@ -437,9 +426,6 @@ class FPToUIOp(_CastOp, arith.FPToUIOp):
 
     input = operand_def(FLOAT_LIKE)
     result = result_def(INT_LIKE)
-
-    def __init__(self, op: SSAValue | Operation, target_type: Attribute) -> None:
-        IRDLOperation.__init__(self, operands=[op], result_types=[target_type])
 
     elements_compatible = staticmethod(_float_to_int)
 
@@ -469,9 +455,6 @@ class IndexCastUIOp(_IndexCast):
     result = result_def(INDEX_CAST_TYPE)
 
     traits = traits_def(Pure())
-
-    def __init__(self, input_arg: SSAValue | Operation, target_type: Attribute) -> None:
-        super().__init__(operands=[input_arg], result_types=[target_type])
 
 
 @irdl_op_definition

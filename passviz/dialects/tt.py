@@ -2035,8 +2035,55 @@ def _verify_ptr_matches_value(op: Operation, ptr: SSAValue, value: SSAValue, rol
         )
 
 
+class _AtomicSyntax:
+    """``enum, ..., $operands attr-dict : functional-type(operands, results)``,
+    the syntax of ``tt.atomic_rmw`` and ``tt.atomic_cas``; ``_ENUMS`` names
+    the enum properties in the order the syntax writes them."""
+
+    _ENUMS: ClassVar[tuple[tuple[str, type[TritonI32Enum]], ...]] = ()
+    """The enum properties, in the order the syntax writes them."""
+
+    @classmethod
+    def _operand_groups(
+        cls, parser: Parser, operands: Sequence[SSAValue], pos: int
+    ) -> Sequence[SSAValue | Sequence[SSAValue]]:
+        """The operands as ``build`` takes them (optional operands as lists)."""
+        return operands
+
+    def _verify_enums(self) -> None:
+        op = cast(IRDLOperation, self)
+        for prop, enum in self._ENUMS:
+            _verify_enum_attr(cast(IntegerAttr[I32], op.properties[prop]), enum, prop)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        properties = _parse_leading_enums(parser, cls._ENUMS)
+        pos = parser.pos
+        unresolved = _parse_operand_list(parser)
+        attributes = _parse_attr_dict_into_properties(parser, (), properties)
+        parser.parse_punctuation(":")
+        inputs, outputs = _parse_functional_type(parser, len(unresolved), pos)
+        operands = _resolve(parser, unresolved, inputs, pos)
+        op = cast(type[IRDLOperation], cls).build(
+            operands=cls._operand_groups(parser, operands, pos),
+            result_types=[list(outputs)],
+            properties=properties,
+            attributes=attributes,
+        )
+        return cast(Self, op)
+
+    def print(self, printer: Printer) -> None:
+        op = cast(IRDLOperation, self)
+        _print_leading_enums(printer, op, self._ENUMS)
+        printer.print_string(" ")
+        _print_operands(printer, op.operands)
+        _print_attr_dict_with_properties(printer, op, ())
+        printer.print_string(" : ")
+        printer.print_function_type(op.operand_types, op.result_types)
+
+
 @irdl_op_definition
-class AtomicRMWOp(IRDLOperation):
+class AtomicRMWOp(_AtomicSyntax, IRDLOperation):
     """An atomic read-modify-write; yields the old value.
 
     ``%old = tt.atomic_rmw fadd, acq_rel, gpu, %ptr, %val, %mask
@@ -2104,42 +2151,22 @@ class AtomicRMWOp(IRDLOperation):
         return _enum_or_default(self.atomic_rmw_op, RMWOp.ADD)
 
     def verify_(self) -> None:
-        for prop, enum in self._ENUMS:
-            _verify_enum_attr(cast(IntegerAttr[I32], self.properties[prop]), enum, prop)
+        self._verify_enums()
         _verify_ptr_matches_value(self, self.ptr, self.val, "value")
         if self.mask is not None and self.mask.type != get_i1_same_shape(self.val.type):
             raise _op_error(self, "failed to verify that mask type matches value type")
 
     @classmethod
-    def parse(cls, parser: Parser) -> AtomicRMWOp:
-        properties = _parse_leading_enums(parser, cls._ENUMS)
-        pos = parser.pos
-        unresolved = _parse_operand_list(parser)
-        attributes = _parse_attr_dict_into_properties(parser, (), properties)
-        parser.parse_punctuation(":")
-        inputs, outputs = _parse_functional_type(parser, len(unresolved), pos)
-        operands = _resolve(parser, unresolved, inputs, pos)
+    def _operand_groups(
+        cls, parser: Parser, operands: Sequence[SSAValue], pos: int
+    ) -> Sequence[SSAValue | Sequence[SSAValue]]:
         if len(operands) not in (2, 3):
             parser.raise_error("expected a pointer, a value and an optional mask", pos)
-        op = cls.build(
-            operands=[operands[0], operands[1], operands[2:]],
-            result_types=[list(outputs)],
-            properties=properties,
-            attributes=attributes,
-        )
-        return op
-
-    def print(self, printer: Printer) -> None:
-        _print_leading_enums(printer, self, self._ENUMS)
-        printer.print_string(" ")
-        _print_operands(printer, self.operands)
-        _print_attr_dict_with_properties(printer, self, ())
-        printer.print_string(" : ")
-        printer.print_function_type(self.operand_types, self.result_types)
+        return [operands[0], operands[1], operands[2:]]
 
 
 @irdl_op_definition
-class AtomicCASOp(IRDLOperation):
+class AtomicCASOp(_AtomicSyntax, IRDLOperation):
     """An atomic compare-and-swap; yields the old value.
 
     ``%old = tt.atomic_cas acquire, cta, %ptr, %cmp, %val
@@ -2197,31 +2224,9 @@ class AtomicCASOp(IRDLOperation):
         )
 
     def verify_(self) -> None:
-        for prop, enum in self._ENUMS:
-            _verify_enum_attr(cast(IntegerAttr[I32], self.properties[prop]), enum, prop)
+        self._verify_enums()
         _verify_ptr_matches_value(self, self.ptr, self.cmp, "cmp")
         _verify_ptr_matches_value(self, self.ptr, self.val, "value")
-
-    @classmethod
-    def parse(cls, parser: Parser) -> AtomicCASOp:
-        properties = _parse_leading_enums(parser, cls._ENUMS)
-        pos = parser.pos
-        unresolved = _parse_operand_list(parser)
-        attributes = _parse_attr_dict_into_properties(parser, (), properties)
-        parser.parse_punctuation(":")
-        inputs, outputs = _parse_functional_type(parser, len(unresolved), pos)
-        operands = _resolve(parser, unresolved, inputs, pos)
-        return cls.build(
-            operands=operands, result_types=[list(outputs)], properties=properties, attributes=attributes
-        )
-
-    def print(self, printer: Printer) -> None:
-        _print_leading_enums(printer, self, self._ENUMS)
-        printer.print_string(" ")
-        _print_operands(printer, self.operands)
-        _print_attr_dict_with_properties(printer, self, ())
-        printer.print_string(" : ")
-        printer.print_function_type(self.operand_types, self.result_types)
 
 
 def _verify_descriptor_block(op: Operation, desc: TensorDescType, tensor: Attribute) -> None:
