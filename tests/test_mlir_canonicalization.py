@@ -30,6 +30,7 @@ from passviz.dialects.matchers import constant_attr
 from passviz.passes import canonicalization as registry
 from passviz.passes.canonicalization import arith as arith_table
 from passviz.passes.canonicalization import cf as cf_table
+from passviz.passes.canonicalization import math as math_table
 from passviz.passes.canonicalization import scf as scf_table
 from passviz.pipelines import parse_ir, record
 from passviz.trace.irtext import print_module
@@ -2309,6 +2310,46 @@ tt.func @t(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, t
 """,
 }
 """The math folders passviz has, on values where MLIR folds and where it gives up."""
+
+
+MATH_UNARY = (
+    "absf", "ceil", "floor", "round", "roundeven", "trunc", "sqrt", "exp", "exp2", "expm1", "log", "log2",
+    "log10", "log1p", "sin", "cos", "tan", "tanh", "sinh", "cosh", "asin", "acos", "atan", "erf",
+)  # fmt: skip
+MATH_BINARY = ("copysign", "powf", "atan2")
+MATH_VALUES = ("-2.5", "-1.0", "-0.0", "0.0", "0.5", "3.0", "100.0")
+MATH_TYPES = ("f16", "bf16", "f32", "f64")
+
+
+def _math_case(op: str) -> str:
+    """``op`` on each of ``MATH_VALUES`` (pairs of them, for a binary op) in each float type."""
+    body: list[str] = []
+    results: list[tuple[str, str]] = []
+    for type_ in MATH_TYPES:
+        for index, value in enumerate(MATH_VALUES):
+            body.append(f"  %{type_}_{index} = arith.constant {value} : {type_}")
+        for index in range(len(MATH_VALUES)):
+            name = f"%r_{type_}_{index}"
+            if op in MATH_BINARY:
+                other = (index + 3) % len(MATH_VALUES)
+                body.append(f"  {name} = math.{op} %{type_}_{index}, %{type_}_{other} : {type_}")
+            else:
+                body.append(f"  {name} = math.{op} %{type_}_{index} : {type_}")
+            results.append((name, type_))
+    types = ", ".join(type_ for _, type_ in results)
+    names = ", ".join(name for name, _ in results)
+    return f"tt.func @{op}() -> ({types}) {{\n" + "\n".join(body) + f"\n  tt.return {names} : {types}\n}}"
+
+
+@pytest.mark.parametrize("op", MATH_UNARY + MATH_BINARY)
+def test_math_folders_match_triton_on_every_width(op: str) -> None:
+    need(triton_missing())
+    ours, triton = compare(_math_case(op), "canonicalize")
+    assert ours == triton
+
+
+def test_math_folders_cover_what_they_claim() -> None:
+    assert set(math_table.FOLDERS) == {f"math.{op}" for op in MATH_UNARY + MATH_BINARY}
 
 
 @pytest.mark.parametrize("text", _oracle_cases(MATH_CASES))
