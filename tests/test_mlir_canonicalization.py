@@ -36,6 +36,7 @@ from passviz.pipelines import parse_ir, record
 from passviz.trace.irtext import print_module
 from tests.conftest import need
 from tests.filecheck import check
+from tests.test_make_ttir import frontend_ir
 from tests.triton_oracle import compare, triton_missing
 
 
@@ -2401,31 +2402,10 @@ def test_cf_matches_triton(text: str) -> None:
 # input of the first ``canonicalize`` in ``make_ttir``.
 
 
-def _frontend_ir(name: str) -> str:
-    """``ASTSource.make_ir`` of one of ``tests.triton_kernels``' kernels, printed without locations."""
-    from triton._C.libtriton import ir  # pyright: ignore[reportMissingImports]
-    from triton.compiler import ASTSource
-    from triton.compiler.compiler import make_backend
-
-    from tests.triton_kernels import KERNELS, TARGET
-
-    kernel = KERNELS[name]
-    backend = make_backend(TARGET)
-    options = backend.parse_options({})
-    context = ir.context()
-    ir.load_dialects(context)
-    backend.load_dialects(context)
-    source = ASTSource(kernel.fn, signature=kernel.signature, constexprs=kernel.constexprs)
-    module = source.make_ir(
-        TARGET, options, backend.get_codegen_implementation(options), backend.get_module_map(), context
-    )
-    return module.str_nodebug()
-
-
 @pytest.mark.parametrize("name", ["vector_add", "fused_softmax", "matmul", "layer_norm"])
 def test_tutorial_kernels_match_triton(name: str) -> None:
     need(triton_missing())
-    ours, triton = compare(_frontend_ir(name), "canonicalize")
+    ours, triton = compare(frontend_ir(name), "canonicalize")
     assert ours == triton
 
 

@@ -1,0 +1,112 @@
+"""``make-ttir`` on what Triton's frontend makes of real kernels gives what ``triton.compile`` gives."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import re
+from pathlib import Path
+
+import pytest
+
+from passviz.pipelines import NAMED_PIPELINES, InputError, parse_ir, record, triton_frontend_ir
+from passviz.trace.irtext import print_module
+from passviz.trace.model import Trace
+from tests.conftest import need
+from tests.test_tt_roundtrip import KERNEL_NAMES, compiled_ttir
+from tests.triton_oracle import TRITON_PASSES, triton_missing, triton_normalize
+
+
+@functools.cache
+def frontend_ir(name: str, locations: bool = True) -> str:
+    from tests.triton_kernels import KERNELS
+
+    kernel = KERNELS[name]
+    return triton_frontend_ir(kernel.fn, kernel.signature, kernel.constexprs, locations=locations)
+
+
+@functools.cache
+def make_ttir_trace(name: str) -> tuple[Trace, str]:
+    run = record(frontend_ir(name), "make-ttir", filename=f"{name}.ttir")
+    return run.trace, print_module(run.module)
+
+
+def test_make_ttir_is_triton_3_6s_make_ttir_for_sm90() -> None:
+    need(triton_missing())
+    from triton.backends.nvidia.compiler import CUDABackend
+
+    source = inspect.getsource(CUDABackend.make_ttir)
+    # The sm < 90 branch is left out (see NAMED_PIPELINES).
+    source = re.sub(r"if capability // 10 < 9:\n\s*passes\.\w+\.\w+\(pm\)\n", "", source)
+    triton_order = re.findall(r"passes\.(\w+)\.(\w+)\(pm\)", source)
+    ours = [TRITON_PASSES[name] for name in NAMED_PIPELINES["make-ttir"].split(",")]
+    assert ours == triton_order
+
+
+@pytest.mark.parametrize("name", KERNEL_NAMES)
+def test_make_ttir_of_the_frontend_ir_is_triton_compiles_ttir(name: str) -> None:
+    need(triton_missing())
+    trace, printed = make_ttir_trace(name)
+    assert trace.status == "ok"
+    assert triton_normalize(printed) == triton_normalize(compiled_ttir(name))
+
+
+@pytest.mark.parametrize("name", KERNEL_NAMES)
+def test_every_rewrite_is_a_named_step(name: str) -> None:
+    need(triton_missing())
+    trace, _ = make_ttir_trace(name)
+    rewrites = [step for step in trace.steps if step.kind == "rewrite"]
+    # The inliner's own canonicalize does most of make_ttir's work on frontend IR.
+    assert {"erase-dead-op", "unique-constant", "fold"} <= {
+        step.name for step in rewrites if step.pass_name == "inline"
+    }
+    assert all(step.name for step in rewrites)
+
+
+def test_inlined_calls_name_their_callees() -> None:
+    need(triton_missing())
+    trace, _ = make_ttir_trace("matmul")
+    names = [step.name or "" for step in trace.steps if step.pass_name == "inline"]
+    assert any(re.fullmatch(r"inline body of @triton\.language\.standard\.cdiv.*", n) for n in names)
+    assert any(n.startswith("erase dead function @triton.language.standard.zeros") for n in names)
+
+
+def test_frontend_ir_keeps_the_kernel_source_locations() -> None:
+    need(triton_missing())
+    import tests.triton_kernels as kernels
+
+    source = Path(kernels.__file__).read_text().splitlines()
+    module = parse_ir(frontend_ir("matmul"))
+    dot = next(op for op in module.walk() if op.name == "tt.dot")
+    location = str(dot.location)
+    match = re.search(r'triton_kernels\.py":(\d+):\d+', location)
+    assert match is not None, location
+    assert "tl.dot(" in source[int(match.group(1)) - 1]
+
+
+def test_frontend_ir_without_locations_is_the_same_module() -> None:
+    need(triton_missing())
+    with_locations = triton_normalize(frontend_ir("vector_add"))
+    assert with_locations == triton_normalize(frontend_ir("vector_add", locations=False))
+    assert "loc(" not in frontend_ir("vector_add", locations=False)
+
+
+def test_capture_needs_a_jit_function() -> None:
+    need(triton_missing())
+    with pytest.raises(Exception):  # noqa: B017 - Triton's own error for a non-kernel
+        triton_frontend_ir(len, {"x": "i32"})
+
+
+def test_capture_without_triton_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib
+
+    real_import = importlib.import_module
+
+    def no_triton(name: str, package: str | None = None) -> object:
+        if name.startswith("triton"):
+            raise ImportError(f"No module named {name!r}")
+        return real_import(name, package)
+
+    monkeypatch.setattr(importlib, "import_module", no_triton)
+    with pytest.raises(InputError, match=r"pip install 'passviz\[triton\]'"):
+        triton_frontend_ir(object(), {})
