@@ -9,6 +9,9 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
+from tests.conftest import need
+from tests.triton_oracle import triton_missing
+
 NOTEBOOKS = sorted(Path(__file__).parents[1].glob("notebooks/*.ipynb"))
 """Every notebook of the repository, in name order."""
 
@@ -53,8 +56,19 @@ def test_notebooks_are_found() -> None:
     assert NOTEBOOKS, "notebooks/ holds no notebook"
 
 
+def _needs(notebook: Path) -> list[str]:
+    """The optional extras a notebook's metadata says it needs (``passviz.needs``)."""
+    return nbformat.read(notebook, as_version=4).metadata.get("passviz", {}).get("needs", [])
+
+
+def _skip_without_extras(notebook: Path) -> None:
+    if "triton" in _needs(notebook):
+        need(triton_missing())
+
+
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
 def test_notebook_runs_without_error(notebook: Path) -> None:
+    _skip_without_extras(notebook)
     nb = _executed(notebook)
     errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
     assert not errors
@@ -116,3 +130,14 @@ def test_trace_viewer_notebook_emits_the_trace_and_the_widget() -> None:
     (step,) = _tagged(nb, "widget-step")
     result = next(o.data["text/plain"] for o in step.outputs if "data" in o)
     assert result == "(6, None)"
+
+
+def test_triton_notebook_finds_the_dot_and_agrees_with_triton() -> None:
+    need(triton_missing())
+    nb = _executed(Path(__file__).parents[1] / "notebooks" / "03-triton-make-ttir.ipynb")
+    [dot_cell] = _tagged(nb, "dot-step")
+    printed = _stdout(dot_cell)
+    assert "CombineBroadcastMulReducePattern in triton-combine" in printed
+    assert "tt.dot" in printed and '"tt.reduce"' not in printed
+    [same_cell] = _tagged(nb, "same-as-triton")
+    assert "passviz's make-ttir equals triton.compile's TTIR: True" in _stdout(same_cell)
