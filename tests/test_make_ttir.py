@@ -13,16 +13,14 @@ from passviz.pipelines import NAMED_PIPELINES, InputError, parse_ir, record, tri
 from passviz.trace.irtext import print_module
 from passviz.trace.model import Trace
 from tests.conftest import need
-from tests.test_tt_roundtrip import KERNEL_NAMES, compiled_ttir
-from tests.triton_oracle import TRITON_PASSES, triton_missing, triton_normalize
-
-
-@functools.cache
-def frontend_ir(name: str, locations: bool = True) -> str:
-    from tests.triton_kernels import KERNELS
-
-    kernel = KERNELS[name]
-    return triton_frontend_ir(kernel.fn, kernel.signature, kernel.constexprs, locations=locations)
+from tests.triton_oracle import (
+    KERNEL_NAMES,
+    TRITON_PASSES,
+    compiled_ttir,
+    frontend_ir,
+    triton_missing,
+    triton_normalize,
+)
 
 
 @functools.cache

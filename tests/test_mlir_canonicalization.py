@@ -36,8 +36,7 @@ from passviz.pipelines import parse_ir, record
 from passviz.trace.irtext import print_module
 from tests.conftest import need
 from tests.filecheck import check
-from tests.test_make_ttir import frontend_ir
-from tests.triton_oracle import compare, triton_missing
+from tests.triton_oracle import KERNEL_NAMES, compare, frontend_ir, triton_missing
 
 
 def _func(args: str, body: str, results: str) -> str:
@@ -2402,7 +2401,7 @@ def test_cf_matches_triton(text: str) -> None:
 # input of the first ``canonicalize`` in ``make_ttir``.
 
 
-@pytest.mark.parametrize("name", ["vector_add", "fused_softmax", "matmul", "layer_norm"])
+@pytest.mark.parametrize("name", KERNEL_NAMES)
 def test_tutorial_kernels_match_triton(name: str) -> None:
     need(triton_missing())
     ours, triton = compare(frontend_ir(name), "canonicalize")

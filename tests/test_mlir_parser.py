@@ -18,6 +18,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
 )
 from xdsl.ir import Operation
+from xdsl.utils.exceptions import ParseError
 
 from passviz.dialects import make_context
 from passviz.pipelines import IRParseError, parse_ir
@@ -144,3 +145,9 @@ def test_undefined_location_aliases_are_located(text: str, line: int, column: in
         parse_ir(text, "k.mlir")
     assert "is never defined as a location" in caught.value.message
     assert (caught.value.line, caught.value.column) == (line, column)
+
+
+def test_a_lone_location_does_not_wait_for_later_aliases() -> None:
+    # Replay reads single locations from (untrusted) trace files: nothing follows them.
+    with pytest.raises(ParseError):
+        MLIRParser(make_context(), "loc(#loc3)").parse_optional_location()

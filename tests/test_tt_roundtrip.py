@@ -16,7 +16,6 @@ cannot read whole), from triton-shared's conversion tests, and from
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -29,7 +28,7 @@ from xdsl.ir import Attribute
 from passviz.pipelines import parse_ir
 from passviz.trace.irtext import print_module
 from tests.conftest import PEER, need, peer_file, split_chunks, split_functions
-from tests.triton_oracle import triton_missing, triton_normalize
+from tests.triton_oracle import KERNEL_NAMES, compiled_ttir, triton_missing, triton_normalize
 
 # --------------------------------------------------------------------------- #
 # What Triton 3.6 itself cannot read
@@ -149,16 +148,6 @@ def test_combine_has_its_functions() -> None:
 # --------------------------------------------------------------------------- #
 # TTIR that triton.compile makes of four tutorial kernels
 # --------------------------------------------------------------------------- #
-
-KERNEL_NAMES = ("vector_add", "fused_softmax", "matmul", "layer_norm")
-
-
-@functools.cache
-def compiled_ttir(name: str) -> str:
-    """``asm["ttir"]`` of a kernel of ``tests/triton_kernels.py`` (compiled once)."""
-    from tests.triton_kernels import ttir
-
-    return ttir(name)
 
 
 @pytest.mark.parametrize("name", KERNEL_NAMES)

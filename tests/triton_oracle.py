@@ -11,12 +11,13 @@ oracle tests fail instead of skipping when it is missing (see ``need``).
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import tempfile
 from pathlib import Path
 from typing import Any
 
-from passviz.pipelines import record
+from passviz.pipelines import record, triton_frontend_ir
 from passviz.trace.irtext import print_module
 from passviz.trace.recorder import RecordOptions
 
@@ -103,3 +104,28 @@ def passviz_run(text: str, pipeline: str) -> str:
 def compare(text: str, pipeline: str) -> tuple[str, str]:
     """(passviz's output, Triton's output) of ``pipeline`` on ``text``, both printed by Triton."""
     return passviz_run(text, pipeline), triton_run(text, pipeline)
+
+
+# --------------------------------------------------------------------------- #
+# The tutorial kernels of tests/triton_kernels.py (imported lazily: it needs triton)
+# --------------------------------------------------------------------------- #
+
+KERNEL_NAMES = ("vector_add", "fused_softmax", "matmul", "layer_norm")
+"""The kernels of ``tests/triton_kernels.py``."""
+
+
+@functools.cache
+def compiled_ttir(name: str) -> str:
+    """``asm["ttir"]`` of a kernel of ``tests/triton_kernels.py`` (compiled once)."""
+    from tests.triton_kernels import ttir
+
+    return ttir(name)
+
+
+@functools.cache
+def frontend_ir(name: str, locations: bool = True) -> str:
+    """What Triton's frontend makes of a kernel of ``tests/triton_kernels.py``: ``make-ttir``'s input."""
+    from tests.triton_kernels import KERNELS
+
+    kernel = KERNELS[name]
+    return triton_frontend_ir(kernel.fn, kernel.signature, kernel.constexprs, locations=locations)

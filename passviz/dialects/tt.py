@@ -658,8 +658,8 @@ def _inferred_encoding(
 ) -> Attribute:
     """The result encoding that ``infer`` gives for ``type_``'s encoding.
 
-    A tensor without encoding gives none; an encoding that infers nothing
-    (an attribute of no dialect passviz knows) is kept, as it was before.
+    A tensor without encoding gives none; an encoding that is no
+    ``LayoutEncoding`` (an attribute of a dialect passviz does not know) is kept.
     """
     if isinstance(type_.encoding, LayoutEncoding):
         return infer(type_.encoding)
@@ -2037,8 +2037,7 @@ def _verify_ptr_matches_value(op: Operation, ptr: SSAValue, value: SSAValue, rol
 
 class _AtomicSyntax:
     """``enum, ..., $operands attr-dict : functional-type(operands, results)``,
-    the syntax of ``tt.atomic_rmw`` and ``tt.atomic_cas``; ``_ENUMS`` names
-    the enum properties in the order the syntax writes them."""
+    the syntax of ``tt.atomic_rmw`` and ``tt.atomic_cas``."""
 
     _ENUMS: ClassVar[tuple[tuple[str, type[TritonI32Enum]], ...]] = ()
     """The enum properties, in the order the syntax writes them."""

@@ -16,7 +16,7 @@ more than one CTA, ``CGALayout``.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import ClassVar
+from typing import ClassVar, cast
 
 from xdsl.dialects.builtin import ArrayAttr, IntAttr
 from xdsl.ir import Attribute, Dialect, ParametrizedAttribute
@@ -65,8 +65,21 @@ def _parse_keyed(parser: AttrParser, parsers: dict[str, Callable[[], Attribute]]
     return found
 
 
+class _DistributedLayout(LayoutEncoding):
+    """A layout that spreads a tensor's elements over threads: a reduction's
+    result is the slice of it along the reduced axis."""
+
+    @property
+    def rank(self) -> int:
+        """The rank of the tensors this layout describes."""
+        raise NotImplementedError
+
+    def reduce_encoding(self, axis: int) -> Attribute:
+        return SliceEncodingAttr(axis, cast(Attribute, self))  # every layout is an attribute
+
+
 @irdl_attr_definition
-class BlockedEncodingAttr(ParametrizedAttribute, LayoutEncoding, AliasedAttribute):
+class BlockedEncodingAttr(ParametrizedAttribute, _DistributedLayout, AliasedAttribute):
     """How a tensor's elements are spread over threads, warps and CTAs.
 
     ``#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [1, 1], order = [1, 0]}>``
@@ -137,15 +150,12 @@ class BlockedEncodingAttr(ParametrizedAttribute, LayoutEncoding, AliasedAttribut
                 f"order {[v.data for v in self.order]} is not a permutation of 0..{self.rank - 1}"
             )
 
-    def reduce_encoding(self, axis: int) -> Attribute:
-        return SliceEncodingAttr(axis, self)
-
     def expand_dims_encoding(self, axis: int) -> Attribute:
         raise LayoutInferenceError("ExpandDimsOp operand encoding must be SliceEncodingAttr")
 
 
 @irdl_attr_definition
-class SliceEncodingAttr(ParametrizedAttribute, LayoutEncoding):
+class SliceEncodingAttr(ParametrizedAttribute, _DistributedLayout):
     """The layout of a tensor with one dimension of its parent layout removed.
 
     ``#ttg.slice<{dim = 1, parent = #blocked}>``
@@ -183,19 +193,15 @@ class SliceEncodingAttr(ParametrizedAttribute, LayoutEncoding):
 
     @property
     def rank(self) -> int:
-        """The rank of the tensors this layout describes."""
-        return _rank(self.parent) - 1
+        return cast(_DistributedLayout, self.parent).rank - 1  # verify() checked the parent
 
     def verify(self) -> None:
-        if not isinstance(self.parent, BlockedEncodingAttr | SliceEncodingAttr):
+        if not isinstance(self.parent, _DistributedLayout):
             raise VerifyException(f"the parent of #ttg.slice must be a distributed layout, not {self.parent}")
-        if self.dim.data >= _rank(self.parent):
+        if self.dim.data >= self.parent.rank:
             raise VerifyException(
-                f"dim {self.dim.data} is out of range for a parent of rank {_rank(self.parent)}"
+                f"dim {self.dim.data} is out of range for a parent of rank {self.parent.rank}"
             )
-
-    def reduce_encoding(self, axis: int) -> Attribute:
-        return SliceEncodingAttr(axis, self)
 
     def expand_dims_encoding(self, axis: int) -> Attribute:
         if self.dim.data != axis:
@@ -212,12 +218,6 @@ def _checked(
     except VerifyException as exc:
         parser.raise_error(str(exc), start, parser.pos)
     return params
-
-
-def _rank(layout: Attribute) -> int:
-    if isinstance(layout, BlockedEncodingAttr | SliceEncodingAttr):
-        return layout.rank
-    return 0
 
 
 TTG = Dialect("ttg", [], [BlockedEncodingAttr, SliceEncodingAttr])

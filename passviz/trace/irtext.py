@@ -23,10 +23,14 @@ def print_module(op: Operation) -> str:
 
 
 def _print(op: Operation, *, generic: bool) -> str:
-    collector = _AliasCollector(stream=StringIO(), print_generic_format=generic)
+    first = StringIO()
+    collector = _AliasCollector(stream=first, print_generic_format=generic)
     collector.print_op(op)
-    stream = StringIO()
     aliases = collector.aliases()
+    if not aliases:  # the usual case: the first print is the text
+        first.write("\n")
+        return first.getvalue()
+    stream = StringIO()
     for attr, name in aliases.items():
         stream.write(f"#{name} = ")
         Printer(stream=stream).print_attribute(attr)

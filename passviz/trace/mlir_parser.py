@@ -69,33 +69,43 @@ class MLIRParser(Parser):
 
     _TensorLiteralElement = _BitPatternAwareElement
 
-    _late_alias_uses: dict[str, Span]
-    """Where each alias used before its definition is first used, for errors."""
+    _late_alias_uses: dict[str, Span] | None
+    """Where each alias used before its definition is first used, for errors;
+    None outside ``parse_module`` (a lone location or attribute has no later
+    definitions to wait for)."""
 
     def __init__(self, ctx: Context, input: str, name: str = "<unknown>") -> None:
         super().__init__(ctx, input, name)
-        self._late_alias_uses = {}
+        self._late_alias_uses = None
 
     def _parse_location(self) -> LocationAttr:
         token = self._current_token
-        if token.kind != MLIRTokenKind.HASH_IDENT or token.text in self.attribute_aliases:
+        late = self._late_alias_uses
+        if late is None or token.kind != MLIRTokenKind.HASH_IDENT or token.text in self.attribute_aliases:
             return super()._parse_location()
         self._consume_token(MLIRTokenKind.HASH_IDENT)
-        self._late_alias_uses.setdefault(token.text, token.span)
+        late.setdefault(token.text, token.span)
         return NameLoc(StringAttr(_DEFERRED + token.text), NoneAttr())
 
     def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
-        module = super().parse_module(allow_implicit_module)
+        late: dict[str, Span] = {}
+        self._late_alias_uses = late
+        try:
+            module = super().parse_module(allow_implicit_module)
+        finally:
+            self._late_alias_uses = None
+        if not late:
+            return module
         for op in module.walk():
-            op.location = self._resolved(op.location, frozenset())
+            op.location = self._resolved(op.location, late, frozenset())
             for region in op.regions:
                 for block in region.blocks:
                     for arg in block.args:
-                        arg.location = self._resolved(arg.location, frozenset())
+                        arg.location = self._resolved(arg.location, late, frozenset())
         return module
 
-    def _resolved(self, location: LocationAttr, seen: frozenset[str]) -> LocationAttr:
-        """``location`` with every late alias replaced by its definition."""
+    def _resolved(self, location: LocationAttr, late: dict[str, Span], seen: frozenset[str]) -> LocationAttr:
+        """``location`` with every late alias (first used where ``late`` says) replaced by its definition."""
         match location:
             case NameLoc(desc=StringAttr(data=desc)) if desc.startswith(_DEFERRED):
                 alias = desc.removeprefix(_DEFERRED)
@@ -103,19 +113,19 @@ class MLIRParser(Parser):
                 if alias in seen or not _is_location(value):
                     self.raise_error(
                         f"location alias {alias} is never defined as a location, or only in terms of itself",
-                        at_position=self._late_alias_uses[alias],
+                        at_position=late[alias],
                     )
-                return self._resolved(cast(LocationAttr, value), seen | {alias})
+                return self._resolved(cast(LocationAttr, value), late, seen | {alias})
             case NameLoc(desc=desc, location=child) if _is_location(child):
-                return NameLoc(desc, self._resolved(cast(LocationAttr, child), seen))
+                return NameLoc(desc, self._resolved(cast(LocationAttr, child), late, seen))
             case CallSiteLoc(callee=callee, caller=caller):
                 return CallSiteLoc(
-                    self._resolved(cast(LocationAttr, callee), seen),
-                    self._resolved(cast(LocationAttr, caller), seen),
+                    self._resolved(cast(LocationAttr, callee), late, seen),
+                    self._resolved(cast(LocationAttr, caller), late, seen),
                 )
             case FusedLoc():
                 parts = cast(ArrayAttr[Attribute], location.locations).data
-                resolved = tuple(self._resolved(cast(LocationAttr, part), seen) for part in parts)
+                resolved = tuple(self._resolved(cast(LocationAttr, part), late, seen) for part in parts)
                 return FusedLoc(resolved, location.metadata)
             case _:
                 return location

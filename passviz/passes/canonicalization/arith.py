@@ -51,6 +51,7 @@ from passviz.passes.canonicalization.builders import (
     binary,
     cmpi,
     constant,
+    i1_constant,
     registered,
     registered_by_name,
     select,
@@ -1359,7 +1360,7 @@ class SelectI1ToNot(RewritePattern):
     def match_and_rewrite(self, op: arith.SelectOp, rewriter: PatternRewriter) -> None:
         if not _is_i1(op.lhs, False) or not _is_i1(op.rhs, True):
             return
-        const = constant(IntegerAttr(1, IntegerType(1), truncate_bits=True))
+        const = i1_constant(True)
         new = binary(arith.XOrIOp, op.cond, const.result)
         _replace(rewriter, op, [const, new], [new.result])
 
@@ -1787,7 +1788,7 @@ class CmpFIntToFPConst(RewritePattern):
 
     @staticmethod
     def constant(op: arith.CmpfOp, value: bool, rewriter: PatternRewriter) -> None:
-        new = arith.ConstantOp(IntegerAttr(int(value), IntegerType(1), truncate_bits=True))
+        new = i1_constant(value)
         _replace(rewriter, op, [new], [new.result])
 
 

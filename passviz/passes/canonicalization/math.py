@@ -34,18 +34,30 @@ from passviz.passes.canonicalization.folders import Scalar, fold_binary, fold_un
 def _unary(fn: Callable[[float], float | None], *, f32_f64_only: bool = False) -> Folder:
     """``constFoldUnaryOp<FloatAttr>`` with ``fn`` (None: the element does not fold)."""
 
-    def element(x: Scalar) -> Scalar | None:
-        assert isinstance(x, float)
-        return fn(x)
-
     def fold(op: Operation) -> FoldResult | None:
         element_type = get_element_type_or_self(op.results[0].type)
         if f32_f64_only and not isinstance(element_type, Float32Type | Float64Type):
             return None
-        folded = fold_unary(constant_attr(op.operands[0]), "float", element)
+        folded = fold_unary(constant_attr(op.operands[0]), "float", lambda x: fn(_float(x)))
         return None if folded is None else [folded]
 
     return fold
+
+
+def _binary(fn: Callable[[float, float], float]) -> Folder:
+    """``constFoldBinaryOp<FloatAttr>`` with ``fn``."""
+
+    def fold(op: Operation) -> FoldResult | None:
+        lhs, rhs = (constant_attr(operand) for operand in op.operands)
+        folded = fold_binary(lhs, rhs, "float", lambda x, y: fn(_float(x), _float(y)))
+        return None if folded is None else [folded]
+
+    return fold
+
+
+def _float(x: Scalar) -> float:
+    assert isinstance(x, float)
+    return x
 
 
 def _not_negative(x: float) -> bool:
@@ -76,27 +88,14 @@ def _integral(fn: Callable[[float], int]) -> Callable[[float], float]:
     return apply
 
 
-def _fold_copysign(op: Operation) -> FoldResult | None:
-    def element(x: Scalar, y: Scalar) -> Scalar | None:
-        assert isinstance(x, float) and isinstance(y, float)
-        return math.copysign(x, y)
-
-    lhs, rhs = (constant_attr(operand) for operand in op.operands)
-    folded = fold_binary(lhs, rhs, "float", element)
-    return None if folded is None else [folded]
-
-
 def _libm_unary(name: str, defined: Callable[[float], bool] = lambda x: True) -> Folder:
     """A folder calling libm's ``name`` (``namef`` for ``f32``) where ``defined``."""
 
     def fold(op: Operation) -> FoldResult | None:
-        function = _libm_function(name, get_element_type_or_self(op.results[0].type))
+        function = _libm_function(name, get_element_type_or_self(op.results[0].type), arity=1)
         if function is None:
             return None
-        folded = fold_unary(
-            constant_attr(op.operands[0]), "float", lambda x: function(x) if defined(_float(x)) else None
-        )
-        return None if folded is None else [folded]
+        return _unary(lambda x: function(x) if defined(x) else None)(op)
 
     return fold
 
@@ -105,19 +104,10 @@ def _libm_binary(name: str) -> Folder:
     """A folder calling libm's two-argument ``name`` (``namef`` for ``f32``)."""
 
     def fold(op: Operation) -> FoldResult | None:
-        function = _libm_function(name, get_element_type_or_self(op.results[0].type))
-        if function is None:
-            return None
-        lhs, rhs = (constant_attr(operand) for operand in op.operands)
-        folded = fold_binary(lhs, rhs, "float", lambda x, y: function(_float(x), _float(y)))
-        return None if folded is None else [folded]
+        function = _libm_function(name, get_element_type_or_self(op.results[0].type), arity=2)
+        return None if function is None else _binary(function)(op)
 
     return fold
-
-
-def _float(x: Scalar) -> float:
-    assert isinstance(x, float)
-    return x
 
 
 @functools.cache
@@ -131,8 +121,9 @@ def _libm() -> ctypes.CDLL | None:
 
 
 @functools.cache
-def _libm_function(name: str, type: Attribute) -> Callable[..., float] | None:
-    """libm's ``name`` for ``f64`` and ``namef`` for ``f32``, as MLIR's folders call them."""
+def _libm_function(name: str, type: Attribute, *, arity: int) -> Callable[..., float] | None:
+    """libm's ``name`` for ``f64`` and ``namef`` for ``f32`` (of ``arity`` arguments),
+    as MLIR's folders call them."""
     library = _libm()
     if library is None or not isinstance(type, Float32Type | Float64Type):
         return None
@@ -141,12 +132,15 @@ def _libm_function(name: str, type: Attribute) -> Callable[..., float] | None:
     if function is None:
         return None
     function.restype = c_type
-    function.argtypes = [c_type, c_type] if name in _BINARY_LIBM else [c_type]
+    function.argtypes = [c_type] * arity
     return cast(Callable[..., float], function)
 
 
-_BINARY_LIBM = frozenset({"pow", "atan2"})
-"""The two-argument libm functions among the folders."""
+_LIBM_EVERYWHERE = (
+    *("exp", "exp2", "expm1", "sin", "cos", "tan", "tanh"),
+    *("sinh", "cosh", "asin", "acos", "atan", "erf"),
+)
+"""The libm functions MLIR folds at every argument (a NaN result included)."""
 
 
 FOLDERS: dict[str, Folder] = {
@@ -154,15 +148,11 @@ FOLDERS: dict[str, Folder] = {
     xmath.CeilOp.name: _unary(_integral(math.ceil)),
     xmath.FloorOp.name: _unary(_integral(math.floor)),
     xmath.RoundEvenOp.name: _unary(_integral(round)),
-    xmath.CopySignOp.name: _fold_copysign,
+    xmath.CopySignOp.name: _binary(math.copysign),
     xmath.TruncOp.name: _unary(_integral(math.trunc), f32_f64_only=True),
     xmath.RoundOp.name: _unary(_round_half_away, f32_f64_only=True),
     xmath.SqrtOp.name: _unary(_sqrt, f32_f64_only=True),
-    **{
-        f"math.{name}": _libm_unary(name)
-        for name in ("exp", "exp2", "expm1", "sin", "cos", "tan", "tanh", "sinh", "cosh")
-    },
-    **{f"math.{name}": _libm_unary(name) for name in ("asin", "acos", "atan", "erf")},
+    **{f"math.{name}": _libm_unary(name) for name in _LIBM_EVERYWHERE},
     **{f"math.{name}": _libm_unary(name, _not_negative) for name in ("log", "log2", "log10")},
     "math.log1p": _libm_unary("log1p", lambda x: x >= -1.0),
     "math.powf": _libm_binary("pow"),
