@@ -23,6 +23,7 @@ from passviz.pipelines import (
     record_file,
 )
 from passviz.trace.model import Step, Trace
+from passviz.trace.query import op_names, step_label
 from passviz.trace.recorder import RecordOptions, VerifyEach
 from passviz.trace.replay import Replayer, ReplayError
 from passviz.trace.store import TraceFormatError, read_trace
@@ -143,8 +144,8 @@ def _cmd_trace(args: argparse.Namespace) -> int:
     return 0
 
 
-def _step_line(step: Step) -> str:
-    label = step.name or ""
+def _step_line(step: Step, names: dict[str, str]) -> str:
+    label = step_label(step, names) if step.name else ""
     counts = step_counts(step)
     flag = f"  !! {step.flag['kind']}: {step.flag['message']}" if step.flag else ""
     return f"{step.index:>5}  {step.kind:<10}  {step.pass_name or '-':<34}  {label:<40}  {counts}{flag}"
@@ -160,8 +161,9 @@ def _load(path: str) -> Trace:
 def _cmd_steps(args: argparse.Namespace) -> int:
     trace = _load(args.trace)
     print(f"{'step':>5}  {'kind':<10}  {'pass':<34}  {'pattern / checkpoint':<40}  +added -erased ~modified")
+    names = op_names(trace.initial["delta"] if trace.initial else None, trace.steps)
     for step in trace.steps:
-        print(_step_line(step))
+        print(_step_line(step, names))
     return 0
 
 

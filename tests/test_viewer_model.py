@@ -19,6 +19,7 @@ import pytest
 from passviz.graph.diff import step_graph
 from passviz.graph.state import TraceStates
 from passviz.pipelines import record
+from passviz.trace.irtext import REGION_PATTERN
 from passviz.trace.model import Trace
 from passviz.trace.store import write_trace
 from tests.conftest import need
@@ -128,5 +129,5 @@ def test_viewer_lines_hold_every_op_text(replay_script: Path, tmp_path: Path) ->
     for row in rows:
         text = "\n".join(row["lines"])
         for op in states.at(row["step"]).ops.values():
-            head = op.text.split("{...}")[0]
+            head = REGION_PATTERN.split(op.text)[0]
             assert head in text, f"step {row['step']}: {op.id} missing from the IR pane"

@@ -246,7 +246,8 @@ class TraceStates:
             self._replayer = replayer
             self._op_texts.clear()
         for applied in self.trace.steps[replayer.position + 1 : step + 1]:
-            for op_id in touched_ops(applied.delta):
+            # An op's text also changes when its entry block does (a function's signature).
+            for op_id in touched_ops(applied.delta) | applied.delta.get("texts", {}).keys():
                 self._op_texts.pop(op_id, None)
         replayer.advance_to(step)
         state = _Snapshotter(replayer, self._attrs, self._op_texts).snapshot()

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from io import StringIO
 from typing import ClassVar, cast
 
 from xdsl.dialects.builtin import UnknownLoc
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.printer import Printer
 
 
@@ -128,22 +129,53 @@ def _attr_text(attr: Attribute) -> str:
 def op_text(op: Operation, names: dict[SSAValue, str], blocks: dict[Block, str] | None = None) -> str:
     """One op as text, naming SSA values (and successors, if ``blocks`` is given) by their trace ids.
 
-    Nested regions are left out (``{...}``): the text stands for the op
-    itself, and its nested ops have texts of their own.
+    The op prints in its custom syntax where it has one.  Nested regions are
+    left out: each prints as a placeholder (``REGION_PLACEHOLDER``), since
+    the text stands for the op itself and its nested ops have texts of their
+    own; viewers expand the placeholders to print the whole module.
     """
-    if op.regions:
-        return _region_op_text(op, names)
-    stream = StringIO()
-    printer = Printer(stream=stream)
-    _preset_names(printer, op, names, blocks)
-    try:
-        printer.print_op(op)
-    except Exception:
+    for generic in (False, True):
         stream = StringIO()
-        printer = Printer(stream=stream, print_generic_format=True)
+        printer = _PlaceholderPrinter(stream=stream, print_generic_format=generic)
         _preset_names(printer, op, names, blocks)
-        printer.print_op(op)
-    return stream.getvalue()
+        try:
+            printer.print_op(op)
+        except Exception:
+            if generic:
+                raise
+            continue
+        return stream.getvalue()
+    raise AssertionError("unreachable")
+
+
+REGION_PLACEHOLDER = "{...}"
+"""What an op's text shows for each of its regions.
+
+A placeholder may carry flags before its closing brace: ``-args`` when the
+op's header already shows the entry block's arguments (a function's
+signature, a loop's induction variable), so the entry block gets no label of
+its own, and ``-term`` when the op's syntax leaves its blocks' terminators
+out (``scf.for`` without results).  ``{...-args-term}`` has both."""
+
+REGION_PATTERN = re.compile(r"\{\.\.\.(-args)?(-term)?\}")
+"""Matches a region placeholder in an op's text, its flags as groups."""
+
+
+class _PlaceholderPrinter(Printer):
+    """A printer that writes each region as a placeholder, noting how the op's syntax prints it."""
+
+    def print_region(
+        self,
+        region: Region,
+        print_entry_block_args: bool = True,
+        print_empty_block: bool = True,
+        print_block_terminators: bool = True,
+    ) -> None:
+        entry = region.blocks.first
+        flags = "-args" if entry is not None and entry.args and not print_entry_block_args else ""
+        if not print_block_terminators:
+            flags += "-term"
+        self.print_string("{..." + flags + "}")
 
 
 def _preset_names(
@@ -152,9 +184,14 @@ def _preset_names(
     names: dict[SSAValue, str],
     blocks: dict[Block, str] | None = None,
 ) -> None:
-    """Make ``printer`` print the op's values (and successors) under their trace ids."""
+    """Make ``printer`` print the op's values (and successors) under their trace ids.
+
+    The arguments of its regions' blocks are named too: custom syntax shows
+    the entry block's arguments in the op's header (``func.func @f(%v0: i32)``).
+    """
     table = printer._ssa_values  # pyright: ignore[reportPrivateUsage]
-    for value in (*op.operands, *op.results):
+    held = (arg for region in op.regions for block in region.blocks for arg in block.args)
+    for value in (*op.operands, *op.results, *held):
         name = names.get(value)
         if name is not None:
             table[value] = name
@@ -165,27 +202,3 @@ def _preset_names(
         name = blocks.get(successor)
         if name is not None:
             block_table[successor] = name
-
-
-def _region_op_text(op: Operation, names: dict[SSAValue, str]) -> str:
-    """Generic-form header of an op with regions, regions shown as ``{...}``."""
-    stream = StringIO()
-    printer = Printer(stream=stream, print_generic_format=True)
-    _preset_names(printer, op, names)
-    if op.results:
-        printer.print_list(op.results, printer.print_ssa_value)
-        printer.print_string(" = ")
-    printer.print_string(f'"{op.name}"(')
-    printer.print_list(op.operands, printer.print_ssa_value)
-    printer.print_string(")")
-    if op.properties:
-        printer.print_string(" <")
-        printer.print_attr_dict(op.properties)
-        printer.print_string(">")
-    printer.print_string(" (" + ", ".join("{...}" for _ in op.regions) + ")")
-    if op.attributes:
-        printer.print_string(" ")
-        printer.print_attr_dict(op.attributes)
-    printer.print_string(" : ")
-    printer.print_operation_type(op)
-    return stream.getvalue()

@@ -151,3 +151,38 @@ def _mentions(step: Step) -> set[str]:
     if step.root is not None:
         found.add(step.root)
     return found
+
+
+AUTOMATIC_NAMES = frozenset(
+    {"fold", "erase-dead-op", "unique-constant", "hoist-constant", "simplify-regions"}
+)
+"""Step names that say what was done, not which pattern did it: lists name their op too."""
+
+
+def op_names(initial: Delta | None, steps: Iterable[Step]) -> dict[str, str]:
+    """Every op's name by id, from the initial IR and every step's created ops."""
+    names: dict[str, str] = {}
+    deltas: list[Delta] = [initial] if initial is not None else []
+    for delta in [*deltas, *(step.delta for step in steps)]:
+        for info in delta.get("ops_created", ()):
+            names[info["id"]] = info["name"]
+    return names
+
+
+def step_label(step: Step, names: dict[str, str]) -> str:
+    """The step's name as lists show it: ``fold arith.addi → %v12`` for the greedy driver's own steps.
+
+    The viewer's ``stepLabel`` (``extension/src/model/steps.ts``) is its twin.
+    """
+    name = step.name or step.kind
+    if step.name not in AUTOMATIC_NAMES or step.root is None:
+        return name
+    op = names.get(step.root, step.root)
+    into = [
+        f"%{new}"
+        for replacement in step.delta.get("replaced", ())
+        if replacement["op"] == step.root
+        for _, new in replacement["values"]
+        if new is not None
+    ]
+    return f"{name} {op} → {', '.join(into)}" if into else f"{name} {op}"

@@ -1074,7 +1074,21 @@ class _Reconciliation:
         return out
 
     def _texts(self, delta: Delta, created: list[str], modified: list[OpChange], moved: list[str]) -> None:
-        for op_id in [*created, *(c["id"] for c in modified), *moved]:
+        # An op's custom syntax may show its entry block's arguments (a function's
+        # signature): a new entry block, or new arguments, change the op's text.
+        holders: list[str] = []
+        for block_id in delta.get("block_args", {}):
+            region = self.s.blocks[block_id].region if block_id in self.s.blocks else None
+            holder = self.s.regions[region].op if region in self.s.regions else None
+            if holder is not None:
+                holders.append(holder)
+        for region_id in delta.get("region_blocks", {}):
+            holder = self.s.regions[region_id].op if region_id in self.s.regions else None
+            if holder is not None:
+                holders.append(holder)
+        for op_id in [*created, *(c["id"] for c in modified), *moved, *holders]:
+            if op_id not in self.s.ops:
+                continue
             if op_id not in self.texts:
                 self.texts[op_id] = self.s.text_of(self.s.ops[op_id].op)
         if self.texts:
