@@ -59,7 +59,7 @@ def test_page_structure(fake_viewer: None, evil_trace: Trace) -> None:
     assert '<meta charset="utf-8">' in page
     assert f'<meta http-equiv="Content-Security-Policy" content="{CSP}">' in page
     assert "connect-src" not in CSP and "default-src 'none'" in CSP
-    head, body = page.split("<body>")
+    head, body = page.split("<body class=\"passviz-standalone\">")
     assert head.index("Content-Security-Policy") < head.index("<style>")
     assert "<style>#passviz-root { height: 100%; } /* <\\/style> */</style>" in head
     assert body.index('<div id="passviz-root"></div>') < body.index('id="passviz-trace"')

@@ -4,11 +4,13 @@
 import { countStatuses, diffGraphs, touchedBy } from '../src/model/diff';
 import { buildGraph } from '../src/model/graph';
 import { diffLines, irLines } from '../src/model/irtext';
-import { LayoutMemory, leafIds, neighbourMap, nodeSize, programOrderLayout, type Point } from '../src/model/layout';
+import { StructureLayout } from '../src/model/layout';
+import { layoutProblems } from './invariants';
 import { lineage } from '../src/model/lineage';
 import { ReplayError } from '../src/model/state';
-import { StateCursor, Trace, readRecords, stepCounts } from '../src/model/trace';
-import { stepMatches } from '../src/view/timeline';
+import { stepCounts, stepLabel } from '../src/model/steps';
+import { StateCursor, Trace, readRecords } from '../src/model/trace';
+import { isBookkeeping, StepIndex, stepMatches, type TimelineFilter } from '../src/view/timeline';
 import { header, records } from './fixture';
 
 function trace(): Trace {
@@ -177,86 +179,57 @@ describe('the diff', () => {
   });
 });
 
-describe('positions across steps', () => {
+describe('structural layout', () => {
   function graphAt(step: number): ReturnType<typeof diffGraphs> {
-    const cursor = new StateCursor(trace());
-    const [before, after] = cursor.around(step);
     const t = trace();
+    const [before, after] = new StateCursor(t).around(step);
     return diffGraphs(buildGraph(before), buildGraph(after), step >= 0 ? touchedBy(t.steps[step].delta ?? {}) : new Set());
   }
 
-  function overlaps(a: Point, b: Point, sa: { width: number; height: number }, sb: { width: number; height: number }): boolean {
-    return Math.abs(a.x - b.x) * 2 < sa.width + sb.width && Math.abs(a.y - b.y) * 2 < sa.height + sb.height;
-  }
-
-  test('the program-order layout places every leaf without overlaps', () => {
-    const graph = graphAt(-1);
-    const positions = programOrderLayout(graph.nodes);
-    const leaves = leafIds(graph.nodes.values());
-    expect(leaves.sort()).toEqual(['o2', 'o3', 'v0']);
-    expect([...positions.keys()].sort()).toEqual(expect.arrayContaining(leaves));
-    expect(positions.get('o3')!.y).toBeGreaterThan(positions.get('o2')!.y);
-  });
-
-  test('nodes that persist keep their positions; new ones land on free spots near their siblings', () => {
-    const memory = new LayoutMemory();
-    const first = graphAt(-1);
-    memory.seed(first.nodes, programOrderLayout(first.nodes));
-    const o3 = { ...memory.get('o3')! };
-    const o2 = { ...memory.get('o2')! };
-    const v0 = { ...memory.get('v0')! };
-
-    for (const step of [0, 1, 2, 3, 4]) {
+  test('at every step, siblings never overlap, children lie in their box, ops run in program order', () => {
+    const layout = new StructureLayout();
+    for (let step = -1; step < trace().steps.length; step++) {
       const graph = graphAt(step);
-      memory.place(graph.nodes, neighbourMap(graph.edges.values()));
-      const at = (id: string): Point | undefined => memory.positionOf(graph.nodes.get(id)!);
-      expect(at('o3')).toEqual(o3);
-      expect(at('v0')).toEqual(v0);
-      if (step === 1) {
-        expect(at('o2')).toEqual(o2); // the ghost keeps its place
-      }
-      const leaves = leafIds(graph.nodes.values());
-      for (const id of leaves) {
-        expect(at(id)).toBeDefined();
-      }
-      for (const a of leaves) {
-        for (const b of leaves) {
-          if (a < b) {
-            const clash = overlaps(at(a)!, at(b)!, nodeSize(graph.nodes.get(a)!), nodeSize(graph.nodes.get(b)!));
-            expect(clash ? `${a} overlaps ${b} at step ${step}` : 'ok').toBe('ok');
-          }
-        }
-      }
+      const frames = layout.frames(graph.nodes);
+      expect(layoutProblems(graph.nodes, frames)).toEqual([]);
+      expect([...frames.keys()].sort()).toEqual([...graph.nodes.keys()].sort());
     }
   });
 
-  test('a new op goes next to its sibling; a moved op is placed anew in its new box', () => {
-    const memory = new LayoutMemory();
-    const first = graphAt(-1);
-    memory.seed(first.nodes, programOrderLayout(first.nodes));
-    const o2 = memory.get('o2')!;
-    const step1 = graphAt(1);
-    memory.place(step1.nodes, neighbourMap(step1.edges.values()));
-    const o4 = memory.positionOf(step1.nodes.get('o4')!)!;
-    expect(Math.hypot(o4.x - o2.x, o4.y - o2.y)).toBeLessThan(150);
-    const step2 = graphAt(2);
-    expect(step2.nodes.get('o4')!.parent).toBe('b2');
-    expect(memory.positionOf(step2.nodes.get('o4')!)).toBeUndefined();
-    expect(memory.place(step2.nodes, neighbourMap(step2.edges.values()))).toEqual(expect.arrayContaining(['o4', 'o6']));
-    expect(memory.positionOf(step2.nodes.get('o4')!)).not.toEqual(o4);
-    // back at step 1, o4 is in b1 again and finds its old spot
-    expect(memory.positionOf(step1.nodes.get('o4')!)).toEqual(o4);
+  test('a ghost is drawn where it was, between its old neighbours', () => {
+    const graph = graphAt(1); // o2 (addi) is replaced by o4 (muli)
+    const order = [...graph.nodes.keys()];
+    expect(graph.nodes.get('o2')!.status).toBe('erased');
+    expect(order.indexOf('o2')).toBeLessThan(order.indexOf('o3'));
+    const frames = new StructureLayout().frames(graph.nodes);
+    expect(frames.get('o2')!.y).toBeLessThan(frames.get('o3')!.y);
   });
 
-  test('placing is idempotent: a second visit moves nothing', () => {
-    const memory = new LayoutMemory();
-    const first = graphAt(-1);
-    memory.seed(first.nodes, programOrderLayout(first.nodes));
-    const graph = graphAt(2);
-    memory.place(graph.nodes);
-    const before = [...graph.nodes.values()].map(n => memory.positionOf(n));
-    expect(memory.place(graph.nodes)).toEqual([]);
-    expect([...graph.nodes.values()].map(n => memory.positionOf(n))).toEqual(before);
+  test('a collapsed box is one node hiding what it holds', () => {
+    const layout = new StructureLayout();
+    const graph = graphAt(-1);
+    layout.collapsed.add('o1');
+    const frames = layout.frames(graph.nodes);
+    expect(frames.get('o1')!.hidden).toBe(4);
+    expect(frames.has('o2')).toBe(false);
+    layout.collapsed.delete('o1');
+    expect(layout.frames(graph.nodes).has('o2')).toBe(true);
+  });
+
+  test('a long block wraps into columns and keeps its column length while it changes a little', () => {
+    const nodes = new Map<string, { id: string; kind: 'op' | 'block'; parent: string | null; label: string }>();
+    nodes.set('b0', { id: 'b0', kind: 'block', parent: null, label: '^b0' });
+    for (let i = 0; i < 400; i++) {
+      nodes.set(`o${i}`, { id: `o${i}`, kind: 'op', parent: 'b0', label: 'arith.addi' });
+    }
+    const layout = new StructureLayout();
+    const frames = layout.frames(nodes);
+    const columns = new Set([...frames.entries()].filter(([id]) => id !== 'b0').map(([, f]) => f.x));
+    expect(columns.size).toBeGreaterThan(1);
+    expect(layoutProblems(nodes, frames)).toEqual([]);
+    nodes.delete('o399');
+    const again = layout.frames(nodes);
+    expect(again.get('o100')).toEqual(frames.get('o100'));
   });
 });
 
@@ -271,12 +244,35 @@ describe('lineage and the timeline filter', () => {
     ]);
   });
 
-  test('hide-unchanged keeps flagged steps; search matches pattern or pass', () => {
+  test('hide-unchanged keeps flagged steps; search matches pattern, pass, op name, op id and value', () => {
     const t = trace();
-    const keep = (filter: { changedOnly: boolean; search: string }): number[] =>
-      t.steps.filter(s => stepMatches(s, t.passNames[s.index], filter)).map(s => s.index);
-    expect(keep({ changedOnly: true, search: '' })).toEqual([1, 2, 3]);
-    expect(keep({ changedOnly: false, search: 'wrap' })).toEqual([2]);
-    expect(keep({ changedOnly: false, search: 'TEST-PASS' })).toEqual([0, 1, 2, 3, 4]);
+    const index = new StepIndex(t);
+    const keep = (filter: Partial<TimelineFilter>): number[] =>
+      t.steps
+        .filter(s => stepMatches(s, { changedOnly: false, hideBookkeeping: false, search: '', ...filter }, index))
+        .map(s => s.index);
+    expect(keep({ changedOnly: true })).toEqual([1, 2, 3]);
+    expect(keep({ search: 'wrap' })).toEqual([2]);
+    expect(keep({ search: 'TEST-PASS' })).toEqual([0, 1, 2, 3, 4]);
+    expect(keep({ search: 'arith.muli' })).toEqual([1, 2]);
+    expect(keep({ search: 'o4' })).toEqual([1, 2]);
+    expect(keep({ search: '%v2' })).toEqual([1, 2]);
+    expect(keep({ search: 'o' + '44' })).toEqual([]);
+  });
+
+  test('automatic step names name their op and the value it became', () => {
+    const t = trace();
+    const step = { ...t.steps[1], name: 'fold' };
+    expect(stepLabel(step, t.opNames)).toBe('fold arith.addi → %v2');
+    expect(stepLabel({ ...t.steps[1], name: 'erase-dead-op', delta: {} }, t.opNames)).toBe('erase-dead-op arith.addi');
+    expect(t.label(1)).toBe('AddToMul');
+  });
+
+  test('bookkeeping steps are the ones that only keep the books', () => {
+    const t = trace();
+    expect(isBookkeeping({ ...t.steps[1], name: 'unique-constant' })).toBe(true);
+    expect(isBookkeeping({ ...t.steps[1], name: 'fold' })).toBe(false);
+    expect(isBookkeeping({ ...t.steps[1], name: 'fold', delta: {} })).toBe(true);
+    expect(isBookkeeping({ ...t.steps[1], name: 'erase-dead-op', flag: { kind: 'exception', message: 'x' } })).toBe(false);
   });
 });

@@ -100,7 +100,7 @@ def standalone_html(trace: Trace) -> str:
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f"<title>passviz — {escape(name)}</title>\n"
         f"<style>{_inline_style(assets.css)}</style>\n"
-        "</head>\n<body>\n"
+        '</head>\n<body class="passviz-standalone">\n'
         '<div id="passviz-root"></div>\n'
         f'<script type="application/json" id="passviz-trace">{script_json(trace_mime_data(trace))}</script>\n'
         f"<script>{_inline_script(assets.js)}</script>\n"

@@ -42,9 +42,34 @@ export function touchedBy(delta: Delta): Set<string> {
   return found;
 }
 
-/** `after` with a status on every node and edge, plus `before`'s lost parts as ghosts. */
+/**
+ * `after` with a status on every node and edge, plus `before`'s lost parts as
+ * ghosts.  Nodes stay in IR pre-order, each ghost right after the node that
+ * preceded it in `before`, so it is drawn where it was.
+ */
 export function diffGraphs(before: GraphData, after: GraphData, touched: Set<string> = new Set()): DiffGraph {
+  // Ghosts keyed by the node they follow (null: before everything).
+  const ghostsAfter = new Map<string | null, GraphNode[]>();
+  let previous: string | null = null;
+  for (const node of before.nodes.values()) {
+    if (!after.nodes.has(node.id)) {
+      const list = ghostsAfter.get(previous);
+      if (list) {
+        list.push(node);
+      } else {
+        ghostsAfter.set(previous, [node]);
+      }
+    }
+    previous = node.id;
+  }
   const nodes = new Map<string, StatusNode>();
+  const addGhosts = (anchor: string | null): void => {
+    for (const ghost of ghostsAfter.get(anchor) ?? []) {
+      nodes.set(ghost.id, { ...ghost, status: 'erased' });
+      addGhosts(ghost.id);
+    }
+  };
+  addGhosts(null);
   for (const node of after.nodes.values()) {
     const old = before.nodes.get(node.id);
     let status: Status = 'unchanged';
@@ -54,11 +79,7 @@ export function diffGraphs(before: GraphData, after: GraphData, touched: Set<str
       status = 'modified';
     }
     nodes.set(node.id, { ...node, status });
-  }
-  for (const node of before.nodes.values()) {
-    if (!after.nodes.has(node.id)) {
-      nodes.set(node.id, { ...node, status: 'erased' });
-    }
+    addGhosts(node.id);
   }
   // A ghost keeps its old box only while that box is drawn.
   for (const node of nodes.values()) {

@@ -7,6 +7,7 @@
  * the same op is the same node at every step.
  */
 
+import { valueNames } from './irtext';
 import type { IRState, OpEntry } from './state';
 
 export type NodeKind = 'op' | 'box' | 'region' | 'block' | 'arg';
@@ -40,18 +41,56 @@ function shortType(type: string): string {
   return type.length > 24 ? `${type.slice(0, 23)}…` : type;
 }
 
-function opLabel(op: OpEntry): string {
-  return op.name;
+/** Text past this many characters is cut with an ellipsis in a node's label (the whole op shows on hover). */
+const LABEL_LIMIT = 40;
+
+function cut(text: string, limit: number): string {
+  return text.length > limit ? `${text.slice(0, limit - 1)}…` : text;
+}
+
+/** A constant's value as its node shows it: `16`, `dense<16>`, `1.0`. */
+function constantValue(op: OpEntry): string | null {
+  const value = op.props.value ?? op.attrs.value;
+  if (value === undefined) {
+    return null;
+  }
+  // `1 : i32` reads as `1`; a dense value keeps its elements, not its long tensor type.
+  return cut(value.replace(/\s*:\s*[^:]*$/, ''), 18);
+}
+
+/**
+ * What an op's node says: the value it defines and the op (`%v12 = arith.addi`,
+ * or with the source's name, `%pid_m = arith.divsi`), constants with their value.
+ */
+function opLabel(op: OpEntry, names: ReadonlyMap<string, string>): string {
+  let label = op.name;
+  const value = op.name.endsWith('.constant') ? constantValue(op) : null;
+  if (value !== null) {
+    label += ` ${value}`;
+  }
+  if (op.results.length > 0) {
+    const first = op.results[0];
+    const more = op.results.length > 1 ? ', …' : '';
+    label = `%${names.get(first) ?? first}${more} = ${label}`;
+  }
+  return cut(label, LABEL_LIMIT);
+}
+
+/** A box's label: the op, and the symbol it defines (`tt.func @matmul_kernel`). */
+function boxLabel(op: OpEntry): string {
+  const symbol = op.props.sym_name ?? op.attrs.sym_name;
+  return symbol === undefined ? op.name : cut(`${op.name} @${symbol.replace(/^"|"$/g, '')}`, 60);
 }
 
 /** The graph of the IR in `state`, reachable from its root. */
 export function buildGraph(state: IRState): GraphData {
   const nodes = new Map<string, GraphNode>();
   const edges = new Map<string, GraphEdge>();
+  const names = valueNames(state);
   const addOp = (opId: string, parent: string | null): void => {
     const op = state.op(opId);
     const boxed = op.regions.length > 0;
-    nodes.set(opId, { id: opId, kind: boxed ? 'box' : 'op', parent, label: opLabel(op), text: op.text });
+    nodes.set(opId, { id: opId, kind: boxed ? 'box' : 'op', parent, label: boxed ? boxLabel(op) : opLabel(op, names), text: op.text });
     // An op with one region holds its blocks itself; with several, each region is a box.
     const boxedRegions = op.regions.length > 1;
     op.regions.forEach((regionId, regionIndex) => {
@@ -94,7 +133,7 @@ export function buildGraph(state: IRState): GraphData {
         id: argId,
         kind: 'arg',
         parent: blockId,
-        label: `%${argId}: ${shortType(type)}`,
+        label: `%${names.get(argId) ?? argId}: ${shortType(type)}`,
         text: `%${argId}: ${type}`
       });
     }

@@ -23,7 +23,33 @@ export interface DiffLine extends IRLine {
 
 const INDENT = '  ';
 
-/** The module in `state` as lines. */
+/**
+ * A region in an op's text (`passviz/trace/irtext.py`'s `REGION_PLACEHOLDER`):
+ * `-args` when the op's header shows the entry block's arguments, `-term` when
+ * its syntax leaves the blocks' terminators out.
+ */
+const PLACEHOLDER = /\{\.\.\.(-args)?(-term)?\}/g;
+
+interface RegionSlot {
+  argsInHeader: boolean;
+  hideTerminators: boolean;
+}
+
+/** An op's text cut around its region placeholders. */
+function splitText(text: string): { parts: string[]; slots: RegionSlot[] } {
+  const parts: string[] = [];
+  const slots: RegionSlot[] = [];
+  let last = 0;
+  for (const match of text.matchAll(PLACEHOLDER)) {
+    parts.push(text.slice(last, match.index));
+    slots.push({ argsInHeader: match[1] !== undefined, hideTerminators: match[2] !== undefined });
+    last = match.index! + match[0].length;
+  }
+  parts.push(text.slice(last));
+  return { parts, slots };
+}
+
+/** The module in `state` as lines, each op in the syntax its text has, regions expanded in place. */
 export function irLines(state: IRState): IRLine[] {
   const lines: IRLine[] = [];
   const printOp = (opId: string, depth: number): void => {
@@ -33,22 +59,25 @@ export function irLines(state: IRState): IRLine[] {
       lines.push({ text: pad + op.text, op: opId });
       return;
     }
-    const parts = op.text.split('{...}');
+    const { parts, slots } = splitText(op.text);
     op.regions.forEach((regionId, index) => {
       const head = index === 0 ? parts[0] : `}${parts[index] ?? ', '}`;
       lines.push({ text: pad + head + '{', op: opId });
+      const slot = slots[index] ?? { argsInHeader: false, hideTerminators: false };
       const region = state.regions.get(regionId);
       const blocks = region?.blocks ?? [];
       blocks.forEach((blockId, blockIndex) => {
         const block = state.block(blockId);
-        if (blockIndex > 0 || block.args.length > 0 || blocks.length > 1) {
-          const args = block.args.map(a => `%${a} : ${state.values.get(a)?.type ?? '?'}`);
+        const shownArgs = blockIndex > 0 || !slot.argsInHeader ? block.args : [];
+        if (blockIndex > 0 || shownArgs.length > 0 || blocks.length > 1) {
+          const args = shownArgs.map(a => `%${a} : ${state.values.get(a)?.type ?? '?'}`);
           lines.push({
             text: `${pad}^${blockId}${args.length > 0 ? `(${args.join(', ')})` : ''}:`,
             op: null
           });
         }
-        for (const child of block.ops) {
+        const ops = slot.hideTerminators ? block.ops.slice(0, -1) : block.ops;
+        for (const child of ops) {
           printOp(child, depth + 1);
         }
       });
@@ -60,6 +89,25 @@ export function irLines(state: IRState): IRLine[] {
     printOp(state.root, 0);
   }
   return lines;
+}
+
+/**
+ * How values are shown: the name the source gave (`%pid_m`), numbered like
+ * MLIR's printer when two values share one (`%pid_m_0`), else the stable id.
+ * Lines keep the ids, so diffs never see renaming; names are for display.
+ */
+export function valueNames(state: IRState): Map<string, string> {
+  const names = new Map<string, string>();
+  const used = new Map<string, number>();
+  for (const value of state.values.values()) {
+    if (value.name === null || value.name === '') {
+      continue;
+    }
+    const seen = used.get(value.name);
+    used.set(value.name, (seen ?? -1) + 1);
+    names.set(value.id, seen === undefined ? value.name : `${value.name}_${seen}`);
+  }
+  return names;
 }
 
 /** The lines of `after`, with `before`'s lost lines in place, each marked by how it changed. */

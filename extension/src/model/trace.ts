@@ -10,6 +10,7 @@ import type {
   TraceRecord
 } from '../schema';
 import { IRState } from './state';
+import { opNames, stepLabel } from './steps';
 
 /** A trace that cannot be shown, with a message a person can act on. */
 export class TraceError extends Error {}
@@ -126,6 +127,8 @@ export class Trace {
   readonly groups: PassGroup[];
   /** The pass of each step, by index. */
   readonly passNames: string[] = [];
+  /** Every op's name by id, as created in the initial IR or by a step. */
+  readonly opNames: Map<string, string>;
 
   constructor(records: TraceRecord[]) {
     this.header = checkHeader(records[0]);
@@ -136,6 +139,7 @@ export class Trace {
     this.steps = (end ? rest.slice(0, -1) : rest).map((record, index) => checkStep(record, index));
     this.status = end ? (end.status === 'failed' ? 'failed' : 'ok') : 'incomplete';
     this.groups = groupByPass(this.steps);
+    this.opNames = opNames(this.initial.delta, this.steps);
     for (const group of this.groups) {
       for (const index of group.steps) {
         this.passNames[index] = group.name;
@@ -145,6 +149,11 @@ export class Trace {
 
   static from(data: unknown): Trace {
     return new Trace(readRecords(data));
+  }
+
+  /** The step's name as lists show it (automatic names name their op). */
+  label(index: number): string {
+    return stepLabel(this.steps[index], this.opNames);
   }
 
   /** The steps that carry a flag. */
@@ -190,25 +199,6 @@ export function stepChanged(step: StepRecord): boolean {
     Object.keys(delta.block_names ?? {}).length > 0 ||
     Object.keys(delta.region_blocks ?? {}).length > 0
   );
-}
-
-/** `+added -erased ~modified`, as passviz's step lists show it. */
-export function stepCounts(step: StepRecord): string {
-  const delta = step.delta ?? {};
-  let text = `+${delta.ops_created?.length ?? 0} -${delta.ops_erased?.length ?? 0} ~${delta.ops_modified?.length ?? 0}`;
-  const extras: Array<[string, number]> = [
-    ['moved', delta.ops_moved?.length ?? 0],
-    ['blocks+', delta.blocks_created?.length ?? 0],
-    ['blocks-', delta.blocks_erased?.length ?? 0],
-    ['blocks moved', delta.blocks_moved?.length ?? 0],
-    ['args changed', Object.keys(delta.block_args ?? {}).length]
-  ];
-  for (const [name, n] of extras) {
-    if (n > 0) {
-      text += `  ${name} ${n}`;
-    }
-  }
-  return text;
 }
 
 /**

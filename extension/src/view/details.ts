@@ -43,6 +43,11 @@ export class DetailsPane {
     this.node = el('div', { className: 'pv-details', attrs: { 'aria-label': 'details' } });
   }
 
+  /** Links are re-made on every render and die with their elements: nothing to remove. */
+  dispose(): void {
+    this.node.remove();
+  }
+
   private link(text: string, action: () => void, title = ''): HTMLElement {
     const button = el('button', { className: 'pv-link', text, title });
     button.addEventListener('click', action);

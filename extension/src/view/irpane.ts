@@ -1,9 +1,15 @@
 /**
- * The IR pane: the module after the step, with the lines the step added and
- * (struck through, in place) the lines it removed.  Clicking a line selects
- * its op.  Long modules show the changed hunks with some context, and can be
- * opened whole.
+ * The IR pane: the module after the step, diffed against a base the person
+ * chooses (the step before, the start of this pass, or the initial IR).
+ * Added lines are green, removed ones struck through in place (or, side by
+ * side, in their own column), lines that only moved are marked as moved, and
+ * inside a changed line the words that changed are highlighted.  Values show
+ * the names the source gave them, their stable ids on hover.  Clicking a line
+ * selects its op.  Long modules show the changed hunks with some context, and
+ * can be opened whole.
  */
+
+import { diffWordsWithSpace } from 'diff';
 
 import type { DiffLine } from '../model/irtext';
 import { clear, el, scrollWithin } from './dom';
@@ -12,24 +18,114 @@ import { clear, el, scrollWithin } from './dom';
 export const FULL_LIMIT = 3000;
 const CONTEXT = 4;
 
+/** What the step's IR is compared with. */
+export type CompareBase = 'step' | 'pass' | 'initial';
+
+const BASES: Array<[CompareBase, string]> = [
+  ['step', 'previous step'],
+  ['pass', 'start of this pass'],
+  ['initial', 'initial IR']
+];
+
+const VALUE = /%(v[0-9]+)\b/g;
+
+/** A line with, for a changed line, the old or new line it replaced (for word highlighting). */
+interface ShownLine extends Omit<DiffLine, 'status'> {
+  status: DiffLine['status'] | 'moved';
+  partner?: string;
+}
+
+/**
+ * The diff as shown: a line that was removed in one place and added in
+ * another is one moved line (at its new place), and each removed line is
+ * paired with the added line in the same position of its hunk, so the words
+ * that changed between them can be marked.
+ */
+export function shownLines(lines: DiffLine[]): ShownLine[] {
+  const added = new Map<string, number>();
+  const erased = new Map<string, number>();
+  for (const line of lines) {
+    const map = line.status === 'added' ? added : line.status === 'erased' ? erased : null;
+    map?.set(line.text.trim(), (map.get(line.text.trim()) ?? 0) + 1);
+  }
+  const moved = (text: string): boolean => (added.get(text) ?? 0) > 0 && (erased.get(text) ?? 0) > 0;
+  const out: ShownLine[] = [];
+  let run: ShownLine[] = [];
+  for (const line of lines) {
+    const key = line.text.trim();
+    if (line.status !== 'unchanged' && moved(key)) {
+      if (line.status === 'added') {
+        out.push({ ...line, status: 'moved' });
+      }
+      continue;
+    }
+    if (line.status === 'erased') {
+      run.push({ ...line });
+      out.push(run[run.length - 1]);
+      continue;
+    }
+    if (line.status === 'added' && run.length > 0) {
+      const old = run.shift()!;
+      old.partner = line.text;
+      out.push({ ...line, partner: old.text });
+      continue;
+    }
+    run = [];
+    out.push({ ...line });
+  }
+  return out;
+}
+
 export class IRPane {
   readonly node: HTMLElement;
   private readonly body: HTMLElement;
   private readonly header: HTMLElement;
-  private lines: DiffLine[] = [];
+  private readonly baseChoice: HTMLSelectElement;
+  private readonly sideBySide: HTMLInputElement;
+  private lines: ShownLine[] = [];
+  private names = new Map<string, string>();
   private whole = false;
   private selected: string | null = null;
 
-  constructor(private readonly onSelect: (op: string) => void) {
-    this.header = el('div', { className: 'pv-pane-title' });
+  constructor(
+    private readonly onSelect: (op: string) => void,
+    private readonly onBase: (base: CompareBase) => void = () => undefined
+  ) {
+    this.header = el('span', { className: 'pv-pane-name' });
+    this.baseChoice = el('select', { className: 'pv-compare', attrs: { 'aria-label': 'compare with' } });
+    for (const [value, label] of BASES) {
+      this.baseChoice.appendChild(el('option', { text: label, attrs: { value } }));
+    }
+    this.sideBySide = el('input', { attrs: { type: 'checkbox', 'aria-label': 'side by side' } });
+    const controls = el('span', { className: 'pv-ir-controls' }, [
+      el('label', { className: 'pv-check', text: 'compare with ' }, [this.baseChoice]),
+      el('label', { className: 'pv-check' }, [this.sideBySide, el('span', { text: ' side by side' })])
+    ]);
     this.body = el('div', { className: 'pv-ir', attrs: { role: 'list', 'aria-label': 'IR after this step' } });
-    this.node = el('div', { className: 'pv-ir-pane' }, [this.header, this.body]);
+    this.node = el('div', { className: 'pv-ir-pane' }, [el('div', { className: 'pv-pane-title' }, [this.header, controls]), this.body]);
     this.body.addEventListener('click', this.onClick);
+    this.baseChoice.addEventListener('change', this.onBaseChange);
+    this.sideBySide.addEventListener('change', this.onLayout);
   }
 
   dispose(): void {
     this.body.removeEventListener('click', this.onClick);
+    this.baseChoice.removeEventListener('change', this.onBaseChange);
+    this.sideBySide.removeEventListener('change', this.onLayout);
   }
+
+  /** What the step is compared with. */
+  get base(): CompareBase {
+    return this.baseChoice.value as CompareBase;
+  }
+
+  private onBaseChange = (): void => {
+    this.onBase(this.base);
+  };
+
+  private onLayout = (): void => {
+    this.draw();
+  };
 
   private onClick = (event: MouseEvent): void => {
     const target = event.target as HTMLElement;
@@ -45,11 +141,17 @@ export class IRPane {
     }
   };
 
-  /** Show `lines` (the diff against the step before). */
-  render(lines: DiffLine[], title: string): void {
-    this.lines = lines;
+  /** Show `lines` (the diff against the base), values shown by `names` (value id → source name). */
+  render(lines: DiffLine[], title: string, names: Map<string, string> = new Map()): void {
+    this.lines = shownLines(lines);
+    this.names = names;
     this.header.textContent = title;
     this.draw();
+  }
+
+  /** The text shown, one line per IR line (markers included), as tests and tools read it. */
+  plainText(): string {
+    return [...this.body.querySelectorAll('.pv-line, .pv-ir-more')].map(line => line.textContent ?? '').join('\n');
   }
 
   /** Highlight the lines of `op`. */
@@ -68,7 +170,7 @@ export class IRPane {
     }
   }
 
-  private shown(): Array<DiffLine | number> {
+  private shown(): Array<ShownLine | number> {
     if (this.whole || this.lines.length <= FULL_LIMIT) {
       return this.lines;
     }
@@ -80,7 +182,7 @@ export class IRPane {
         }
       }
     });
-    const out: Array<DiffLine | number> = [];
+    const out: Array<ShownLine | number> = [];
     let skipped = 0;
     this.lines.forEach((line, index) => {
       if (keep[index]) {
@@ -99,29 +201,96 @@ export class IRPane {
     return out;
   }
 
+  /** `text` with value ids shown by name (the id on hover), appended to `into`. */
+  private appendText(into: HTMLElement, text: string): void {
+    let last = 0;
+    for (const match of text.matchAll(VALUE)) {
+      const name = this.names.get(match[1]);
+      if (name === undefined) {
+        continue;
+      }
+      into.append(text.slice(last, match.index));
+      into.appendChild(el('span', { className: 'pv-value', text: `%${name}`, title: `%${match[1]}` }));
+      last = match.index! + match[0].length;
+    }
+    into.append(text.slice(last));
+  }
+
+  /** A line's text, the words that differ from its partner marked. */
+  private content(line: ShownLine, into: HTMLElement): void {
+    if (line.partner === undefined || (line.status !== 'added' && line.status !== 'erased')) {
+      this.appendText(into, line.text);
+      return;
+    }
+    const [from, to] = line.status === 'added' ? [line.partner, line.text] : [line.text, line.partner];
+    for (const part of diffWordsWithSpace(from, to)) {
+      if (line.status === 'added' ? part.removed : part.added) {
+        continue;
+      }
+      const changed = line.status === 'added' ? part.added : part.removed;
+      if (changed) {
+        const span = el('span', { className: 'pv-word-changed' });
+        this.appendText(span, part.value);
+        into.appendChild(span);
+      } else {
+        this.appendText(into, part.value);
+      }
+    }
+  }
+
+  private lineNode(line: ShownLine): HTMLElement {
+    const marker = { added: '+ ', erased: '- ', moved: '↕ ', unchanged: '  ' }[line.status];
+    const node = el('div', { className: `pv-line pv-line-${line.status}`, title: line.status === 'moved' ? 'moved here' : '' }, [
+      el('span', { className: 'pv-marker', text: marker })
+    ]);
+    this.content(line, node);
+    if (line.op !== null) {
+      node.dataset.op = line.op;
+    }
+    return node;
+  }
+
   private draw(): void {
     clear(this.body);
     const fragment = document.createDocumentFragment();
+    const sideBySide = this.sideBySide.checked;
+    this.body.classList.toggle('pv-side-by-side', sideBySide);
     let first: HTMLElement | null = null;
+    let left: HTMLElement[] = [];
+    let right: HTMLElement[] = [];
+    const flush = (): void => {
+      for (let i = 0; i < Math.max(left.length, right.length); i++) {
+        fragment.appendChild(
+          el('div', { className: 'pv-row' }, [left[i] ?? el('div', { className: 'pv-line pv-line-empty' }), right[i] ?? el('div', { className: 'pv-line pv-line-empty' })])
+        );
+      }
+      left = [];
+      right = [];
+    };
     for (const item of this.shown()) {
       if (typeof item === 'number') {
+        flush();
         fragment.appendChild(
           el('div', { className: 'pv-ir-more', text: `… ${item} unchanged lines (click to show the whole module) …` })
         );
         continue;
       }
-      const line = el('div', {
-        className: `pv-line pv-line-${item.status}`,
-        text: (item.status === 'added' ? '+ ' : item.status === 'erased' ? '- ' : '  ') + item.text
-      });
-      if (item.op !== null) {
-        line.dataset.op = item.op;
-      }
+      const line = this.lineNode(item);
       if (first === null && item.status !== 'unchanged') {
         first = line;
       }
-      fragment.appendChild(line);
+      if (!sideBySide) {
+        fragment.appendChild(line);
+      } else if (item.status === 'erased') {
+        left.push(line);
+      } else if (item.status === 'added' || item.status === 'moved') {
+        right.push(line);
+      } else {
+        flush();
+        fragment.appendChild(el('div', { className: 'pv-row' }, [line, this.lineNode(item)]));
+      }
     }
+    flush();
     this.body.appendChild(fragment);
     this.select(this.selected);
     if (first && this.selected === null) {

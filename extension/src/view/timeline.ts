@@ -1,28 +1,108 @@
 /**
- * The timeline: passes as groups holding their rewrites and checkpoints, a
- * filter that hides steps which changed nothing, a search by pattern or pass
- * name, and failures marked where they happened and listed at the top.
+ * The timeline: passes as groups holding their rewrites and checkpoints, each
+ * step named after what it did; filters that hide steps which changed nothing
+ * or only kept the books; a search by pattern, pass, op name, op id or value;
+ * runs of bookkeeping steps folded into one row; and failures marked where
+ * they happened and listed at the top.
  */
 
 import type { StepRecord } from '../schema';
-import { stepChanged, stepCounts, type Trace } from '../model/trace';
+import { stepCounts } from '../model/steps';
+import { stepChanged, type Trace } from '../model/trace';
 import { clear, el, scrollWithin } from './dom';
 
 export interface TimelineFilter {
   changedOnly: boolean;
+  hideBookkeeping: boolean;
   search: string;
 }
 
-/** Does `step` pass `filter`?  Flagged steps always do: a failure that changed nothing is still news. */
-export function stepMatches(step: StepRecord, pass: string, filter: TimelineFilter): boolean {
+/**
+ * Steps that only keep the books: constants uniqued or hoisted, dead ops
+ * erased, folds that changed nothing.  The greedy driver takes hundreds of
+ * them on a real module, and they bury the pattern rewrites a person is
+ * looking for, so runs of them fold into one row and can be hidden.
+ */
+const BOOKKEEPING = new Set(['unique-constant', 'hoist-constant', 'erase-dead-op']);
+
+export function isBookkeeping(step: StepRecord): boolean {
+  if (step.flag !== undefined || step.kind !== 'rewrite' || step.name === undefined) {
+    return false;
+  }
+  return BOOKKEEPING.has(step.name) || (step.name === 'fold' && !stepChanged(step));
+}
+
+/** Runs of at least this many bookkeeping steps fold into one row. */
+const FOLD_RUN = 3;
+
+const ID_QUERY = /^%?([obrv][0-9]+)$/;
+
+/**
+ * What a search can find in a step: its pattern, pass and label, and the
+ * names and ids of the ops (and their values) it created, erased, modified or
+ * matched.  Ids are kept apart so that `o29` does not find `o299`.
+ */
+export class StepIndex {
+  private readonly texts = new Map<number, string>();
+  private readonly ids = new Map<number, Set<string>>();
+
+  constructor(private readonly trace: Trace) {}
+
+  private build(index: number): void {
+    const step = this.trace.steps[index];
+    const delta = step.delta ?? {};
+    const ids = new Set<string>();
+    const words = [step.name ?? '', this.trace.passNames[index] ?? '', this.trace.label(index)];
+    const op = (id: string): void => {
+      ids.add(id);
+      words.push(this.trace.opNames.get(id) ?? '');
+    };
+    if (step.root !== undefined) {
+      op(step.root);
+    }
+    for (const info of delta.ops_created ?? []) {
+      op(info.id);
+      info.results.forEach(r => ids.add(r.id));
+      info.operands.forEach(v => ids.add(v));
+    }
+    (delta.ops_erased ?? []).forEach(op);
+    for (const change of delta.ops_modified ?? []) {
+      op(change.id);
+      change.operands?.forEach(v => ids.add(v));
+      change.results?.forEach(r => ids.add(r.id));
+    }
+    for (const replacement of delta.replaced ?? []) {
+      for (const pair of replacement.values) {
+        pair.forEach(v => v !== null && ids.add(v));
+      }
+    }
+    this.texts.set(index, words.join('\n').toLowerCase());
+    this.ids.set(index, ids);
+  }
+
+  /** Does step `index` match `query` (lower-cased, trimmed, not empty)? */
+  matches(index: number, query: string): boolean {
+    if (!this.texts.has(index)) {
+      this.build(index);
+    }
+    const id = ID_QUERY.exec(query);
+    if (id) {
+      return this.ids.get(index)!.has(id[1]);
+    }
+    return this.texts.get(index)!.includes(query);
+  }
+}
+
+/** Does `step` pass `filter`?  Flagged steps always pass the change filters: a failure that changed nothing is still news. */
+export function stepMatches(step: StepRecord, filter: TimelineFilter, index: StepIndex): boolean {
   if (filter.changedOnly && !stepChanged(step) && step.flag === undefined) {
     return false;
   }
-  const needle = filter.search.trim().toLowerCase();
-  if (needle === '') {
-    return true;
+  if (filter.hideBookkeeping && isBookkeeping(step)) {
+    return false;
   }
-  return (step.name ?? '').toLowerCase().includes(needle) || pass.toLowerCase().includes(needle);
+  const query = filter.search.trim().toLowerCase();
+  return query === '' || index.matches(step.index, query);
 }
 
 const KIND_MARK: Record<string, string> = {
@@ -33,46 +113,109 @@ const KIND_MARK: Record<string, string> = {
   failure: '⚠'
 };
 
+interface Group {
+  node: HTMLDetailsElement;
+  steps: number[];
+}
+
+/** A folded run of bookkeeping rows and the row standing for it. */
+interface Run {
+  steps: number[];
+  row: HTMLElement;
+  open: boolean;
+}
+
 export class Timeline {
   readonly node: HTMLElement;
   readonly search: HTMLInputElement;
   private readonly changedOnly: HTMLInputElement;
+  private readonly hideBookkeeping: HTMLInputElement;
   private readonly rows = new Map<number, HTMLElement>();
-  private readonly groups: Array<{ node: HTMLDetailsElement; steps: number[]; pass: string }> = [];
+  private readonly groups: Group[] = [];
+  private readonly runs: Run[] = [];
+  private readonly runOf = new Map<number, Run>();
   private readonly list: HTMLElement;
   private readonly count: HTMLElement;
+  private readonly index: StepIndex;
+  private visible: number[] = [-1];
   private current: HTMLElement | null = null;
+  private currentStep = -1;
 
   constructor(
     private readonly trace: Trace,
     private readonly onPick: (step: number) => void
   ) {
+    this.index = new StepIndex(trace);
     this.search = el('input', {
       className: 'pv-search',
-      attrs: { type: 'search', placeholder: 'search pattern or pass  ( / )', 'aria-label': 'search steps' }
+      attrs: {
+        type: 'search',
+        placeholder: 'search pattern, pass, op, id  ( / )',
+        'aria-label': 'search steps by pattern, pass, op name, op id or value'
+      }
     });
     this.changedOnly = el('input', { attrs: { type: 'checkbox', 'aria-label': 'hide steps that changed nothing' } });
+    this.hideBookkeeping = el('input', {
+      attrs: { type: 'checkbox', 'aria-label': 'hide bookkeeping steps (unique-constant, hoist-constant, erase-dead-op, empty folds)' }
+    });
     this.count = el('span', { className: 'pv-count' });
     this.list = el('div', { className: 'pv-steps', attrs: { role: 'list' } });
     const controls = el('div', { className: 'pv-timeline-controls' }, [
       this.search,
-      el('label', { className: 'pv-check' }, [this.changedOnly, el('span', { text: ' hide unchanged' })]),
+      el('label', { className: 'pv-check', title: 'hide steps that changed nothing' }, [this.changedOnly, el('span', { text: ' hide unchanged' })]),
+      el('label', { className: 'pv-check', title: 'hide unique-constant, hoist-constant, erase-dead-op and folds that changed nothing' }, [
+        this.hideBookkeeping,
+        el('span', { text: ' hide bookkeeping' })
+      ]),
       this.count
     ]);
     this.node = el('div', { className: 'pv-timeline' }, [controls, this.failureBar(), this.list]);
     this.build();
     this.search.addEventListener('input', this.applyFilter);
+    this.search.addEventListener('keydown', this.onSearchKey);
     this.changedOnly.addEventListener('change', this.applyFilter);
+    this.hideBookkeeping.addEventListener('change', this.applyFilter);
+    this.list.addEventListener('click', this.onClick);
   }
 
   dispose(): void {
     this.search.removeEventListener('input', this.applyFilter);
+    this.search.removeEventListener('keydown', this.onSearchKey);
     this.changedOnly.removeEventListener('change', this.applyFilter);
+    this.hideBookkeeping.removeEventListener('change', this.applyFilter);
+    this.list.removeEventListener('click', this.onClick);
   }
+
+  private onSearchKey = (event: KeyboardEvent): void => {
+    if (event.key === 'Escape') {
+      this.search.value = '';
+      this.applyFilter();
+    }
+  };
+
+  private onClick = (event: MouseEvent): void => {
+    const target = event.target as HTMLElement;
+    const fold = target.closest<HTMLElement>('.pv-fold');
+    if (fold) {
+      const run = this.runs[Number(fold.dataset.run)];
+      run.open = !run.open;
+      this.showRuns();
+      return;
+    }
+    const row = target.closest<HTMLElement>('.pv-step');
+    if (row?.dataset.step !== undefined) {
+      this.onPick(Number(row.dataset.step));
+    }
+  };
 
   /** Show `step` as the current one. */
   setCurrent(step: number): void {
     this.current?.classList.remove('pv-current');
+    this.currentStep = step;
+    const run = this.runOf.get(step);
+    if (run && !run.open) {
+      this.showRuns();
+    }
     this.current = this.rows.get(step) ?? null;
     if (this.current) {
       this.current.classList.add('pv-current');
@@ -84,18 +227,9 @@ export class Timeline {
     }
   }
 
-  /** The steps the filter shows, in order (the initial IR, -1, always). */
+  /** The steps the filters show, in order (the initial IR, -1, always). */
   visibleSteps(): number[] {
-    const filter = this.filter();
-    const visible = [-1];
-    for (const group of this.groups) {
-      for (const index of group.steps) {
-        if (stepMatches(this.trace.steps[index], group.pass, filter)) {
-          visible.push(index);
-        }
-      }
-    }
-    return visible;
+    return this.visible;
   }
 
   setFilter(filter: Partial<TimelineFilter>): void {
@@ -105,11 +239,14 @@ export class Timeline {
     if (filter.changedOnly !== undefined) {
       this.changedOnly.checked = filter.changedOnly;
     }
+    if (filter.hideBookkeeping !== undefined) {
+      this.hideBookkeeping.checked = filter.hideBookkeeping;
+    }
     this.applyFilter();
   }
 
   filter(): TimelineFilter {
-    return { changedOnly: this.changedOnly.checked, search: this.search.value };
+    return { changedOnly: this.changedOnly.checked, hideBookkeeping: this.hideBookkeeping.checked, search: this.search.value };
   }
 
   private failureBar(): HTMLElement | null {
@@ -134,22 +271,30 @@ export class Timeline {
 
   private row(step: StepRecord | null): HTMLElement {
     const index = step?.index ?? -1;
-    const flagged = step?.flag !== undefined && step !== null;
+    const flagged = step !== null && step.flag !== undefined;
+    const label = step ? this.trace.label(index) : 'initial IR';
+    const counts = step && stepChanged(step) ? stepCounts(step) : '';
+    const pass = step ? this.trace.passNames[index] : '';
+    const title = [
+      `${index < 0 ? 'initial IR' : `step ${index}`}: ${label}`,
+      pass ? `pass ${pass}` : '',
+      counts,
+      flagged ? `${step!.flag!.kind}: ${step!.flag!.message}` : ''
+    ].filter(t => t !== '').join('\n');
     const row = el(
       'div',
       {
-        className: `pv-step pv-kind-${step?.kind ?? 'initial'}${flagged ? ' pv-flagged' : ''}`,
+        className: `pv-step pv-kind-${step?.kind ?? 'initial'}${flagged ? ' pv-flagged' : ''}${step && isBookkeeping(step) ? ' pv-bookkeeping' : ''}`,
         attrs: { role: 'listitem', 'data-step': String(index) },
-        title: flagged ? `${step!.flag!.kind}: ${step!.flag!.message}` : ''
+        title
       },
       [
         el('span', { className: 'pv-step-index', text: index < 0 ? '·' : String(index) }),
         el('span', { className: 'pv-step-mark', text: step ? (flagged ? '⚠' : KIND_MARK[step.kind] ?? '') : '○' }),
-        el('span', { className: 'pv-step-name', text: step ? step.name ?? step.kind : 'initial IR' }),
-        el('span', { className: 'pv-step-counts', text: step && stepChanged(step) ? stepCounts(step) : '' })
+        el('span', { className: 'pv-step-name', text: label }),
+        el('span', { className: 'pv-step-counts', text: counts })
       ]
     );
-    row.addEventListener('click', () => this.onPick(index));
     this.rows.set(index, row);
     return row;
   }
@@ -159,7 +304,7 @@ export class Timeline {
     this.list.appendChild(this.row(null));
     for (const group of this.trace.groups) {
       const flagged = group.flagged ? ' ⚠' : '';
-      const summary = el('summary', { className: 'pv-group-title' }, [
+      const summary = el('summary', { className: 'pv-group-title', title: group.name }, [
         el('span', { text: `${group.name}${flagged}` }),
         el('span', { className: 'pv-group-size', text: ` ${group.steps.length} steps` })
       ]);
@@ -169,27 +314,88 @@ export class Timeline {
         details.appendChild(this.row(this.trace.steps[index]));
       }
       this.list.appendChild(details);
-      this.groups.push({ node: details, steps: group.steps, pass: group.name });
+      this.groups.push({ node: details, steps: group.steps });
     }
     this.applyFilter();
   }
 
   private applyFilter = (): void => {
     const filter = this.filter();
-    let shown = 0;
+    const visible = [-1];
     for (const group of this.groups) {
       let any = false;
       for (const index of group.steps) {
-        const match = stepMatches(this.trace.steps[index], group.pass, filter);
+        const match = stepMatches(this.trace.steps[index], filter, this.index);
         this.rows.get(index)!.hidden = !match;
-        any ||= match;
-        shown += match ? 1 : 0;
+        if (match) {
+          visible.push(index);
+          any = true;
+        }
       }
       group.node.hidden = !any;
       if (any && filter.search.trim() !== '') {
         group.node.open = true;
       }
     }
-    this.count.textContent = `${shown} of ${this.trace.steps.length} steps`;
+    this.visible = visible;
+    this.foldRuns();
+    this.count.textContent = `${visible.length - 1} of ${this.trace.steps.length} steps`;
   };
+
+  /** Fold runs of visible bookkeeping steps into one row each. */
+  private foldRuns(): void {
+    for (const run of this.runs) {
+      run.row.remove();
+    }
+    this.runs.length = 0;
+    this.runOf.clear();
+    let pending: number[] = [];
+    const flush = (): void => {
+      if (pending.length >= FOLD_RUN) {
+        const names = [...new Set(pending.map(i => this.trace.steps[i].name ?? ''))].join(', ');
+        const row = el('div', {
+          className: 'pv-fold',
+          attrs: { role: 'listitem', 'data-run': String(this.runs.length) },
+          title: `steps ${pending[0]}–${pending[pending.length - 1]}: ${names}`
+        });
+        const run: Run = { steps: pending, row, open: false };
+        this.rows.get(pending[0])!.before(row);
+        this.runs.push(run);
+        for (const step of pending) {
+          this.runOf.set(step, run);
+        }
+      }
+      pending = [];
+    };
+    let previous: StepRecord | null = null;
+    for (const index of this.visible) {
+      const step = index >= 0 ? this.trace.steps[index] : null;
+      const sameGroup = previous !== null && step !== null && this.trace.passNames[previous.index] === this.trace.passNames[index];
+      if (step && isBookkeeping(step) && (pending.length === 0 || sameGroup)) {
+        pending.push(index);
+      } else {
+        flush();
+        if (step && isBookkeeping(step)) {
+          pending.push(index);
+        }
+      }
+      previous = step;
+    }
+    flush();
+    this.showRuns();
+  }
+
+  /** Hide the rows of closed runs (a run holding the current step opens). */
+  private showRuns(): void {
+    for (const run of this.runs) {
+      if (run.steps.includes(this.currentStep)) {
+        run.open = true;
+      }
+      const n = run.steps.length;
+      run.row.textContent = `${run.open ? '▾' : '▸'} ${n} bookkeeping steps`;
+      for (const step of run.steps) {
+        this.rows.get(step)!.hidden = !run.open;
+      }
+    }
+  }
 }

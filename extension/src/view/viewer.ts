@@ -3,37 +3,61 @@
  *
  * It is plain DOM with no JupyterLab dependency, so that the MIME renderer,
  * the document viewer, the ipywidget and the standalone HTML page all show
- * the same component.  Keyboard: ← and → step through the steps the timeline
- * shows, `/` searches.
+ * the same component.  Keys: ← → step through the steps the timeline shows,
+ * Home/End go to the first and last, n/N to the next/previous step that changed
+ * something, t/T to the next/previous step touching the selected op, z zooms to
+ * the change, / searches, Escape leaves the search box.
  */
 
-import { countStatuses, diffGraphs, touchedBy } from '../model/diff';
-import { elkLayout } from '../model/elk';
+import { diffGraphs, touchedBy, type DiffGraph } from '../model/diff';
 import { buildGraph, type GraphData } from '../model/graph';
-import { diffLines, irLines, type IRLine } from '../model/irtext';
-import { LayoutMemory, neighbourMap, programOrderLayout } from '../model/layout';
+import { diffLines, irLines, valueNames, type IRLine } from '../model/irtext';
+import { StructureLayout } from '../model/layout';
 import { lineage } from '../model/lineage';
 import type { IRState } from '../model/state';
-import { StateCursor, Trace, TraceError } from '../model/trace';
+import { stepCounts } from '../model/steps';
+import { StateCursor, stepChanged, Trace, TraceError } from '../model/trace';
 import { DetailsPane } from './details';
 import { el } from './dom';
-import { GraphPane, type DrawnNode, type EdgeFilter } from './graphview';
-import { IRPane } from './irpane';
-import { Timeline } from './timeline';
+import { GraphPane, type DrawnNode, type EdgeFilter, type PageBox } from './graphview';
+import { IRPane, type CompareBase } from './irpane';
+import { Timeline, type TimelineFilter } from './timeline';
 
 export interface ViewerOptions {
   /** The step to show first (-1: the initial IR). */
   step?: number;
   selected?: string | null;
+  /** Timeline filters to start with. */
+  filter?: Partial<TimelineFilter>;
+  /** Which edges to draw to start with. */
+  edges?: Partial<EdgeFilter>;
   /** Called when the person moves to another step. */
   onStep?: (step: number) => void;
   /** Called when the person selects an op (or clears the selection). */
   onSelect?: (op: string | null) => void;
-  /** Graphs with more nodes than this get the program-order layout instead of ELK's. */
-  elkLimit?: number;
+}
+
+/** What `inspect()` reports: the viewer as a test or tool sees it, in page pixels. */
+export interface Inspection {
+  step: number;
+  viewport: PageBox;
+  nodes: Array<{ id: string; kind: string; status: string; parent: string | null; label: string; box: PageBox }>;
+  visibleSteps: number[];
+  irText: string;
+}
+
+/** The viewers on the page, for tests and tools: `window.passvizViewers`. */
+interface Registry {
+  passvizViewers?: TraceViewer[];
 }
 
 const OP_ID = /^o[0-9]+$/;
+
+/** Modules with more graph nodes than this open with their untouched functions collapsed. */
+const COLLAPSE_ABOVE = 400;
+
+/** Op names whose boxes start collapsed in big modules. */
+const FUNCTION_OP = /\.func$/;
 
 /** A small cache of per-step values, most recent last. */
 class StepCache<T> {
@@ -55,11 +79,28 @@ class StepCache<T> {
   }
 }
 
+/** Whether a key event comes from a box the person types into (where arrows and letters are theirs). */
+function typing(target: EventTarget | null): boolean {
+  if (!(target instanceof HTMLElement)) {
+    return false;
+  }
+  if (target.tagName === 'TEXTAREA' || target.tagName === 'SELECT' || target.isContentEditable) {
+    return true;
+  }
+  if (target.tagName !== 'INPUT') {
+    return false;
+  }
+  const type = (target as HTMLInputElement).type;
+  return !['checkbox', 'radio', 'button', 'submit', 'reset', 'range'].includes(type);
+}
+
 export class TraceViewer {
   readonly node: HTMLElement;
   readonly trace: Trace;
   private readonly cursor: StateCursor;
-  private readonly layout = new LayoutMemory();
+  private readonly layout = new StructureLayout();
+  /** Boxes collapsed by the viewer (not by the person): they open when a step changes something inside. */
+  private readonly autoCollapsed = new Set<string>();
   private readonly timeline: Timeline;
   private readonly graphPane: GraphPane;
   private readonly irPane: IRPane;
@@ -69,11 +110,14 @@ export class TraceViewer {
   private readonly graphs = new StepCache<GraphData>(6);
   private readonly lines = new StepCache<IRLine[]>(6);
   private readonly edgeFilter: EdgeFilter = { use: true, branch: true };
-  private readonly elkLimit: number;
   private current = -2;
   private selected: string | null;
   private token = 0;
-  /** Settles when the latest requested step is drawn. */
+  private firstDraw = true;
+  /** Set while a held key repeats: steps then draw without animation. */
+  private repeating = false;
+  private centreSelection = false;
+  /** Settles when the latest requested step is drawn and its camera move is done. */
   rendered: Promise<void> = Promise.resolve();
 
   constructor(
@@ -82,21 +126,31 @@ export class TraceViewer {
   ) {
     this.trace = Trace.from(data);
     this.cursor = new StateCursor(this.trace);
-    this.elkLimit = options.elkLimit ?? 800;
     this.selected = options.selected ?? null;
+    Object.assign(this.edgeFilter, options.edges ?? {});
     this.timeline = new Timeline(this.trace, step => this.go(step, true));
-    this.graphPane = new GraphPane(id => this.select(id, true));
-    this.irPane = new IRPane(op => this.select(op, true));
+    if (options.filter) {
+      this.timeline.setFilter(options.filter);
+    }
+    this.graphPane = new GraphPane(
+      id => this.select(id, true),
+      id => this.toggle(id)
+    );
+    this.irPane = new IRPane(
+      op => this.select(op, true, true),
+      () => this.redraw()
+    );
     this.details = new DetailsPane(
       step => this.go(step, true),
-      id => this.select(id, true)
+      id => this.select(id, true, true)
     );
     this.title = el('div', { className: 'pv-title' });
     this.legend = el('div', { className: 'pv-legend' }, [
       el('span', { className: 'pv-key pv-key-added', text: 'added' }),
       el('span', { className: 'pv-key pv-key-modified', text: 'modified' }),
       el('span', { className: 'pv-key pv-key-erased', text: 'erased' }),
-      el('span', { className: 'pv-key pv-key-chain', text: 'pointer chain' })
+      el('span', { className: 'pv-key pv-key-chain', text: 'pointer chain' }),
+      el('span', { className: 'pv-hint', text: 'double-click a box to collapse or expand it' })
     ]);
     this.node = el(
       'div',
@@ -113,9 +167,13 @@ export class TraceViewer {
         ])
       ]
     );
-    // Tools and tests reach the viewer from its element.
+    // Tools and tests reach the viewer from its element, and every viewer from the page.
     Object.defineProperty(this.node, 'passvizViewer', { value: this });
+    const registry = window as unknown as Registry;
+    (registry.passvizViewers ??= []).push(this);
     this.node.addEventListener('keydown', this.onKey);
+    this.node.addEventListener('keyup', this.onKeyUp);
+    this.node.addEventListener('click', this.onClick);
     this.go(options.step ?? -1, false);
   }
 
@@ -134,14 +192,26 @@ export class TraceViewer {
 
   dispose(): void {
     this.node.removeEventListener('keydown', this.onKey);
+    this.node.removeEventListener('keyup', this.onKeyUp);
+    this.node.removeEventListener('click', this.onClick);
+    const registry = (window as unknown as Registry).passvizViewers;
+    const position = registry?.indexOf(this) ?? -1;
+    if (position >= 0) {
+      registry!.splice(position, 1);
+    }
     this.timeline.dispose();
     this.irPane.dispose();
+    this.details.dispose();
     this.graphPane.dispose();
     this.node.remove();
   }
 
   get step(): number {
     return this.current;
+  }
+
+  get stepCount(): number {
+    return this.trace.steps.length;
   }
 
   get selectedOp(): string | null {
@@ -154,24 +224,62 @@ export class TraceViewer {
     return this.rendered;
   }
 
-  /** Select `id` (an op, block or region) or clear the selection. */
-  selectOp(id: string | null): void {
-    this.select(id, false);
+  /** Show `step` and settle when it is drawn (the inspection API's name for `setStep`). */
+  goto(step: number): Promise<void> {
+    return this.setStep(step);
   }
 
-  /** The next (+1) or previous (-1) step the timeline shows. */
-  move(direction: 1 | -1): void {
+  /** Select `id` (an op, block or region) or clear the selection. */
+  selectOp(id: string | null): void {
+    this.select(id, false, true);
+  }
+
+  /** Set the timeline's filters. */
+  setFilter(filter: Partial<TimelineFilter>): void {
+    this.timeline.setFilter(filter);
+  }
+
+  /** The next (+1) or previous (-1) step the timeline shows that `accept` accepts. */
+  move(direction: 1 | -1, accept: (step: number) => boolean = () => true): void {
     const visible = this.timeline.visibleSteps();
     const next =
-      direction > 0 ? visible.find(s => s > this.current) : [...visible].reverse().find(s => s < this.current);
+      direction > 0
+        ? visible.find(s => s > this.current && accept(s))
+        : [...visible].reverse().find(s => s < this.current && accept(s));
     if (next !== undefined) {
       this.go(next, true);
     }
   }
 
+  /** The next (+1) or previous (-1) shown step that changed the IR. */
+  moveToChange(direction: 1 | -1): void {
+    this.move(direction, step => step >= 0 && stepChanged(this.trace.steps[step]));
+  }
+
+  /** The next (+1) or previous (-1) shown step that touched the selected op (its lineage). */
+  moveAlongSelection(direction: 1 | -1): void {
+    if (this.selected === null) {
+      return;
+    }
+    const steps = new Set(lineage(this.trace.steps, this.selected).map(event => event.step));
+    this.move(direction, step => steps.has(step));
+  }
+
   /** Tell the graph its container changed size. */
   resize(): void {
     this.graphPane.resize();
+  }
+
+  /** The viewer as tests and tools see it: step, graph nodes and viewport in page pixels, visible steps, IR text. */
+  inspect(): Inspection {
+    const rect = this.graphPane.node.getBoundingClientRect();
+    return {
+      step: this.current,
+      viewport: { x: rect.left + window.scrollX, y: rect.top + window.scrollY, w: rect.width, h: rect.height },
+      nodes: this.graphPane.inspectNodes(),
+      visibleSteps: [...this.timeline.visibleSteps()],
+      irText: this.irPane.plainText()
+    };
   }
 
   /** The nodes drawn now, with status, position and marks. */
@@ -185,7 +293,7 @@ export class TraceViewer {
 
   private toolbar(): HTMLElement {
     const button = (text: string, title: string, action: () => void): HTMLElement => {
-      const node = el('button', { className: 'pv-button', text, title });
+      const node = el('button', { className: 'pv-button', text, title, attrs: { type: 'button' } });
       node.addEventListener('click', action);
       return node;
     };
@@ -199,37 +307,78 @@ export class TraceViewer {
       return el('label', { className: 'pv-check' }, [box, el('span', { text: ` ${label}` })]);
     };
     return el('div', { className: 'pv-toolbar' }, [
+      button('|◀', 'first step (Home)', () => this.edge(-1)),
       button('◀', 'previous step (←)', () => this.move(-1)),
       button('▶', 'next step (→)', () => this.move(1)),
+      button('▶|', 'last step (End)', () => this.edge(1)),
+      button('▶Δ', 'next step that changed something (n; previous: N)', () => this.moveToChange(1)),
+      button('▶●', 'next step touching the selected op (t; previous: T)', () => this.moveAlongSelection(1)),
       this.title,
       el('span', { className: 'pv-spacer' }),
       toggle('dataflow', 'use'),
       toggle('control flow', 'branch'),
+      button('zoom to change', 'zoom to what this step changed (z)', () => void this.graphPane.zoomToChange(true)),
       button('fit', 'zoom to the whole graph', () => this.graphPane.fit())
     ]);
   }
 
+  /** The first (-1) or last (+1) step the timeline shows. */
+  private edge(direction: 1 | -1): void {
+    const visible = this.timeline.visibleSteps();
+    const step = direction < 0 ? visible[0] : visible[visible.length - 1];
+    if (step !== undefined) {
+      this.go(step, true);
+    }
+  }
+
+  /**
+   * Keep the keyboard on the viewer whatever was clicked (the graph's canvas,
+   * a link in the details that re-rendering removes, a checkbox): only a box
+   * the person types into keeps the focus.
+   */
+  private onClick = (event: MouseEvent): void => {
+    if (!typing(event.target) && !typing(document.activeElement)) {
+      this.node.focus({ preventScroll: true });
+    }
+  };
+
+  private onKeyUp = (): void => {
+    if (this.repeating) {
+      this.repeating = false;
+      this.redraw();
+    }
+  };
+
   private onKey = (event: KeyboardEvent): void => {
-    const target = event.target as HTMLElement;
-    const typing = target.tagName === 'INPUT' || target.tagName === 'TEXTAREA';
-    if (event.key === '/' && !typing) {
-      event.preventDefault();
-      event.stopPropagation();
-      this.timeline.search.focus();
+    if (typing(event.target)) {
+      if (event.key === 'Escape') {
+        this.node.focus({ preventScroll: true });
+      }
       return;
     }
-    if (typing && event.key === 'Escape') {
-      this.node.focus();
+    if (event.altKey || event.ctrlKey || event.metaKey) {
       return;
     }
-    if (typing || event.altKey || event.ctrlKey || event.metaKey) {
+    const actions: Record<string, () => void> = {
+      '/': () => this.timeline.search.focus(),
+      ArrowRight: () => this.move(1),
+      ArrowLeft: () => this.move(-1),
+      Home: () => this.edge(-1),
+      End: () => this.edge(1),
+      n: () => this.moveToChange(1),
+      N: () => this.moveToChange(-1),
+      t: () => this.moveAlongSelection(1),
+      T: () => this.moveAlongSelection(-1),
+      z: () => void this.graphPane.zoomToChange(true)
+    };
+    const action = actions[event.key];
+    if (!action) {
       return;
     }
-    if (event.key === 'ArrowRight' || event.key === 'ArrowLeft') {
-      event.preventDefault();
-      event.stopPropagation();
-      this.move(event.key === 'ArrowRight' ? 1 : -1);
-    }
+    event.preventDefault();
+    event.stopPropagation();
+    this.repeating = event.repeat;
+    action();
   };
 
   private stateGraph(step: number, state: IRState): GraphData {
@@ -259,21 +408,81 @@ export class TraceViewer {
     }
   }
 
-  private select(id: string | null, fromUser: boolean): void {
+  /** Select `id`; `centre`: and bring it into view (a selection made outside the graph). */
+  private select(id: string | null, fromUser: boolean, centre = false): void {
     if (id === this.selected) {
+      if (centre && id !== null) {
+        this.centreSelection = true;
+        this.redraw();
+      }
       return;
     }
     this.selected = id;
+    this.centreSelection = centre && id !== null;
     this.redraw();
     if (fromUser && (id === null || OP_ID.test(id))) {
       this.options.onSelect?.(id);
     }
   }
 
-  /** Draw the current step again (selection or edge filter changed). */
+  /** Collapse or expand a box (the person's choice: the viewer will not undo it). */
+  private toggle(id: string): void {
+    this.autoCollapsed.delete(id);
+    if (this.layout.collapsed.has(id)) {
+      this.layout.collapsed.delete(id);
+    } else {
+      this.layout.collapsed.add(id);
+    }
+    this.redraw();
+  }
+
+  /** Draw the current step again (selection, filter or collapsed boxes changed). */
   private redraw(): void {
     const token = ++this.token;
     this.rendered = this.draw(this.current, token).catch(() => undefined);
+  }
+
+  /** The nodes the step is about: what it changed, erased or matched; boxes only when nothing inside them changed. */
+  private targets(diff: DiffGraph, root: string | null): string[] {
+    const leaves: string[] = [];
+    const boxes: string[] = [];
+    for (const node of diff.nodes.values()) {
+      if (node.status === 'unchanged') {
+        continue;
+      }
+      const leaf = node.kind === 'op' || node.kind === 'arg' || node.status === 'added';
+      (leaf ? leaves : boxes).push(node.id);
+    }
+    if (root !== null && diff.nodes.has(root)) {
+      leaves.push(root);
+    }
+    return leaves.length > 0 ? leaves : boxes;
+  }
+
+  /** In big modules, collapse the functions a step does not touch (once, at the start). */
+  private collapseFunctions(diff: DiffGraph, state: IRState, keep: Set<string>): void {
+    if (diff.nodes.size <= COLLAPSE_ABOVE) {
+      return;
+    }
+    for (const node of diff.nodes.values()) {
+      if (node.kind === 'box' && FUNCTION_OP.test(state.ops.get(node.id)?.name ?? '') && !keep.has(node.id)) {
+        this.layout.collapsed.add(node.id);
+        this.autoCollapsed.add(node.id);
+      }
+    }
+  }
+
+  /** The boxes around `ids`. */
+  private static ancestors(diff: DiffGraph, ids: Iterable<string>): Set<string> {
+    const found = new Set<string>();
+    for (const id of ids) {
+      let parent = diff.nodes.get(id)?.parent ?? null;
+      while (parent !== null && !found.has(parent)) {
+        found.add(parent);
+        parent = diff.nodes.get(parent)?.parent ?? null;
+      }
+    }
+    return found;
   }
 
   private async draw(step: number, token: number): Promise<void> {
@@ -282,37 +491,98 @@ export class TraceViewer {
     const graphBefore = this.stateGraph(step - 1, before);
     const graphAfter = step < 0 ? graphBefore : this.stateGraph(step, after);
     const diff = diffGraphs(graphBefore, graphAfter, record ? touchedBy(record.delta ?? {}) : new Set());
-    const text = diffLines(this.stateLines(step - 1, before), step < 0 ? this.stateLines(-1, before) : this.stateLines(step, after));
-    if (this.layout.size === 0) {
-      const seed =
-        diff.nodes.size <= this.elkLimit
-          ? await elkLayout(diff.nodes, diff.edges.values())
-          : programOrderLayout(diff.nodes);
-      if (token !== this.token) {
-        return;
-      }
-      this.layout.seed(diff.nodes, seed);
+    const root = record?.root ?? null;
+    const wanted = this.targets(diff, root);
+    const holders = TraceViewer.ancestors(diff, this.selected !== null ? [...wanted, this.selected] : wanted);
+    if (this.firstDraw) {
+      this.firstDraw = false;
+      this.collapseFunctions(diff, after, holders);
     }
-    this.layout.place(diff.nodes, neighbourMap(diff.edges.values()));
-    const chain = record?.chain ?? [];
-    this.graphPane.render(diff, node => this.layout.positionOf(node), { root: record?.root ?? null, chain, selected: this.selected }, this.edgeFilter);
-    const counts = countStatuses(diff);
-    this.title.textContent = this.describe(step, counts);
-    this.irPane.render(text, step < 0 ? 'IR (initial)' : `IR after step ${step}`);
+    // A box the viewer collapsed opens when the step changes something inside it,
+    // and any box opens around an op the person selected elsewhere.
+    for (const id of holders) {
+      if (this.autoCollapsed.has(id) || (this.centreSelection && this.layout.collapsed.has(id))) {
+        this.layout.collapsed.delete(id);
+        this.autoCollapsed.delete(id);
+      }
+    }
+    const frames = this.layout.frames(diff.nodes);
+    // A change hidden in a collapsed box is shown by that box.
+    const visibleTarget = (id: string): string | null => {
+      let current: string | null = id;
+      let shown: string | null = null;
+      while (current !== null) {
+        if (frames.has(current) && shown === null) {
+          shown = current;
+        }
+        if (this.layout.collapsed.has(current) && frames.has(current)) {
+          shown = current;
+        }
+        current = diff.nodes.get(current)?.parent ?? null;
+      }
+      return shown;
+    };
+    const targets = [...new Set(wanted.map(visibleTarget).filter((id): id is string => id !== null))];
+    this.title.textContent = this.describe(step);
+    this.title.title = this.title.textContent;
+    this.showIR(step, before, after);
     this.irPane.select(this.selected);
     const history = this.selected !== null ? lineage(this.trace.steps, this.selected) : [];
     this.details.render(record, record ? this.trace.passNames[step] : '', after, before, this.selected, history);
+    const centre = this.centreSelection && this.selected !== null;
+    this.centreSelection = false;
+    const drawn = this.graphPane.render(
+      diff,
+      frames,
+      { root, chain: record?.chain ?? [], selected: this.selected },
+      this.edgeFilter,
+      targets,
+      !this.repeating
+    );
     this.node.dataset.rendered = String(step);
+    await drawn;
+    if (centre && token === this.token) {
+      await this.graphPane.centerOn(this.selected!, !this.repeating);
+    }
   }
 
-  private describe(step: number, counts: Record<string, number>): string {
+  /** The step's IR in the IR pane, diffed against the base the person chose. */
+  private showIR(step: number, before: IRState, after: IRState): void {
+    const base = this.baseStep(step, this.irPane.base);
+    const baseState = base === step - 1 ? before : this.cursor.at(base).clone();
+    const afterLines = this.stateLines(step, step < 0 ? before : after);
+    const lines = diffLines(step < 0 ? afterLines : this.stateLines(base, baseState), afterLines);
+    const names = valueNames(baseState);
+    for (const [id, name] of valueNames(after)) {
+      names.set(id, name);
+    }
+    const against = { step: 'the step before', pass: 'the start of the pass', initial: 'the initial IR' }[this.irPane.base];
+    this.irPane.render(lines, step < 0 ? 'IR (initial)' : `IR after step ${step}, against ${against}`, names);
+    if (base !== step - 1) {
+      // `at` moved the cursor; the next step replays from a checkpoint.
+      this.cursor.at(step);
+    }
+  }
+
+  /** The step whose IR `step` is compared with. */
+  private baseStep(step: number, base: CompareBase): number {
+    if (step < 0 || base === 'step') {
+      return step - 1;
+    }
+    if (base === 'initial') {
+      return -1;
+    }
+    const group = this.trace.groups.find(g => g.steps.includes(step));
+    return (group?.steps[0] ?? step) - 1;
+  }
+
+  private describe(step: number): string {
     const total = this.trace.steps.length;
     if (step < 0) {
       return `initial IR · ${total} steps`;
     }
     const record = this.trace.steps[step];
-    const parts = [`step ${step} of ${total - 1}`, record.kind, this.trace.passNames[step], record.name ?? ''];
-    const changed = `+${counts.added} ~${counts.modified} −${counts.erased}`;
-    return `${parts.filter(p => p !== '').join(' · ')}   ${changed}`;
+    const parts = [`step ${step} of ${total - 1}`, record.kind, this.trace.passNames[step], this.trace.label(step)];
+    return `${parts.filter(p => p !== '').join(' · ')}   ${stepCounts(record)}`;
   }
 }
