@@ -1,0 +1,94 @@
+// Opens a passviz page (file://, every other request blocked) in Debian's
+// headless Chromium, runs a plan of actions against the viewer, and prints
+// what it saw as JSON; the Python tests hold the expectations.
+//
+//   node inspect_page.mjs PLAN.json
+//
+// PLAN: {url, artifacts, width, height, actions: [...]} where an action is one of
+//   {goto: N}                    window.passvizViewers[0].goto(N)
+//   {key: "ArrowRight"}          press a key, then wait for the viewer to settle
+//   {click: "selector"}          click the first element matching (inside the viewer)
+//   {clickGraph: true}           click an empty spot of the graph canvas
+//   {fill: "text"}               type into the timeline's search box
+//   {check: "aria-label"}        click the checkbox with that aria-label
+//   {inspect: "name"}            record window.passvizViewers[0].inspect() (and the window size)
+//   {shot: "name"}               save a screenshot to ARTIFACTS/name.png
+import { chromium } from "playwright-core";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+
+const plan = JSON.parse(readFileSync(process.argv[2], "utf8"));
+const report = { errors: [], blocked: [], results: {} };
+const TIMEOUT = 60000;
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+  args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+});
+try {
+  const context = await browser.newContext({ viewport: { width: plan.width ?? 1400, height: plan.height ?? 900 } });
+  await context.route("**/*", (route) => {
+    const url = route.request().url();
+    if (url.startsWith("file:") || url.startsWith("data:") || url.startsWith("about:")) return route.continue();
+    report.blocked.push(url);
+    return route.abort();
+  });
+  const page = await context.newPage();
+  page.on("pageerror", (error) => report.errors.push(String(error)));
+  page.on("console", (message) => {
+    if (message.type() === "error") report.errors.push(message.text());
+  });
+  page.setDefaultTimeout(TIMEOUT);
+  await page.goto(plan.url);
+  await page.waitForFunction(() => (window.passvizViewers ?? []).length > 0);
+  const settle = () => page.evaluate(async () => {
+    const viewer = window.passvizViewers[0];
+    // Wait until the step asked for last is drawn and its camera move is done.
+    for (let i = 0; i < 50; i++) {
+      const pending = viewer.rendered;
+      await pending;
+      if (pending === viewer.rendered) break;
+    }
+    await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+  });
+  await settle();
+  for (const action of plan.actions) {
+    if (action.goto !== undefined) {
+      await page.evaluate((step) => window.passvizViewers[0].goto(step), action.goto);
+    } else if (action.key) {
+      await page.keyboard.press(action.key);
+    } else if (action.click) {
+      await page.locator(`.pv-viewer ${action.click}`).first().click();
+    } else if (action.clickGraph) {
+      const box = await page.locator(".pv-graph-canvas").first().boundingBox();
+      await page.mouse.click(box.x + 5, box.y + box.height - 5);
+    } else if (action.fill !== undefined) {
+      await page.locator(".pv-search").first().fill(action.fill);
+    } else if (action.check) {
+      await page.locator(`input[aria-label="${action.check}"]`).first().click();
+    } else if (action.inspect) {
+      await settle();
+      report.results[action.inspect] = await page.evaluate(() => ({
+        ...window.passvizViewers[0].inspect(),
+        window: { w: window.innerWidth, h: window.innerHeight },
+        viewerBox: (() => {
+          const r = document.querySelector(".pv-viewer").getBoundingClientRect();
+          return { x: r.left, y: r.top, w: r.width, h: r.height };
+        })(),
+        title: document.querySelector(".pv-title").textContent,
+      }));
+      continue;
+    } else if (action.shot) {
+      await settle();
+      await page.screenshot({ path: join(plan.artifacts, `${action.shot}.png`) });
+      continue;
+    }
+    await settle();
+  }
+} catch (error) {
+  report.errors.push(String(error && error.stack ? error.stack : error));
+} finally {
+  await browser.close();
+}
+process.stdout.write(JSON.stringify(report));

@@ -1,0 +1,257 @@
+"""The viewer on long real traces, in real headless Chromium, through its inspection API.
+
+The standalone page of each trace is loaded from ``file://`` with every
+other request blocked; ``tests/browser/inspect_page.mjs`` runs a plan of
+steps, clicks and keys and reports ``window.passvizViewers[0].inspect()``
+after each.  At every checked step: the viewer fills the window, the step's
+changed nodes lie inside the graph's viewport, no two sibling boxes overlap
+and every node lies inside its parent's box.  The traces:
+
+- seed 000 (wrap, then canonicalize; its block-structure checkpoints and
+  MultiBlockExecuteInliner);
+- a matmul written as a broadcast-multiply-reduce through ``make-ttir``,
+  whose ``triton-combine`` step makes its ``tt.dot``;
+- Triton's tutorial matmul through ``make-ttir`` (hundreds of steps);
+- a 2,000-op module through ``canonicalize,cse`` (thousands of steps).
+
+Screenshots of the key steps go to ``tests/artifacts/``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from passviz.trace.model import Trace
+from passviz.trace.store import write_trace
+from passviz.widget.standalone import standalone_html
+from tests import long_traces
+from tests.conftest import BROWSER, browser_missing, need
+from tests.triton_oracle import triton_missing
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[1]
+TOLERANCE = 1.5
+"""Pixels of slack for borders drawn on a box's edge."""
+
+Box = dict[str, float]
+
+
+@pytest.fixture(scope="module")
+def artifacts() -> Path:
+    if not (ROOT / "passviz" / "static" / "viewer.js").exists():
+        pytest.skip("the viewer bundle is not built (pip install -e .)")
+    need(browser_missing())
+    folder = Path(os.environ.get("PASSVIZ_ARTIFACTS", Path(__file__).parent / "artifacts"))
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def _drive(trace: Trace, name: str, actions: list[dict[str, Any]], folder: Path) -> dict[str, Any]:
+    write_trace(trace, folder / f"{name}.passviz.json")
+    page = folder / f"{name}.html"
+    page.write_text(standalone_html(trace), encoding="utf-8")
+    plan = folder / f"plan-{name}.json"
+    plan.write_text(json.dumps({"url": page.as_uri(), "artifacts": str(folder), "actions": actions}))
+    done = subprocess.run(
+        ["node", str(BROWSER / "inspect_page.mjs"), str(plan)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    report: dict[str, Any] = json.loads(done.stdout)
+    assert report["errors"] == []
+    assert report["blocked"] == []
+    return report["results"]
+
+
+def _inside(inner: Box, outer: Box) -> bool:
+    return (
+        inner["x"] >= outer["x"] - TOLERANCE
+        and inner["y"] >= outer["y"] - TOLERANCE
+        and inner["x"] + inner["w"] <= outer["x"] + outer["w"] + TOLERANCE
+        and inner["y"] + inner["h"] <= outer["y"] + outer["h"] + TOLERANCE
+    )
+
+
+def _overlapping(boxes: list[tuple[str, Box]]) -> Iterable[tuple[str, str]]:
+    """Pairs of boxes that overlap by more than the tolerance (a sweep over their tops)."""
+    ordered = sorted(boxes, key=lambda item: item[1]["y"])
+    for i, (a, box_a) in enumerate(ordered):
+        for b, box_b in ordered[i + 1 :]:
+            if box_b["y"] >= box_a["y"] + box_a["h"] - TOLERANCE:
+                break
+            if (
+                box_b["x"] < box_a["x"] + box_a["w"] - TOLERANCE
+                and box_a["x"] < box_b["x"] + box_b["w"] - TOLERANCE
+            ):
+                yield a, b
+
+
+def _changed(nodes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The nodes a step is about, as the camera chooses them: changed leaves and new boxes, else changed boxes."""
+    changed = [n for n in nodes if n["status"] != "unchanged"]
+    leaves = [n for n in changed if n["kind"] in ("op", "arg") or n["status"] == "added"]
+    return leaves or changed
+
+
+def check_view(seen: dict[str, Any], step: int) -> None:
+    """The invariants of a drawn step."""
+    assert seen["step"] == step
+    window = seen["window"]
+    assert seen["viewerBox"] == {"x": 0, "y": 0, "w": window["w"], "h": window["h"]}, "the viewer fills the window"
+    viewport = seen["viewport"]
+    assert viewport["w"] > window["w"] * 0.3 and viewport["h"] > window["h"] * 0.7
+    nodes = seen["nodes"]
+    assert nodes, "the graph is drawn"
+    boxes = {n["id"]: n["box"] for n in nodes}
+    outside = [n["id"] for n in _changed(nodes) if not _inside(n["box"], viewport)]
+    assert outside == [], f"changed nodes outside the viewport at step {step}"
+    strays = [n["id"] for n in nodes if n["parent"] is not None and not _inside(n["box"], boxes[n["parent"]])]
+    assert strays == [], f"nodes outside their box at step {step}"
+    siblings: dict[str | None, list[tuple[str, Box]]] = {}
+    for node in nodes:
+        siblings.setdefault(node["parent"], []).append((node["id"], node["box"]))
+    clashes = [pair for group in siblings.values() for pair in _overlapping(group)]
+    assert clashes == [], f"sibling boxes overlap at step {step}"
+
+
+def _steps_plan(name: str, steps: list[int]) -> list[dict[str, Any]]:
+    plan: list[dict[str, Any]] = []
+    for step in steps:
+        plan += [{"goto": step}, {"inspect": f"step{step}"}, {"shot": f"{name}-step{step}"}]
+    return plan
+
+
+def _op_alive_and_changed_later(trace: Trace, start: int) -> str:
+    """An op that exists at ``start`` and that a later step modifies (so it has lineage links)."""
+    created = {info["id"]: s.index for s in trace.steps for info in s.delta.get("ops_created", ())}
+    for step in trace.steps[start + 1 :]:
+        for change in step.delta.get("ops_modified", ()):
+            if created.get(change["id"], -1) <= start:
+                return change["id"]
+    raise LookupError(f"no op alive at step {start} is modified later")
+
+
+def _keyboard_plan(trace: Trace, start: int) -> list[dict[str, Any]]:
+    """From ``start``: → after clicking the graph, a lineage link and a checkbox."""
+    op = _op_alive_and_changed_later(trace, start)
+    return [
+        {"goto": start},
+        {"clickGraph": True},
+        {"key": "ArrowRight"},
+        {"inspect": "after-graph-click"},
+        {"click": f'.pv-line[data-op="{op}"]'},
+        {"click": ".pv-details .pv-link"},
+        {"inspect": "at-lineage-link"},
+        {"key": "ArrowRight"},
+        {"inspect": "after-lineage-click"},
+        {"click": ".pv-toolbar input[type=checkbox]"},
+        {"key": "ArrowLeft"},
+        {"inspect": "after-checkbox-click"},
+        {"click": ".pv-toolbar input[type=checkbox]"},
+    ]
+
+
+def _filter_plan(query: str) -> list[dict[str, Any]]:
+    return [
+        {"inspect": "unfiltered"},
+        {"check": "hide steps that changed nothing"},
+        {"inspect": "changed-only"},
+        {"check": "hide steps that changed nothing"},
+        {"fill": query},
+        {"inspect": "searched"},
+        {"click": ".pv-search"},
+        {"key": "Escape"},
+        {"inspect": "search-cleared"},
+    ]
+
+
+def check_keyboard(results: dict[str, Any], start: int) -> None:
+    visible = results["after-graph-click"]["visibleSteps"]
+    assert results["after-graph-click"]["step"] == visible[visible.index(start) + 1]
+    linked = results["at-lineage-link"]["step"]
+    after_link = results["after-lineage-click"]["step"]
+    assert after_link == visible[visible.index(linked) + 1]
+    assert results["after-checkbox-click"]["step"] == linked
+
+
+def check_filters(results: dict[str, Any], trace: Trace, query: str) -> None:
+    everything = results["unfiltered"]["visibleSteps"]
+    assert everything == [-1, *range(len(trace.steps))]
+    changed = [s.index for s in trace.steps if s.changed or s.flag is not None]
+    assert results["changed-only"]["visibleSteps"] == [-1, *changed]
+    found = results["searched"]["visibleSteps"]
+    assert 1 < len(found) < len(everything)
+    assert results["search-cleared"]["visibleSteps"] == everything
+
+
+def test_seed_000(artifacts: Path) -> None:
+    trace = long_traces.seed_trace()
+    inliner = long_traces.first_step(trace, name="MultiBlockExecuteInliner")
+    checkpoints = [long_traces.first_step(trace, name=n) for n in ("new entry block", "blocks spliced in", "yield block")]
+    steps = [-1, *checkpoints, inliner, len(trace.steps) - 1]
+    results = _drive(trace, "seed000", [*_steps_plan("seed000", steps), *_keyboard_plan(trace, 2), *_filter_plan("simplify")], artifacts)
+    for step in steps:
+        check_view(results[f"step{step}"], step)
+        text = results[f"step{step}"]["irText"]
+        assert "tt.func @wrap_multi_block_triton_func(" in text
+        assert '"tt.func"()' not in text and '"builtin.module"()' not in text
+    at_inliner = results[f"step{inliner}"]
+    assert any(n["status"] == "erased" and n["label"] == "scf.execute_region" for n in at_inliner["nodes"])
+    check_keyboard(results, 2)
+    check_filters(results, trace, "simplify")
+
+
+def test_matmul_tt_dot_step(artifacts: Path, tmp_path: Path) -> None:
+    need(triton_missing())
+    trace = long_traces.dot_trace(tmp_path)
+    dot = long_traces.first_step(trace, creates="tt.dot")
+    assert trace.steps[dot].name == "CombineBroadcastMulReducePattern"
+    steps = [-1, dot, len(trace.steps) - 1]
+    results = _drive(trace, "matmul-by-sum", [*_steps_plan("matmul-by-sum", steps), *_filter_plan("tt.dot")], artifacts)
+    for step in steps:
+        check_view(results[f"step{step}"], step)
+        text = results[f"step{step}"]["irText"]
+        assert "tt.func public @matmul_by_sum(" in text and '"tt.func"()' not in text
+    seen = results[f"step{dot}"]
+    dots = [n for n in seen["nodes"] if "tt.dot" in n["label"]]
+    assert [n["status"] for n in dots] == ["added"]
+    assert dots[0]["box"]["h"] >= 20, "the new tt.dot is drawn at a legible zoom"
+    assert dot in results["searched"]["visibleSteps"]
+    check_filters(results, trace, "tt.dot")
+
+
+def test_tutorial_matmul(artifacts: Path) -> None:
+    need(triton_missing())
+    trace = long_traces.matmul_trace()
+    assert len(trace.steps) > 250
+    middle = next(s.index for s in trace.steps[len(trace.steps) // 2 :] if s.delta.get("ops_erased"))
+    steps = [-1, 5, middle, len(trace.steps) - 1]
+    results = _drive(trace, "matmul", [*_steps_plan("matmul", steps), *_keyboard_plan(trace, middle)], artifacts)
+    for step in steps:
+        check_view(results[f"step{step}"], step)
+        assert "tt.func public @matmul_kernel(" in results[f"step{step}"]["irText"]
+    check_keyboard(results, middle)
+
+
+@pytest.mark.slow
+def test_two_thousand_op_module(artifacts: Path) -> None:
+    trace = long_traces.big_trace(2000)
+    assert len(trace.steps) > 2000
+    erases = [s.index for s in trace.steps if s.delta.get("ops_erased")]
+    middle = erases[len(erases) // 2]
+    steps = [-1, 1, middle, len(trace.steps) - 2]
+    results = _drive(trace, "big2000", [*_steps_plan("big2000", steps), *_filter_plan("cse")], artifacts)
+    for step in steps:
+        check_view(results[f"step{step}"], step)
+    check_filters(results, trace, "cse")
