@@ -19,7 +19,7 @@ import pytest
 from passviz.graph.diff import step_graph
 from passviz.graph.state import TraceStates
 from passviz.pipelines import record
-from passviz.trace.irtext import REGION_PATTERN
+from passviz.trace.apply import REGION_PATTERN
 from passviz.trace.model import Trace
 from passviz.trace.store import write_trace
 from tests.conftest import need

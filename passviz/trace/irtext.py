@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import re
 from io import StringIO
 from typing import ClassVar, cast
 
 from xdsl.dialects.builtin import UnknownLoc
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.printer import Printer
+
+from passviz.trace.apply import REGION_PLACEHOLDER
 
 
 def print_module(op: Operation) -> str:
@@ -130,7 +131,7 @@ def op_text(op: Operation, names: dict[SSAValue, str], blocks: dict[Block, str] 
     """One op as text, naming SSA values (and successors, if ``blocks`` is given) by their trace ids.
 
     The op prints in its custom syntax where it has one.  Nested regions are
-    left out: each prints as a placeholder (``REGION_PLACEHOLDER``), since
+    left out: each prints as a placeholder (``passviz.trace.apply.REGION_PLACEHOLDER``), since
     the text stands for the op itself and its nested ops have texts of their
     own; viewers expand the placeholders to print the whole module.
     """
@@ -148,17 +149,7 @@ def op_text(op: Operation, names: dict[SSAValue, str], blocks: dict[Block, str] 
     raise AssertionError("unreachable")
 
 
-REGION_PLACEHOLDER = "{...}"
-"""What an op's text shows for each of its regions.
 
-A placeholder may carry flags before its closing brace: ``-args`` when the
-op's header already shows the entry block's arguments (a function's
-signature, a loop's induction variable), so the entry block gets no label of
-its own, and ``-term`` when the op's syntax leaves its blocks' terminators
-out (``scf.for`` without results).  ``{...-args-term}`` has both."""
-
-REGION_PATTERN = re.compile(r"\{\.\.\.(-args)?(-term)?\}")
-"""Matches a region placeholder in an op's text, its flags as groups."""
 
 
 class _PlaceholderPrinter(Printer):
@@ -175,7 +166,7 @@ class _PlaceholderPrinter(Printer):
         flags = "-args" if entry is not None and entry.args and not print_entry_block_args else ""
         if not print_block_terminators:
             flags += "-term"
-        self.print_string("{..." + flags + "}")
+        self.print_string(REGION_PLACEHOLDER.replace("}", flags + "}"))
 
 
 def _preset_names(

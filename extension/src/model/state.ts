@@ -1,7 +1,8 @@
 /**
  * The IR at one step, rebuilt from the trace's deltas without parsing MLIR.
  *
- * This mirrors `passviz/trace/replay.py`: the header's `initial` delta creates
+ * This mirrors `passviz/trace/apply.py` (checked against it by the golden
+ * fixtures of `tests/golden.py`): the header's `initial` delta creates
  * the module from nothing, and each step's delta is applied in the same order
  * the Python replayer applies it.  Entries are never mutated in place (an update
  * replaces the entry), so `clone()` is a cheap shallow copy and two steps can be
@@ -166,12 +167,14 @@ export class IRState {
     for (const change of modified) {
       this.modifyOp(change);
     }
-    for (const opId of delta.ops_erased ?? []) {
-      this.eraseOp(opId);
-    }
     this.place(delta.placed ?? []);
     for (const [regionId, blockIds] of Object.entries(delta.region_blocks ?? {})) {
       this.setRegionBlocks(regionId, blockIds);
+    }
+    // Erased last, as `passviz/trace/apply.py` does: an erased op's regions may
+    // have held blocks that now live elsewhere (an inlined scf.execute_region).
+    for (const opId of delta.ops_erased ?? []) {
+      this.eraseOp(opId);
     }
     for (const blockId of delta.blocks_erased ?? []) {
       this.eraseBlock(blockId);

@@ -52,10 +52,21 @@ function readText(text: string): TraceRecord[] {
     return isObject(whole) && whole.record === 'header' ? [whole as unknown as TraceRecord] : readRecords(whole);
   }
   const records: TraceRecord[] = [];
-  text.split('\n').forEach((line, index) => {
-    if (line.trim().length > 0) {
-      records.push(parseJson(line, index + 1) as TraceRecord);
+  const lines = text.split('\n');
+  let last = lines.length - 1;
+  while (last >= 0 && lines[last].trim().length === 0) {
+    last -= 1;
+  }
+  lines.forEach((line, index) => {
+    if (line.trim().length === 0) {
+      return;
     }
+    // A run that was killed leaves its last line cut short: like passviz's
+    // Python reader, keep every record before it (the trace reads as incomplete).
+    if (index === last && index > 0 && tryJson(line) === undefined) {
+      return;
+    }
+    records.push(parseJson(line, index + 1) as TraceRecord);
   });
   return records;
 }

@@ -1,0 +1,103 @@
+/**
+ * The viewer's model against Python's golden fixtures (`tests/golden.py`):
+ * for every trace the test suite records, the IR state, the graph, the IR
+ * lines, each step's label and change counts, and every op's lineage must be
+ * what passviz's pure-data reference says, at every stored step; files cut
+ * mid-line open with the steps completed before the cut, as in Python.
+ *
+ * `tests/test_golden_model.py` writes the fixtures and runs this file with
+ * PASSVIZ_GOLDEN naming their folder; without it there is nothing to check.
+ */
+
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { buildGraph } from '../src/model/graph';
+import { irLines } from '../src/model/irtext';
+import { lineage } from '../src/model/lineage';
+import type { IRState } from '../src/model/state';
+import { stepCounts } from '../src/model/steps';
+import { StateCursor, Trace, TraceError } from '../src/model/trace';
+
+const folder = process.env.PASSVIZ_GOLDEN ?? '';
+const names = folder !== '' && existsSync(folder)
+  ? readdirSync(folder).filter(f => f.endsWith('.expected.json')).map(f => f.slice(0, -'.expected.json'.length))
+  : [];
+
+interface Expected {
+  steps: Array<{
+    step: number;
+    label?: string;
+    counts?: string;
+    state?: Record<string, Record<string, unknown[]>>;
+    graph?: { nodes: unknown[][]; edges: unknown[][] };
+    lines?: string[];
+  }>;
+  lineage: Record<string, unknown[][]>;
+}
+
+function stateOf(state: IRState): Record<string, Record<string, unknown[]>> {
+  const ops: Record<string, unknown[]> = {};
+  for (const o of state.ops.values()) {
+    ops[o.id] = [o.name, o.block, [...o.operands], [...o.results], [...o.successors], [...o.regions], o.text];
+  }
+  const blocks: Record<string, unknown[]> = {};
+  for (const b of state.blocks.values()) {
+    blocks[b.id] = [b.region, [...b.args], b.name, [...b.ops]];
+  }
+  const regions: Record<string, unknown[]> = {};
+  for (const r of state.regions.values()) {
+    regions[r.id] = [r.op, [...r.blocks]];
+  }
+  const values: Record<string, unknown[]> = {};
+  for (const v of state.values.values()) {
+    values[v.id] = [v.type, v.name, v.owner, v.index, v.isArg];
+  }
+  return { ops, blocks, regions, values };
+}
+
+const describeIf = names.length > 0 ? describe : describe.skip;
+
+describeIf('the model against the golden fixtures', () => {
+  test.each(names)('%s: every step means what Python says', name => {
+    const text = readFileSync(join(folder, `${name}.passviz.json`), 'utf8');
+    const expected = JSON.parse(readFileSync(join(folder, `${name}.expected.json`), 'utf8')) as Expected;
+    const trace = Trace.from(text);
+    expect(trace.steps.length).toBe(expected.steps.length - 1);
+    const cursor = new StateCursor(trace);
+    for (const want of expected.steps) {
+      const step = want.step;
+      if (step >= 0) {
+        expect([step, trace.label(step)]).toEqual([step, want.label]);
+        expect([step, stepCounts(trace.steps[step])]).toEqual([step, want.counts]);
+      }
+      if (want.state === undefined) {
+        continue;
+      }
+      const state = cursor.at(step);
+      expect([step, stateOf(state)]).toEqual([step, want.state]);
+      const graph = buildGraph(state);
+      const nodes = [...graph.nodes.values()].map(n => [n.id, n.kind, n.parent, n.label, n.text]);
+      const edges = [...graph.edges.values()].map(e => [e.id, e.kind, e.source, e.target, e.label]);
+      expect([step, { nodes, edges }]).toEqual([step, want.graph]);
+      expect([step, irLines(state).map(l => l.text)]).toEqual([step, want.lines]);
+    }
+    for (const [op, events] of Object.entries(expected.lineage)) {
+      const mine = lineage(trace.steps, op).map(e => [e.step, e.op, e.action, e.by, e.text]);
+      expect([op, mine]).toEqual([op, events]);
+    }
+  });
+
+  const cuts = folder !== '' && existsSync(folder) ? readdirSync(folder).filter(f => f.endsWith('.steps')) : [];
+  test.each(cuts)('%s: a cut file opens as Python opens it', file => {
+    const steps = Number(readFileSync(join(folder, file), 'utf8'));
+    const text = readFileSync(join(folder, file.replace(/\.steps$/, '.passviz.json')), 'utf8');
+    if (steps < 0) {
+      expect(() => Trace.from(text)).toThrow(TraceError);
+      return;
+    }
+    const trace = Trace.from(text);
+    expect(trace.status).toBe('incomplete');
+    expect(trace.steps.length).toBe(steps);
+  });
+});

@@ -1,0 +1,399 @@
+"""What a trace means, as plain data: the IR at a step, rebuilt from deltas alone.
+
+``apply_delta`` is the reference for the IR state at any step.  It needs no
+xDSL and no dialects: ops, blocks, regions and values are records keyed by
+their stable ids, and an op's text is the one the trace recorded.  The
+header's ``initial`` delta applied to an empty state gives the initial IR.
+The viewer's model (``extension/src/model/state.ts``) mirrors this module,
+and the golden fixtures (``tests/golden.py``) check that it does, at every
+step of every trace the test suite records.  ``passviz.trace.replay`` applies
+the same deltas, in the same order, to live xDSL IR.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+
+from passviz.trace.model import Delta, InitialState, OpChange, OpInfo, Placement, ValueInfo
+
+REGION_PLACEHOLDER = "{...}"
+"""What an op's text shows for each of its regions.
+
+A placeholder may carry flags before its closing brace: ``-args`` when the
+op's header already shows the entry block's arguments (a function's
+signature, a loop's induction variable), so the entry block gets no label of
+its own, and ``-term`` when the op's syntax leaves its blocks' terminators
+out (``scf.for`` without results).  ``{...-args-term}`` has both."""
+
+REGION_PATTERN = re.compile(r"\{\.\.\.(-args)?(-term)?\}")
+"""Matches a region placeholder in an op's text, its flags as groups."""
+
+
+class DeltaError(ValueError):
+    """A delta that does not apply to the state it claims to follow."""
+
+
+@dataclass
+class OpData:
+    """An operation, its links as ids."""
+
+    id: str
+    name: str
+    block: str | None
+    """The block holding the op; None for the root or a detached op."""
+    operands: list[str]
+    results: list[str]
+    successors: list[str]
+    regions: list[str]
+    attrs: dict[str, str]
+    props: dict[str, str]
+    loc: str | None
+    text: str
+    """The op on one line, values named by id, regions as placeholders."""
+
+
+@dataclass
+class BlockData:
+    """A block: its region, arguments and ops in order."""
+
+    id: str
+    region: str | None
+    args: list[str]
+    name: str | None
+    ops: list[str] = field(default_factory=lambda: list[str]())
+
+
+@dataclass
+class RegionData:
+    """A region: the op holding it and its blocks in order."""
+
+    id: str
+    op: str | None
+    blocks: list[str] = field(default_factory=lambda: list[str]())
+
+
+@dataclass
+class ValueData:
+    """An SSA value: an op result or a block argument."""
+
+    id: str
+    type: str
+    name: str | None
+    owner: str
+    """The op (a result) or block (an argument) defining it."""
+    index: int
+    is_arg: bool
+
+
+@dataclass
+class IRData:
+    """The IR at one step, as records keyed by stable ids."""
+
+    root: str
+    """The id of the top-level op."""
+    ops: dict[str, OpData] = field(default_factory=lambda: dict[str, OpData]())
+    blocks: dict[str, BlockData] = field(default_factory=lambda: dict[str, BlockData]())
+    regions: dict[str, RegionData] = field(default_factory=lambda: dict[str, RegionData]())
+    values: dict[str, ValueData] = field(default_factory=lambda: dict[str, ValueData]())
+
+    def op(self, op_id: str) -> OpData:
+        try:
+            return self.ops[op_id]
+        except KeyError:
+            raise DeltaError(f"unknown op {op_id}") from None
+
+    def block(self, block_id: str) -> BlockData:
+        try:
+            return self.blocks[block_id]
+        except KeyError:
+            raise DeltaError(f"unknown block {block_id}") from None
+
+    def walk_ops(self) -> Iterator[str]:
+        """Every op reachable from the root, in IR pre-order (without recursion: IR nests deep)."""
+        if self.root not in self.ops:
+            return
+        stack = [self.root]
+        while stack:
+            op_id = stack.pop()
+            yield op_id
+            children = [
+                child
+                for region in self.ops[op_id].regions
+                for block in (self.regions[region].blocks if region in self.regions else ())
+                for child in (self.blocks[block].ops if block in self.blocks else ())
+            ]
+            stack.extend(reversed(children))
+
+
+def initial_state(initial: InitialState) -> IRData:
+    """The IR before the first step, from the header's ``initial``."""
+    state = IRData(initial["root"])
+    apply_delta(state, initial["delta"])
+    return state
+
+
+def apply_delta(state: IRData, delta: Delta) -> None:
+    """Apply one step's delta to ``state``, in the order ``passviz.trace.replay`` applies it."""
+    for info in delta.get("blocks_created", ()):
+        _create_block(state, info["id"], info["args"], info.get("name"))
+    created = delta.get("ops_created", ())
+    for info in created:
+        _create_op(state, info)
+    modified = delta.get("ops_modified", ())
+    for change in modified:
+        if "results" in change:
+            _set_results(state, change["id"], change["results"])
+    for block_id, args in delta.get("block_args", {}).items():
+        _set_block_args(state, block_id, args)
+    for info in created:
+        _check_values(state, info["operands"])
+    for change in modified:
+        _modify_op(state, change)
+    _place(state, delta.get("placed", ()))
+    for region_id, block_ids in delta.get("region_blocks", {}).items():
+        _set_region_blocks(state, region_id, block_ids)
+    # Erased last: an erased op's regions may have held blocks that now live
+    # elsewhere (an inlined scf.execute_region).
+    for op_id in delta.get("ops_erased", ()):
+        _erase_op(state, op_id)
+    for block_id in delta.get("blocks_erased", ()):
+        _erase_block(state, block_id)
+    for block_id, name in delta.get("block_names", {}).items():
+        state.block(block_id).name = name
+    for op_id, text in delta.get("texts", {}).items():
+        if op_id in state.ops:
+            state.ops[op_id].text = text
+
+
+def _register(state: IRData, info: ValueInfo, owner: str, index: int, is_arg: bool) -> None:
+    state.values[info["id"]] = ValueData(info["id"], info["type"], info.get("name"), owner, index, is_arg)
+
+
+def _check_values(state: IRData, ids: Sequence[str]) -> None:
+    for value_id in ids:
+        if value_id not in state.values:
+            raise DeltaError(f"unknown value {value_id}")
+
+
+def _create_block(state: IRData, block_id: str, args: Sequence[ValueInfo], name: str | None) -> None:
+    state.blocks[block_id] = BlockData(block_id, None, [a["id"] for a in args], name)
+    for index, arg in enumerate(args):
+        _register(state, arg, block_id, index, True)
+
+
+def _claim_region(state: IRData, region_id: str, op_id: str) -> None:
+    """Give ``region_id`` to ``op_id``, taking it from the op that held it before."""
+    region = state.regions.get(region_id)
+    if region is not None and region.op is not None and region.op != op_id and region.op in state.ops:
+        holder = state.ops[region.op]
+        holder.regions = [r for r in holder.regions if r != region_id]
+    state.regions[region_id] = RegionData(region_id, op_id, region.blocks if region is not None else [])
+
+
+def _create_op(state: IRData, info: OpInfo) -> None:
+    regions = list(info.get("regions", ()))
+    state.ops[info["id"]] = OpData(
+        id=info["id"],
+        name=info["name"],
+        block=None,
+        operands=list(info["operands"]),
+        results=[r["id"] for r in info["results"]],
+        successors=list(info.get("successors", ())),
+        regions=regions,
+        attrs=dict(info.get("attrs", {})),
+        props=dict(info.get("props", {})),
+        loc=info.get("loc"),
+        text=info["name"],
+    )
+    for region_id in regions:
+        _claim_region(state, region_id, info["id"])
+    for index, result in enumerate(info["results"]):
+        _register(state, result, info["id"], index, False)
+
+
+def _set_results(state: IRData, op_id: str, infos: Sequence[ValueInfo]) -> None:
+    op = state.op(op_id)
+    keep = {i["id"] for i in infos}
+    for old in op.results:
+        if old not in keep:
+            state.values.pop(old, None)
+    for index, info in enumerate(infos):
+        _register(state, info, op_id, index, False)
+    op.results = [i["id"] for i in infos]
+
+
+def _set_block_args(state: IRData, block_id: str, infos: Sequence[ValueInfo]) -> None:
+    block = state.block(block_id)
+    keep = {i["id"] for i in infos}
+    for old in block.args:
+        if old not in keep:
+            state.values.pop(old, None)
+    for index, info in enumerate(infos):
+        _register(state, info, block_id, index, True)
+    block.args = [i["id"] for i in infos]
+
+
+def _modify_op(state: IRData, change: OpChange) -> None:
+    op = state.op(change["id"])
+    if "operands" in change:
+        _check_values(state, change["operands"])
+        op.operands = list(change["operands"])
+    if "successors" in change:
+        op.successors = list(change["successors"])
+    if "attrs" in change:
+        op.attrs = dict(change["attrs"])
+    if "props" in change:
+        op.props = dict(change["props"])
+    if "loc" in change:
+        op.loc = change["loc"]
+    if "regions" in change:
+        keep = {r for r in change["regions"] if r in state.regions}
+        for region_id in op.regions:
+            if region_id not in keep and region_id in state.regions:
+                state.regions[region_id].op = None
+        op.regions = [r for r in op.regions if r in keep]
+
+
+def _detach(state: IRData, op_id: str) -> None:
+    op = state.op(op_id)
+    if op.block is None:
+        return
+    block = state.blocks.get(op.block)
+    if block is not None:
+        block.ops = [o for o in block.ops if o != op_id]
+    op.block = None
+
+
+def _erase_op(state: IRData, op_id: str) -> None:
+    if op_id not in state.ops:
+        raise DeltaError(f"cannot erase unknown op {op_id}")
+    _detach(state, op_id)
+    for result in state.ops[op_id].results:
+        state.values.pop(result, None)
+    del state.ops[op_id]
+
+
+def _place(state: IRData, placements: Sequence[Placement]) -> None:
+    pending = {p["id"]: p for p in placements}
+    for op_id in pending:
+        _detach(state, op_id)
+    waiting: dict[str, list[Placement]] = {}
+    ready: list[Placement] = []
+    for placement in placements:
+        after = placement["after"]
+        if after is not None and after in pending:
+            waiting.setdefault(after, []).append(placement)
+        else:
+            ready.append(placement)
+    placed = 0
+    while ready:
+        placement = ready.pop()
+        _insert(state, placement)
+        placed += 1
+        ready.extend(waiting.pop(placement["id"], ()))
+    if placed != len(placements):
+        raise DeltaError("placements refer to each other in a cycle")
+
+
+def _insert(state: IRData, placement: Placement) -> None:
+    block = state.block(placement["block"])
+    op = state.op(placement["id"])
+    position = 0
+    after = placement["after"]
+    if after is not None:
+        if after not in block.ops:
+            raise DeltaError(
+                f"op {placement['id']} is placed after {after}, which is not in {placement['block']}"
+            )
+        position = block.ops.index(after) + 1
+    block.ops.insert(position, op.id)
+    op.block = block.id
+
+
+def _set_region_blocks(state: IRData, region_id: str, block_ids: Sequence[str]) -> None:
+    region = state.regions.get(region_id) or RegionData(region_id, None)
+    for old in region.blocks:
+        block = state.blocks.get(old)
+        if block is not None and block.region == region_id:
+            block.region = None
+    for block_id in block_ids:
+        block = state.block(block_id)
+        if block.region is not None and block.region != region_id and block.region in state.regions:
+            other = state.regions[block.region]
+            other.blocks = [b for b in other.blocks if b != block_id]
+        block.region = region_id
+    region.blocks = list(block_ids)
+    state.regions[region_id] = region
+
+
+def _erase_block(state: IRData, block_id: str) -> None:
+    block = state.blocks.pop(block_id, None)
+    if block is None:
+        raise DeltaError(f"cannot erase unknown block {block_id}")
+    for arg in block.args:
+        state.values.pop(arg, None)
+    if block.region is not None and block.region in state.regions:
+        region = state.regions[block.region]
+        region.blocks = [b for b in region.blocks if b != block_id]
+
+
+# -- the module as lines ---------------------------------------------------------------
+
+INDENT = "  "
+
+
+@dataclass(frozen=True)
+class IRLine:
+    """A line of the module: its text, indentation included, and its op (None: a block label)."""
+
+    text: str
+    op: str | None
+
+
+def ir_lines(state: IRData) -> list[IRLine]:
+    """The module as lines, each op in its recorded text, regions expanded in place.
+
+    The viewer's ``irLines`` (``extension/src/model/irtext.ts``) is its twin.
+    """
+    lines: list[IRLine] = []
+    # Work items, last first: a line to emit as it is, or (op, depth, region index
+    # to open next); an explicit stack, since IR nests deep.
+    stack: list[IRLine | tuple[str, int, int]] = [(state.root, 0, 0)] if state.root in state.ops else []
+    while stack:
+        item = stack.pop()
+        if isinstance(item, IRLine):
+            lines.append(item)
+            continue
+        op_id, depth, index = item
+        op = state.op(op_id)
+        pad = INDENT * depth
+        if not op.regions:
+            lines.append(IRLine(pad + op.text, op_id))
+            continue
+        parts = REGION_PATTERN.split(op.text)
+        heads = parts[0::3]
+        flags = list(zip(parts[1::3], parts[2::3], strict=True))
+        if index == len(op.regions):
+            tail = heads[index] if len(heads) > index else ""
+            lines.append(IRLine(f"{pad}}}{tail}", op_id))
+            continue
+        head = heads[0] if index == 0 else "}" + (heads[index] if index < len(heads) else ", ")
+        lines.append(IRLine(pad + head + "{", op_id))
+        args_in_header, hide_terminators = flags[index] if index < len(flags) else (None, None)
+        region = state.regions.get(op.regions[index])
+        blocks = region.blocks if region is not None else []
+        work: list[IRLine | tuple[str, int, int]] = []
+        for block_index, block_id in enumerate(blocks):
+            block = state.block(block_id)
+            shown = block.args if block_index > 0 or not args_in_header else []
+            if block_index > 0 or shown or len(blocks) > 1:
+                types = [state.values[a].type if a in state.values else "?" for a in shown]
+                args = ", ".join(f"%{a} : {t}" for a, t in zip(shown, types, strict=True))
+                work.append(IRLine(f"{pad}^{block_id}{f'({args})' if args else ''}:", None))
+            ops = block.ops[:-1] if hide_terminators else block.ops
+            work.extend((child, depth + 1, 0) for child in ops)
+        stack.append((op_id, depth, index + 1))
+        stack.extend(reversed(work))
+    return lines
