@@ -140,8 +140,8 @@ def recorded_traces() -> dict[str, Callable[[], Trace]]:
     from tests.triton_oracle import triton_missing
 
     if triton_missing() is None:
-        from tests.triton_oracle import frontend_ir
         from tests.triton_kernels import KERNELS
+        from tests.triton_oracle import frontend_ir
 
         for kernel in KERNELS:
             traces[f"make-ttir-{kernel}"] = lambda kernel=kernel: record(frontend_ir(kernel), "make-ttir").trace

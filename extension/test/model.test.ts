@@ -95,7 +95,7 @@ describe('reading traces', () => {
   });
 
   test('bad input gets a clear error', () => {
-    expect(() => Trace.from('{"record": "header"}\nnot json')).toThrow(/line 2: not JSON/);
+    expect(() => Trace.from('{"record": "header"}\nnot json\n{"index": 0}')).toThrow(/line 2: not JSON/);
     expect(() => Trace.from([{ record: 'nope' }])).toThrow(/not a passviz trace/);
     const old = header();
     delete old.initial;
