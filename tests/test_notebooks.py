@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import nbformat
 import pytest
@@ -16,6 +17,7 @@ NOTEBOOKS = sorted(Path(__file__).parents[1].glob("notebooks/*.ipynb"))
 """Every notebook of the repository, in name order."""
 
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+TRACE_MIME = "application/vnd.passviz.trace+json"
 
 
 @cache
@@ -112,16 +114,25 @@ def test_wrap_notebook_shows_the_pass_step_by_step() -> None:
 
     for cell in _tagged(nb, "stepper"):
         bundles = [o.data for o in cell.outputs if o.output_type == "execute_result"]
-        assert len(bundles) == 1 and WIDGET_MIME in bundles[0], "the cell's value is a Stepper widget"
-        assert bundles[0][WIDGET_MIME]["model_id"]
+        assert len(bundles) == 1, "the cell's value is one viewer"
+        assert set(bundles[0]) == {TRACE_MIME, "text/html", "text/plain"}
+        assert bundles[0]["text/html"].startswith('<iframe class="passviz-frame" sandbox="allow-scripts"')
+    first, filtered = (_bundle(cell)[TRACE_MIME]["view"] for cell in _tagged(nb, "stepper"))
+    assert first == {"step": 3, "edges": {"use": False, "branch": True}}
+    assert filtered["steps"] == [2, 10]
     assert "kept: [1, 2, 3, 4, 5, 6, 7, 10, 11, 12, 13, 14, 15, 16]" in _stdout(_tagged(nb, "stepper")[-1])
+
+
+def _bundle(cell: Any) -> dict[str, Any]:
+    return next(o.data for o in cell.outputs if o.output_type == "execute_result")
 
 
 def test_trace_viewer_notebook_emits_the_trace_and_the_widget() -> None:
     nb = _executed(Path(__file__).parents[1] / "notebooks" / "02-trace-viewer.ipynb")
     (display,) = _tagged(nb, "trace-display")
     data = next(o.data for o in display.outputs if "data" in o)
-    trace = data["application/vnd.passviz.trace+json"]
+    assert set(data) == {TRACE_MIME, "text/html", "text/plain"}, "one viewer: the extension's, else the frame"
+    trace = data[TRACE_MIME]
     header = trace["records"][0]
     assert header["record"] == "header" and header["initial"]["root"] == "o0"
     assert len(trace["records"]) > 10

@@ -8,6 +8,7 @@ import type { Message } from '@lumino/messaging';
 import { Widget } from '@lumino/widgets';
 
 import { clear } from './view/dom';
+import { readViewOptions } from './view/options';
 import { TraceViewer } from './view/viewer';
 
 export class TraceRenderer extends Widget implements IRenderMime.IRenderer {
@@ -29,7 +30,7 @@ export class TraceRenderer extends Widget implements IRenderMime.IRenderer {
     const step = this.viewer?.step;
     this.viewer?.dispose();
     clear(this.node);
-    this.viewer = TraceViewer.mount(this.node, data);
+    this.viewer = TraceViewer.mount(this.node, data, readViewOptions(data));
     // A document that is saved again keeps the step the person was on.
     if (this.viewer && step !== undefined && step < this.viewer.trace.steps.length) {
       void this.viewer.setStep(step);

@@ -6,6 +6,7 @@
  * link opens the same step.
  */
 
+import { readViewOptions } from './view/options';
 import { TraceViewer } from './view/viewer';
 
 function stepFromHash(): number | undefined {
@@ -27,8 +28,12 @@ export function boot(): TraceViewer | null {
   }
   const wanted = stepFromHash();
   const viewer = TraceViewer.mount(root, data, {
+    ...readViewOptions(data),
     onStep: step => {
-      history.replaceState(null, '', `#step=${step}`);
+      // In a notebook's sandboxed frame (`about:srcdoc`, no origin) the address cannot change.
+      if (window.location.protocol !== 'about:') {
+        history.replaceState(null, '', `#step=${step}`);
+      }
     }
   });
   if (viewer && wanted !== undefined && wanted >= -1 && wanted < viewer.trace.steps.length) {

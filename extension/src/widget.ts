@@ -7,6 +7,7 @@ import { DOMWidgetModel, DOMWidgetView } from '@jupyter-widgets/base';
 import type { Message } from '@lumino/messaging';
 
 import { clear } from './view/dom';
+import { readViewOptions } from './view/options';
 import { TraceViewer } from './view/viewer';
 
 export const MODULE_NAME = 'passviz';
@@ -25,6 +26,7 @@ export class TraceWidgetModel extends DOMWidgetModel {
       trace: {},
       step: -1,
       selected_op: null,
+      view: {},
       height: '640px'
     };
   }
@@ -50,6 +52,7 @@ export class TraceWidgetView extends DOMWidgetView {
     this.el.style.height = String(this.model.get('height'));
     this.mount();
     this.listenTo(this.model, 'change:trace', this.mount);
+    this.listenTo(this.model, 'change:view', this.mount);
     this.listenTo(this.model, 'change:step', this.followStep);
     this.listenTo(this.model, 'change:selected_op', this.followSelection);
     this.listenTo(this.model, 'change:height', this.followHeight);
@@ -59,6 +62,7 @@ export class TraceWidgetView extends DOMWidgetView {
     this.viewer?.dispose();
     clear(this.el);
     this.viewer = TraceViewer.mount(this.el, this.model.get('trace'), {
+      ...readViewOptions({ view: this.model.get('view') }),
       step: Number(this.model.get('step')),
       selected: (this.model.get('selected_op') as string | null) ?? null,
       onStep: step => {

@@ -26,19 +26,20 @@ from passviz.graph.builders import IRGraph
 from passviz.graph.layout import Position
 
 STATUS_COLORS: dict[str, str] = {
-    "added": "#2ca02c",
-    "modified": "#ff9f1c",
-    "erased": "#d62728",
-    "unchanged": "#c6d4e3",
+    "added": "#dafbe1",
+    "modified": "#fff8c5",
+    "erased": "#ffebe9",
+    "unchanged": "#f6f8fa",
 }
-"""Fill colour of a node (and colour of an edge) by diff status."""
+"""Fill colour of a node by diff status: the viewer's (``extension/src/view/graphview.ts``)."""
 
 STATUS_BORDERS: dict[str, str] = {
-    "added": "#1a6b1a",
-    "modified": "#b36b00",
-    "erased": "#8c1a1b",
-    "unchanged": "#6b7f99",
+    "added": "#1a7f37",
+    "modified": "#bf8700",
+    "erased": "#cf222e",
+    "unchanged": "#8c959f",
 }
+"""Border colour of a node, and colour of an edge, by diff status: the viewer's."""
 
 _SHAPES = {"op": "box", "arg": "ellipse", "block": "box", "region": "hexagon"}
 
@@ -115,7 +116,7 @@ def _node_options(node: str, attrs: dict[str, Any], position: Position | None) -
             "highlight": {"background": "#ffe66d", "border": "#333333"},
         },
         "borderWidth": 1 if status == "unchanged" else 3,
-        "font": {"color": "#ffffff" if status in ("added", "erased") else "#1f2933"},
+        "font": {"color": "#1f2328"},
         "status": status,
     }
     if status == "erased":
@@ -216,7 +217,8 @@ _VIEW_SCRIPT = """<script>
   function show() {
     var el = document.getElementById("mynetwork");
     var w = el.clientWidth || 800, h = el.clientHeight || 500;
-    var scale = Math.min(w / (box[2] - box[0]), h / (box[3] - box[1]), 1.4);
+    // Fit the box, but never below the zoom at which labels stay legible (12 px): pan for the rest.
+    var scale = Math.max(Math.min(w / (box[2] - box[0]), h / (box[3] - box[1]), 1.4), 0.95);
     var center = {x: (box[0] + box[2]) / 2, y: (box[1] + box[3]) / 2};
     network.moveTo({position: center, scale: scale, animation: false});
   }

@@ -1,4 +1,4 @@
-"""Rich display in notebooks: a trace shows as a Stepper, a graph as an offline page."""
+"""Rich display in notebooks: a trace shows in the viewer, one step's graph as a static offline page."""
 
 from __future__ import annotations
 
@@ -8,13 +8,13 @@ from typing import Any
 from passviz.graph.builders import GraphKind
 from passviz.graph.view import DEFAULT_MAX_NODES, StepGraph, TraceView
 from passviz.trace.model import Trace
-from passviz.widget.html import STEPPER_CSS, graph_frame, step_header
-from passviz.widget.stepper import Stepper
+from passviz.widget.html import FIGURE_CSS, graph_frame, step_header
+from passviz.widget.stepper import viewer_bundle
 
 
 def trace_bundle(trace: Trace) -> dict[str, Any]:
-    """What evaluating a trace in a kernel shows: the Stepper, with its static fallbacks."""
-    return Stepper(trace)._repr_mimebundle_()  # pyright: ignore[reportPrivateUsage]
+    """What evaluating a trace in a kernel shows: the viewer (the extension's, else in an iframe)."""
+    return viewer_bundle(trace)
 
 
 @dataclass
@@ -27,7 +27,7 @@ class GraphFigure:
 
     def _repr_html_(self) -> str:
         header = step_header(self.trace, self.drawn.step)
-        return f"<style>{STEPPER_CSS}</style>{header}{graph_frame(self.drawn, self.height)}"
+        return f"<style>{FIGURE_CSS}</style>{header}{graph_frame(self.drawn, self.height)}"
 
 
 def show_graph(

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from html import escape
 from importlib import resources
 from importlib.resources.abc import Traversable
+from typing import Any
 
 from passviz.trace.initial import ensure_initial
 from passviz.trace.model import Trace
@@ -83,14 +84,19 @@ def _inline_style(css: str) -> str:
     return css.replace("</", "<\\/")
 
 
-def standalone_html(trace: Trace) -> str:
-    """The trace in the passviz viewer, as one offline HTML page.
+def standalone_html(trace: Trace, view: dict[str, Any] | None = None) -> str:
+    """The trace in the passviz viewer, as one offline HTML page; ``view`` sets how it opens.
 
-    Raises ``ViewerNotBuiltError`` without the viewer bundle, and
-    ``ReplayError`` for a trace without ``initial`` that cannot be replayed.
+    ``view`` holds the viewer's options (``step``, ``edges``, ``filter``,
+    ``steps``; see ``passviz.widget.stepper``).  Raises ``ViewerNotBuiltError``
+    without the viewer bundle, and ``ReplayError`` for a trace without
+    ``initial`` that cannot be replayed.
     """
     assets = load_viewer_assets()
     ensure_initial(trace)
+    data = trace_mime_data(trace)
+    if view:
+        data["view"] = view
     name = trace.meta["input"] or "trace"
     return (
         "<!doctype html>\n"
@@ -102,7 +108,28 @@ def standalone_html(trace: Trace) -> str:
         f"<style>{_inline_style(assets.css)}</style>\n"
         '</head>\n<body class="passviz-standalone">\n'
         '<div id="passviz-root"></div>\n'
-        f'<script type="application/json" id="passviz-trace">{script_json(trace_mime_data(trace))}</script>\n'
+        f'<script type="application/json" id="passviz-trace">{script_json(data)}</script>\n'
         f"<script>{_inline_script(assets.js)}</script>\n"
         "</body>\n</html>\n"
+    )
+
+
+IFRAME_HEIGHT = "640px"
+"""How tall the viewer is where a notebook shows it in an iframe."""
+
+
+def viewer_iframe(trace: Trace, view: dict[str, Any] | None = None, height: str = IFRAME_HEIGHT) -> str:
+    """The offline viewer page of ``trace`` in a sandboxed ``<iframe srcdoc>``.
+
+    This is a trace's HTML in a notebook: where the passviz extension is not
+    installed (VS Code, Notebook 7 without it, nbviewer, a notebook exported
+    to HTML), the same viewer runs inside the frame, its scripts confined to
+    it (``sandbox="allow-scripts"``: no same origin, no forms, no top
+    navigation) and the page's policy letting nothing load.
+    """
+    page = standalone_html(trace, view)
+    title = escape(f"passviz viewer: {trace.meta['pipeline']} on {trace.meta['input']}")
+    return (
+        f'<iframe class="passviz-frame" sandbox="allow-scripts" title="{title}" '
+        f'style="width: 100%; height: {escape(height)}; border: 0" srcdoc="{escape(page)}"></iframe>'
     )

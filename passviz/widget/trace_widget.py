@@ -51,6 +51,8 @@ class TraceWidget(widgets.DOMWidget):
     """The step shown: -1 is the initial IR, then 0 to the number of steps - 1."""
     selected_op = traitlets.Unicode(None, allow_none=True).tag(sync=True)
     """The op whose details are shown (``o12``), or None."""
+    view = traitlets.Dict().tag(sync=True)
+    """How the viewer opens: which edges it draws, which steps it offers (``Stepper.view_options``)."""
     height = traitlets.Unicode("640px").tag(sync=True)
     """The CSS height of the view."""
 

@@ -138,6 +138,8 @@ export class Timeline {
   private readonly count: HTMLElement;
   private readonly index: StepIndex;
   private visible: number[] = [-1];
+  /** The only steps offered, when a filter chosen in Python restricts them. */
+  private allowed: Set<number> | null = null;
   private current: HTMLElement | null = null;
   private currentStep = -1;
 
@@ -230,6 +232,12 @@ export class Timeline {
   /** The steps the filters show, in order (the initial IR, -1, always). */
   visibleSteps(): number[] {
     return this.visible;
+  }
+
+  /** Offer only `steps` (null: every step), on top of the filters. */
+  restrict(steps: number[] | null): void {
+    this.allowed = steps === null ? null : new Set(steps);
+    this.applyFilter();
   }
 
   setFilter(filter: Partial<TimelineFilter>): void {
@@ -325,7 +333,8 @@ export class Timeline {
     for (const group of this.groups) {
       let any = false;
       for (const index of group.steps) {
-        const match = stepMatches(this.trace.steps[index], filter, this.index);
+        const match =
+          (this.allowed === null || this.allowed.has(index)) && stepMatches(this.trace.steps[index], filter, this.index);
         this.rows.get(index)!.hidden = !match;
         if (match) {
           visible.push(index);
@@ -339,7 +348,8 @@ export class Timeline {
     }
     this.visible = visible;
     this.foldRuns();
-    this.count.textContent = `${visible.length - 1} of ${this.trace.steps.length} steps`;
+    const chosen = this.allowed === null ? '' : ` (${this.allowed.size} chosen in Python)`;
+    this.count.textContent = `${visible.length - 1} of ${this.trace.steps.length} steps${chosen}`;
   };
 
   /** Fold runs of visible bookkeeping steps into one row each. */

@@ -31,6 +31,8 @@ export interface ViewerOptions {
   filter?: Partial<TimelineFilter>;
   /** Which edges to draw to start with. */
   edges?: Partial<EdgeFilter>;
+  /** Only these steps are offered (a filter applied in Python); the others stay hidden. */
+  steps?: number[];
   /** Called when the person moves to another step. */
   onStep?: (step: number) => void;
   /** Called when the person selects an op (or clears the selection). */
@@ -129,6 +131,9 @@ export class TraceViewer {
     this.selected = options.selected ?? null;
     Object.assign(this.edgeFilter, options.edges ?? {});
     this.timeline = new Timeline(this.trace, step => this.go(step, true));
+    if (options.steps) {
+      this.timeline.restrict(options.steps);
+    }
     if (options.filter) {
       this.timeline.setFilter(options.filter);
     }
@@ -174,7 +179,8 @@ export class TraceViewer {
     this.node.addEventListener('keydown', this.onKey);
     this.node.addEventListener('keyup', this.onKeyUp);
     this.node.addEventListener('click', this.onClick);
-    this.go(options.step ?? -1, false);
+    const first = options.step ?? -1;
+    this.go(Number.isInteger(first) && first >= -1 && first < this.trace.steps.length ? first : -1, false);
   }
 
   /** A viewer for `data` in `host`; a trace that cannot be read shows its error instead. */
