@@ -218,7 +218,24 @@ def test_matmul_tt_dot_step(artifacts: Path, tmp_path: Path) -> None:
     dot = long_traces.first_step(trace, creates="tt.dot")
     assert trace.steps[dot].name == "CombineBroadcastMulReducePattern"
     steps = [-1, dot, len(trace.steps) - 1]
-    results = _drive(trace, "matmul-by-sum", [*_steps_plan("matmul-by-sum", steps), *_filter_plan("tt.dot")], artifacts)
+    assert trace.initial is not None
+    # the broadcast product the pattern folds into the tt.dot, located in the kernel's own file
+    product = next(
+        i["id"]
+        for i in trace.initial["delta"]["ops_created"]
+        if i["name"] == "arith.mulf" and "matmul_by_sum.py" in i.get("loc", "")
+    )
+    source = [
+        {"goto": dot - 1},
+        {"click": f'.pv-line[data-op="{product}"]'},
+        {"text": ".pv-source-current", "as": "source-line"},
+        {"shot": "matmul-by-sum-source"},
+    ]
+    results = _drive(
+        trace, "matmul-by-sum", [*_steps_plan("matmul-by-sum", steps), *source, *_filter_plan("tt.dot")], artifacts
+    )
+    # the product is located where the kernel's source multiplies and reduces
+    assert "tl.sum(a[:, :, None] * b[None, :, :], axis=1)" in results["source-line"]
     for step in steps:
         check_view(results[f"step{step}"], step)
         text = results[f"step{step}"]["irText"]

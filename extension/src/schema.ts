@@ -105,6 +105,8 @@ export interface HeaderRecord {
   version: 1;
   meta: TraceMeta;
   initial_ir: string;
+  /** The source files the IR's locations name, by file name, as read at record time. */
+  sources?: Record<string, string>;
   initial?: InitialState;
 }
 

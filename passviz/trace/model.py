@@ -233,6 +233,8 @@ class Trace:
     """The IR before the first step as a delta, for viewers that do not parse MLIR.
 
     Older trace files lack it; ``passviz.trace.initial.ensure_initial`` computes it by replay."""
+    sources: dict[str, str] = field(default_factory=lambda: dict[str, str]())
+    """The source files the IR's locations name, by file name, as read at record time."""
     steps: list[Step] = field(default_factory=lambda: list[Step]())
     """The recorded steps, in order."""
     status: TraceStatus = "incomplete"

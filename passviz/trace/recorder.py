@@ -33,6 +33,7 @@ from passviz.trace.initial import initial_state
 from passviz.trace.irtext import print_module
 from passviz.trace.model import Delta, Flag, Step, StepKind, Trace, TraceMeta
 from passviz.trace.shadow import PendingReplacement, Removal, Shadow
+from passviz.trace.sources import read_sources
 from passviz.trace.store import TraceWriter
 
 VerifyEach = Literal["off", "pass", "rewrite"]
@@ -60,6 +61,8 @@ class RecordOptions:
     exact: bool = False
     """Compare the whole module at every step, so that even edits a pattern
     hides from the rewriter land in the step that made them (slower)."""
+    embed_sources: bool = True
+    """Embed the source files the IR's locations name (a Triton kernel's Python), for the viewer."""
 
 
 class PipelineStopped(Exception):
@@ -282,10 +285,12 @@ class Tracer(StepRecorder):
         self.module = module
         self.options = options
         self.shadow = Shadow(module)
+        initial = initial_state(self.shadow)
         self.trace = Trace(
             meta=meta,
             initial_ir=initial_ir if initial_ir is not None else print_module(module),
-            initial=initial_state(self.shadow),
+            initial=initial,
+            sources=read_sources(initial) if options.embed_sources else {},
         )
         self.writer = writer
         self.snapshots: list[str] = [print_module(module)] if options.check else []

@@ -139,6 +139,8 @@ def header_record(trace: Trace) -> dict[str, object]:
     }
     if trace.initial is not None:
         record["initial"] = trace.initial
+    if trace.sources:
+        record["sources"] = trace.sources
     return record
 
 
@@ -285,6 +287,7 @@ def read_trace(
                 meta=cast(TraceMeta, line.record["meta"]),
                 initial_ir=line.record["initial_ir"],
                 initial=cast(InitialState | None, line.record.get("initial")),
+                sources=cast(dict[str, str], line.record.get("sources", {})),
                 context_factory=context_factory,
             )
             continue

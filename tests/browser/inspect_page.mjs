@@ -13,6 +13,7 @@
 //   {check: "aria-label"}        click the checkbox with that aria-label
 //   {inspect: "name"}            record window.passvizViewers[0].inspect() (and the window size)
 //   {shot: "name"}               save a screenshot to ARTIFACTS/name.png
+//   {text: "selector", as: "name"}  record the text of the first element matching (null if none)
 import { chromium } from "playwright-core";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -78,6 +79,11 @@ try {
         })(),
         title: document.querySelector(".pv-title").textContent,
       }));
+      continue;
+    } else if (action.text) {
+      await settle();
+      report.results[action.as] = await page.evaluate(
+        (selector) => document.querySelector(`.pv-viewer ${selector}`)?.textContent ?? null, action.text);
       continue;
     } else if (action.shot) {
       await settle();

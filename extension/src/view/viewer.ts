@@ -21,6 +21,7 @@ import { DetailsPane } from './details';
 import { el } from './dom';
 import { GraphPane, type DrawnNode, type EdgeFilter, type PageBox } from './graphview';
 import { IRPane, type CompareBase } from './irpane';
+import { SourcePane } from './sourcepane';
 import { Timeline, type TimelineFilter } from './timeline';
 
 export interface ViewerOptions {
@@ -107,6 +108,7 @@ export class TraceViewer {
   private readonly graphPane: GraphPane;
   private readonly irPane: IRPane;
   private readonly details: DetailsPane;
+  private readonly source: SourcePane;
   private readonly title: HTMLElement;
   private readonly legend: HTMLElement;
   private readonly graphs = new StepCache<GraphData>(6);
@@ -149,6 +151,7 @@ export class TraceViewer {
       step => this.go(step, true),
       id => this.select(id, true, true)
     );
+    this.source = new SourcePane(this.trace.header.sources ?? {}, op => this.select(op, true, true));
     this.title = el('div', { className: 'pv-title' });
     this.legend = el('div', { className: 'pv-legend' }, [
       el('span', { className: 'pv-key pv-key-added', text: 'added' }),
@@ -168,7 +171,7 @@ export class TraceViewer {
         el('div', { className: 'pv-body' }, [
           this.timeline.node,
           el('div', { className: 'pv-center' }, [this.graphPane.node, this.legend]),
-          el('div', { className: 'pv-side' }, [this.irPane.node, this.details.node])
+          el('div', { className: 'pv-side' }, [this.irPane.node, this.source.node, this.details.node])
         ])
       ]
     );
@@ -208,6 +211,7 @@ export class TraceViewer {
     this.timeline.dispose();
     this.irPane.dispose();
     this.details.dispose();
+    this.source.dispose();
     this.graphPane.dispose();
     this.node.remove();
   }
@@ -535,6 +539,7 @@ export class TraceViewer {
     this.irPane.select(this.selected);
     const history = this.selected !== null ? lineage(this.trace.steps, this.selected) : [];
     this.details.render(record, record ? this.trace.passNames[step] : '', after, before, this.selected, history);
+    this.source.show(after, this.selected);
     const centre = this.centreSelection && this.selected !== null;
     this.centreSelection = false;
     const drawn = this.graphPane.render(

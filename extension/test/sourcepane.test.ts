@@ -1,0 +1,51 @@
+/**
+ * The source pane on a trace that carries its kernel's source: the selected
+ * op's line is highlighted, and a click on a line selects the ops located
+ * there, one after the other.
+ */
+
+import { SourcePane, sourceLine } from '../src/view/sourcepane';
+import { StateCursor, Trace } from '../src/model/trace';
+import { header, steps } from './fixture';
+
+const SOURCE = 'def f(a):\n    b = a + a\n    return b\n';
+
+function trace(): Trace {
+  const head = header();
+  head.sources = { 'f.mlir': SOURCE };
+  return new Trace([head, ...steps()]);
+}
+
+test('a location names its file and line, inside fused and call-site locations too', () => {
+  expect(sourceLine('loc("f.mlir":3:5)')).toEqual({ file: 'f.mlir', line: 3 });
+  expect(sourceLine('loc(callsite("k.py":12:8 at "k.py":40:2))')).toEqual({ file: 'k.py', line: 12 });
+  // a library's callee first, the kernel's call second: the kernel's line when asked for
+  const call = 'loc(callsite("standard.py":293:11 at "kernel.py":11:8))';
+  expect(sourceLine(call)).toEqual({ file: 'standard.py', line: 293 });
+  expect(sourceLine(call, 'kernel.py')).toEqual({ file: 'kernel.py', line: 11 });
+  expect(sourceLine('loc(unknown)')).toBeNull();
+  expect(sourceLine(null)).toBeNull();
+});
+
+test('the selected op\'s line is highlighted; clicking a line selects its ops', () => {
+  const t = trace();
+  const picked: string[] = [];
+  const pane = new SourcePane(t.header.sources ?? {}, op => picked.push(op));
+  document.body.appendChild(pane.node);
+  const state = new StateCursor(t).at(-1);
+  pane.show(state, 'o2'); // arith.addi at f.mlir:3
+  expect(pane.node.hidden).toBe(false);
+  const current = pane.node.querySelector('.pv-source-current');
+  expect(current?.getAttribute('data-line')).toBe('3');
+  expect(current?.textContent).toBe('3    return b');
+  pane.node.querySelector<HTMLElement>('[data-line="3"]')!.click();
+  expect(picked).toEqual(['o2']);
+  pane.node.querySelector<HTMLElement>('[data-line="1"]')!.click(); // no op there
+  expect(picked).toEqual(['o2']);
+  pane.dispose();
+});
+
+test('a trace without sources has no source pane', () => {
+  const pane = new SourcePane({}, () => undefined);
+  expect(pane.node.hidden).toBe(true);
+});
