@@ -222,19 +222,18 @@ export class IRPane {
       this.appendText(into, line.text);
       return;
     }
+    // Words are diffed as shown (values by name): a word diff splits `%v12` at its `%`.
+    const shown = (text: string): string => text.replace(VALUE, (whole, id: string) => {
+      const name = this.names.get(id);
+      return name === undefined ? whole : `%${name}`;
+    });
     const [from, to] = line.status === 'added' ? [line.partner, line.text] : [line.text, line.partner];
-    for (const part of diffWordsWithSpace(from, to)) {
+    for (const part of diffWordsWithSpace(shown(from), shown(to))) {
       if (line.status === 'added' ? part.removed : part.added) {
         continue;
       }
       const changed = line.status === 'added' ? part.added : part.removed;
-      if (changed) {
-        const span = el('span', { className: 'pv-word-changed' });
-        this.appendText(span, part.value);
-        into.appendChild(span);
-      } else {
-        this.appendText(into, part.value);
-      }
+      into.appendChild(el('span', { className: changed ? 'pv-word-changed' : '', text: part.value }));
     }
   }
 
