@@ -1,16 +1,20 @@
-// Times passviz's standalone viewer page in Debian's headless Chromium:
-// opening it (navigation to the first drawn step) and stepping with →
-// (key press to the step drawn and painted).  Prints JSON.
+// Times passviz's standalone viewer page in Debian's headless Chromium.  Prints JSON.
 //
-//   node viewer_page.mjs PAGE.html STEPS
+//   node viewer_page.mjs PAGE.html open
+//   node viewer_page.mjs PAGE.html step N      N presses of → (one at a time)
+//   node viewer_page.mjs PAGE.html jump N      N jumps to random steps (goto)
+//   node viewer_page.mjs PAGE.html scrub S     → held down for S seconds (key repeat at 30 Hz)
+//
+// A step counts as drawn when the viewer has drawn it and the browser has
+// painted the next frame; the camera's glide to the change goes on after.
 import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
 import { resolve } from "node:path";
 
 const require = createRequire(resolve("tests/browser/package.json"));
 const { chromium } = require("playwright-core");
-const [pagePath, stepsArg] = process.argv.slice(2);
-const steps = Number(stepsArg || 40);
+const [pagePath, mode, countArg] = process.argv.slice(2);
+const count = Number(countArg || 40);
 
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
@@ -22,24 +26,71 @@ const errors = [];
 page.on("pageerror", (e) => errors.push(String(e)));
 const start = Date.now();
 await page.goto(pathToFileURL(pagePath).href);
-await page.waitForSelector('.pv-viewer[data-rendered="-1"]', { timeout: 120000 });
+await page.waitForSelector('.pv-viewer[data-rendered="-1"]', { timeout: 300000 });
 await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
 const open = (Date.now() - start) / 1000;
-const nodes = await page.evaluate(() => document.querySelector(".pv-viewer").passvizViewer.drawnNodes().length);
-await page.click(".pv-title");
-const latencies = [];
-for (let i = 0; i < steps; i++) {
-  const ms = await page.evaluate(() => new Promise((done) => {
-    const viewer = document.querySelector(".pv-viewer");
-    const before = viewer.dataset.rendered;
-    const t0 = performance.now();
-    viewer.dispatchEvent(new KeyboardEvent("keydown", { key: "ArrowRight", bubbles: true }));
-    viewer.passvizViewer.rendered.then(() => requestAnimationFrame(() => {
-      done(viewer.dataset.rendered === before ? -1 : performance.now() - t0);
+const result = { open, errors };
+result.nodes = await page.evaluate(() => window.passvizViewers[0].drawnNodes().length);
+result.steps = await page.evaluate(() => window.passvizViewers[0].stepCount);
+
+if (mode === "step") {
+  result.latencies = [];
+  for (let i = 0; i < count; i++) {
+    const ms = await page.evaluate(() => new Promise((done) => {
+      const viewer = document.querySelector(".pv-viewer");
+      const before = viewer.dataset.rendered;
+      const t0 = performance.now();
+      viewer.dispatchEvent(new KeyboardEvent("keydown", { key: "ArrowRight", bubbles: true }));
+      requestAnimationFrame(() => done(viewer.dataset.rendered === before ? -1 : performance.now() - t0));
     }));
-  }));
-  if (ms < 0) break;
-  latencies.push(ms);
+    if (ms < 0) break;
+    result.latencies.push(ms);
+    await page.evaluate(() => window.passvizViewers[0].rendered);
+  }
+} else if (mode === "jump") {
+  result.latencies = [];
+  let seed = 12345;
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  for (let i = 0; i < count; i++) {
+    const target = Math.floor(random() * result.steps);
+    const ms = await page.evaluate((step) => new Promise((done) => {
+      const viewer = window.passvizViewers[0];
+      const t0 = performance.now();
+      void viewer.goto(step);
+      requestAnimationFrame(() => done(viewer.node.dataset.rendered === String(step) ? performance.now() - t0 : -1));
+    }), target);
+    result.latencies.push(ms);
+    await page.evaluate(() => window.passvizViewers[0].rendered);
+  }
+} else if (mode === "scrub") {
+  Object.assign(result, await page.evaluate((seconds) => new Promise((done) => {
+    const viewer = document.querySelector(".pv-viewer");
+    const first = Number(viewer.dataset.rendered);
+    const gaps = [];
+    let last = performance.now();
+    let holding = true;
+    const frame = (now) => {
+      gaps.push(now - last);
+      last = now;
+      if (holding) requestAnimationFrame(frame);
+    };
+    requestAnimationFrame(frame);
+    const timer = setInterval(() => {
+      viewer.dispatchEvent(new KeyboardEvent("keydown", { key: "ArrowRight", bubbles: true, repeat: true }));
+    }, 1000 / 30);
+    setTimeout(() => {
+      clearInterval(timer);
+      holding = false;
+      viewer.dispatchEvent(new KeyboardEvent("keyup", { key: "ArrowRight", bubbles: true }));
+      gaps.sort((a, b) => a - b);
+      done({
+        pressed: Math.round(seconds * 30),
+        advanced: Number(viewer.dataset.rendered) - first,
+        frames: gaps.length,
+        frameGapP95: gaps[Math.floor(0.95 * (gaps.length - 1))],
+      });
+    }, seconds * 1000);
+  }), count));
 }
 await browser.close();
-process.stdout.write(JSON.stringify({ open, nodes, latencies, errors }));
+process.stdout.write(JSON.stringify(result));
