@@ -7,6 +7,7 @@ import { diffLines, irLines } from '../src/model/irtext';
 import { StructureLayout } from '../src/model/layout';
 import { layoutProblems } from './invariants';
 import { lineage } from '../src/model/lineage';
+import { shownValue } from '../src/view/details';
 import { ReplayError } from '../src/model/state';
 import { stepCounts, stepLabel } from '../src/model/steps';
 import { StateCursor, Trace, readRecords } from '../src/model/trace';
@@ -274,5 +275,14 @@ describe('lineage and the timeline filter', () => {
     expect(isBookkeeping({ ...t.steps[1], name: 'fold' })).toBe(false);
     expect(isBookkeeping({ ...t.steps[1], name: 'fold', delta: {} })).toBe(true);
     expect(isBookkeeping({ ...t.steps[1], name: 'erase-dead-op', flag: { kind: 'exception', message: 'x' } })).toBe(false);
+  });
+});
+
+describe('attribute values as the IR prints them', () => {
+  test('an enum the op spells by name shows its name', () => {
+    const text = '%v88 = tt.dot %v35, %v57, %v5, inputPrecision = tf32 : tensor<16x16xf32> * tensor<16x16xf32> -> tensor<16x16xf32>';
+    expect(shownValue(text, 'inputPrecision', '0 : i32')).toBe('tf32  (0 : i32)');
+    expect(shownValue('%v3 = tt.expand_dims %v1 {axis = 1 : i32} : tensor<16xi32>', 'axis', '1 : i32')).toBe('1 : i32');
+    expect(shownValue('%v3 = arith.cmpi slt, %v1, %v2 : i32', 'predicate', '2 : i64')).toBe('2 : i64');
   });
 });

@@ -18,6 +18,21 @@ function section(title: string, ...children: Array<Node | null>): HTMLElement {
   return el('section', { className: 'pv-section' }, [el('h4', { text: title }), ...children]);
 }
 
+/**
+ * An attribute's value as the op's own syntax prints it.  The trace keeps
+ * attributes in generic form, where an enum is its number (`0 : i32`); when
+ * the op's text spells it `name = word` (`inputPrecision = tf32`), the word is
+ * what a compiler person reads, with the stored form after it.
+ */
+export function shownValue(text: string, name: string, value: string): string {
+  const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const match = new RegExp(`(?:^|[\\s,{(<])${escaped} = ([A-Za-z_][\\w.]*)(?=$|[\\s,}>)])`).exec(text);
+  if (!match || match[1] === value) {
+    return value;
+  }
+  return `${match[1]}  (${value})`;
+}
+
 /** A label for an id in `state`: `o12 arith.addi`, `^b3`, `%v7`. */
 export function describe(state: IRState, id: string): string {
   const op = state.ops.get(id);
@@ -109,7 +124,7 @@ export class DetailsPane {
     }
     const attrs = el('table', { className: 'pv-table' });
     for (const [name, value] of [...Object.entries(op.props), ...Object.entries(op.attrs)]) {
-      attrs.appendChild(row(name, value));
+      attrs.appendChild(row(name, shownValue(op.text, name, value)));
     }
     const values = el('table', { className: 'pv-table' });
     op.results.forEach((v, i) => values.appendChild(row(`result ${i}`, `%${v} : ${state.values.get(v)?.type ?? '?'}`)));
