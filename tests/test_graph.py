@@ -13,7 +13,7 @@ import pytest
 
 from passviz.graph.builders import GRAPH_KINDS, GraphKind, IRGraph, build_graph, successor_operands
 from passviz.graph.diff import DiffRow, step_graph, step_ir_diff, text_diff
-from passviz.graph.export import graph_schema, offline_html, strip_external, to_dot, to_pyvis
+from passviz.graph.export import STATUS_COLORS, graph_schema, offline_html, strip_external, to_dot, to_pyvis
 from passviz.graph.focus import focus
 from passviz.graph.layout import LayoutMemory
 from passviz.graph.state import TraceStates
@@ -434,7 +434,7 @@ def test_dot_export_parses_and_keeps_labels_and_status(seed_states: TraceStates)
     nodes = {n.get_name(): n for n in parsed[0].get_nodes() if n.get_name() not in ("node", "graph", "edge")}
     assert set(nodes) == set(graph.nodes)
     assert nodes["o3"].get("style") == '"filled,dashed"'  # the erased return
-    assert nodes["o4"].get("fillcolor") == '"#ff9f1c"'
+    assert nodes["o4"].get("fillcolor") == f'"{STATUS_COLORS["modified"]}"'
     assert "tt.return %v6 : i32" in nodes["o4"].get("tooltip")
 
 

@@ -146,7 +146,7 @@ def _erased_names(text: str) -> list[str]:
     for step in steps:
         assert step.root is not None and step.root in step.delta["ops_erased"]
         text_of_root = step.delta["texts"][step.root]
-        match = re.search(r'sym_name = "([^"]+)"', text_of_root)
+        match = re.search(r"@([\w.$-]+)", text_of_root)  # tt.func private @name(...)
         assert match is not None, text_of_root
         names.append(match.group(1))
     return names
