@@ -64,11 +64,17 @@ export function leafIds(nodes: Iterable<Pick<GraphNode, 'id' | 'parent'>>): stri
 
 type LayoutNode = Pick<GraphNode, 'id' | 'kind' | 'parent' | 'label'>;
 
-/** Lay out `node` with its top-left corner at the origin; `place` shifts it into position. */
+/** A node laid out with its top-left corner at the origin, and what it holds, placed relative to that corner. */
 interface Laid {
+  id: string;
   size: Size;
-  /** Top-left corners of the node and everything inside it, relative to the node's own corner. */
-  corners: Array<[string, number, number, Size]>;
+  placed: Array<[Laid, number, number]>;
+}
+
+/** Laid-out children and the size of the area they cover. */
+interface Area {
+  size: Size;
+  placed: Array<[Laid, number, number]>;
 }
 
 /**
@@ -107,36 +113,37 @@ export class StructureLayout {
       const kids = this.collapsed.has(node.id) ? [] : children.get(node.id) ?? [];
       if (kids.length === 0) {
         const size = nodeSize(node.kind === 'op' || node.kind === 'arg' ? node : { kind: 'box', label: node.label });
-        return { size, corners: [[node.id, 0, 0, size]] };
+        return { id: node.id, size, placed: [] };
       }
       const inner = node.kind === 'block' ? this.layBlock(node.id, kids, lay) : layStack(kids, lay, kids.some(k => k.kind === 'region'));
       const size = {
         width: Math.max(inner.size.width, nodeSize({ kind: 'box', label: node.label }).width - BOX_PADDING.side * 2) + BOX_PADDING.side * 2,
         height: inner.size.height + BOX_PADDING.top + BOX_PADDING.side
       };
-      const corners: Laid['corners'] = [[node.id, 0, 0, size]];
-      for (const [id, x, y, s] of inner.corners) {
-        corners.push([id, x + BOX_PADDING.side, y + BOX_PADDING.top, s]);
+      const placed: Laid['placed'] = inner.placed.map(([laid, x, y]) => [laid, x + BOX_PADDING.side, y + BOX_PADDING.top]);
+      return { id: node.id, size, placed };
+    };
+    const place = (laid: Laid, x: number, y: number): void => {
+      const node = nodes.get(laid.id)!;
+      const holds = (children.get(laid.id)?.length ?? 0) > 0;
+      const collapsed = this.collapsed.has(laid.id) && holds;
+      frames.set(laid.id, {
+        x: x + laid.size.width / 2,
+        y: y + laid.size.height / 2,
+        width: laid.size.width,
+        height: laid.size.height,
+        box: (holds && !collapsed) || (node.kind !== 'op' && node.kind !== 'arg'),
+        depth: 1,
+        ...(collapsed ? { hidden: hiddenCount(laid.id) } : {})
+      });
+      for (const [child, dx, dy] of laid.placed) {
+        place(child, x + dx, y + dy);
       }
-      return { size, corners };
     };
     let left = 0;
     for (const top of children.get(null) ?? []) {
       const laid = lay(top);
-      for (const [id, x, y, size] of laid.corners) {
-        const node = nodes.get(id)!;
-        const holds = !this.collapsed.has(id) && (children.get(id)?.length ?? 0) > 0;
-        const box = holds || (node.kind !== 'op' && node.kind !== 'arg');
-        frames.set(id, {
-          x: left + x + size.width / 2,
-          y: y + size.height / 2,
-          width: size.width,
-          height: size.height,
-          box,
-          depth: 1,
-          ...(this.collapsed.has(id) && (children.get(id)?.length ?? 0) > 0 ? { hidden: hiddenCount(id) } : {})
-        });
-      }
+      place(laid, left, 0);
       left += laid.size.width + GAP * 4;
     }
     for (const node of nodes.values()) {
@@ -150,15 +157,15 @@ export class StructureLayout {
   }
 
   /** A block: its arguments in a row, then its ops in program order, wrapped into columns. */
-  private layBlock(blockId: string, kids: LayoutNode[], lay: (node: LayoutNode) => Laid): Laid {
+  private layBlock(blockId: string, kids: LayoutNode[], lay: (node: LayoutNode) => Laid): Area {
     const args = kids.filter(k => k.kind === 'arg');
     const ops = kids.filter(k => k.kind !== 'arg');
-    const corners: Laid['corners'] = [];
+    const placed: Laid['placed'] = [];
     let rowX = 0;
     let rowHeight = 0;
     for (const arg of args) {
       const laid = lay(arg);
-      shift(corners, laid, rowX, 0);
+      placed.push([laid, rowX, 0]);
       rowX += laid.size.width + GAP / 2;
       rowHeight = Math.max(rowHeight, laid.size.height);
     }
@@ -172,7 +179,7 @@ export class StructureLayout {
       let y = top;
       let columnWidth = 0;
       for (const laid of laidOps.slice(start, start + length)) {
-        shift(corners, laid, columnX, y);
+        placed.push([laid, columnX, y]);
         y += laid.size.height + GAP;
         columnWidth = Math.max(columnWidth, laid.size.width);
       }
@@ -180,7 +187,7 @@ export class StructureLayout {
       columnX += columnWidth + GAP * 3;
     }
     width = Math.max(width, columnX - GAP * 3);
-    return { size: { width, height }, corners };
+    return { size: { width, height }, placed };
   }
 
   /**
@@ -192,7 +199,7 @@ export class StructureLayout {
   private columnLength(blockId: string, ops: Laid[]): number {
     const count = ops.length;
     const kept = this.columns.get(blockId);
-    const boxes = ops.filter(o => o.corners.length > 1).length;
+    const boxes = ops.filter(o => o.placed.length > 0).length;
     if (kept !== undefined && count <= kept * kept * 2 && count * 4 >= kept * kept) {
       return kept;
     }
@@ -210,32 +217,26 @@ export class StructureLayout {
 }
 
 /** Children stacked down (blocks of a region) or across (regions of an op). */
-function layStack(kids: LayoutNode[], lay: (node: LayoutNode) => Laid, across: boolean): Laid {
-  const corners: Laid['corners'] = [];
+function layStack(kids: LayoutNode[], lay: (node: LayoutNode) => Laid, across: boolean): Area {
+  const placed: Laid['placed'] = [];
   let offset = 0;
   let width = 0;
   let height = 0;
   for (const kid of kids) {
     const laid = lay(kid);
     if (across) {
-      shift(corners, laid, offset, 0);
+      placed.push([laid, offset, 0]);
       offset += laid.size.width + GAP * 2;
       width = offset - GAP * 2;
       height = Math.max(height, laid.size.height);
     } else {
-      shift(corners, laid, 0, offset);
+      placed.push([laid, 0, offset]);
       offset += laid.size.height + GAP * 2;
       height = offset - GAP * 2;
       width = Math.max(width, laid.size.width);
     }
   }
-  return { size: { width, height }, corners };
-}
-
-function shift(into: Laid['corners'], laid: Laid, dx: number, dy: number): void {
-  for (const [id, x, y, size] of laid.corners) {
-    into.push([id, x + dx, y + dy, size]);
-  }
+  return { size: { width, height }, placed };
 }
 
 /** The kinds drawn as boxes around others. */

@@ -474,8 +474,16 @@ export class TraceViewer {
     if (diff.nodes.size <= COLLAPSE_ABOVE) {
       return;
     }
-    for (const node of diff.nodes.values()) {
-      if (node.kind === 'box' && FUNCTION_OP.test(state.ops.get(node.id)?.name ?? '') && !keep.has(node.id)) {
+    const functions = [...diff.nodes.values()].filter(
+      node => node.kind === 'box' && FUNCTION_OP.test(state.ops.get(node.id)?.name ?? '')
+    );
+    // With one function nothing is unrelated; with none touched yet, the first stays open.
+    const open = functions.some(f => keep.has(f.id)) ? keep : new Set([functions[0]?.id]);
+    if (functions.length < 2) {
+      return;
+    }
+    for (const node of functions) {
+      if (!open.has(node.id)) {
         this.layout.collapsed.add(node.id);
         this.autoCollapsed.add(node.id);
       }
