@@ -185,14 +185,9 @@ def ir_diff(before: IRState, after: IRState, *, context: int = 3) -> list[DiffRo
     """The diff of two states' IR, values and blocks named by their stable ids.
 
     Stable names make renumbering impossible, so every changed line is a real
-    change.  If a module could not be printed that way, the positional text
-    is compared with names blanked instead.
+    change.
     """
-    if before.id_text and after.id_text:
-        return text_diff(before.id_text, after.id_text, context=context)
-    return text_diff(
-        before.text or before.id_text, after.text or after.id_text, context=context, ignore_names=True
-    )
+    return text_diff(before.id_text, after.id_text, context=context)
 
 
 def step_ir_diff(states: TraceStates, step: int, *, context: int = 3) -> list[DiffRow]:

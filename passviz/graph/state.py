@@ -1,22 +1,20 @@
 """The IR at one step as plain data keyed by stable trace ids.
 
 Graph builders and diffs work on these snapshots rather than on live xDSL
-objects, so that two steps can be held side by side and compared by id.
+objects, so that two steps can be held side by side and compared by id.  They
+are built from ``passviz.trace.apply``, the pure-data meaning of a trace's
+deltas that the viewer's model mirrors.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from io import StringIO
 
-from xdsl.ir import Block, Operation, Region, SSAValue
-from xdsl.printer import Printer
-
-from passviz.trace.irtext import AttrPrinter, op_text, print_module
+from passviz.trace.apply import DeltaError, IRData, apply_delta, initial_state, ir_lines
+from passviz.trace.initial import ensure_initial
 from passviz.trace.model import Trace
-from passviz.trace.query import touched_ops
-from passviz.trace.replay import Replayer
+from passviz.trace.replay import ReplayError
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,9 +90,7 @@ class IRState:
     regions: dict[str, RegionState] = field(default_factory=lambda: dict[str, RegionState]())
     values: dict[str, ValueState] = field(default_factory=lambda: dict[str, ValueState]())
     id_text: str = ""
-    """The module with every value and block named by its id: stable across steps."""
-    text: str = ""
-    """The module with MLIR's positional names; only kept when ``id_text`` could not be printed."""
+    """The module with every value and block named by its id, as the viewer prints it: stable across steps."""
 
     def parents(self, node_id: str) -> tuple[str, ...]:
         """The chain of enclosing op/region/block ids of a node, outermost first."""
@@ -122,115 +118,59 @@ class IRState:
         return [op.id for op in self.ops.values() if op.name == name]
 
 
-class _Snapshotter:
-    """Turns the replayer's live module into an ``IRState``."""
-
-    def __init__(self, replayer: Replayer, attrs: AttrPrinter, op_texts: dict[str, str]) -> None:
-        self.attrs = attrs
-        self.op_texts = op_texts
-        self.op_ids = {op: i for i, op in replayer.ops.items()}
-        self.block_ids = {block: i for i, block in replayer.blocks.items()}
-        self.region_ids = {region: i for i, region in replayer.regions.items()}
-        self.value_ids = replayer.value_ids
-        self.names = replayer.value_ids
-        self.block_names = self.block_ids
-        self.module = replayer.module
-
-    def snapshot(self) -> IRState:
-        root = self.op_ids[self.module]
-        id_text = self._id_text()
-        state = IRState(root=root, id_text=id_text, text="" if id_text else print_module(self.module))
-        self._op(state, self.module, None)
-        return state
-
-    def _op(self, state: IRState, op: Operation, block: str | None) -> None:
-        op_id = self.op_ids[op]
-        attrs = [(name, self.attrs.text(value)) for name, value in op.properties.items()]
-        attrs += [(name, self.attrs.text(value)) for name, value in op.attributes.items()]
+def snapshot(data: IRData) -> IRState:
+    """``data`` (the pure-data state ``passviz.trace.apply`` keeps) as a frozen ``IRState``."""
+    state = IRState(root=data.root, id_text="".join(f"{line.text}\n" for line in ir_lines(data)))
+    for op_id in data.walk_ops():
+        op = data.ops[op_id]
         state.ops[op_id] = OpState(
             id=op_id,
             name=op.name,
-            block=block,
-            operands=tuple(self.value_ids[v] for v in op.operands),
-            results=tuple(self.value_ids[v] for v in op.results),
-            successors=tuple(self.block_ids[b] for b in op.successors),
-            regions=tuple(self.region_ids[r] for r in op.regions),
-            attrs=tuple(attrs),
-            loc=self.attrs.loc_text(op.location),
-            text=self._text(op, op_id),
+            block=op.block,
+            operands=tuple(op.operands),
+            results=tuple(op.results),
+            successors=tuple(op.successors),
+            regions=tuple(op.regions),
+            attrs=(*op.props.items(), *op.attrs.items()),
+            loc=op.loc,
+            text=op.text,
         )
         for index, result in enumerate(op.results):
-            value_id = self.value_ids[result]
-            state.values[value_id] = ValueState(value_id, self.attrs.text(result.type), op_id, index, False)
-        for index, region in enumerate(op.regions):
-            self._region(state, region, op_id, index)
-
-    def _text(self, op: Operation, op_id: str) -> str:
-        text = self.op_texts.get(op_id)
-        if text is None:
-            text = op_text(op, self.names, self.block_names).strip()
-            self.op_texts[op_id] = text
-        return text
-
-    def _region(self, state: IRState, region: Region, op_id: str, index: int) -> None:
-        region_id = self.region_ids[region]
-        blocks = list(region.blocks)
-        state.regions[region_id] = RegionState(
-            region_id, op_id, index, tuple(self.block_ids[b] for b in blocks)
-        )
-        for position, block in enumerate(blocks):
-            self._block(state, block, region_id, position)
-
-    def _block(self, state: IRState, block: Block, region_id: str, position: int) -> None:
-        block_id = self.block_ids[block]
-        label = f"^{block_id}"  # as the id-named IR prints it
-        state.blocks[block_id] = BlockState(
-            id=block_id,
-            region=region_id,
-            label=label,
-            index=position,
-            args=tuple(self.value_ids[a] for a in block.args),
-            ops=tuple(self.op_ids[op] for op in block.ops),
-        )
-        for arg in block.args:
-            value_id = self.value_ids[arg]
-            state.values[value_id] = ValueState(
-                value_id, self.attrs.text(arg.type), block_id, arg.index, True
-            )
-        for op in block.ops:
-            self._op(state, op, block_id)
-
-    def _id_text(self) -> str:
-        """The module with values and blocks named by id, so renumbering never shows as a change."""
-        stream = StringIO()
-        printer = Printer(stream=stream)
-        values: dict[SSAValue, str] = printer._ssa_values  # pyright: ignore[reportPrivateUsage]
-        blocks: dict[Block, str] = printer._blocks  # pyright: ignore[reportPrivateUsage]
-        values.update(self.names)
-        blocks.update(self.block_names)
-        try:
-            printer.print_op(self.module)
-        except Exception:
-            return ""
-        stream.write("\n")
-        return stream.getvalue()
+            value = data.values[result]
+            state.values[result] = ValueState(result, value.type, op_id, index, False)
+        for region_index, region_id in enumerate(op.regions):
+            region = data.regions[region_id]
+            state.regions[region_id] = RegionState(region_id, op_id, region_index, tuple(region.blocks))
+            for position, block_id in enumerate(region.blocks):
+                block = data.blocks[block_id]
+                state.blocks[block_id] = BlockState(
+                    id=block_id,
+                    region=region_id,
+                    label=f"^{block_id}",  # as the id-named IR prints it
+                    index=position,
+                    args=tuple(block.args),
+                    ops=tuple(block.ops),
+                )
+                for index, arg in enumerate(block.args):
+                    state.values[arg] = ValueState(arg, data.values[arg].type, block_id, index, True)
+    return state
 
 
 class TraceStates:
-    """The IR state at any step of a trace, replaying forward and caching.
+    """The IR state at any step of a trace, applying deltas forward and caching.
 
-    Step ``-1`` is the initial IR.  Moving forward continues the current
-    replay; moving back starts a new one, so recent states are cached.
+    Step ``-1`` is the initial IR.  States come from ``passviz.trace.apply``,
+    the one meaning of a delta; moving forward continues from the current
+    position, moving back starts again from the initial IR, so recent states
+    are cached.
     """
 
     def __init__(self, trace: Trace, cache_size: int = 64) -> None:
         self.trace = trace
         self.cache_size = cache_size
-        self._attrs = AttrPrinter()
         self._cache: OrderedDict[int, IRState] = OrderedDict()
-        self._replayer: Replayer | None = None
-        self._op_texts: dict[str, str] = {}
-        """Op texts at the replayer's position: an op's text only changes when a step touches it."""
+        self._data: IRData | None = None
+        self._position = -1
 
     def at(self, step: int) -> IRState:
         """The state after ``step`` (-1: before the first step)."""
@@ -240,17 +180,16 @@ class TraceStates:
         if cached is not None:
             self._cache.move_to_end(step)
             return cached
-        replayer = self._replayer
-        if replayer is None or replayer.position > step:
-            replayer = Replayer(self.trace)
-            self._replayer = replayer
-            self._op_texts.clear()
-        for applied in self.trace.steps[replayer.position + 1 : step + 1]:
-            # An op's text also changes when its entry block does (a function's signature).
-            for op_id in touched_ops(applied.delta) | applied.delta.get("texts", {}).keys():
-                self._op_texts.pop(op_id, None)
-        replayer.advance_to(step)
-        state = _Snapshotter(replayer, self._attrs, self._op_texts).snapshot()
+        if self._data is None or self._position > step:
+            self._data = initial_state(ensure_initial(self.trace))
+            self._position = -1
+        for applied in self.trace.steps[self._position + 1 : step + 1]:
+            try:
+                apply_delta(self._data, applied.delta)
+            except DeltaError as exc:
+                raise ReplayError(f"step {applied.index}: cannot apply its delta: {exc}") from exc
+        self._position = step
+        state = snapshot(self._data)
         self._cache[step] = state
         if len(self._cache) > self.cache_size:
             self._cache.popitem(last=False)

@@ -388,7 +388,8 @@ def ir_lines(state: IRData) -> list[IRLine]:
         for block_index, block_id in enumerate(blocks):
             block = state.block(block_id)
             shown = block.args if block_index > 0 or not args_in_header else []
-            if block_index > 0 or shown or len(blocks) > 1:
+            # As MLIR prints it: the entry block has a label only for arguments the op's header does not show.
+            if block_index > 0 or shown:
                 types = [state.values[a].type if a in state.values else "?" for a in shown]
                 args = ", ".join(f"%{a} : {t}" for a, t in zip(shown, types, strict=True))
                 work.append(IRLine(f"{pad}^{block_id}{f'({args})' if args else ''}:", None))

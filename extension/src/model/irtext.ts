@@ -69,7 +69,8 @@ export function irLines(state: IRState): IRLine[] {
       blocks.forEach((blockId, blockIndex) => {
         const block = state.block(blockId);
         const shownArgs = blockIndex > 0 || !slot.argsInHeader ? block.args : [];
-        if (blockIndex > 0 || shownArgs.length > 0 || blocks.length > 1) {
+        // As MLIR prints it: the entry block has a label only for arguments its op's header does not show.
+        if (blockIndex > 0 || shownArgs.length > 0) {
           const args = shownArgs.map(a => `%${a} : ${state.values.get(a)?.type ?? '?'}`);
           lines.push({
             text: `${pad}^${blockId}${args.length > 0 ? `(${args.join(', ')})` : ''}:`,
