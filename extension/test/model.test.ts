@@ -231,6 +231,12 @@ describe('structural layout', () => {
     nodes.delete('o399');
     const again = layout.frames(nodes);
     expect(again.get('o100')).toEqual(frames.get('o100'));
+    // an op erased in the middle leaves a hole: the ops after it stay where they are
+    nodes.delete('o50');
+    const holed = layout.frames(nodes);
+    expect(holed.get('o51')).toEqual(frames.get('o51'));
+    expect(holed.get('o300')).toEqual(frames.get('o300'));
+    expect(layoutProblems(nodes, holed)).toEqual([]);
   });
 });
 

@@ -83,6 +83,8 @@ interface Area {
  */
 export class StructureLayout {
   private readonly columns = new Map<string, number>();
+  /** The grid slot of each op of a long block, kept from step to step. */
+  private readonly slots = new Map<string, Map<string, number>>();
   /** Boxes drawn as one node, their content hidden. */
   readonly collapsed = new Set<string>();
 
@@ -173,6 +175,22 @@ export class StructureLayout {
     const top = rowHeight > 0 ? rowHeight + GAP : 0;
     const laidOps = ops.map(lay);
     const length = this.columnLength(blockId, laidOps);
+    if (length < laidOps.length && laidOps.every(o => o.placed.length === 0)) {
+      // A long block of plain ops: each keeps its slot in the grid (see `slotsOf`).
+      const slots = this.slotsOf(blockId, laidOps.map(o => o.id));
+      const columnWidth = MAX_LEAF_WIDTH + GAP * 3;
+      const rowHeight = 30 + GAP;
+      let last = 0;
+      laidOps.forEach((laid, index) => {
+        const slot = slots[index];
+        placed.push([laid, Math.floor(slot / length) * columnWidth, top + (slot % length) * rowHeight]);
+        last = Math.max(last, slot);
+      });
+      const columns = Math.floor(last / length) + 1;
+      width = Math.max(width, columns * columnWidth - GAP * 3);
+      const rows = Math.min(length, last + 1);
+      return { size: { width, height: Math.max(rowHeight, top + rows * rowHeight - GAP) }, placed };
+    }
     let columnX = 0;
     let height = rowHeight;
     for (let start = 0; start < laidOps.length; start += length) {
@@ -188,6 +206,30 @@ export class StructureLayout {
     }
     width = Math.max(width, columnX - GAP * 3);
     return { size: { width, height }, placed };
+  }
+
+  /**
+   * The grid slots of a long block's ops, in program order.  An op keeps its
+   * slot while the ops before it keep theirs: an erased op leaves a hole
+   * instead of moving everything after it, and an inserted op pushes its
+   * successors along only up to the next hole.  So a step moves the few ops
+   * it touched, not the thousands below them.  More holes than ops, and the
+   * block is packed again.
+   */
+  private slotsOf(blockId: string, ids: string[]): number[] {
+    const kept = this.slots.get(blockId) ?? new Map<string, number>();
+    let slots: number[] = [];
+    let last = -1;
+    for (const id of ids) {
+      const old = kept.get(id);
+      last = old !== undefined && old > last ? old : last + 1;
+      slots.push(last);
+    }
+    if (last + 1 > ids.length * 2) {
+      slots = ids.map((_, index) => index);
+    }
+    this.slots.set(blockId, new Map(ids.map((id, index) => [id, slots[index]])));
+    return slots;
   }
 
   /**

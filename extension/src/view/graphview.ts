@@ -144,6 +144,8 @@ const STYLE: cytoscape.StylesheetJson = [
   { selector: 'edge.st-added', style: { 'line-color': '#1a7f37', 'target-arrow-color': '#1a7f37', width: 2.5 } },
   { selector: 'edge.st-erased', style: { 'line-color': '#cf222e', 'target-arrow-color': '#cf222e', 'line-style': 'dotted', opacity: 0.5 } },
   { selector: 'edge.m-chain', style: { 'line-color': '#8250df', 'target-arrow-color': '#8250df', width: 3 } },
+  // Big graphs draw edges straight: curved ones cost too much to route on every step.
+  { selector: 'edge.fast', style: { 'curve-style': 'straight' } },
   { selector: '.f-hidden', style: { display: 'none' } }
 ];
 
@@ -271,7 +273,8 @@ export class GraphPane {
     animate: boolean
   ): Promise<void> {
     const first = this.cy === null;
-    const cy = this.core(graph.nodes.size + graph.edges.size > BIG);
+    const big = graph.nodes.size + graph.edges.size > BIG;
+    const cy = this.core(big);
     this.frames = frames;
     this.targets = targets.filter(id => frames.has(id));
     const chain = new Set(marks.chain);
@@ -337,6 +340,9 @@ export class GraphPane {
           continue;
         }
         const classes = [`k-${edge.kind}`, `st-${edge.status}`];
+        if (big) {
+          classes.push('fast');
+        }
         if (chainEdges.has(`${edge.source}>${edge.target}`)) {
           classes.push('m-chain');
         }

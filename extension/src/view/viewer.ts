@@ -121,6 +121,8 @@ export class TraceViewer {
   /** Set while a held key repeats: steps then draw without animation. */
   private repeating = false;
   private centreSelection = false;
+  /** A frame is asked for to draw the step a held key reached. */
+  private framePending = false;
   /** Settles when the latest requested step is drawn and its camera move is done. */
   rendered: Promise<void> = Promise.resolve();
 
@@ -409,13 +411,31 @@ export class TraceViewer {
     this.current = step;
     this.node.dataset.step = String(step);
     this.timeline.setCurrent(step);
+    if (fromUser) {
+      this.options.onStep?.(step);
+    }
+    if (this.repeating) {
+      // A held key steps faster than a step draws: draw the latest step once per frame.
+      if (!this.framePending) {
+        this.framePending = true;
+        this.rendered = new Promise(done => requestAnimationFrame(() => {
+          this.framePending = false;
+          this.drawCurrent().then(done, done);
+        }));
+      }
+      return;
+    }
+    this.drawCurrent();
+  }
+
+  /** Draw the current step; `rendered` settles when it is drawn. */
+  private drawCurrent(): Promise<void> {
+    const step = this.current;
     const token = ++this.token;
     this.rendered = this.draw(step, token).catch((error: unknown) => {
       this.title.textContent = `step ${step}: ${error instanceof Error ? error.message : String(error)}`;
     });
-    if (fromUser) {
-      this.options.onStep?.(step);
-    }
+    return this.rendered;
   }
 
   /** Select `id`; `centre`: and bring it into view (a selection made outside the graph). */
