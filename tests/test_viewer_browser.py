@@ -38,7 +38,9 @@ from passviz.trace.initial import ensure_initial
 from passviz.trace.model import Trace
 from passviz.trace.store import write_trace
 from tests.conftest import BROWSER, browser_missing, need
+from tests.long_traces import big_trace
 from tests.test_browser import PAYLOAD_IR
+from tests.viewer_checks import check_view
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -295,9 +297,25 @@ def test_jupyterlab_renderer_widget_and_document(
     seed_trace: Trace, lab: dict[str, str], artifacts: Path
 ) -> None:
     url = f"{lab['base']}/lab/tree/notebooks/02-trace-viewer.ipynb?token={lab['token']}&reset"
-    report = _drive(
-        {"mode": "lab", "url": url, "step": STEP, "trace_file": "demo.passviz.json"}, artifacts, timeout=400
+    long_trace = big_trace(2000)
+    erases = [s.index for s in long_trace.steps if s.delta.get("ops_erased")]
+    long_steps = [1, erases[len(erases) // 2], len(long_trace.steps) - 2]
+    long_cell = (
+        f"import sys; sys.path.insert(0, {str(ROOT)!r}); from tests.irgen import arith_module; "
+        "from passviz.pipelines import record; "
+        'big = record(arith_module(2000, seed=1), "canonicalize,cse").trace; display(big)'
     )
+    plan = {
+        "mode": "lab",
+        "url": url,
+        "step": STEP,
+        "trace_file": "demo.passviz.json",
+        "long_cell": long_cell,
+        "long_steps": long_steps,
+    }
+    report = _drive(plan, artifacts, timeout=580)
+    # one viewer per trace: the MIME renderer's and the widget's, no fallback frame
+    assert (report["viewers"], report["frames"]) == (2, 0)
     # display(trace) in the notebook: the MIME renderer's viewer
     _check_step_through(seed_trace, report)
     # the widget follows Python, and Python reads back what the person did
@@ -309,3 +327,6 @@ def test_jupyterlab_renderer_widget_and_document(
     document_ops = {n["id"] for n in report["document"]["nodes"] if n["kind"] in ("op", "box")}
     assert document_ops == set(TraceStates(seed_trace).at(-1).ops)
     assert report["errors"] == [], report["errors"]
+    # a 2,000-op module's trace (thousands of steps), displayed in the notebook
+    for step in long_steps:
+        check_view(report["long"][str(step)], step, fills_window=False)

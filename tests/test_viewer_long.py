@@ -22,7 +22,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -34,15 +33,11 @@ from passviz.widget.standalone import standalone_html
 from tests import long_traces
 from tests.conftest import BROWSER, browser_missing, need
 from tests.triton_oracle import triton_missing
+from tests.viewer_checks import check_view
 
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[1]
-TOLERANCE = 1.5
-"""Pixels of slack for borders drawn on a box's edge."""
-
-Box = dict[str, float]
-
 
 @pytest.fixture(scope="module")
 def artifacts() -> Path:
@@ -72,57 +67,6 @@ def _drive(trace: Trace, name: str, actions: list[dict[str, Any]], folder: Path)
     assert report["errors"] == []
     assert report["blocked"] == []
     return report["results"]
-
-
-def _inside(inner: Box, outer: Box) -> bool:
-    return (
-        inner["x"] >= outer["x"] - TOLERANCE
-        and inner["y"] >= outer["y"] - TOLERANCE
-        and inner["x"] + inner["w"] <= outer["x"] + outer["w"] + TOLERANCE
-        and inner["y"] + inner["h"] <= outer["y"] + outer["h"] + TOLERANCE
-    )
-
-
-def _overlapping(boxes: list[tuple[str, Box]]) -> Iterable[tuple[str, str]]:
-    """Pairs of boxes that overlap by more than the tolerance (a sweep over their tops)."""
-    ordered = sorted(boxes, key=lambda item: item[1]["y"])
-    for i, (a, box_a) in enumerate(ordered):
-        for b, box_b in ordered[i + 1 :]:
-            if box_b["y"] >= box_a["y"] + box_a["h"] - TOLERANCE:
-                break
-            if (
-                box_b["x"] < box_a["x"] + box_a["w"] - TOLERANCE
-                and box_a["x"] < box_b["x"] + box_b["w"] - TOLERANCE
-            ):
-                yield a, b
-
-
-def _changed(nodes: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The nodes a step is about, as the camera chooses them: changed leaves and new boxes, else changed boxes."""
-    changed = [n for n in nodes if n["status"] != "unchanged"]
-    leaves = [n for n in changed if n["kind"] in ("op", "arg") or n["status"] == "added"]
-    return leaves or changed
-
-
-def check_view(seen: dict[str, Any], step: int) -> None:
-    """The invariants of a drawn step."""
-    assert seen["step"] == step
-    window = seen["window"]
-    assert seen["viewerBox"] == {"x": 0, "y": 0, "w": window["w"], "h": window["h"]}, "the viewer fills the window"
-    viewport = seen["viewport"]
-    assert viewport["w"] > window["w"] * 0.3 and viewport["h"] > window["h"] * 0.7
-    nodes = seen["nodes"]
-    assert nodes, "the graph is drawn"
-    boxes = {n["id"]: n["box"] for n in nodes}
-    outside = [n["id"] for n in _changed(nodes) if not _inside(n["box"], viewport)]
-    assert outside == [], f"changed nodes outside the viewport at step {step}"
-    strays = [n["id"] for n in nodes if n["parent"] is not None and not _inside(n["box"], boxes[n["parent"]])]
-    assert strays == [], f"nodes outside their box at step {step}"
-    siblings: dict[str | None, list[tuple[str, Box]]] = {}
-    for node in nodes:
-        siblings.setdefault(node["parent"], []).append((node["id"], node["box"]))
-    clashes = [pair for group in siblings.values() for pair in _overlapping(group)]
-    assert clashes == [], f"sibling boxes overlap at step {step}"
 
 
 def _steps_plan(name: str, steps: list[int]) -> list[dict[str, Any]]:

@@ -152,6 +152,9 @@ async function lab(page) {
   await allRun(page);
   await rendered(page, ".pv-mime", -1);
   await shot(page, "lab-notebook");
+  // One viewer per trace output: the extension's; the iframe fallback is not shown.
+  report.viewers = await page.locator(".jp-Notebook .pv-viewer").count();
+  report.frames = await page.locator(".jp-Notebook iframe.passviz-frame").count();
   // The MIME renderer's viewer: what `display(trace)` shows.
   await page.locator(".pv-mime").first().scrollIntoViewIfNeeded();
   Object.assign(report, await stepThrough(page, ".pv-mime", "lab-mime"));
@@ -177,6 +180,33 @@ async function lab(page) {
   await page.keyboard.press("ArrowRight");
   report.document_next = (await drawn(await rendered(page, doc, 0))).step;
   await shot(page, "lab-document");
+  if (plan.long_cell) await longTrace(page);
+}
+
+// A long real trace recorded in the notebook and displayed: its viewer, inspected at a few steps.
+async function longTrace(page) {
+  // Back to the notebook's tab (the trace document is in front).
+  await page.locator(".lm-DockPanel-tabBar .lm-TabBar-tab", { hasText: ".ipynb" }).first().click();
+  await page.waitForSelector(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook", { state: "visible" });
+  const before = await page.evaluate(() => window.passvizViewers.length);
+  await runCell(page, plan.long_cell);
+  await page.waitForFunction((n) => window.passvizViewers.length > n, before, { timeout: KERNEL_TIMEOUT });
+  report.long = {};
+  for (const step of plan.long_steps) {
+    await page.evaluate(async (s) => {
+      const viewer = window.passvizViewers[window.passvizViewers.length - 1];
+      viewer.node.scrollIntoView({ block: "center" });
+      await viewer.goto(s);
+      for (let i = 0; i < 50; i++) {
+        const pending = viewer.rendered;
+        await pending;
+        if (pending === viewer.rendered) break;
+      }
+    }, step);
+    await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
+    report.long[step] = await page.evaluate(() => window.passvizViewers[window.passvizViewers.length - 1].inspect());
+    await shot(page, `lab-long-step${step}`);
+  }
 }
 
 function watch(page) {

@@ -1,0 +1,69 @@
+"""What every drawn step of the viewer must satisfy, read through its inspection API.
+
+``window.passvizViewers[i].inspect()`` gives the step, the graph pane's
+rectangle and every drawn node's box in page pixels.  At every step: the
+step's changed nodes lie inside the graph's viewport, no two sibling boxes
+overlap, and every node lies inside its parent's box.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+TOLERANCE = 1.5
+"""Pixels of slack for borders drawn on a box's edge."""
+
+Box = dict[str, float]
+
+
+def _inside(inner: Box, outer: Box) -> bool:
+    return (
+        inner["x"] >= outer["x"] - TOLERANCE
+        and inner["y"] >= outer["y"] - TOLERANCE
+        and inner["x"] + inner["w"] <= outer["x"] + outer["w"] + TOLERANCE
+        and inner["y"] + inner["h"] <= outer["y"] + outer["h"] + TOLERANCE
+    )
+
+
+def _overlapping(boxes: list[tuple[str, Box]]) -> Iterable[tuple[str, str]]:
+    """Pairs of boxes that overlap by more than the tolerance (a sweep over their tops)."""
+    ordered = sorted(boxes, key=lambda item: item[1]["y"])
+    for i, (a, box_a) in enumerate(ordered):
+        for b, box_b in ordered[i + 1 :]:
+            if box_b["y"] >= box_a["y"] + box_a["h"] - TOLERANCE:
+                break
+            if (
+                box_b["x"] < box_a["x"] + box_a["w"] - TOLERANCE
+                and box_a["x"] < box_b["x"] + box_b["w"] - TOLERANCE
+            ):
+                yield a, b
+
+
+def _changed(nodes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The nodes a step is about, as the camera chooses them: changed leaves and new boxes, else changed boxes."""
+    changed = [n for n in nodes if n["status"] != "unchanged"]
+    leaves = [n for n in changed if n["kind"] in ("op", "arg") or n["status"] == "added"]
+    return leaves or changed
+
+
+def check_view(seen: dict[str, Any], step: int, *, fills_window: bool = True) -> None:
+    """The invariants of a drawn step (``fills_window``: for a page that is the viewer alone)."""
+    assert seen["step"] == step
+    viewport = seen["viewport"]
+    if fills_window:
+        window = seen["window"]
+        assert seen["viewerBox"] == {"x": 0, "y": 0, "w": window["w"], "h": window["h"]}, "the viewer fills the window"
+        assert viewport["w"] > window["w"] * 0.3 and viewport["h"] > window["h"] * 0.7
+    nodes = seen["nodes"]
+    assert nodes, "the graph is drawn"
+    boxes = {n["id"]: n["box"] for n in nodes}
+    outside = [n["id"] for n in _changed(nodes) if not _inside(n["box"], viewport)]
+    assert outside == [], f"changed nodes outside the viewport at step {step}"
+    strays = [n["id"] for n in nodes if n["parent"] is not None and not _inside(n["box"], boxes[n["parent"]])]
+    assert strays == [], f"nodes outside their box at step {step}"
+    siblings: dict[str | None, list[tuple[str, Box]]] = {}
+    for node in nodes:
+        siblings.setdefault(node["parent"], []).append((node["id"], node["box"]))
+    clashes = [pair for group in siblings.values() for pair in _overlapping(group)]
+    assert clashes == [], f"sibling boxes overlap at step {step}"
