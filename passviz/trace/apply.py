@@ -213,26 +213,27 @@ def _create_op(state: IRData, info: OpInfo) -> None:
         _register(state, result, info["id"], index, False)
 
 
+def _set_values(
+    state: IRData, owner: str, old: Sequence[str], infos: Sequence[ValueInfo], is_arg: bool
+) -> list[str]:
+    """Give ``owner`` (an op's results or a block's arguments) the values ``infos``; returns their ids."""
+    keep = {i["id"] for i in infos}
+    for value_id in old:
+        if value_id not in keep:
+            state.values.pop(value_id, None)
+    for index, info in enumerate(infos):
+        _register(state, info, owner, index, is_arg)
+    return [i["id"] for i in infos]
+
+
 def _set_results(state: IRData, op_id: str, infos: Sequence[ValueInfo]) -> None:
     op = state.op(op_id)
-    keep = {i["id"] for i in infos}
-    for old in op.results:
-        if old not in keep:
-            state.values.pop(old, None)
-    for index, info in enumerate(infos):
-        _register(state, info, op_id, index, False)
-    op.results = [i["id"] for i in infos]
+    op.results = _set_values(state, op_id, op.results, infos, False)
 
 
 def _set_block_args(state: IRData, block_id: str, infos: Sequence[ValueInfo]) -> None:
     block = state.block(block_id)
-    keep = {i["id"] for i in infos}
-    for old in block.args:
-        if old not in keep:
-            state.values.pop(old, None)
-    for index, info in enumerate(infos):
-        _register(state, info, block_id, index, True)
-    block.args = [i["id"] for i in infos]
+    block.args = _set_values(state, block_id, block.args, infos, True)
 
 
 def _modify_op(state: IRData, change: OpChange) -> None:
@@ -275,10 +276,12 @@ def _erase_op(state: IRData, op_id: str) -> None:
     del state.ops[op_id]
 
 
-def _place(state: IRData, placements: Sequence[Placement]) -> None:
-    pending = {p["id"]: p for p in placements}
-    for op_id in pending:
-        _detach(state, op_id)
+def placement_order(placements: Sequence[Placement]) -> list[Placement]:
+    """``placements`` in an order where each op's anchor (``after``) is in place before it.
+
+    Replay (``passviz.trace.replay``) and ``apply_delta`` both insert in this order.
+    """
+    pending = {p["id"] for p in placements}
     waiting: dict[str, list[Placement]] = {}
     ready: list[Placement] = []
     for placement in placements:
@@ -287,14 +290,21 @@ def _place(state: IRData, placements: Sequence[Placement]) -> None:
             waiting.setdefault(after, []).append(placement)
         else:
             ready.append(placement)
-    placed = 0
+    order: list[Placement] = []
     while ready:
         placement = ready.pop()
-        _insert(state, placement)
-        placed += 1
+        order.append(placement)
         ready.extend(waiting.pop(placement["id"], ()))
-    if placed != len(placements):
+    if len(order) != len(placements):
         raise DeltaError("placements refer to each other in a cycle")
+    return order
+
+
+def _place(state: IRData, placements: Sequence[Placement]) -> None:
+    for placement in placements:
+        _detach(state, placement["id"])
+    for placement in placement_order(placements):
+        _insert(state, placement)
 
 
 def _insert(state: IRData, placement: Placement) -> None:

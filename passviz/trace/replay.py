@@ -16,6 +16,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import ParseError
 
+from passviz.trace.apply import DeltaError, placement_order
 from passviz.trace.irtext import print_module
 from passviz.trace.mlir_parser import MLIRParser
 from passviz.trace.model import Delta, OpChange, OpInfo, Placement, Trace, ValueInfo
@@ -233,27 +234,16 @@ class Replayer:
         op.drop_all_references()
 
     def _place(self, placements: Sequence[Placement]) -> None:
-        pending = {p["id"]: p for p in placements}
-        for op_id in pending:
-            op = self._op(op_id)
+        for placement in placements:
+            op = self._op(placement["id"])
             if op.parent is not None:
                 op.detach()
-        waiting: dict[str | None, list[Placement]] = {}
-        ready: list[Placement] = []
-        for placement in placements:
-            after = placement["after"]
-            if after is not None and after in pending:
-                waiting.setdefault(after, []).append(placement)
-            else:
-                ready.append(placement)
-        placed = 0
-        while ready:
-            placement = ready.pop()
+        try:
+            order = placement_order(placements)
+        except DeltaError as exc:
+            raise ReplayError(str(exc)) from None
+        for placement in order:
             self._insert(placement)
-            placed += 1
-            ready.extend(waiting.pop(placement["id"], ()))
-        if placed != len(placements):
-            raise ReplayError("placements refer to each other in a cycle")
 
     def _insert(self, placement: Placement) -> None:
         op = self._op(placement["id"])
