@@ -3,7 +3,7 @@
  */
 import { countStatuses, diffGraphs, touchedBy } from '../src/model/diff';
 import { buildGraph } from '../src/model/graph';
-import { diffLines, irLines } from '../src/model/irtext';
+import { diffLines, irLines, layoutAliases } from '../src/model/irtext';
 import { StructureLayout } from '../src/model/layout';
 import { layoutProblems } from './invariants';
 import { lineage } from '../src/model/lineage';
@@ -290,5 +290,24 @@ describe('attribute values as the IR prints them', () => {
     expect(shownValue(text, 'inputPrecision', '0 : i32')).toBe('tf32  (0 : i32)');
     expect(shownValue('%v3 = tt.expand_dims %v1 {axis = 1 : i32} : tensor<16xi32>', 'axis', '1 : i32')).toBe('1 : i32');
     expect(shownValue('%v3 = arith.cmpi slt, %v1, %v2 : i32', 'predicate', '2 : i64')).toBe('2 : i64');
+  });
+});
+
+describe('layout aliases', () => {
+  test('blocked layouts print by alias, numbered in order of first use, nested ones included', () => {
+    const a = '#ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>';
+    const b = '#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>';
+    const lines = [
+      `%v1 = tt.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32, ${a}>`,
+      `%v2 = tt.expand_dims %v1 {axis = 1 : i32} : tensor<128xi32, #ttg.slice<{dim = 1, parent = ${b}}>> -> tensor<128x1xi32, ${b}>`,
+      `%v3 = tt.splat %v0 : i32 -> tensor<128xi32, ${a}>`
+    ];
+    const aliases = layoutAliases(lines);
+    expect(aliases.definitions).toEqual([`#blocked = ${a}`, `#blocked1 = ${b}`]);
+    expect(aliases.apply(lines[1])).toBe(
+      '%v2 = tt.expand_dims %v1 {axis = 1 : i32} : tensor<128xi32, #ttg.slice<{dim = 1, parent = #blocked1}>> -> tensor<128x1xi32, #blocked1>'
+    );
+    expect(aliases.apply(lines[2])).toBe('%v3 = tt.splat %v0 : i32 -> tensor<128xi32, #blocked>');
+    expect(layoutAliases(['%v0 = arith.constant 1 : i32']).definitions).toEqual([]);
   });
 });

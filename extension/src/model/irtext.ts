@@ -123,3 +123,63 @@ export function diffLines(before: IRLine[], after: IRLine[]): DiffLine[] {
   }
   return out;
 }
+
+/** Layouts the CLI prints by alias (`#blocked = #ttg.blocked<...>`), as `passviz/trace/irtext.py` does. */
+const ALIASED = [{ prefix: '#ttg.blocked<', alias: 'blocked' }];
+
+/** The end of the attribute starting at `start` (just past its closing `>`), counting nested brackets. */
+function attributeEnd(text: string, start: number): number {
+  let depth = 0;
+  for (let i = start; i < text.length; i++) {
+    const c = text[i];
+    if (c === '<' || c === '{' || c === '[' || c === '(') {
+      depth += 1;
+    } else if (c === '>' || c === '}' || c === ']' || c === ')') {
+      depth -= 1;
+      if (depth === 0) {
+        return i + 1;
+      }
+    }
+  }
+  return text.length;
+}
+
+/**
+ * The aliases a module's lines use, named as the CLI names them (`#blocked`,
+ * `#blocked1`, ... in order of first use), and a function that writes a line
+ * with them.  Applied to what is shown, after diffing: numbering never makes
+ * a line look changed.
+ */
+export function layoutAliases(texts: readonly string[]): { definitions: string[]; apply: (text: string) => string } {
+  const names = new Map<string, string>();
+  const counts = new Map<string, number>();
+  const definitions: string[] = [];
+  for (const text of texts) {
+    for (const { prefix, alias } of ALIASED) {
+      let at = text.indexOf(prefix);
+      while (at >= 0) {
+        const end = attributeEnd(text, at + prefix.length - 1);
+        const attr = text.slice(at, end);
+        if (!names.has(attr)) {
+          const count = counts.get(alias) ?? 0;
+          counts.set(alias, count + 1);
+          const name = `#${alias}${count === 0 ? '' : count}`;
+          names.set(attr, name);
+          definitions.push(`${name} = ${attr}`);
+        }
+        at = text.indexOf(prefix, end);
+      }
+    }
+  }
+  const apply = (text: string): string => {
+    if (names.size === 0) {
+      return text;
+    }
+    let out = text;
+    for (const [attr, name] of names) {
+      out = out.split(attr).join(name);
+    }
+    return out;
+  };
+  return { definitions, apply };
+}

@@ -11,7 +11,7 @@
 
 import { diffWordsWithSpace } from 'diff';
 
-import type { DiffLine } from '../model/irtext';
+import { layoutAliases, type DiffLine } from '../model/irtext';
 import { clear, el, scrollWithin } from './dom';
 
 /** Modules longer than this show only the changed hunks until opened whole. */
@@ -143,7 +143,11 @@ export class IRPane {
 
   /** Show `lines` (the diff against the base), values shown by `names` (value id → source name). */
   render(lines: DiffLine[], title: string, names: Map<string, string> = new Map()): void {
-    this.lines = shownLines(lines);
+    // Layouts print by alias, as the CLI prints them; defined above the module.
+    const aliases = layoutAliases(lines.map(line => line.text));
+    const definitions: DiffLine[] = aliases.definitions.map(text => ({ text, op: null, status: 'unchanged' }));
+    const shown = lines.map(line => ({ ...line, text: aliases.apply(line.text) }));
+    this.lines = shownLines([...definitions, ...shown]);
     this.names = names;
     this.header.textContent = title;
     this.draw();
