@@ -13,7 +13,7 @@
  * length a block keeps once chosen.
  */
 
-import type { GraphNode, NodeKind } from './graph';
+import type { GraphNode } from './graph';
 
 export interface Point {
   x: number;
@@ -53,13 +53,6 @@ export function nodeSize(node: Pick<GraphNode, 'kind' | 'label'>): Size {
   }
   // an empty (or collapsed) box
   return { width: Math.min(MAX_LEAF_WIDTH, Math.max(80, node.label.length * CHAR_WIDTH + 20)), height: 40 };
-}
-
-/** Leaves of the graph: nodes that hold no other node. */
-export function leafIds(nodes: Iterable<Pick<GraphNode, 'id' | 'parent'>>): string[] {
-  const list = [...nodes];
-  const parents = new Set(list.map(n => n.parent).filter((p): p is string => p !== null));
-  return list.filter(n => !parents.has(n.id)).map(n => n.id);
 }
 
 type LayoutNode = Pick<GraphNode, 'id' | 'kind' | 'parent' | 'label'>;
@@ -281,5 +274,3 @@ function layStack(kids: LayoutNode[], lay: (node: LayoutNode) => Laid, across: b
   return { size: { width, height }, placed };
 }
 
-/** The kinds drawn as boxes around others. */
-export const BOX_KINDS: ReadonlySet<NodeKind> = new Set<NodeKind>(['box', 'region', 'block']);
