@@ -30,7 +30,7 @@ await page.waitForSelector('.pv-viewer[data-rendered="-1"]', { timeout: 300000 }
 await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
 const open = (Date.now() - start) / 1000;
 const result = { open, errors };
-result.nodes = await page.evaluate(() => window.passvizViewers[0].drawnNodes().length);
+result.nodes = await page.evaluate(() => window.passvizViewers[0].inspect().nodes.length);
 result.steps = await page.evaluate(() => window.passvizViewers[0].stepCount);
 
 if (mode === "step") {

@@ -215,4 +215,12 @@ def test_two_thousand_op_module(artifacts: Path) -> None:
     results = _drive(trace, "big2000", [*_steps_plan("big2000", steps), *_filter_plan("cse")], artifacts)
     for step in steps:
         check_view(results[f"step{step}"], step)
+    # The whole module at once is a sketch (no label could be read); at a change
+    # the camera comes close and Cytoscape holds only what is in and around view.
+    opened = results["step-1"]
+    assert opened["sketched"] and opened["drawn"] == [] and len(opened["nodes"]) > 2000
+    erased = results[f"step{middle}"]
+    changed = {n["id"] for n in erased["nodes"] if n["status"] != "unchanged" and n["kind"] == "op"}
+    assert not erased["sketched"] and changed and changed <= set(erased["drawn"])
+    assert len(erased["drawn"]) < len(erased["nodes"]) / 4
     check_filters(results, trace, "cse")

@@ -11,7 +11,8 @@
 //   {clickGraph: true}           click an empty spot of the graph canvas
 //   {fill: "text"}               type into the timeline's search box
 //   {check: "aria-label"}        click the checkbox with that aria-label
-//   {inspect: "name"}            record window.passvizViewers[0].inspect() (and the window size)
+//   {inspect: "name"}            record window.passvizViewers[0].inspect() (and the window size,
+//                                the ids Cytoscape draws and whether the sketch stands in)
 //   {shot: "name"}               save a screenshot to ARTIFACTS/name.png
 //   {text: "selector", as: "name"}  record the text of the first element matching (null if none)
 import { chromium } from "playwright-core";
@@ -78,6 +79,9 @@ try {
           return { x: r.left, y: r.top, w: r.width, h: r.height };
         })(),
         title: document.querySelector(".pv-title").textContent,
+        // what Cytoscape holds (the nodes in and around the view), and whether the sketch stands in
+        drawn: window.passvizViewers[0].drawnNodes().map((n) => n.id),
+        sketched: window.passvizViewers[0].sketched,
       }));
       continue;
     } else if (action.text) {

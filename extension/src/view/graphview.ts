@@ -7,6 +7,11 @@
  * outer ones, rather than Cytoscape compound nodes: restyling a compound node
  * restyles everything inside it, which made a step on a large function cost
  * seconds.  Rendering a step updates only what differs from what is drawn.
+ *
+ * Only what lies in and around the view is handed to Cytoscape, and when so
+ * many nodes are in view that no label could be read, the pane draws the
+ * graph as a sketch of rectangles instead (see `sketch.ts`): the cost of a
+ * step or a pan follows what is on screen, not the size of the module.
  */
 
 import cytoscape from 'cytoscape';
@@ -15,6 +20,7 @@ import type { DiffGraph } from '../model/diff';
 import { MAX_LEAF_WIDTH, type Frame } from '../model/layout';
 import { el } from './dom';
 import { Minimap } from './minimap';
+import { drawSketch, framesBounds, meets, type Area } from './sketch';
 
 /** What is marked on top of the statuses. */
 export interface GraphMarks {
@@ -57,7 +63,7 @@ const LEAF_Z = 10000;
 const EDGE_Z = LEAF_Z - 1;
 
 /** Boxes draw by nesting depth, deeper above outer (depths past this share one level). */
-const MAX_DEPTH = 40;
+const MAX_DEPTH = LEAF_Z - 2;
 
 /** The zoom the camera prefers for a change: labels legible, not blown up. */
 const CHANGE_ZOOM = 1.1;
@@ -97,10 +103,12 @@ const STYLE: cytoscape.StylesheetJson = [
       'text-max-width': 'data(w)',
       'font-weight': 'bold',
       'background-opacity': 0.85,
-      'z-index-compare': 'manual'
+      'z-index-compare': 'manual',
+      // One mapped property rather than a selector per depth: every selector costs each element added.
+      // (Cytoscape maps data to any numeric property; its typings only allow numbers here.)
+      'z-index': 'data(z)' as unknown as number
     }
   },
-  ...Array.from({ length: MAX_DEPTH }, (_, depth) => ({ selector: `node.d${depth + 1}`, style: { 'z-index': depth + 1 } })),
   { selector: 'node.leaf', style: { 'z-index': LEAF_Z, 'z-index-compare': 'manual' } },
   { selector: 'node.k-box', style: { 'background-color': '#eef3fb', 'border-width': 2, 'border-color': '#54698d' } },
   {
@@ -152,6 +160,81 @@ const STYLE: cytoscape.StylesheetJson = [
 /** Graphs above this many elements are drawn with Cytoscape's cheaper settings. */
 const BIG = 3000;
 
+/**
+ * More nodes than this in view, or more than `SKETCH_SMALL_ABOVE` at a zoom
+ * below `LABEL_ZOOM` (where Cytoscape would hide the labels anyway), and the
+ * pane draws the sketch instead of Cytoscape's elements.
+ */
+const SKETCH_ABOVE = 500;
+const SKETCH_SMALL_ABOVE = 120;
+const LABEL_ZOOM = 0.55;
+/**
+ * Elements are handed to Cytoscape this far around the view (a fraction of
+ * its size), so that a pan finds them there, when fewer than `MARGIN_BELOW`
+ * nodes are in view.
+ */
+const MARGIN = 0.25;
+const MARGIN_BELOW = 250;
+/** While a key is held, a view that needs more new elements than this shows the sketch until the key is let go. */
+const HELD_ADDITIONS = 100;
+/** Past this many elements in Cytoscape, a pan also takes away what is far from the view. */
+const LIVE_CAP = 4000;
+/**
+ * At most this many nodes outside the view are drawn as the far ends of edges
+ * leaving it (a constant used all over a module would otherwise bring in all of it).
+ */
+const FAR_ENDS = 120;
+
+interface NodeData {
+  id: string;
+  owner: string | null;
+  label: string;
+  kind: string;
+  status: string;
+  w: number;
+  h: number;
+  /** Drawing order of a box: its nesting depth. */
+  z: number;
+  text: string;
+}
+
+interface EdgeData {
+  id: string;
+  source: string;
+  target: string;
+  label: string;
+  kind: string;
+  bow: number;
+}
+
+/** A node as the step wants it drawn. */
+interface NodeSpec {
+  data: NodeData;
+  classes: string;
+  frame: Frame;
+}
+
+/** An edge as the step wants it drawn. */
+interface EdgeSpec {
+  data: EdgeData;
+  classes: string;
+}
+
+/** A camera position: Cytoscape's zoom and pan. */
+interface Camera {
+  zoom: number;
+  pan: { x: number; y: number };
+}
+
+function sameNodeData(a: NodeData, b: NodeData): boolean {
+  return a.label === b.label && a.status === b.status && a.w === b.w && a.h === b.h && a.z === b.z && a.owner === b.owner && a.text === b.text;
+}
+
+/** `area` grown by `fraction` of its size on every side. */
+function grown(area: Area, fraction: number): Area {
+  return { x: area.x - area.w * fraction, y: area.y - area.h * fraction, w: area.w * (1 + 2 * fraction), h: area.h * (1 + 2 * fraction) };
+}
+
 /** How far an edge bows out: more for edges that span more. */
 function bow(source: Frame, target: Frame): number {
   const span = Math.hypot(target.x - source.x, target.y - source.y);
@@ -167,8 +250,24 @@ export class GraphPane {
   private cy: cytoscape.Core | null = null;
   /** Set when the person pans or zooms by hand: the camera then stops following changes. */
   private userMoved = false;
+  private readonly sketch: HTMLCanvasElement;
   private frames = new Map<string, Frame>();
   private targets: string[] = [];
+  /** What the step wants drawn, every node and edge. */
+  private nodes = new Map<string, NodeSpec>();
+  private edges = new Map<string, EdgeSpec>();
+  /** The edges at each node. */
+  private edgesAt = new Map<string, string[]>();
+  /** What Cytoscape holds now, as it was last handed over. */
+  private readonly live = new Map<string, NodeSpec | EdgeSpec>();
+  /** Set while the pane draws the sketch instead of Cytoscape's elements. */
+  private sketching = false;
+  private refreshPending = false;
+  /** Set while the camera glides: the elements for its start and end are drawn already. */
+  private gliding = false;
+  /** Set until the pane is first shown with a size (a viewer is built before its host attaches it). */
+  private unopened = true;
+  private readonly sizes: ResizeObserver | null;
 
   constructor(
     private readonly onSelect: (id: string) => void,
@@ -179,8 +278,13 @@ export class GraphPane {
     this.offscreen.hidden = true;
     this.offscreen.addEventListener('click', this.onOffscreen);
     this.minimap = new Minimap(point => this.panTo(point));
+    this.sketch = el('canvas', { className: 'pv-sketch', attrs: { 'aria-hidden': 'true' } });
+    this.sketch.hidden = true;
+    this.sizes = typeof ResizeObserver === 'undefined' ? null : new ResizeObserver(this.onResize);
+    this.sizes?.observe(this.canvas);
     this.node = el('div', { className: 'pv-graph', attrs: { 'aria-label': 'graph of the IR at this step' } }, [
       this.canvas,
+      this.sketch,
       this.offscreen,
       this.minimap.node
     ]);
@@ -203,6 +307,7 @@ export class GraphPane {
       pixelRatio: big ? 1 : 'auto'
     });
     this.cy.on('tap', 'node', this.onTap);
+    this.cy.on('tap', this.onTapSketch);
     this.cy.on('dbltap', 'node', this.onDoubleTap);
     this.cy.on('mouseover', 'node', this.onHover);
     this.cy.on('mouseout', 'node', this.onLeave);
@@ -214,6 +319,33 @@ export class GraphPane {
   private onTap = (event: cytoscape.EventObject): void => {
     this.onSelect(event.target.id());
   };
+
+  /** A click on the sketch selects the node under it and brings it close. */
+  private onTapSketch = (event: cytoscape.EventObject): void => {
+    if (!this.sketching || event.target !== this.cy) {
+      return;
+    }
+    const id = this.nodeAt(event.position);
+    if (id !== null) {
+      this.onSelect(id);
+      void this.centerOn(id);
+    }
+  };
+
+  /** The innermost node drawn at `point` (graph coordinates). */
+  private nodeAt(point: { x: number; y: number }): string | null {
+    let found: string | null = null;
+    let depth = -1;
+    for (const [id, f] of this.frames) {
+      const inside = Math.abs(point.x - f.x) <= f.width / 2 && Math.abs(point.y - f.y) <= f.height / 2;
+      const d = f.box ? f.depth : Number.MAX_SAFE_INTEGER;
+      if (inside && d > depth) {
+        found = id;
+        depth = d;
+      }
+    }
+    return found;
+  }
 
   private onDoubleTap = (event: cytoscape.EventObject): void => {
     const target = event.target as cytoscape.NodeSingular;
@@ -238,17 +370,44 @@ export class GraphPane {
 
   private onViewport = (): void => {
     this.minimap.viewport(this.visibleArea());
+    if (!this.refreshPending) {
+      this.refreshPending = true;
+      requestAnimationFrame(this.refresh);
+    }
+  };
+
+  /** After a pan or zoom: hand Cytoscape what came into view, or draw the sketch. */
+  private refresh = (): void => {
+    this.refreshPending = false;
+    if (!this.cy) {
+      return;
+    }
+    if (!this.gliding) {
+      this.sync([this.visibleArea()], this.live.size > LIVE_CAP);
+    } else if (this.sketching) {
+      this.drawSketch();
+    }
   };
 
   private onOffscreen = (): void => {
     void this.zoomToChange(true);
   };
 
+  private onResize = (): void => {
+    if (this.cy && this.unopened) {
+      this.open();
+      return;
+    }
+    this.resize();
+  };
+
   dispose(): void {
+    this.sizes?.disconnect();
     this.offscreen.removeEventListener('click', this.onOffscreen);
     this.minimap.dispose();
     if (this.cy) {
       this.cy.off('tap', 'node', this.onTap);
+      this.cy.off('tap', this.onTapSketch);
       this.cy.off('dbltap', 'node', this.onDoubleTap);
       this.cy.off('mouseover', 'node', this.onHover);
       this.cy.off('mouseout', 'node', this.onLeave);
@@ -263,6 +422,8 @@ export class GraphPane {
    * Draw `graph` at `frames`, changing only what differs from what is drawn.
    * `targets` are the nodes the step is about (changed, erased, matched): the
    * camera brings them into view unless the person moved it by hand.
+   * `animate` is false while a key is held: nothing glides, and a view that
+   * needs many new elements is sketched until the key is let go.
    */
   async render(
     graph: DiffGraph,
@@ -272,127 +433,300 @@ export class GraphPane {
     targets: string[],
     animate: boolean
   ): Promise<void> {
-    const first = this.cy === null;
     const big = graph.nodes.size + graph.edges.size > BIG;
-    const cy = this.core(big);
+    this.core(big);
     this.frames = frames;
     this.targets = targets.filter(id => frames.has(id));
-    const chain = new Set(marks.chain);
-    const chainEdges = new Set<string>();
-    for (let i = 1; i < marks.chain.length; i++) {
-      chainEdges.add(`${marks.chain[i - 1]}>${marks.chain[i]}`);
+    this.specify(graph, frames, marks, edgeFilter, big);
+    this.minimap.draw(frames, graph, this.visibleArea());
+    if (this.unopened) {
+      this.open();
+      return;
     }
-    const moves: Array<[cytoscape.NodeSingular, Frame]> = [];
-    cy.batch(() => {
-      const stale = cy.elements().filter(ele => !(ele.isNode() ? frames.has(ele.id()) : graph.edges.has(ele.id())));
-      cy.remove(stale);
-      const additions: cytoscape.ElementDefinition[] = [];
-      for (const node of graph.nodes.values()) {
-        const frame = frames.get(node.id);
-        if (!frame) {
-          continue;
-        }
-        const classes = [`k-${node.kind}`, `st-${node.status}`, frame.box ? `box d${Math.min(frame.depth, MAX_DEPTH)}` : 'leaf'];
-        if (frame.hidden !== undefined) {
-          classes.push('collapsed');
-        }
-        if (chain.has(node.id)) {
-          classes.push('m-chain');
-        }
-        if (marks.root === node.id) {
-          classes.push('m-root');
-        }
-        if (marks.selected === node.id) {
-          classes.push('m-selected');
-        }
-        const className = classes.join(' ');
-        const label = frame.hidden !== undefined ? `${node.label}  (+${frame.hidden})` : node.label;
-        const parent = node.parent !== null && frames.has(node.parent) ? node.parent : null;
-        const data = { id: node.id, owner: parent, label, kind: node.kind, status: node.status, w: frame.width, h: frame.height, text: node.text };
-        const existing = cy.getElementById(node.id);
-        if (existing.empty()) {
-          additions.push({ group: 'nodes', data, classes: className, position: { x: frame.x, y: frame.y } });
-          continue;
-        }
-        const old = existing.data() as typeof data;
-        if (old.label !== data.label || old.status !== data.status || old.w !== data.w || old.h !== data.h ||
-            old.owner !== data.owner || old.text !== data.text) {
-          existing.data(data);
-        }
-        if (existing.classes().join(' ') !== className) {
-          existing.classes(className);
-        }
-        const now = existing.position();
-        if (now.x !== frame.x || now.y !== frame.y) {
-          moves.push([existing as cytoscape.NodeSingular, frame]);
-        }
-      }
-      const animated = animate && moves.length <= ANIMATE_LIMIT;
-      if (!animated) {
-        for (const [node, frame] of moves) {
-          node.position({ x: frame.x, y: frame.y });
-        }
-      }
-      for (const edge of graph.edges.values()) {
-        const source = frames.get(edge.source);
-        const target = frames.get(edge.target);
-        if (!source || !target) {
-          continue;
-        }
-        const classes = [`k-${edge.kind}`, `st-${edge.status}`];
-        if (big) {
-          classes.push('fast');
-        }
-        if (chainEdges.has(`${edge.source}>${edge.target}`)) {
-          classes.push('m-chain');
-        }
-        if ((edge.kind === 'use' && !edgeFilter.use) || (edge.kind === 'branch' && !edgeFilter.branch)) {
-          classes.push('f-hidden');
-        }
-        const className = classes.join(' ');
-        const data = { id: edge.id, source: edge.source, target: edge.target, label: edge.label, kind: edge.kind, bow: bow(source, target) };
-        const existing = cy.getElementById(edge.id);
-        if (existing.empty()) {
-          additions.push({ group: 'edges', data, classes: className });
-          continue;
-        }
-        if (existing.data('bow') !== data.bow) {
-          existing.data('bow', data.bow);
-        }
-        if (existing.classes().join(' ') !== className) {
-          existing.classes(className);
-        }
-      }
-      cy.add(additions);
-    });
+    // Where the camera is going: what is in view there is drawn before it moves.
+    const camera = !this.userMoved && this.targets.length > 0 ? this.cameraFor(this.targets) : null;
+    const areas = [this.visibleArea()];
+    if (camera) {
+      areas.push(this.areaSeenFrom(camera));
+    }
+    const moves = this.sync(areas, true, !animate);
     const moving = animate && moves.length > 0 && moves.length <= ANIMATE_LIMIT;
+    if (!moving) {
+      for (const [node, frame] of moves) {
+        node.position({ x: frame.x, y: frame.y });
+      }
+    }
     const settled = moving
       ? Promise.all(moves.map(([node, frame]) =>
           node.animation({ position: { x: frame.x, y: frame.y }, duration: ANIMATION_MS } as cytoscape.SingularAnimationOptionsPos).play().promise()
         )).then(() => undefined)
       : Promise.resolve();
-    this.minimap.draw(frames, graph, this.visibleArea());
-    const camera = first ? this.openCamera() : this.follow(animate);
-    await Promise.all([settled, camera]);
+    const moved = camera ? this.moveCamera(camera, animate) : Promise.resolve();
+    await Promise.all([settled, moved]);
     this.updateOffscreen();
   }
 
-  /** The first view: the step's change if it has one, else the whole graph, never a fraction at zoom 1. */
-  private openCamera(): Promise<void> {
-    this.cy!.resize();
-    if (this.targets.length > 0) {
-      return this.zoomToChange(false);
+  /** The first view, once the pane has a size: the step's change if it has one, else the whole graph. */
+  private open(): void {
+    const cy = this.cy!;
+    cy.resize();
+    if (!(cy.width() > 0 && cy.height() > 0)) {
+      return;
     }
-    this.fit();
-    return Promise.resolve();
+    this.unopened = false;
+    const camera = this.targets.length > 0 ? this.cameraFor(this.targets) : this.fitCamera();
+    this.sync([this.areaSeenFrom(camera)], true);
+    void this.moveCamera(camera, false);
+    this.updateOffscreen();
   }
 
-  /** Bring the step's change into view, unless the person took the camera. */
-  private follow(animate: boolean): Promise<void> {
-    if (this.userMoved || this.targets.length === 0) {
-      return Promise.resolve();
+  /** What every node and edge of the step should look like. */
+  private specify(graph: DiffGraph, frames: Map<string, Frame>, marks: GraphMarks, edgeFilter: EdgeFilter, big: boolean): void {
+    const chain = new Set(marks.chain);
+    const chainEdges = new Set<string>();
+    for (let i = 1; i < marks.chain.length; i++) {
+      chainEdges.add(`${marks.chain[i - 1]}>${marks.chain[i]}`);
     }
-    return this.zoomToChange(animate, false);
+    this.nodes = new Map();
+    this.edges = new Map();
+    this.edgesAt = new Map();
+    for (const node of graph.nodes.values()) {
+      const frame = frames.get(node.id);
+      if (!frame) {
+        continue;
+      }
+      const classes = [`k-${node.kind}`, `st-${node.status}`, frame.box ? 'box' : 'leaf'];
+      if (frame.hidden !== undefined) {
+        classes.push('collapsed');
+      }
+      if (chain.has(node.id)) {
+        classes.push('m-chain');
+      }
+      if (marks.root === node.id) {
+        classes.push('m-root');
+      }
+      if (marks.selected === node.id) {
+        classes.push('m-selected');
+      }
+      const label = frame.hidden !== undefined ? `${node.label}  (+${frame.hidden})` : node.label;
+      const owner = node.parent !== null && frames.has(node.parent) ? node.parent : null;
+      this.nodes.set(node.id, {
+        data: {
+          id: node.id,
+          owner,
+          label,
+          kind: node.kind,
+          status: node.status,
+          w: frame.width,
+          h: frame.height,
+          z: Math.min(frame.depth, MAX_DEPTH),
+          text: node.text
+        },
+        classes: classes.join(' '),
+        frame
+      });
+    }
+    for (const edge of graph.edges.values()) {
+      const source = frames.get(edge.source);
+      const target = frames.get(edge.target);
+      if (!source || !target) {
+        continue;
+      }
+      const classes = [`k-${edge.kind}`, `st-${edge.status}`];
+      if (big) {
+        classes.push('fast');
+      }
+      if (chainEdges.has(`${edge.source}>${edge.target}`)) {
+        classes.push('m-chain');
+      }
+      if ((edge.kind === 'use' && !edgeFilter.use) || (edge.kind === 'branch' && !edgeFilter.branch)) {
+        classes.push('f-hidden');
+      }
+      this.edges.set(edge.id, {
+        data: { id: edge.id, source: edge.source, target: edge.target, label: edge.label, kind: edge.kind, bow: bow(source, target) },
+        classes: classes.join(' ')
+      });
+      for (const end of [edge.source, edge.target]) {
+        const list = this.edgesAt.get(end);
+        if (list) {
+          list.push(edge.id);
+        } else {
+          this.edgesAt.set(end, [edge.id]);
+        }
+      }
+    }
+  }
+
+  /**
+   * Hand Cytoscape the elements in and around `areas` (graph coordinates),
+   * or draw the sketch when too many nodes are in view to read.  `prune`:
+   * also take away what lies elsewhere; `held`: a key is held down (sketch
+   * rather than add many elements).  Returns the drawn nodes that must move.
+   */
+  private sync(areas: Area[], prune: boolean, held = false): Array<[cytoscape.NodeSingular, Frame]> {
+    const cy = this.cy!;
+    const inView: string[] = [];
+    for (const [id, spec] of this.nodes) {
+      if (areas.some(area => meets(spec.frame, area))) {
+        inView.push(id);
+      }
+    }
+    const zoom = Math.min(...areas.map(area => cy.width() / Math.max(1, area.w)));
+    if (inView.length > SKETCH_ABOVE || (inView.length > SKETCH_SMALL_ABOVE && zoom < LABEL_ZOOM)) {
+      this.startSketch();
+      return [];
+    }
+    this.stopSketch();
+    const wanted = new Set<string>(inView);
+    if (inView.length < MARGIN_BELOW) {
+      const near = areas.map(area => grown(area, MARGIN));
+      for (const [id, spec] of this.nodes) {
+        if (near.some(area => meets(spec.frame, area))) {
+          wanted.add(id);
+        }
+      }
+    }
+    // The boxes around what is wanted, and some far ends of the edges leaving it.
+    for (const id of [...wanted]) {
+      let owner = this.nodes.get(id)?.data.owner ?? null;
+      while (owner !== null && !wanted.has(owner)) {
+        wanted.add(owner);
+        owner = this.nodes.get(owner)?.data.owner ?? null;
+      }
+    }
+    let far = 0;
+    for (const id of inView) {
+      for (const edge of this.edgesAt.get(id) ?? []) {
+        const { source, target } = this.edges.get(edge)!.data;
+        for (const end of [source, target]) {
+          if (far < FAR_ENDS && !wanted.has(end)) {
+            wanted.add(end);
+            far += 1;
+          }
+        }
+      }
+    }
+    if (held && [...wanted].filter(id => !this.live.has(id)).length > HELD_ADDITIONS) {
+      this.startSketch();
+      return [];
+    }
+    const moves: Array<[cytoscape.NodeSingular, Frame]> = [];
+    cy.batch(() => {
+      const gone: string[] = [];
+      for (const [id, spec] of this.live) {
+        const kept = 'frame' in spec ? this.nodes.has(id) && (!prune || wanted.has(id)) : this.edges.has(id) && (!prune || this.edgeWanted(id, wanted));
+        if (!kept) {
+          gone.push(id);
+        }
+      }
+      for (const id of gone) {
+        this.live.delete(id);
+      }
+      const removed = cy.collection();
+      for (const id of gone) {
+        removed.merge(cy.getElementById(id));
+      }
+      removed.remove();
+      const additions: cytoscape.ElementDefinition[] = [];
+      for (const id of wanted) {
+        const spec = this.nodes.get(id)!;
+        const drawn = this.live.get(id) as NodeSpec | undefined;
+        this.live.set(id, spec);
+        if (!drawn) {
+          additions.push({ group: 'nodes', data: spec.data, classes: spec.classes, position: { x: spec.frame.x, y: spec.frame.y } });
+          continue;
+        }
+        if (drawn === spec) {
+          continue;
+        }
+        const node = cy.getElementById(id) as cytoscape.NodeSingular;
+        if (!sameNodeData(drawn.data, spec.data)) {
+          node.data(spec.data);
+        }
+        if (drawn.classes !== spec.classes) {
+          node.classes(spec.classes);
+        }
+        const now = node.position();
+        if (now.x !== spec.frame.x || now.y !== spec.frame.y) {
+          moves.push([node, spec.frame]);
+        }
+      }
+      for (const id of wanted) {
+        for (const edgeId of this.edgesAt.get(id) ?? []) {
+          const spec = this.edges.get(edgeId)!;
+          const drawn = this.live.get(edgeId) as EdgeSpec | undefined;
+          if (drawn === spec || !this.edgeWanted(edgeId, wanted)) {
+            continue;
+          }
+          this.live.set(edgeId, spec);
+          if (!drawn) {
+            additions.push({ group: 'edges', data: spec.data, classes: spec.classes });
+            continue;
+          }
+          const edge = cy.getElementById(edgeId);
+          if (drawn.data.bow !== spec.data.bow) {
+            edge.data('bow', spec.data.bow);
+          }
+          if (drawn.classes !== spec.classes) {
+            edge.classes(spec.classes);
+          }
+        }
+      }
+      cy.add(additions);
+    });
+    return moves;
+  }
+
+  private edgeWanted(id: string, wanted: Set<string>): boolean {
+    const spec = this.edges.get(id);
+    return spec !== undefined && wanted.has(spec.data.source) && wanted.has(spec.data.target);
+  }
+
+  /** Draw the sketch in place of Cytoscape's elements (taken away: they would cost without being legible). */
+  private startSketch(): void {
+    if (!this.sketching) {
+      this.sketching = true;
+      this.live.clear();
+      this.cy!.elements().remove();
+      this.sketch.hidden = false;
+    }
+    this.drawSketch();
+  }
+
+  private stopSketch(): void {
+    if (this.sketching) {
+      this.sketching = false;
+      this.sketch.hidden = true;
+    }
+  }
+
+  private drawSketch(): void {
+    const cy = this.cy!;
+    const width = cy.width();
+    const height = cy.height();
+    const ratio = window.devicePixelRatio || 1;
+    if (this.sketch.width !== Math.round(width * ratio) || this.sketch.height !== Math.round(height * ratio)) {
+      this.sketch.width = Math.round(width * ratio);
+      this.sketch.height = Math.round(height * ratio);
+    }
+    let ctx: CanvasRenderingContext2D | null = null;
+    try {
+      ctx = this.sketch.getContext('2d');
+    } catch {
+      return; // jsdom has no canvas
+    }
+    if (!ctx) {
+      return;
+    }
+    ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
+    ctx.clearRect(0, 0, width, height);
+    const zoom = cy.zoom();
+    const pan = cy.pan();
+    const edges = [...this.edges.values()].filter(e => !e.classes.includes('f-hidden')).map(e => [e.data.source, e.data.target] as const);
+    drawSketch(ctx, this.frames, id => this.nodes.get(id)?.data.status ?? 'unchanged', { scale: zoom, x: pan.x, y: pan.y }, width, height, {
+      edges,
+      labels: id => this.nodes.get(id)?.data.label ?? ''
+    });
   }
 
   /**
@@ -407,51 +741,68 @@ export class GraphPane {
       this.fit();
       return Promise.resolve();
     }
-    return this.show(this.targets, animate);
+    return this.moveCamera(this.cameraFor(this.targets), animate);
   }
 
   /** Centre `id` (already drawn), zooming in if labels are too small to read. */
   centerOn(id: string, animate = true): Promise<void> {
-    if (!this.frames.has(id)) {
+    if (!this.frames.has(id) || !this.cy) {
       return Promise.resolve();
     }
-    return this.show([id], animate);
+    return this.moveCamera(this.cameraFor([id]), animate);
   }
 
-  private show(ids: string[], animate: boolean): Promise<void> {
+  /** The camera that shows `ids` whole, at most at the zoom where labels read best. */
+  private cameraFor(ids: string[]): Camera {
+    const bounds = framesBounds(ids.flatMap(id => this.frames.get(id) ?? []));
+    return this.cameraOn(bounds, 40, CHANGE_ZOOM);
+  }
+
+  /** The camera that shows the whole graph. */
+  private fitCamera(): Camera {
+    return this.cameraOn(framesBounds(this.frames.values()), 20, this.cy!.maxZoom());
+  }
+
+  private cameraOn(bounds: Area | null, margin: number, maxZoom: number): Camera {
+    const cy = this.cy!;
+    const width = cy.width();
+    const height = cy.height();
+    if (!bounds) {
+      return { zoom: cy.zoom(), pan: cy.pan() };
+    }
+    const fitZoom = Math.min((width - margin * 2) / Math.max(1, bounds.w), (height - margin * 2) / Math.max(1, bounds.h));
+    const zoom = Math.max(cy.minZoom(), Math.min(maxZoom, fitZoom));
+    return { zoom, pan: { x: width / 2 - (bounds.x + bounds.w / 2) * zoom, y: height / 2 - (bounds.y + bounds.h / 2) * zoom } };
+  }
+
+  /** The part of the graph in view from `camera`. */
+  private areaSeenFrom(camera: Camera): Area {
+    const cy = this.cy!;
+    return { x: -camera.pan.x / camera.zoom, y: -camera.pan.y / camera.zoom, w: cy.width() / camera.zoom, h: cy.height() / camera.zoom };
+  }
+
+  private moveCamera(camera: Camera, animate: boolean): Promise<void> {
     const cy = this.cy;
     if (!cy) {
       return Promise.resolve();
     }
-    let x0 = Infinity;
-    let y0 = Infinity;
-    let x1 = -Infinity;
-    let y1 = -Infinity;
-    for (const id of ids) {
-      const frame = this.frames.get(id);
-      if (!frame) {
-        continue;
-      }
-      x0 = Math.min(x0, frame.x - frame.width / 2);
-      y0 = Math.min(y0, frame.y - frame.height / 2);
-      x1 = Math.max(x1, frame.x + frame.width / 2);
-      y1 = Math.max(y1, frame.y + frame.height / 2);
-    }
-    if (!Number.isFinite(x0)) {
-      return Promise.resolve();
-    }
-    const width = cy.width();
-    const height = cy.height();
-    const margin = 40;
-    const fitZoom = Math.min((width - margin * 2) / Math.max(1, x1 - x0), (height - margin * 2) / Math.max(1, y1 - y0));
-    const zoom = Math.max(cy.minZoom(), Math.min(CHANGE_ZOOM, fitZoom));
-    const pan = { x: width / 2 - ((x0 + x1) / 2) * zoom, y: height / 2 - ((y0 + y1) / 2) * zoom };
     cy.stop(true, false);
     if (!animate) {
-      cy.viewport({ zoom, pan });
+      this.gliding = false;
+      cy.viewport(camera);
       return Promise.resolve();
     }
-    return cy.animation({ zoom, pan, duration: ANIMATION_MS, easing: 'ease-in-out-quad' }).play().promise().then(() => undefined);
+    this.gliding = true;
+    const glide = cy.animation({ ...camera, duration: ANIMATION_MS, easing: 'ease-in-out-quad' });
+    return glide
+      .play()
+      .promise()
+      .then(() => {
+        if (this.gliding && !glide.playing()) {
+          this.gliding = false;
+          this.onViewport();
+        }
+      });
   }
 
   private panTo(point: { x: number; y: number }): void {
@@ -497,32 +848,45 @@ export class GraphPane {
       return;
     }
     this.cy.resize();
-    this.cy.fit(undefined, 20);
+    void this.moveCamera(this.fitCamera(), false);
   }
 
   /** Tell Cytoscape its container changed size. */
   resize(): void {
     this.cy?.resize();
-    this.minimap.viewport(this.visibleArea());
+    this.onViewport();
   }
 
-  /** The drawn nodes with their on-screen boxes in page pixels. */
+  /**
+   * Every node of the step with its box on screen in page pixels (as Cytoscape
+   * or the sketch draws it, whichever is showing; off-screen ones included).
+   */
   inspectNodes(): Array<{ id: string; kind: string; status: string; parent: string | null; label: string; box: PageBox }> {
-    if (!this.cy) {
+    const cy = this.cy;
+    if (!cy) {
       return [];
     }
     const origin = this.canvas.getBoundingClientRect();
-    return this.cy.nodes().map(node => {
-      const b = node.renderedBoundingBox({ includeLabels: false, includeOverlays: false, includeUnderlays: false } as cytoscape.BoundingBoxOptions);
-      return {
-        id: node.id(),
-        kind: String(node.data('kind')),
-        status: String(node.data('status')),
-        parent: (node.data('owner') as string | null | undefined) ?? null,
-        label: String(node.data('label')),
-        box: { x: origin.left + window.scrollX + b.x1, y: origin.top + window.scrollY + b.y1, w: b.w, h: b.h }
-      };
-    });
+    const zoom = cy.zoom();
+    const pan = cy.pan();
+    return [...this.nodes.values()].map(({ data, frame }) => ({
+      id: data.id,
+      kind: data.kind,
+      status: data.status,
+      parent: data.owner,
+      label: data.label,
+      box: {
+        x: origin.left + window.scrollX + pan.x + (frame.x - frame.width / 2) * zoom,
+        y: origin.top + window.scrollY + pan.y + (frame.y - frame.height / 2) * zoom,
+        w: frame.width * zoom,
+        h: frame.height * zoom
+      }
+    }));
+  }
+
+  /** Whether the pane draws the sketch (too many nodes in view to read) rather than Cytoscape's elements. */
+  get sketched(): boolean {
+    return this.sketching;
   }
 
   /** The drawn nodes, for tests and tools. */

@@ -6,22 +6,10 @@
 import type { DiffGraph } from '../model/diff';
 import type { Frame } from '../model/layout';
 import { el } from './dom';
+import { drawSketch, framesBounds, type Area } from './sketch';
 
 const WIDTH = 160;
 const HEIGHT = 110;
-
-const STATUS_COLOUR: Record<string, string> = {
-  added: '#1a7f37',
-  modified: '#bf8700',
-  erased: '#cf222e'
-};
-
-interface Area {
-  x: number;
-  y: number;
-  w: number;
-  h: number;
-}
 
 export class Minimap {
   readonly node: HTMLCanvasElement;
@@ -62,53 +50,18 @@ export class Minimap {
     if (!ctx) {
       return;
     }
-    let x0 = Infinity;
-    let y0 = Infinity;
-    let x1 = -Infinity;
-    let y1 = -Infinity;
-    for (const f of frames.values()) {
-      x0 = Math.min(x0, f.x - f.width / 2);
-      y0 = Math.min(y0, f.y - f.height / 2);
-      x1 = Math.max(x1, f.x + f.width / 2);
-      y1 = Math.max(y1, f.y + f.height / 2);
-    }
     ctx.clearRect(0, 0, WIDTH, HEIGHT);
-    if (!Number.isFinite(x0)) {
+    const bounds = framesBounds(frames.values());
+    if (!bounds) {
       this.picture = null;
       return;
     }
-    this.bounds = { x: x0, y: y0, w: x1 - x0, h: y1 - y0 };
-    this.scale = Math.min(WIDTH / Math.max(1, x1 - x0), HEIGHT / Math.max(1, y1 - y0));
+    this.bounds = bounds;
+    this.scale = Math.min(WIDTH / Math.max(1, bounds.w), HEIGHT / Math.max(1, bounds.h));
     ctx.fillStyle = 'rgba(255,255,255,0.9)';
     ctx.fillRect(0, 0, WIDTH, HEIGHT);
-    const rect = (f: Frame): [number, number, number, number] => [
-      (f.x - f.width / 2 - x0) * this.scale,
-      (f.y - f.height / 2 - y0) * this.scale,
-      Math.max(1, f.width * this.scale),
-      Math.max(1, f.height * this.scale)
-    ];
-    ctx.lineWidth = 1;
-    ctx.strokeStyle = '#8c959f';
-    for (const f of frames.values()) {
-      if (f.box) {
-        ctx.strokeRect(...rect(f));
-      }
-    }
-    ctx.fillStyle = '#d0d7de';
-    const changed: Array<[Frame, string]> = [];
-    for (const [id, f] of frames) {
-      const status = graph.nodes.get(id)?.status ?? 'unchanged';
-      if (STATUS_COLOUR[status]) {
-        changed.push([f, STATUS_COLOUR[status]]);
-      } else if (!f.box) {
-        ctx.fillRect(...rect(f));
-      }
-    }
-    for (const [f, colour] of changed) {
-      ctx.fillStyle = colour;
-      const [x, y, w, h] = rect(f);
-      ctx.fillRect(x - 1, y - 1, w + 2, h + 2);
-    }
+    const status = (id: string): string => graph.nodes.get(id)?.status ?? 'unchanged';
+    drawSketch(ctx, frames, status, { scale: this.scale, x: -bounds.x * this.scale, y: -bounds.y * this.scale }, WIDTH, HEIGHT);
     this.picture = ctx.getImageData(0, 0, WIDTH, HEIGHT);
     this.outline(ctx, view);
   }

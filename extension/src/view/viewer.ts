@@ -299,6 +299,11 @@ export class TraceViewer {
     return this.graphPane.drawn();
   }
 
+  /** Whether the graph is drawn as a sketch (too many nodes in view to read labels). */
+  get sketched(): boolean {
+    return this.graphPane.sketched;
+  }
+
   drawnEdges(): ReturnType<GraphPane['drawnEdges']> {
     return this.graphPane.drawnEdges();
   }
@@ -563,11 +568,15 @@ export class TraceViewer {
     const targets = [...new Set(wanted.map(visibleTarget).filter((id): id is string => id !== null))];
     this.title.textContent = this.describe(step);
     this.title.title = this.title.textContent;
-    this.showIR(step, before, after);
-    this.irPane.select(this.selected);
-    const history = this.selected !== null ? lineage(this.trace.steps, this.selected) : [];
-    this.details.render(record, record ? this.trace.passNames[step] : '', after, before, this.selected, history);
-    this.source.show(after, this.selected);
+    // While a key is held the side panes wait for it to be let go: text changing
+    // thirty times a second cannot be read, and laying it out costs the frame.
+    if (!this.repeating) {
+      this.showIR(step, before, after);
+      this.irPane.select(this.selected);
+      const history = this.selected !== null ? lineage(this.trace.steps, this.selected) : [];
+      this.details.render(record, record ? this.trace.passNames[step] : '', after, before, this.selected, history);
+      this.source.show(after, this.selected);
+    }
     const centre = this.centreSelection && this.selected !== null;
     this.centreSelection = false;
     const drawn = this.graphPane.render(
