@@ -45,17 +45,34 @@ export function clear(node: Node): void {
   }
 }
 
+/** The child each container is to scroll to at the next frame. */
+const scrollTargets = new WeakMap<HTMLElement, HTMLElement>();
+
 /**
  * Scroll `container` (only it, not the page or the notebook around it) so
  * that `child` is in view.  `container` must be positioned (CSS), so that it
- * is the child's offset parent.
+ * is the child's offset parent.  The scroll waits for the next frame: reading
+ * a position lays out the page, which done once per change (a step redraws
+ * several panes) costs far more than once per frame.
  */
 export function scrollWithin(container: HTMLElement, child: HTMLElement): void {
-  const top = child.offsetTop;
-  const bottom = top + child.offsetHeight;
-  if (top < container.scrollTop) {
-    container.scrollTop = top - 8;
-  } else if (bottom > container.scrollTop + container.clientHeight) {
-    container.scrollTop = bottom - container.clientHeight + 8;
+  const pending = scrollTargets.has(container);
+  scrollTargets.set(container, child);
+  if (pending) {
+    return;
   }
+  requestAnimationFrame(() => {
+    const target = scrollTargets.get(container);
+    scrollTargets.delete(container);
+    if (!target || !target.isConnected || !container.contains(target)) {
+      return;
+    }
+    const top = target.offsetTop;
+    const bottom = top + target.offsetHeight;
+    if (top < container.scrollTop) {
+      container.scrollTop = top - 8;
+    } else if (bottom > container.scrollTop + container.clientHeight) {
+      container.scrollTop = bottom - container.clientHeight + 8;
+    }
+  });
 }

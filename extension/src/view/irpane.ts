@@ -15,7 +15,7 @@ import { layoutAliases, type DiffLine } from '../model/irtext';
 import { clear, el, scrollWithin } from './dom';
 
 /** Modules longer than this show only the changed hunks until opened whole. */
-export const FULL_LIMIT = 3000;
+export const FULL_LIMIT = 800;
 const CONTEXT = 4;
 
 /** What the step's IR is compared with. */
