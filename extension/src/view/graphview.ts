@@ -212,12 +212,20 @@ interface NodeSpec {
   data: NodeData;
   classes: string;
   frame: Frame;
+  /** The graph's label (before a collapsed box's count is added), and whether a mark is on it. */
+  base: string;
+  marked: boolean;
 }
 
 /** An edge as the step wants it drawn. */
 interface EdgeSpec {
   data: EdgeData;
   classes: string;
+  status: string;
+}
+
+function sameFrame(a: Frame, b: Frame): boolean {
+  return a.x === b.x && a.y === b.y && a.width === b.width && a.height === b.height && a.depth === b.depth && a.box === b.box && a.hidden === b.hidden;
 }
 
 /** A camera position: Cytoscape's zoom and pan. */
@@ -487,12 +495,26 @@ export class GraphPane {
     for (let i = 1; i < marks.chain.length; i++) {
       chainEdges.add(`${marks.chain[i - 1]}>${marks.chain[i]}`);
     }
+    // A node or edge that looks as it did keeps its spec object, so that drawing
+    // it again is one comparison and a step allocates only for what changed.
+    const nodesBefore = this.nodes;
+    const edgesBefore = this.edges;
     this.nodes = new Map();
     this.edges = new Map();
     this.edgesAt = new Map();
     for (const node of graph.nodes.values()) {
       const frame = frames.get(node.id);
       if (!frame) {
+        continue;
+      }
+      const owner = node.parent !== null && frames.has(node.parent) ? node.parent : null;
+      const marked = chain.has(node.id) || marks.root === node.id || marks.selected === node.id;
+      const before = nodesBefore.get(node.id);
+      if (
+        before !== undefined && !marked && !before.marked && sameFrame(before.frame, frame) && before.base === node.label &&
+        before.data.status === node.status && before.data.kind === node.kind && before.data.owner === owner && before.data.text === node.text
+      ) {
+        this.nodes.set(node.id, before);
         continue;
       }
       const classes = [`k-${node.kind}`, `st-${node.status}`, frame.box ? 'box' : 'leaf'];
@@ -509,7 +531,6 @@ export class GraphPane {
         classes.push('m-selected');
       }
       const label = frame.hidden !== undefined ? `${node.label}  (+${frame.hidden})` : node.label;
-      const owner = node.parent !== null && frames.has(node.parent) ? node.parent : null;
       this.nodes.set(node.id, {
         data: {
           id: node.id,
@@ -523,7 +544,9 @@ export class GraphPane {
           text: node.text
         },
         classes: classes.join(' '),
-        frame
+        frame,
+        base: node.label,
+        marked
       });
     }
     for (const edge of graph.edges.values()) {
@@ -532,20 +555,24 @@ export class GraphPane {
       if (!source || !target) {
         continue;
       }
-      const classes = [`k-${edge.kind}`, `st-${edge.status}`];
-      if (big) {
-        classes.push('fast');
+      const onChain = chainEdges.has(`${edge.source}>${edge.target}`);
+      const hidden = (edge.kind === 'use' && !edgeFilter.use) || (edge.kind === 'branch' && !edgeFilter.branch);
+      const curve = bow(source, target);
+      const before = edgesBefore.get(edge.id);
+      const classes =
+        before !== undefined && before.status === edge.status && !onChain && !before.classes.includes('m-chain') &&
+        before.classes.includes('f-hidden') === hidden && before.classes.includes('fast') === big
+          ? before.classes
+          : [`k-${edge.kind}`, `st-${edge.status}`, big ? 'fast' : '', onChain ? 'm-chain' : '', hidden ? 'f-hidden' : ''].filter(c => c !== '').join(' ');
+      if (before !== undefined && before.classes === classes && before.data.bow === curve && before.data.label === edge.label) {
+        this.edges.set(edge.id, before);
+      } else {
+        this.edges.set(edge.id, {
+          data: { id: edge.id, source: edge.source, target: edge.target, label: edge.label, kind: edge.kind, bow: curve },
+          classes,
+          status: edge.status
+        });
       }
-      if (chainEdges.has(`${edge.source}>${edge.target}`)) {
-        classes.push('m-chain');
-      }
-      if ((edge.kind === 'use' && !edgeFilter.use) || (edge.kind === 'branch' && !edgeFilter.branch)) {
-        classes.push('f-hidden');
-      }
-      this.edges.set(edge.id, {
-        data: { id: edge.id, source: edge.source, target: edge.target, label: edge.label, kind: edge.kind, bow: bow(source, target) },
-        classes: classes.join(' ')
-      });
       for (const end of [edge.source, edge.target]) {
         const list = this.edgesAt.get(end);
         if (list) {
