@@ -6,7 +6,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1] / "passviz"
-ORDER = ["trace", "dialects", "passes", "pipelines", "graph", "widget", "backend", "run", "cli"]
+ORDER = ["ir", "trace", "dialects", "passes", "pipelines", "graph", "widget", "backend", "run", "cli"]
 FORBIDDEN_IN_TRACE = {"networkx", "ipywidgets", "IPython", "jupyterlab", "pyvis", "notebook"}
 
 

@@ -61,8 +61,9 @@ from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
-from xdsl.utils.hints import isa
 from xdsl.utils.type import get_element_type_or_self, have_compatible_shape
+
+from passviz.ir.hints import isa
 
 # ---------------------------------------------------------------------------
 # Type constraints (``ArithBase.td``, ``CommonTypeConstraints.td``)

@@ -29,8 +29,9 @@ from xdsl.dialects.builtin import (
 from xdsl.dialects.ub import PoisonAttr
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.traits import ConstantLike
-from xdsl.utils.hints import isa
 from xdsl.utils.type import get_element_type_or_self
+
+from passviz.ir.hints import isa
 
 INDEX_WIDTH = 64
 """The width MLIR folds ``index`` values with (``IndexType::kInternalStorageBitWidth``)."""

@@ -140,7 +140,8 @@ from xdsl.traits import (
     get_effects,
 )
 from xdsl.utils.exceptions import VerifyException
-from xdsl.utils.hints import isa
+
+from passviz.ir.hints import isa
 
 __all__ = [
     "TT",

@@ -65,9 +65,9 @@ from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
 from xdsl.traits import MemoryReadEffect, MemoryWriteEffect, Pure
 from xdsl.utils.exceptions import VerifyException
-from xdsl.utils.hints import isa
 
 from passviz.dialects.tt import PointerType, PtrLikeConstr, get_i1_same_shape, get_pointee_type
+from passviz.ir.hints import isa
 
 __all__ = [
     "DYNAMIC",

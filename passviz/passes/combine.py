@@ -25,7 +25,6 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
-from xdsl.utils.hints import isa
 from xdsl.utils.type import get_element_type_or_self
 
 from passviz.dialects.matchers import APInt, constant_attr, int_value
@@ -42,6 +41,7 @@ from passviz.dialects.tt import (
     SplatOp,
 )
 from passviz.dialects.tt_canonicalization import PatternTable, TritonPattern, defining, has_one_use, is_zero
+from passviz.ir.hints import isa
 from passviz.passes.canonicalize import apply_patterns_greedily
 from passviz.trace.recorder import StepRecorder, TracedPass
 

@@ -57,9 +57,9 @@ from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
 from xdsl.traits import CallableOpInterface
 from xdsl.utils.exceptions import PassFailedException
-from xdsl.utils.hints import isa
 
 from passviz.dialects import tt, tts
+from passviz.ir.hints import isa
 from passviz.passes.canonicalize import Canonicalize
 from passviz.passes.cse import CommonSubexpressionElimination
 from passviz.trace.recorder import StepRecorder, TracedPass

@@ -40,9 +40,9 @@ from xdsl.traits import (
     IsTerminator,
     SingleBlockImplicitTerminator,
 )
-from xdsl.utils.hints import isa
 
 from passviz.dialects import tt
+from passviz.ir.hints import isa
 from passviz.passes.callgraph import (
     CallGraph,
     CallGraphNode,

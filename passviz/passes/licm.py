@@ -38,10 +38,10 @@ from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
 from xdsl.traits import IsTerminator, MemoryEffectKind, get_effects
 from xdsl.traits import is_speculatable as xdsl_is_speculatable
-from xdsl.utils.hints import isa
 
 from passviz.dialects.matchers import constant_attr
 from passviz.dialects.tt import LoadOp, SplatOp, get_i1_same_shape
+from passviz.ir.hints import isa
 from passviz.trace.recorder import StepRecorder, TracedPass
 
 

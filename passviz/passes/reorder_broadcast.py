@@ -19,7 +19,6 @@ from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, FloatAttr, IntegerAt
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
-from xdsl.utils.hints import isa
 from xdsl.utils.type import get_element_type_or_self
 
 from passviz.dialects.matchers import constant_attr, dense
@@ -34,6 +33,7 @@ from passviz.dialects.tt_canonicalization import (
     is_memory_effect_free,
     splat_element,
 )
+from passviz.ir.hints import isa
 from passviz.passes.canonicalize import apply_patterns_greedily
 from passviz.trace.recorder import StepRecorder, TracedPass
 

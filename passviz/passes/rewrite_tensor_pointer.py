@@ -41,9 +41,9 @@ from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, Region
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
 from xdsl.traits import CallableOpInterface
-from xdsl.utils.hints import isa
 
 from passviz.dialects import tt
+from passviz.ir.hints import isa
 from passviz.trace.recorder import StepRecorder, TracedPass
 
 _REGION_BRANCH_OPS = (

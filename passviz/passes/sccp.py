@@ -38,11 +38,11 @@ from xdsl.traits import (
     ReturnLike,
     SymbolTable,
 )
-from xdsl.utils.hints import isa
 from xdsl.utils.symbol_table import SymbolTable as Symbols
 from xdsl.utils.symbol_table import SymbolTableCollection, Visibility
 
 from passviz.dialects.matchers import constant_attr
+from passviz.ir.hints import isa
 from passviz.passes import canonicalization as mlir
 from passviz.passes.canonicalize import CanonicalizationTables
 from passviz.passes.greedy import insertion_region

@@ -17,10 +17,10 @@ from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, SymbolRef
 from xdsl.ir import Attribute, Operation, ParametrizedAttribute
 from xdsl.rewriter import InsertPoint
 from xdsl.traits import SymbolOpInterface, SymbolTable
-from xdsl.utils.hints import isa
 from xdsl.utils.symbol_table import SymbolTable as Symbols
 from xdsl.utils.symbol_table import SymbolTableCollection, Visibility
 
+from passviz.ir.hints import isa
 from passviz.trace.recorder import StepRecorder, TracedPass
 
 

@@ -28,7 +28,6 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
-from xdsl.utils.hints import isa
 from xdsl.utils.type import get_element_type_or_self
 
 from passviz.dialects.matchers import (
@@ -46,6 +45,7 @@ from passviz.dialects.matchers import (
     is_int,
     is_poison,
 )
+from passviz.ir.hints import isa
 from passviz.passes.canonicalization.builders import (
     ARITH_OP_NAMES,
     binary,

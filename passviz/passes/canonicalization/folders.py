@@ -27,10 +27,10 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.dialects.ub import PoisonAttr
 from xdsl.ir import Attribute
-from xdsl.utils.hints import isa
 from xdsl.utils.type import get_element_type_or_self
 
 from passviz.dialects.matchers import FOLDABLE_FLOATS, APInt, dense, int_attr, int_width
+from passviz.ir.hints import isa
 
 Scalar = APInt | float
 """One element: an integer bit pattern or a float."""

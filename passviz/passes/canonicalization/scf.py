@@ -18,9 +18,9 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewri
 from xdsl.rewriter import BlockInsertPoint, InsertPoint
 from xdsl.traits import CallableOpInterface
 from xdsl.transforms.canonicalization_patterns.scf import replace_op_with_region
-from xdsl.utils.hints import isa
 
 from passviz.dialects.matchers import APInt, constant_attr, int_value, int_width, is_int
+from passviz.ir.hints import isa
 from passviz.passes.canonicalization.arith import Folder, FoldResult
 from passviz.passes.canonicalization.builders import binary, i1_constant, select
 

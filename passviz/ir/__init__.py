@@ -1,0 +1,1 @@
+"""IR plumbing over xDSL: small, named fixes and fast paths, each a candidate for upstream."""
