@@ -204,8 +204,7 @@ class GreedyDriver:
             producer = operand.owner
             if not isinstance(producer, Operation):
                 continue
-            others = {use.operation for use in operand.uses if use.operation is not op}
-            if len(others) <= 1:
+            if _one_other_user(operand, op):
                 self._add(producer)
         for nested in op.walk():
             self.worklist.remove(nested)
@@ -345,6 +344,20 @@ class GreedyDriver:
             if not changed:
                 step.cancel()
         return changed
+
+
+def _one_other_user(value: SSAValue, op: Operation) -> bool:
+    """Whether at most one op besides ``op`` uses ``value``; stops at the second
+    (a constant with thousands of users must not make every erase walk them all)."""
+    other: Operation | None = None
+    for use in value.uses:
+        user = use.operation
+        if user is op or user is other:
+            continue
+        if other is not None:
+            return False
+        other = user
+    return True
 
 
 def _nowhere() -> InsertPoint:
