@@ -19,8 +19,6 @@ from importlib import resources
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, cast
 
-from jsonschema import Draft202012Validator
-
 from passviz.trace.model import (
     TRACE_FORMAT,
     TRACE_VERSION,
@@ -34,6 +32,7 @@ from passviz.trace.model import (
 )
 
 if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
     from xdsl.context import Context
 
 
@@ -50,6 +49,10 @@ def trace_schema() -> dict[str, Any]:
 
 @cache
 def _validator() -> Draft202012Validator:
+    # Imported here: jsonschema takes about a second to import (its format
+    # checkers build grammars), which every command would pay before its first step.
+    from jsonschema import Draft202012Validator
+
     return Draft202012Validator(trace_schema())
 
 
