@@ -1,20 +1,28 @@
-"""Trace overhead benchmark: passviz's traced pipeline vs xDSL's own passes.
+"""Trace overhead benchmark: ``passviz trace`` against ``xdsl-opt`` on the same pipeline.
 
-Generates a deterministic module of N arith ops, runs ``canonicalize,cse``
-repeated R times untraced (xDSL's passes) and traced (passviz's recorder
-writing an NDJSON trace), and reports the time ratio, plus the trace size
-against what ``xdsl-opt --print-between-passes`` writes for the same input.
+Generates a deterministic module of N arith ops and runs ``canonicalize,cse``
+repeated R times, side by side in one run:
+
+- in process, the pipeline alone: xDSL's own passes, passviz's passes
+  recording nothing, and passviz's passes recorded;
+- whole commands, process start included: ``xdsl-opt IN -p P`` against
+  ``passviz trace IN -p P -o T`` (goal: at most 1.25x);
+- growth: ``passviz trace`` at 4N ops against N ops (goal: at most 4.4x);
+- size: the trace against ``xdsl-opt --print-between-passes`` (goal: at most
+  0.15x), and whether two runs write byte-identical traces;
+- reading: ``passviz steps T`` and ``passviz show T --step -1`` (goal: 1 s each).
 
     python benchmarks/trace_overhead.py [--ops 10000] [--repeat 5] [--runs 2]
-                                        [--profile] [--no-xdsl-opt]
+                                        [--no-growth] [--profile]
 
-The figures are printed, never asserted; the script exits 0.
+The figures are printed as ratios, never asserted; the script exits 0.
 """
 
 from __future__ import annotations
 
 import argparse
 import cProfile
+import gzip
 import json
 import pstats
 import random
@@ -272,7 +280,7 @@ def pipeline_spec(repeat: int) -> str:
     return ",".join(["canonicalize,cse"] * repeat)
 
 
-def run_untraced(text: str, repeat: int) -> tuple[float, ModuleOp]:
+def run_xdsl(text: str, repeat: int) -> tuple[float, ModuleOp]:
     """xDSL's own passes; times the pipeline only (not parsing)."""
     module = parse_ir(text)
     ctx = make_context()
@@ -281,6 +289,16 @@ def run_untraced(text: str, repeat: int) -> tuple[float, ModuleOp]:
         passes += [CanonicalizePass(), CommonSubexpressionElimination()]
     start = time.perf_counter()
     PassPipeline(tuple(passes)).apply(ctx, module)
+    return time.perf_counter() - start, module
+
+
+def run_untraced(text: str, spec: str) -> tuple[float, ModuleOp]:
+    """passviz's passes recording nothing (``TracedPass.apply``); times the pipeline only."""
+    module = parse_ir(text)
+    ctx = make_context()
+    passes = parse_pipeline(spec)
+    start = time.perf_counter()
+    PassPipeline(passes).apply(ctx, module)
     return time.perf_counter() - start, module
 
 
@@ -317,19 +335,22 @@ def _tracer(text: str, module: ModuleOp, meta: TraceMeta, output: Path) -> Trace
     return Tracer(module, meta, writer=TraceWriter.to_path(output), options=options, initial_ir=text)
 
 
-def run_xdsl_opt(input_path: Path, spec: str) -> tuple[float, int] | None:
-    """``xdsl-opt -p spec --print-between-passes``: wall time and bytes written (stdout+stderr)."""
-    exe = shutil.which("xdsl-opt")
-    if exe is None:
-        return None
+def command(argv: list[str]) -> tuple[float, int]:
+    """Run a command to completion: wall seconds (process start included) and bytes it printed."""
     start = time.perf_counter()
-    proc = subprocess.run(
-        [exe, str(input_path), "-p", spec, "--print-between-passes"], capture_output=True, check=False
-    )
+    proc = subprocess.run(argv, capture_output=True, check=False)
     elapsed = time.perf_counter() - start
     if proc.returncode != 0:
-        print(f"warning: xdsl-opt exited {proc.returncode}: {proc.stderr.decode()[-500:]}")
+        print(f"warning: {' '.join(argv[:2])} exited {proc.returncode}: {proc.stderr.decode()[-500:]}")
     return elapsed, len(proc.stdout) + len(proc.stderr)
+
+
+def tool(name: str) -> str:
+    """The console script ``name`` installed beside this Python."""
+    found = shutil.which(name, path=str(Path(sys.executable).parent)) or shutil.which(name)
+    if found is None:
+        raise SystemExit(f"benchmark needs `{name}` on PATH")
+    return found
 
 
 def best_of(runs: int, func: Callable[[], tuple[float, object]]) -> tuple[float, object]:
@@ -343,6 +364,13 @@ def best_of(runs: int, func: Callable[[], tuple[float, object]]) -> tuple[float,
     return best
 
 
+def best_command(runs: int, argv: list[str]) -> tuple[float, int]:
+    """The fastest of ``runs`` runs of a command, and the bytes it printed."""
+    seconds, printed = best_of(runs, lambda: command(argv))
+    assert isinstance(printed, int)
+    return seconds, printed
+
+
 # -- reporting -----------------------------------------------------------------
 
 
@@ -352,19 +380,21 @@ def _json_size(value: object) -> int:
 
 def delta_key_bytes(trace_path: Path) -> tuple[Counter[str], int, int]:
     """Bytes per ``delta`` key over the step records, the header's size, and the
-    bytes of the step records outside their ``delta``."""
+    bytes of the step records outside their ``delta`` (of the uncompressed NDJSON)."""
     sizes: Counter[str] = Counter()
     header = envelope = 0
-    with open(trace_path, encoding="utf-8") as stream:
-        for line in stream:
-            record = json.loads(line)
-            if record.get("record") == "header":
-                header = len(line.encode())
-                continue
-            delta = record.pop("delta", {})
-            envelope += _json_size(record)
-            for key, value in delta.items():
-                sizes[key] += _json_size(value)
+    data = trace_path.read_bytes()
+    if data.startswith(b"\x1f\x8b"):
+        data = gzip.decompress(data)
+    for line in data.decode("utf-8").splitlines():
+        record = json.loads(line)
+        if record.get("record") == "header":
+            header = len(line.encode())
+            continue
+        delta = record.pop("delta", {})
+        envelope += _json_size(record)
+        for key, value in delta.items():
+            sizes[key] += _json_size(value)
     return sizes, header, envelope
 
 
@@ -381,6 +411,11 @@ def profile_traced(text: str, spec: str, output: Path, top: int = 15) -> None:
         stats.sort_stats(key).print_stats(top)
 
 
+def ratio_line(what: str, ours: float, theirs: float, goal: str, unit: str = "s") -> str:
+    """One figure: both measurements and their ratio against its goal."""
+    return f"{what}: {ours:.2f} {unit} vs {theirs:.2f} {unit}  ratio {ours / theirs:.2f}  (goal {goal})"
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark and print its figures."""
     parser = argparse.ArgumentParser(
@@ -390,9 +425,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=5, help="times `canonicalize,cse` is repeated")
     parser.add_argument("--runs", type=int, default=2, help="timed runs of each variant (best is kept)")
     parser.add_argument("--seed", type=int, default=1234)
+    parser.add_argument("--no-growth", action="store_true", help="skip the run at 4x the ops")
     parser.add_argument("--profile", action="store_true", help="also cProfile one traced run")
-    parser.add_argument("--no-xdsl-opt", action="store_true", help="skip the xdsl-opt reference run")
-    parser.add_argument("--keep", type=Path, help="directory to keep the input and trace in")
+    parser.add_argument("--keep", type=Path, help="directory to keep the inputs and traces in")
     args = parser.parse_args(argv)
 
     text = generate_module(args.ops, seed=args.seed)
@@ -401,49 +436,66 @@ def main(argv: list[str] | None = None) -> int:
     workdir = args.keep or Path(tempfile.mkdtemp(prefix="passviz-bench-"))
     workdir.mkdir(parents=True, exist_ok=True)
     input_path, trace_path = workdir / "input.mlir", workdir / "trace.passviz.json"
-    gz_path = workdir / "trace.passviz.json.gz"
     input_path.write_text(text, encoding="utf-8")
     print(f"input: {input_path}  ops: {sum(counts.values())} ({dict(counts)})  pipeline: {spec}")
+    xdsl_opt, passviz_cli = tool("xdsl-opt"), tool("passviz")
 
-    untraced_s, untraced_module = best_of(args.runs, lambda: run_untraced(text, args.repeat))
-    traced_s, tracer_obj = best_of(args.runs, lambda: run_traced(text, spec, trace_path))
-    gz_s, _ = best_of(args.runs, lambda: run_traced(text, spec, gz_path))
-    assert isinstance(untraced_module, ModuleOp) and isinstance(tracer_obj, Tracer)
+    # In process: the pipeline alone, three ways.
+    xdsl_s, xdsl_module = best_of(args.runs, lambda: run_xdsl(text, args.repeat))
+    untraced_s, untraced_module = best_of(args.runs, lambda: run_untraced(text, spec))
+    traced_s, tracer_obj = best_of(args.runs, lambda: run_traced(text, spec, workdir / "inproc.json"))
+    assert isinstance(xdsl_module, ModuleOp) and isinstance(untraced_module, ModuleOp)
+    assert isinstance(tracer_obj, Tracer)
     if str(untraced_module) != str(tracer_obj.module):
         print("WARNING: traced and untraced final IR differ")
     final = count_ops(tracer_obj.module)
     steps = tracer_obj.trace.steps
     rewrites = sum(1 for s in steps if s.kind == "rewrite")
     print(
-        f"ops: {counts['arith']}  ops after: {final['arith']}  rewrites recorded: {rewrites}  "
-        f"steps: {len(steps)}  status: {tracer_obj.trace.status}"
+        f"ops after: {final['arith']} (xDSL's passes: {count_ops(xdsl_module)['arith']})  "
+        f"rewrites recorded: {rewrites}  steps: {len(steps)}  status: {tracer_obj.trace.status}"
+    )
+    print(
+        f"pipeline only, in process:  xDSL untraced {xdsl_s:.2f} s   passviz untraced {untraced_s:.2f} s   "
+        f"passviz traced {traced_s:.2f} s   (passviz untraced/xDSL {untraced_s / xdsl_s:.2f}, "
+        f"traced/untraced {traced_s / untraced_s:.2f})"
     )
 
-    xdsl_opt = None if args.no_xdsl_opt else run_xdsl_opt(input_path, spec)
-    ratio = traced_s / untraced_s
-    line = (
-        f"time  untraced xDSL: {untraced_s:.2f} s   traced passviz: {traced_s:.2f} s   "
-        f"ratio: {ratio:.2f} (goal <= 1.25)   [gzip trace: {gz_s:.2f} s, ratio {gz_s / untraced_s:.2f}]"
-    )
-    if xdsl_opt is not None:
-        line += f"   [xdsl-opt --print-between-passes wall, incl. startup+parse+print: {xdsl_opt[0]:.2f} s]"
-    print(line)
+    # Whole commands, process start included.
+    opt_argv = [xdsl_opt, str(input_path), "-p", spec, "-o", str(workdir / "out.mlir")]
+    opt_s, _ = best_command(args.runs, opt_argv)
+    trace_argv = [passviz_cli, "trace", str(input_path), "-p", spec, "-o", str(trace_path)]
+    trace_s, _ = best_command(args.runs, trace_argv)
+    print(ratio_line("passviz trace vs xdsl-opt, whole commands", trace_s, opt_s, "<= 1.25"))
 
-    trace_bytes, gz_bytes = trace_path.stat().st_size, gz_path.stat().st_size
-    if xdsl_opt is not None:
-        print(
-            f"bytes trace (.passviz.json): {trace_bytes}   xdsl-opt --print-between-passes: {xdsl_opt[1]}   "
-            f"ratio: {trace_bytes / xdsl_opt[1]:.3f} (goal <= 0.15)"
-        )
-        print(
-            f"bytes trace (.passviz.json.gz): {gz_bytes}   ratio: {gz_bytes / xdsl_opt[1]:.3f} (goal <= 0.15)"
-        )
-    else:
-        print(f"bytes trace: {trace_bytes}  gzip: {gz_bytes}")
+    first = trace_path.read_bytes()
+    command(trace_argv)
+    identical = trace_path.read_bytes() == first
+    _, between_bytes = command([xdsl_opt, str(input_path), "-p", spec, "--print-between-passes"])
+    print(
+        f"trace size: {len(first)} bytes vs xdsl-opt --print-between-passes {between_bytes} bytes  "
+        f"ratio {len(first) / between_bytes:.3f}  (goal <= 0.15)   "
+        f"byte-identical on a second run: {identical}"
+    )
     sizes, header, envelope = delta_key_bytes(trace_path)
     top = "  ".join(f"{k}={v}" for k, v in sizes.most_common())
-    print(f"trace bytes by delta key: {top}")
-    print(f"trace bytes: header incl. initial IR: {header}   step records outside delta: {envelope}")
+    print(f"  uncompressed bytes by delta key: {top}   header: {header}   outside delta: {envelope}")
+
+    steps_s, _ = best_command(args.runs, [passviz_cli, "steps", str(trace_path)])
+    show_s, _ = best_command(args.runs, [passviz_cli, "show", str(trace_path), "--step", "-1"])
+    print(
+        f"reading the trace: passviz steps {steps_s:.2f} s   passviz show --step -1 {show_s:.2f} s  "
+        "(goal <= 1 s each)"
+    )
+
+    if not args.no_growth:
+        big_path = workdir / f"input{4 * args.ops}.mlir"
+        big_path.write_text(generate_module(4 * args.ops, seed=args.seed), encoding="utf-8")
+        big_s, _ = best_command(
+            1, [passviz_cli, "trace", str(big_path), "-p", spec, "-o", str(workdir / "big.passviz.json")]
+        )
+        what = f"growth: passviz trace at {4 * args.ops} ops vs {args.ops} ops"
+        print(ratio_line(what, big_s, trace_s, "<= 4.4"))
 
     if args.profile:
         profile_traced(text, spec, workdir / "trace-profile.ndjson")

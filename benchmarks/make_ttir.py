@@ -1,0 +1,98 @@
+"""``make-ttir`` benchmark: passviz recording Triton's ``make_ttir`` stage against Triton itself.
+
+For each tutorial kernel of ``tests/triton_kernels.py`` (vector add, fused
+softmax, matmul, layer norm), side by side in one run:
+
+- Triton: its own ``make_ttir`` stage (``backend.make_ttir``) on the frontend's
+  module, in memory, as ``triton.compile`` runs it;
+- passviz: ``record(frontend IR text, "make-ttir")`` with the verifier after
+  every pass (the default), writing the trace: parsing the text, recording
+  every rewrite and writing it included.
+
+The goal is passviz at most 10x Triton.  Needs ``pip install -e '.[triton]'``.
+
+    python benchmarks/make_ttir.py [--runs 3]
+
+The figures are printed as ratios, never asserted; the script exits 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from passviz.pipelines import TRITON_TARGET, record, triton_frontend_ir  # noqa: E402
+from passviz.trace.recorder import RecordOptions  # noqa: E402
+from tests.triton_kernels import KERNELS  # noqa: E402
+
+
+def triton_make_ttir(text: str, runs: int) -> float:
+    """The fastest of ``runs`` runs of Triton's ``make_ttir`` on ``text`` (parsed outside the timer)."""
+    libtriton: Any = importlib.import_module("triton._C.libtriton")
+    backends: Any = importlib.import_module("triton.backends.compiler")
+    compiler: Any = importlib.import_module("triton.compiler.compiler")
+    target = backends.GPUTarget(*TRITON_TARGET)
+    backend = compiler.make_backend(target)
+    options = backend.parse_options({})
+    best = float("inf")
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "frontend.mlir"
+        path.write_text(text, encoding="utf-8")
+        for _ in range(runs):
+            context = libtriton.ir.context()
+            libtriton.ir.load_dialects(context)
+            backend.load_dialects(context)
+            module = libtriton.ir.parse_mlir_module(str(path), context)
+            module.context = context
+            start = time.perf_counter()
+            backend.make_ttir(module, {}, options, target.arch)
+            best = min(best, time.perf_counter() - start)
+    return best
+
+
+def passviz_make_ttir(text: str, runs: int) -> tuple[float, int]:
+    """The fastest of ``runs`` traced ``make-ttir`` runs on ``text``, and the steps recorded."""
+    best, steps = float("inf"), 0
+    with tempfile.TemporaryDirectory() as folder:
+        output = Path(folder) / "trace.passviz.json"
+        for _ in range(runs):
+            start = time.perf_counter()
+            run = record(text, "make-ttir", output=str(output), options=RecordOptions(verify_each="pass"))
+            best = min(best, time.perf_counter() - start)
+            steps = len(run.trace.steps)
+            if run.trace.status != "ok":
+                print(f"warning: the trace's status is {run.trace.status}")
+    return best, steps
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark and print its figures."""
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--runs", type=int, default=3, help="timed runs of each side (best is kept)")
+    args = parser.parse_args(argv)
+    ratios: list[float] = []
+    for name, kernel in KERNELS.items():
+        text = triton_frontend_ir(kernel.fn, kernel.signature, kernel.constexprs)
+        theirs = triton_make_ttir(text, args.runs)
+        ours, steps = passviz_make_ttir(text, args.runs)
+        ratios.append(ours / theirs)
+        print(
+            f"{name:<14} Triton make_ttir {theirs * 1e3:8.1f} ms   passviz make-ttir traced "
+            f"{ours * 1e3:8.1f} ms ({steps} steps)   ratio {ours / theirs:6.1f}  (goal <= 10)"
+        )
+    print(f"worst ratio {max(ratios):.1f}  (goal <= 10)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
