@@ -35,6 +35,7 @@ from passviz.trace.model import Delta, Flag, Step, StepKind, Trace, TraceMeta
 from passviz.trace.shadow import PendingReplacement, Removal, Shadow
 from passviz.trace.sources import read_sources
 from passviz.trace.store import TraceWriter
+from passviz.trace.verify import IncrementalVerifier
 
 VerifyEach = Literal["off", "pass", "rewrite"]
 """When the verifier runs: never, after every pass, or after every rewrite."""
@@ -285,6 +286,8 @@ class Tracer(StepRecorder):
         self.module = module
         self.options = options
         self.shadow = Shadow(module)
+        self.verifier = IncrementalVerifier(module)
+        """Verifies the module after a pass, re-checking only what changed."""
         initial = initial_state(self.shadow)
         self.trace = Trace(
             meta=meta,
@@ -390,7 +393,7 @@ class Tracer(StepRecorder):
 
     def _verify_flag(self) -> Flag | None:
         try:
-            self.module.verify()
+            self.verifier.verify()
         except VerifyException as exc:
             return Flag(kind="verify", message=f"verifier: {_first_line(str(exc))}", detail=str(exc))
         return None
