@@ -32,6 +32,7 @@ from xdsl.traits import ConstantLike
 from xdsl.utils.type import get_element_type_or_self
 
 from passviz.ir.hints import isa
+from passviz.ir.traits import has_trait
 
 INDEX_WIDTH = 64
 """The width MLIR folds ``index`` values with (``IndexType::kInternalStorageBitWidth``)."""
@@ -92,7 +93,7 @@ def is_i1_like(type: Attribute) -> bool:
 def constant_attr(value: SSAValue) -> Attribute | None:
     """``m_Constant``: the value of the ``ConstantLike`` op that defines ``value``."""
     owner = value.owner
-    if not isinstance(owner, Operation) or not owner.has_trait(ConstantLike, value_if_unregistered=False):
+    if not isinstance(owner, Operation) or not has_trait(owner, ConstantLike, value_if_unregistered=False):
         return None
     if len(owner.results) != 1:
         return None

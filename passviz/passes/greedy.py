@@ -39,6 +39,7 @@ from xdsl.rewriter import InsertPoint
 from xdsl.traits import ConstantLike, IsolatedFromAbove
 from xdsl.transforms.dead_code_elimination import is_trivially_dead, region_dce
 
+from passviz.ir.traits import has_trait
 from passviz.trace.recorder import StepRecorder
 
 FoldResult = Sequence[SSAValue | Attribute]
@@ -123,11 +124,13 @@ class _ConstantScopes:
         default_factory=dict[tuple[Region, str, Attribute, Attribute], Operation]
     )
     """The constant kept for (region, dialect, value, type)."""
+    regions: dict[Block, Region] = field(default_factory=dict[Block, Region])
+    """``insertion_region`` of each block seen, so that a block of constants climbs once."""
 
 
 def constant_value(op: Operation) -> Attribute | None:
     """The value of a ``ConstantLike`` op (``m_Constant``), or None."""
-    if not op.has_trait(ConstantLike, value_if_unregistered=False) or len(op.results) != 1:
+    if not has_trait(op, ConstantLike, value_if_unregistered=False) or len(op.results) != 1:
         return None
     for name in ("value", "values"):
         # Attributes may be falsy (an IntegerAttr of 0): test against None.
@@ -144,7 +147,7 @@ def insertion_region(block: Block) -> Region:
     assert region is not None
     while True:
         parent = region.parent
-        if parent is None or parent.has_trait(IsolatedFromAbove, value_if_unregistered=True):
+        if parent is None or has_trait(parent, IsolatedFromAbove):
             return region
         above = parent.parent_region()
         if above is None:
@@ -227,7 +230,9 @@ class GreedyDriver:
             return False
         if op in constants.owned:
             return False
-        region = insertion_region(block)
+        region = constants.regions.get(block)
+        if region is None:
+            region = constants.regions[block] = insertion_region(block)
         key = (region, op.dialect_name(), value, op.results[0].type)
         kept = constants.unique.get(key)
         if kept is not None:
@@ -280,7 +285,7 @@ class GreedyDriver:
             with self.recorder.step("erase-dead-op", root=op):
                 self.rewriter.erase(op)
             return True
-        if self.config.fold and not op.has_trait(ConstantLike, value_if_unregistered=True):
+        if self.config.fold and not has_trait(op, ConstantLike):
             if self._fold(op):
                 return True
         return self._apply_patterns(op)
