@@ -24,6 +24,7 @@ from passviz.trace.mlir_parser import MLIRParser
 from passviz.trace.model import Trace, TraceMeta
 from passviz.trace.recorder import RecordOptions, Tracer
 from passviz.trace.store import TraceWriter, read_trace
+from passviz.trace.verify import IncrementalVerifier
 
 
 class InputError(ValueError):
@@ -55,10 +56,12 @@ def parse_ir(text: str, filename: str = "<input>") -> ModuleOp:
         raise IRParseError(filename, location.line, location.col, exc.msg) from None
 
 
-def verify_input(module: ModuleOp, filename: str) -> None:
-    """Reject input the verifier rejects, so that no pass is blamed for it."""
+def verify_input(module: ModuleOp, filename: str, verifier: IncrementalVerifier | None = None) -> None:
+    """Reject input the verifier rejects, so that no pass is blamed for it.
+
+    ``verifier``, if given, does the verifying, and so knows the input verified."""
     try:
-        module.verify()
+        (verifier or IncrementalVerifier(module)).verify()
     except VerifyException as exc:
         lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
         raise InputError(f"{filename}: the input does not verify: {lines[0] if lines else exc}") from None
@@ -205,7 +208,8 @@ def record(
     options = options or RecordOptions()
     passes = parse_pipeline(pipeline, extra_passes)
     module = parse_ir(text, filename)
-    verify_input(module, filename)
+    verifier = IncrementalVerifier(module)
+    verify_input(module, filename, verifier)
     meta = TraceMeta(
         input=filename,
         pipeline=pipeline,
@@ -214,7 +218,7 @@ def record(
         verify_each=options.verify_each,
     )
     writer = TraceWriter.to_path(output) if output is not None else None
-    tracer = Tracer(module, meta, writer=writer, options=options, initial_ir=text)
+    tracer = Tracer(module, meta, writer=writer, options=options, initial_ir=text, verifier=verifier)
     trace = tracer.run(make_context(), passes)
     trace.context_factory = make_context
     return TraceRun(trace, tracer, module)

@@ -279,14 +279,16 @@ class Tracer(StepRecorder):
         writer: TraceWriter | None = None,
         options: RecordOptions | None = None,
         initial_ir: str | None = None,
+        verifier: IncrementalVerifier | None = None,
     ) -> None:
         """``initial_ir`` is the text ``module`` was parsed from, if there is one:
-        it is stored as is, which saves printing the module once more."""
+        it is stored as is, which saves printing the module once more.
+        ``verifier`` is one that has verified ``module`` already, if any."""
         options = options or RecordOptions()
         self.module = module
         self.options = options
         self.shadow = Shadow(module)
-        self.verifier = IncrementalVerifier(module)
+        self.verifier = verifier or IncrementalVerifier(module)
         """Verifies the module after a pass, re-checking only what changed."""
         initial = initial_state(self.shadow)
         self.trace = Trace(
