@@ -8,6 +8,8 @@ from xdsl.context import Context
 from xdsl.dialects import get_all_dialects
 from xdsl.ir import Dialect
 
+from passviz.ir.names import keep_suffix_only_names
+
 
 def make_context(*, allow_unregistered: bool = False) -> Context:
     """A context that knows every xDSL dialect and passviz's own.
@@ -15,6 +17,7 @@ def make_context(*, allow_unregistered: bool = False) -> Context:
     Dialects are registered lazily, so parsing only pays for the ones used.
     passviz's dialects take precedence over xDSL ones of the same name.
     """
+    keep_suffix_only_names()  # Triton's frontend names values %_0
     ctx = Context(allow_unregistered=allow_unregistered)
     ours = _our_dialect_factories()
     for name, factory in get_all_dialects().items():
@@ -26,7 +29,15 @@ def make_context(*, allow_unregistered: bool = False) -> Context:
 
 
 def _our_dialect_factories() -> dict[str, Callable[[], Dialect]]:
-    return {"tt": _load_tt, "ttg": _load_ttg, "tts": _load_tts, "scf": _load_scf, "arith": _load_arith}
+    return {
+        "tt": _load_tt,
+        "ttg": _load_ttg,
+        "tts": _load_tts,
+        "scf": _load_scf,
+        "arith": _load_arith,
+        "gpu": _load_gpu,
+        "llvm": _load_llvm,
+    }
 
 
 def _load_tt() -> Dialect:
@@ -57,3 +68,15 @@ def _load_scf() -> Dialect:
     from passviz.dialects.scf import SCF
 
     return SCF
+
+
+def _load_gpu() -> Dialect:
+    from passviz.dialects.gpu import GPU
+
+    return GPU
+
+
+def _load_llvm() -> Dialect:
+    from passviz.dialects.llvm import LLVM
+
+    return LLVM
