@@ -1,14 +1,19 @@
-"""xDSL's ``scf`` dialect, with ``scf.execute_region`` printed as MLIR prints it.
+"""xDSL's ``scf`` dialect, with ``scf.execute_region`` and ``scf.while`` read and printed as MLIR does.
 
 xDSL prints ``scf.execute_region -> (i32)`` and hides a result-less region's
-``scf.yield``; MLIR prints ``-> i32`` and always shows the terminator.  The
-trace shows IR the way the compilers it covers print it.
+``scf.yield``; MLIR prints ``-> i32`` and always shows the terminator.  MLIR
+prints an ``scf.while`` without operands as ``scf.while : () -> () {``, with
+no ``()`` before the colon, which xDSL cannot read.  The trace shows IR the
+way the compilers it covers print it.
 """
 
 from __future__ import annotations
 
+from typing import Self
+
 from xdsl.dialects import scf
 from xdsl.ir import Dialect
+from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
 
 
@@ -30,9 +35,64 @@ class ExecuteRegionOp(scf.ExecuteRegionOp):
             printer.print_attr_dict(self.attributes)
 
 
+class WhileOp(scf.WhileOp):
+    """``scf.while``, whose ``(%arg = %init, ...)`` list MLIR leaves out when it is empty."""
+
+    def print(self, printer: Printer) -> None:
+        if self.arguments:
+            printer.print_string(" (")
+            printer.print_list(
+                zip(self.before_region.block.args, self.arguments, strict=True),
+                lambda pair: self._print_pair(printer, pair),
+            )
+            printer.print_string(")")
+        printer.print_string(" : ")
+        printer.print_operation_type(self)
+        printer.print_string(" ")
+        printer.print_region(self.before_region, print_entry_block_args=False)
+        printer.print_string(" do ")
+        printer.print_region(self.after_region)
+        if self.attributes:
+            printer.print_op_attributes(self.attributes, print_keyword=True)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        def parse_assignment() -> tuple[Parser.UnresolvedArgument, UnresolvedOperand]:
+            arg = parser.parse_argument(expect_type=False)
+            parser.parse_punctuation("=")
+            return arg, parser.parse_unresolved_operand()
+
+        assignments = (
+            parser.parse_optional_comma_separated_list(parser.Delimiter.PAREN, parse_assignment) or []
+        )
+        parser.parse_punctuation(":")
+        type_pos = parser.pos
+        function_type = parser.parse_function_type()
+        inputs = function_type.inputs.data
+        if len(assignments) != len(inputs):
+            parser.raise_error(
+                f"{len(assignments)} initial values for {len(inputs)} operand types", type_pos, parser.pos
+            )
+        block_args = tuple(arg.resolve(t) for (arg, _), t in zip(assignments, inputs, strict=True))
+        arguments = tuple(
+            parser.resolve_operand(operand, t) for (_, operand), t in zip(assignments, inputs, strict=True)
+        )
+        before_region = parser.parse_region(block_args)
+        parser.parse_characters("do")
+        after_region = parser.parse_region()
+        attrs = parser.parse_optional_attr_dict_with_keyword()
+        op = cls(arguments, function_type.outputs.data, before_region, after_region)
+        if attrs is not None:
+            op.attributes |= attrs.data
+        return op
+
+
+_OURS: dict[type, type] = {scf.ExecuteRegionOp: ExecuteRegionOp, scf.WhileOp: WhileOp}
+"""xDSL's ops that passviz replaces, and their replacements."""
+
 SCF = Dialect(
     "scf",
-    [ExecuteRegionOp if op is scf.ExecuteRegionOp else op for op in scf.Scf.operations],
+    [_OURS.get(op, op) for op in scf.Scf.operations],
     list(scf.Scf.attributes),
 )
 """The scf dialect as passviz registers it."""
