@@ -1,0 +1,125 @@
+"""``cse`` across the blocks of a region, as MLIR's: an op replaces its equal in any block it dominates."""
+
+from __future__ import annotations
+
+import pytest
+from xdsl.ir import Operation
+from xdsl.pattern_rewriter import PatternRewriter
+
+from passviz.dialects import make_context
+from passviz.ir.dominance import dominator_tree, immediate_dominators
+from passviz.passes.cse import CommonSubexpressionElimination
+from passviz.pipelines import parse_ir, record
+from passviz.trace.irtext import print_module
+from tests.conftest import need
+from tests.triton_oracle import compare, triton_missing
+
+# ^bb0 branches to ^bb1 and ^bb2, which both go to ^bb3; ^bb4 is unreachable.
+DIAMOND = """\
+func.func @diamond(%a: i32, %b: i32, %c: i1) -> i32 {
+  %0 = arith.addi %a, %b : i32
+  cf.cond_br %c, ^bb1, ^bb2
+^bb1:
+  %1 = arith.addi %a, %b : i32
+  %2 = arith.muli %1, %a : i32
+  cf.br ^bb3(%2 : i32)
+^bb2:
+  %3 = arith.addi %a, %b : i32
+  %4 = arith.subi %3, %0 : i32
+  cf.br ^bb3(%4 : i32)
+^bb3(%x: i32):
+  %5 = arith.muli %0, %a : i32
+  %6 = arith.addi %x, %5 : i32
+  %7 = arith.addi %a, %b : i32
+  %8 = arith.addi %6, %7 : i32
+  func.return %8 : i32
+^bb4:
+  %9 = arith.addi %a, %b : i32
+  func.return %9 : i32
+}
+"""
+
+
+def test_dominator_tree_of_a_diamond() -> None:
+    module = parse_ir(DIAMOND)
+    func = next(op for op in module.walk() if op.name == "func.func")
+    region = func.regions[0]
+    bb0, bb1, bb2, bb3, bb4 = region.blocks
+    assert immediate_dominators(region) == {bb0: None, bb1: bb0, bb2: bb0, bb3: bb0}
+    tree = dominator_tree(region)
+    # Depth-first preorder of the CFG, as LLVM's tree orders children; the unreachable block is left out.
+    assert list(tree) == [bb0, bb1, bb3, bb2]
+    assert tree[bb0] == [bb1, bb3, bb2]
+    assert bb4 not in tree
+
+
+def test_dominator_tree_of_a_loop() -> None:
+    text = """\
+func.func @loop(%n: i32) {
+  cf.br ^bb1
+^bb1:
+  %c = arith.cmpi slt, %n, %n : i32
+  cf.cond_br %c, ^bb2, ^bb3
+^bb2:
+  cf.br ^bb1
+^bb3:
+  func.return
+}
+"""
+    module = parse_ir(text)
+    func = next(op for op in module.walk() if op.name == "func.func")
+    bb0, bb1, bb2, bb3 = func.regions[0].blocks
+    assert immediate_dominators(func.regions[0]) == {bb0: None, bb1: bb0, bb2: bb1, bb3: bb1}
+
+
+def test_an_op_replaces_its_equals_in_the_blocks_it_dominates_only() -> None:
+    run = record(DIAMOND, "cse")
+    assert run.trace.status == "ok"
+    func = next(op for op in run.module.walk() if op.name == "func.func")
+    bb0, bb1, bb2, bb3, bb4 = func.regions[0].blocks
+    # %0 in the entry block replaces the addi of every reachable block.
+    assert [op.name for op in bb1.ops] == ["arith.muli", "cf.br"]
+    assert [op.name for op in bb2.ops] == ["arith.subi", "cf.br"]
+    # ^bb1's muli, seen before ^bb3's, does not dominate it: ^bb3 keeps its own.
+    assert [op.name for op in bb3.ops] == ["arith.muli", "arith.addi", "arith.addi", "func.return"]
+    # MLIR's CSE leaves blocks outside the dominator tree alone.
+    assert [op.name for op in bb4.ops] == ["arith.addi", "func.return"]
+    assert len([s for s in run.trace.steps if s.name == "cse"]) == 3
+
+
+@pytest.mark.triton
+def test_multi_block_cse_is_tritons() -> None:
+    need(triton_missing())
+    text = DIAMOND.replace("func.func", "tt.func").replace("func.return", "tt.return")
+    ours, triton = compare(text, "cse")
+    assert ours == triton
+
+
+def test_ops_are_erased_in_the_order_cse_found_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Many duplicates, so that a hash-ordered set would erase them in another order.
+    lines = "".join(f"  %v{i} = arith.addi %a, %b : i32\n" for i in range(40))
+    uses = "".join(f"  %w{i} = arith.muli %v{i}, %v{i} : i32\n" for i in range(40))
+    module = parse_ir("func.func @f(%a: i32, %b: i32) {\n" + lines + uses + "  func.return\n}\n")
+    position = {op: index for index, op in enumerate(module.walk())}
+    erased: list[int] = []
+    erase_op = PatternRewriter.erase_op
+
+    def spy(self: PatternRewriter, op: Operation, safe_erase: bool = True) -> None:
+        erased.append(position[op])
+        erase_op(self, op, safe_erase)
+
+    monkeypatch.setattr(PatternRewriter, "erase_op", spy)
+    CommonSubexpressionElimination().apply(make_context(), module)
+    # The replaced addi as cse replaced them, then the muli left dead: program order.
+    assert len(erased) == 79
+    assert erased == sorted(erased)
+
+
+def test_cse_prints_the_same_trace_twice() -> None:
+    text = DIAMOND
+    first = record(text, "cse")
+    second = record(text, "cse")
+    assert [(s.name, s.root, s.delta) for s in first.trace.steps] == [
+        (s.name, s.root, s.delta) for s in second.trace.steps
+    ]
+    assert print_module(first.module) == print_module(second.module)
