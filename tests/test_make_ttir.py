@@ -14,6 +14,7 @@ from passviz.trace.irtext import print_module
 from passviz.trace.model import Trace
 from tests.conftest import need
 from tests.triton_oracle import (
+    CONSTRUCT_KERNEL_NAMES,
     KERNEL_NAMES,
     TRITON_PASSES,
     compiled_ttir,
@@ -29,6 +30,7 @@ def make_ttir_trace(name: str) -> tuple[Trace, str]:
     return run.trace, print_module(run.module)
 
 
+@pytest.mark.triton
 def test_make_ttir_is_triton_3_6s_make_ttir_for_sm90() -> None:
     need(triton_missing())
     from triton.backends.nvidia.compiler import CUDABackend
@@ -41,7 +43,8 @@ def test_make_ttir_is_triton_3_6s_make_ttir_for_sm90() -> None:
     assert ours == triton_order
 
 
-@pytest.mark.parametrize("name", KERNEL_NAMES)
+@pytest.mark.triton
+@pytest.mark.parametrize("name", KERNEL_NAMES + CONSTRUCT_KERNEL_NAMES)
 def test_make_ttir_of_the_frontend_ir_is_triton_compiles_ttir(name: str) -> None:
     need(triton_missing())
     trace, printed = make_ttir_trace(name)
@@ -49,6 +52,7 @@ def test_make_ttir_of_the_frontend_ir_is_triton_compiles_ttir(name: str) -> None
     assert triton_normalize(printed) == triton_normalize(compiled_ttir(name))
 
 
+@pytest.mark.triton
 @pytest.mark.parametrize("name", KERNEL_NAMES)
 def test_every_rewrite_is_a_named_step(name: str) -> None:
     need(triton_missing())
@@ -61,6 +65,7 @@ def test_every_rewrite_is_a_named_step(name: str) -> None:
     assert all(step.name for step in rewrites)
 
 
+@pytest.mark.triton
 def test_inlined_calls_name_their_callees() -> None:
     need(triton_missing())
     trace, _ = make_ttir_trace("matmul")
@@ -69,6 +74,7 @@ def test_inlined_calls_name_their_callees() -> None:
     assert any(n.startswith("erase dead function @triton.language.standard.zeros") for n in names)
 
 
+@pytest.mark.triton
 def test_frontend_ir_keeps_the_kernel_source_locations() -> None:
     need(triton_missing())
     import tests.triton_kernels as kernels
@@ -82,6 +88,7 @@ def test_frontend_ir_keeps_the_kernel_source_locations() -> None:
     assert "tl.dot(" in source[int(match.group(1)) - 1]
 
 
+@pytest.mark.triton
 def test_frontend_ir_without_locations_is_the_same_module() -> None:
     need(triton_missing())
     with_locations = triton_normalize(frontend_ir("vector_add"))
@@ -89,6 +96,7 @@ def test_frontend_ir_without_locations_is_the_same_module() -> None:
     assert "loc(" not in frontend_ir("vector_add", locations=False)
 
 
+@pytest.mark.triton
 def test_capture_needs_a_jit_function() -> None:
     need(triton_missing())
     with pytest.raises(Exception):  # noqa: B017 - Triton's own error for a non-kernel

@@ -1,7 +1,10 @@
-"""Four Triton tutorial kernels, compiled by real Triton 3.6 to TTIR.
+"""Triton kernels, compiled by real Triton to TTIR.
 
-Vector add, fused softmax, matmul and layer norm (forward) in the shape of
-Triton's tutorials 01, 02, 03 and 05. ``ttir(name)`` compiles one for an
+Four tutorial kernels: vector add, fused softmax, matmul and layer norm
+(forward) in the shape of Triton's tutorials 01, 02, 03 and 05.  Then one
+small kernel for each construct that once broke ``make-ttir``: dropout
+(``tl.rand``), a spin lock (``scf.while`` without operands), ``tl.assume``,
+``tl.debug_barrier`` and an early ``return`` (a function of several blocks). ``ttir(name)`` compiles one for an
 H100 (``GPUTarget("cuda", 90, 32)``) with ``triton.compile``, which needs no
 GPU (the CUDA backend bundles ptxas), and returns ``asm["ttir"]``.
 
@@ -155,6 +158,58 @@ def layer_norm_fwd_kernel(
         tl.store(Y + cols, y, mask=mask)
 
 
+@triton.jit
+def dropout_kernel(x_ptr, output_ptr, n_elements, p, seed, BLOCK_SIZE: tl.constexpr):
+    pid = tl.program_id(axis=0)
+    offsets = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offsets < n_elements
+    x = tl.load(x_ptr + offsets, mask=mask)
+    keep = tl.rand(seed, offsets) > p
+    tl.store(output_ptr + offsets, tl.where(keep, x / (1 - p), 0.0), mask=mask)
+
+
+@triton.jit
+def spin_lock_kernel(lock_ptr, sum_ptr, x_ptr, BLOCK_SIZE: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, BLOCK_SIZE))
+    while tl.atomic_cas(lock_ptr, 0, 1) == 1:
+        pass
+    tl.store(sum_ptr, tl.load(sum_ptr) + tl.sum(x, axis=0))
+    tl.atomic_xchg(lock_ptr, 0)
+
+
+@triton.jit
+def assume_kernel(x_ptr, output_ptr, n_elements, stride, BLOCK_SIZE: tl.constexpr):
+    tl.assume(stride > 0)
+    tl.assume(n_elements % 16 == 0)
+    offsets = tl.program_id(axis=0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    x = tl.load(x_ptr + offsets * stride, mask=offsets < n_elements)
+    tl.store(output_ptr + offsets, x, mask=offsets < n_elements)
+
+
+@triton.jit
+def debug_barrier_kernel(x_ptr, output_ptr, BLOCK_SIZE: tl.constexpr):
+    offsets = tl.arange(0, BLOCK_SIZE)
+    x = tl.load(x_ptr + offsets)
+    tl.store(output_ptr + offsets, x * 2)
+    tl.debug_barrier()
+    reversed_x = tl.load(output_ptr + BLOCK_SIZE - 1 - offsets)
+    tl.store(output_ptr + offsets, reversed_x + x)
+
+
+@triton.jit
+def early_return_kernel(x_ptr, output_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    pid = tl.program_id(axis=0)
+    if pid * BLOCK_SIZE >= n_elements:
+        return
+    # Both halves recompute the offsets: cse must reuse what the entry block computed.
+    offsets = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    x = tl.load(x_ptr + offsets, mask=offsets < n_elements)
+    tl.store(output_ptr + offsets, x + 1, mask=offsets < n_elements)
+    offsets_again = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    y = tl.load(x_ptr + offsets_again, mask=offsets_again < n_elements)
+    tl.store(output_ptr + offsets_again, y * 3, mask=offsets_again < n_elements)
+
+
 @dataclass(frozen=True)
 class Kernel:
     """A kernel and the specialization it is compiled for."""
@@ -235,8 +290,46 @@ KERNELS: dict[str, Kernel] = {
         },
         {"BLOCK_SIZE": 1024},
     ),
+    "dropout": Kernel(
+        dropout_kernel,
+        {
+            "x_ptr": "*fp32",
+            "output_ptr": "*fp32",
+            "n_elements": "i32",
+            "p": "fp32",
+            "seed": "i32",
+            "BLOCK_SIZE": "constexpr",
+        },
+        {"BLOCK_SIZE": 1024},
+    ),
+    "spin_lock": Kernel(
+        spin_lock_kernel,
+        {"lock_ptr": "*i32", "sum_ptr": "*fp32", "x_ptr": "*fp32", "BLOCK_SIZE": "constexpr"},
+        {"BLOCK_SIZE": 128},
+    ),
+    "assume": Kernel(
+        assume_kernel,
+        {
+            "x_ptr": "*fp32",
+            "output_ptr": "*fp32",
+            "n_elements": "i32",
+            "stride": "i32",
+            "BLOCK_SIZE": "constexpr",
+        },
+        {"BLOCK_SIZE": 1024},
+    ),
+    "debug_barrier": Kernel(
+        debug_barrier_kernel,
+        {"x_ptr": "*fp32", "output_ptr": "*fp32", "BLOCK_SIZE": "constexpr"},
+        {"BLOCK_SIZE": 128},
+    ),
+    "early_return": Kernel(
+        early_return_kernel,
+        {"x_ptr": "*fp32", "output_ptr": "*fp32", "n_elements": "i32", "BLOCK_SIZE": "constexpr"},
+        {"BLOCK_SIZE": 1024},
+    ),
 }
-"""The kernels by name, with the specializations of Triton's tutorials."""
+"""The kernels by name: the tutorials' with their tutorials' specializations, then the small ones."""
 
 
 def ttir(name: str) -> str:

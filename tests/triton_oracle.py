@@ -111,7 +111,10 @@ def compare(text: str, pipeline: str) -> tuple[str, str]:
 # --------------------------------------------------------------------------- #
 
 KERNEL_NAMES = ("vector_add", "fused_softmax", "matmul", "layer_norm")
-"""The kernels of ``tests/triton_kernels.py``."""
+"""The tutorial kernels of ``tests/triton_kernels.py``."""
+
+CONSTRUCT_KERNEL_NAMES = ("dropout", "spin_lock", "assume", "debug_barrier", "early_return")
+"""The small kernels of ``tests/triton_kernels.py``, one per construct that once broke ``make-ttir``."""
 
 
 @functools.cache
