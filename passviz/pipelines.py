@@ -6,7 +6,7 @@ import importlib
 import importlib.util
 import inspect
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
@@ -19,6 +19,7 @@ from xdsl.utils.exceptions import ParseError, VerifyException
 
 import passviz
 from passviz.dialects import make_context
+from passviz.dialects.triton_version import TritonVersion, triton_version
 from passviz.passes import available_passes, traced_passes
 from passviz.trace.mlir_parser import MLIRParser
 from passviz.trace.model import Trace, TraceMeta
@@ -101,15 +102,38 @@ def load_pass_module(source: str) -> dict[str, type[ModulePass]]:
     return found
 
 
-NAMED_PIPELINES: Mapping[str, str] = {
-    "make-ttir": (
+MAKE_TTIR: Mapping[TritonVersion, str] = {
+    (3, 6): (
         "inline,triton-rewrite-tensor-pointer,canonicalize,triton-combine,"
         "triton-reorder-broadcast,cse,symbol-dce,triton-loop-unroll"
     ),
+    (3, 9): "inline,canonicalize,triton-combine,triton-reorder-broadcast,cse,symbol-dce,triton-loop-unroll",
 }
-"""Pipelines a spec may name as one pass.  ``make-ttir`` is Triton 3.6's
-``make_ttir`` for CUDA targets of compute capability 9.0 and up (below that,
-Triton also rewrites tensor descriptors to pointers, which passviz lacks)."""
+"""``make_ttir`` of each modelled Triton for CUDA targets of compute capability
+9.0 and up (below that, Triton also rewrites tensor descriptors to pointers,
+which passviz lacks).  Triton 3.9 has no block pointers, so no
+``rewrite_tensor_pointer``."""
+
+
+class _NamedPipelines(Mapping[str, str]):
+    """The pipelines a spec may name as one pass, for the Triton passviz behaves as."""
+
+    def _pipelines(self) -> dict[str, str]:
+        return {"make-ttir": MAKE_TTIR[triton_version()]}
+
+    def __getitem__(self, name: str) -> str:
+        return self._pipelines()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._pipelines())
+
+    def __len__(self) -> int:
+        return len(self._pipelines())
+
+
+NAMED_PIPELINES: Mapping[str, str] = _NamedPipelines()
+"""Pipelines a spec may name as one pass.  ``make-ttir`` is the ``make_ttir``
+of the installed Triton (``MAKE_TTIR``; ``passviz.dialects.triton_version``)."""
 
 
 def parse_pipeline(spec: str, extra: dict[str, type[ModulePass]] | None = None) -> tuple[ModulePass, ...]:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from passviz.dialects.triton_version import use_triton_version
 from passviz.pipelines import NAMED_PIPELINES, InputError, parse_ir, record, triton_frontend_ir
 from passviz.trace.irtext import print_module
 from passviz.trace.model import Trace
@@ -19,6 +20,7 @@ from tests.triton_oracle import (
     TRITON_PASSES,
     compiled_ttir,
     frontend_ir,
+    installed_triton,
     triton_missing,
     triton_normalize,
 )
@@ -31,16 +33,24 @@ def make_ttir_trace(name: str) -> tuple[Trace, str]:
 
 
 @pytest.mark.triton
-def test_make_ttir_is_triton_3_6s_make_ttir_for_sm90() -> None:
+def test_make_ttir_is_the_installed_tritons_make_ttir_for_sm90() -> None:
     need(triton_missing())
     from triton.backends.nvidia.compiler import CUDABackend
 
     source = inspect.getsource(CUDABackend.make_ttir)
-    # The sm < 90 branch is left out (see NAMED_PIPELINES).
+    # The sm < 90 branch is left out (see MAKE_TTIR).
     source = re.sub(r"if capability // 10 < 9:\n\s*passes\.\w+\.\w+\(pm\)\n", "", source)
     triton_order = re.findall(r"passes\.(\w+)\.(\w+)\(pm\)", source)
     ours = [TRITON_PASSES[name] for name in NAMED_PIPELINES["make-ttir"].split(",")]
     assert ours == triton_order
+
+
+@pytest.mark.parametrize(("version", "has_rewrite_tensor_pointer"), [("3.6", True), ("3.9", False)])
+def test_make_ttir_follows_the_chosen_triton(version: str, has_rewrite_tensor_pointer: bool) -> None:
+    with use_triton_version(version):
+        passes = NAMED_PIPELINES["make-ttir"].split(",")
+    assert ("triton-rewrite-tensor-pointer" in passes) == has_rewrite_tensor_pointer
+    assert passes[0] == "inline" and passes[-1] == "triton-loop-unroll"
 
 
 @pytest.mark.triton
@@ -50,6 +60,20 @@ def test_make_ttir_of_the_frontend_ir_is_triton_compiles_ttir(name: str) -> None
     trace, printed = make_ttir_trace(name)
     assert trace.status == "ok"
     assert triton_normalize(printed) == triton_normalize(compiled_ttir(name))
+
+
+@pytest.mark.triton
+def test_make_ttir_of_a_tensor_descriptor_kernel_is_tritons() -> None:
+    # Triton 3.9 prints !tt.tensordesc<64x64xf32>, 3.6 !tt.tensordesc<tensor<64x64xf32>>.
+    need(triton_missing())
+    trace, printed = make_ttir_trace("tensordesc")
+    assert trace.status == "ok"
+    want = triton_normalize(compiled_ttir("tensordesc"))
+    assert triton_normalize(printed) == want
+    spelling = (
+        "!tt.tensordesc<64x64xf32>" if installed_triton() >= "3.9" else "!tt.tensordesc<tensor<64x64xf32>>"
+    )
+    assert spelling in printed and spelling in want
 
 
 @pytest.mark.triton

@@ -1,0 +1,65 @@
+"""Which Triton passviz's tt dialect and TTIR passes behave as: 3.6 or 3.9.
+
+By default that is the installed Triton (``pip install triton``), so that
+``make-ttir`` on a kernel's frontend IR gives what that Triton's
+``make_ttir`` gives.  Without Triton, or for a version between the two,
+passviz behaves as the newest modelled version not newer than it (3.6 when
+none is installed).  ``use_triton_version`` picks another for a block of code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from functools import cache
+from importlib.metadata import PackageNotFoundError, version
+
+TritonVersion = tuple[int, int]
+"""A Triton version as (major, minor)."""
+
+MODELLED: tuple[TritonVersion, ...] = ((3, 6), (3, 9))
+"""The Triton versions whose passes and syntax passviz reproduces."""
+
+_CHOSEN: ContextVar[TritonVersion | None] = ContextVar("passviz_triton_version", default=None)
+"""The version ``use_triton_version`` picked, if any (context-local, not global)."""
+
+
+def parse_triton_version(text: str) -> TritonVersion:
+    """``"3.9.0"`` or ``"3.9"`` as the modelled version passviz behaves as; ValueError if unreadable."""
+    parts = text.split(".")
+    try:
+        wanted = (int(parts[0]), int(parts[1]))
+    except (IndexError, ValueError):
+        raise ValueError(f"not a Triton version: {text!r} (expected MAJOR.MINOR, such as 3.9)") from None
+    older = [modelled for modelled in MODELLED if modelled <= wanted]
+    return older[-1] if older else MODELLED[0]
+
+
+@cache
+def installed_triton_version() -> TritonVersion:
+    """The modelled version of the installed Triton; 3.6 without one.
+
+    A cache, not state: the installed package does not change under a running process."""
+    try:
+        return parse_triton_version(version("triton"))
+    except (PackageNotFoundError, ValueError):
+        return MODELLED[0]
+
+
+def triton_version() -> TritonVersion:
+    """The Triton version passviz behaves as here."""
+    return _CHOSEN.get() or installed_triton_version()
+
+
+@contextmanager
+def use_triton_version(chosen: TritonVersion | str) -> Iterator[TritonVersion]:
+    """Behave as Triton ``chosen`` (``"3.9"`` or ``(3, 9)``) inside the ``with`` block."""
+    resolved = parse_triton_version(chosen) if isinstance(chosen, str) else parse_triton_version(
+        ".".join(map(str, chosen))
+    )
+    token = _CHOSEN.set(resolved)
+    try:
+        yield resolved
+    finally:
+        _CHOSEN.reset(token)
