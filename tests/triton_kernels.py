@@ -210,6 +210,14 @@ def early_return_kernel(x_ptr, output_ptr, n_elements, BLOCK_SIZE: tl.constexpr)
     tl.store(output_ptr + offsets_again, y * 3, mask=offsets_again < n_elements)
 
 
+@triton.jit
+def tensordesc_kernel(a_ptr, output_ptr, M, N, BLOCK: tl.constexpr):
+    a = tl.make_tensor_descriptor(a_ptr, shape=[M, N], strides=[N, 1], block_shape=[BLOCK, BLOCK])
+    out = tl.make_tensor_descriptor(output_ptr, shape=[M, N], strides=[N, 1], block_shape=[BLOCK, BLOCK])
+    row = tl.program_id(0) * BLOCK
+    out.store([row, 0], a.load([row, 0]) * 2)
+
+
 @dataclass(frozen=True)
 class Kernel:
     """A kernel and the specialization it is compiled for."""
@@ -327,6 +335,11 @@ KERNELS: dict[str, Kernel] = {
         early_return_kernel,
         {"x_ptr": "*fp32", "output_ptr": "*fp32", "n_elements": "i32", "BLOCK_SIZE": "constexpr"},
         {"BLOCK_SIZE": 1024},
+    ),
+    "tensordesc": Kernel(
+        tensordesc_kernel,
+        {"a_ptr": "*fp32", "output_ptr": "*fp32", "M": "i32", "N": "i32", "BLOCK": "constexpr"},
+        {"BLOCK": 64},
     ),
 }
 """The kernels by name: the tutorials' with their tutorials' specializations, then the small ones."""

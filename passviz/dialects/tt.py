@@ -90,6 +90,7 @@ from xdsl.ir import (
     BlockArgument,
     Dialect,
     Operation,
+    OpResult,
     ParametrizedAttribute,
     Region,
     SSAValue,
@@ -141,6 +142,7 @@ from xdsl.traits import (
 )
 from xdsl.utils.exceptions import VerifyException
 
+from passviz.dialects.triton_version import triton_version
 from passviz.ir.hints import isa
 
 __all__ = [
@@ -508,9 +510,14 @@ class PointerType(ParametrizedAttribute, TypeAttribute):
 
 @irdl_attr_definition
 class TensorDescType(ParametrizedAttribute, TypeAttribute):
-    """A tensor descriptor (a portable TMA descriptor): ``!tt.tensordesc<tensor<16x16xf16>>``.
+    """A tensor descriptor (a portable TMA descriptor): ``!tt.tensordesc<16x16xf16>``.
 
-    The block type may carry a signed or unsigned integer element type
+    Triton 3.6 spells it ``!tt.tensordesc<tensor<16x16xf16>>``, Triton 3.9
+    ``!tt.tensordesc<16x16xf16>`` (and ``, #layout`` for a shared layout, kept
+    here as the block type's encoding).  It is read and printed as the Triton
+    passviz behaves as (``passviz.dialects.triton_version``) reads and prints
+    it; behaving as 3.9, the 3.6 spelling is read too.  The
+    block type may carry a signed or unsigned integer element type
     (``getSignlessBlockType`` drops it).
     """
 
@@ -526,14 +533,26 @@ class TensorDescType(ParametrizedAttribute, TypeAttribute):
     def parse_parameters(cls, parser: AttrParser) -> tuple[TensorType[Attribute]]:
         with parser.in_angle_brackets():
             pos = parser.pos
-            block_type = parser.parse_type()
-            if not isa(block_type, TensorType[Attribute]):
-                parser.raise_error(f"expected a ranked tensor type, got {block_type}", pos, parser.pos)
-        return (block_type,)
+            if triton_version() < (3, 9) or parser._current_token.text == "tensor":  # pyright: ignore[reportPrivateUsage]
+                block_type = parser.parse_type()
+                if not isa(block_type, TensorType[Attribute]):
+                    parser.raise_error(f"expected a ranked tensor type, got {block_type}", pos, parser.pos)
+                return (block_type,)
+            shape, element = parser.parse_ranked_shape()
+            layout = parser.parse_attribute() if parser.parse_optional_punctuation(",") else NoneAttr()
+        return (TensorType(element, shape, layout),)
 
     def print_parameters(self, printer: Printer) -> None:
         with printer.in_angle_brackets():
-            printer.print_attribute(self.block_type)
+            if triton_version() < (3, 9):
+                printer.print_attribute(self.block_type)
+                return
+            printer.print_list(self.block_type.get_shape(), lambda d: printer.print_string(str(d)), "x")
+            printer.print_string("x")
+            printer.print_attribute(self.block_type.get_element_type())
+            if not isinstance(self.block_type.encoding, NoneAttr):
+                printer.print_string(", ")
+                printer.print_attribute(self.block_type.encoding)
 
     @property
     def signless_block_type(self) -> TensorType[Attribute]:
@@ -543,6 +562,58 @@ class TensorDescType(ParametrizedAttribute, TypeAttribute):
             return self.block_type
         signless = IntegerType(element.bitwidth)
         return _with_element_type(self.block_type, signless)
+
+
+@irdl_attr_definition
+class CachePolicyAttr(ParametrizedAttribute):
+    """Triton 3.9's cache hints of a load or store:
+    ``#tt.cache_policy<cache_modifier = cg, eviction_policy = evict_last>``.
+
+    Triton 3.9 puts it under ``cachePolicy`` in the op's attribute dictionary,
+    where Triton 3.6 had the ``cache`` and ``evict`` enums.
+    """
+
+    name = "tt.cache_policy"
+
+    cache_modifier: StringAttr
+    """The cache modifier's keyword (``CacheModifier``): ``none``, ``ca``, ``cg``, ..."""
+    eviction_policy: StringAttr
+    """The eviction policy's keyword (``EvictionPolicy``): ``evict_normal``, ..."""
+
+    def __init__(self, cache_modifier: CacheModifier, eviction_policy: EvictionPolicy):
+        super().__init__(StringAttr(cache_modifier.mnemonic), StringAttr(eviction_policy.mnemonic))
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> tuple[StringAttr, StringAttr]:
+        enums: dict[str, type[TritonI32Enum]] = {
+            "cache_modifier": CacheModifier,
+            "eviction_policy": EvictionPolicy,
+        }
+        values: dict[str, str] = {}
+
+        def parse_field() -> None:
+            pos = parser.pos
+            key = parser.parse_identifier()
+            if key not in enums or key in values:
+                expected = "expected cache_modifier or eviction_policy once"
+                parser.raise_error(f"{expected}, got {key}", pos, parser.pos)
+            parser.parse_punctuation("=")
+            pos = parser.pos
+            keyword = parser.parse_identifier()
+            if enums[key].from_mnemonic(keyword) is None:
+                parser.raise_error(f"{keyword} is not a {key}", pos, parser.pos)
+            values[key] = keyword
+
+        parser.parse_comma_separated_list(parser.Delimiter.ANGLE, parse_field)
+        missing = [key for key in enums if key not in values]
+        if missing:
+            parser.raise_error(f"#tt.cache_policy needs {missing[0]}")
+        return StringAttr(values["cache_modifier"]), StringAttr(values["eviction_policy"])
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(
+            f"<cache_modifier = {self.cache_modifier.data}, eviction_policy = {self.eviction_policy.data}>"
+        )
 
 
 FloatConstr = AnyFloatConstr
@@ -3031,7 +3102,7 @@ class PtrToIntOp(_SrcToResultSyntax, IRDLOperation):
 
 
 @irdl_op_definition
-class BitcastOp(_SrcToResultSyntax, IRDLOperation):
+class BitcastOp(_SrcToResultSyntax, IRDLOperation, HasFolderInterface):
     """Reinterpret bits as another type of the same width (pointers included).
 
     ``%y = tt.bitcast %x : tensor<16xf32> -> tensor<16xi32>``
@@ -3069,6 +3140,12 @@ class BitcastOp(_SrcToResultSyntax, IRDLOperation):
                 self,
                 f"Cannot bitcast data-type of size {_bit_width(src)} to data-type of size {_bit_width(dst)}",
             )
+
+    def fold(self) -> Sequence[SSAValue | Attribute] | None:
+        # Triton 3.9 folds a bitcast to the same type; 3.6 has no folder.
+        if triton_version() < (3, 9) or self.src.type != self.result.type:
+            return None
+        return (self.src,)
 
 
 # ===----------------------------------------------------------------------=== #
@@ -3403,7 +3480,7 @@ class CatOp(_TwoTensorsSyntax, IRDLOperation):
 
 
 @irdl_op_definition
-class JoinOp(_TwoTensorsSyntax, IRDLOperation):
+class JoinOp(_TwoTensorsSyntax, IRDLOperation, HasFolderInterface):
     """Join two tensors along a new minor dimension of size 2.
 
     ``%y = tt.join %a, %b : tensor<4x8xf32> -> tensor<4x8x2xf32>``
@@ -3442,9 +3519,23 @@ class JoinOp(_TwoTensorsSyntax, IRDLOperation):
         if _encoding(self.result.type) is None and _encoding(self.lhs.type) is not None:
             raise _op_error(self, "result encoding must be specified")
 
+    def fold(self) -> Sequence[SSAValue | Attribute] | None:
+        # Triton 3.9 folds join(split(x)) to x; 3.6 has no folder.
+        if triton_version() < (3, 9):
+            return None
+        lhs, rhs = self.lhs, self.rhs
+        if not isinstance(lhs, OpResult) or not isinstance(rhs, OpResult) or lhs.op is not rhs.op:
+            return None
+        split = lhs.op
+        if not isinstance(split, SplitOp) or (lhs.index, rhs.index) != (0, 1):
+            return None
+        if split.src.type != self.result.type:
+            return None
+        return (split.src,)
+
 
 @irdl_op_definition
-class SplitOp(IRDLOperation):
+class SplitOp(IRDLOperation, HasFolderInterface):
     """Split a tensor along its last dimension, of size 2.
 
     ``%a, %b = tt.split %x : tensor<4x8x2xf32> -> tensor<4x8xf32>``
@@ -3476,6 +3567,15 @@ class SplitOp(IRDLOperation):
         assert isa(self.src.type, TensorType[Attribute])
         half = _with_shape(self.src.type, shape[:-1])
         _verify_inferred_types(self, (half, half))
+
+    def fold(self) -> Sequence[SSAValue | Attribute] | None:
+        # Triton 3.9 folds split(join(a, b)) to a, b; 3.6 has no folder.
+        if triton_version() < (3, 9):
+            return None
+        join = self.src.owner
+        if not isinstance(join, JoinOp) or join.lhs.type != self.out_lhs.type:
+            return None
+        return (join.lhs, join.rhs)
 
     @classmethod
     def parse(cls, parser: Parser) -> SplitOp:
@@ -5185,6 +5285,7 @@ TT = Dialect(
     [
         PointerType,
         TensorDescType,
+        CachePolicyAttr,
     ],
     [TTConstantMaterialization()],
 )

@@ -16,12 +16,12 @@ more than one CTA, ``CGALayout``.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import ClassVar, cast
+from typing import ClassVar, Self, cast
 
-from xdsl.dialects.builtin import ArrayAttr, IntAttr
+from xdsl.dialects.builtin import I32, ArrayAttr, IntAttr, IntegerAttr, i32
 from xdsl.ir import Attribute, Dialect, ParametrizedAttribute
-from xdsl.irdl import irdl_attr_definition
-from xdsl.parser import AttrParser
+from xdsl.irdl import IRDLOperation, irdl_attr_definition, irdl_op_definition, prop_def
+from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
@@ -220,5 +220,60 @@ def _checked(
     return params
 
 
-TTG = Dialect("ttg", [], [BlockedEncodingAttr, SliceEncodingAttr])
-"""The ``ttg`` encodings (no ops: TTIR has none)."""
+_ADDRESS_SPACES: tuple[tuple[str, int], ...] = (
+    ("local", 0b00001),
+    ("global_read", 0b00010),
+    ("global_write", 0b00100),
+    ("tensor_read", 0b01000),
+    ("tensor_write", 0b10000),
+)
+"""``TTG_AddrSpace``'s bits (Triton 3.9), in the order Triton prints them."""
+
+_ALL_ADDRESS_SPACES = 0b11111
+
+
+@irdl_op_definition
+class BarrierOp(IRDLOperation):
+    """``ttg.barrier local|global_read``: Triton 3.9's ``tl.debug_barrier`` (3.6 made a ``gpu.barrier``).
+
+    Like Triton's, it declares no memory effects, so nothing erases or merges it.
+    """
+
+    name = "ttg.barrier"
+
+    addr_space = prop_def(IntegerAttr[I32], prop_name="addrSpace")
+    """The address spaces made visible, as ``TTG_AddrSpace``'s bitmask."""
+
+    def __init__(self, addr_space: int) -> None:
+        super().__init__(properties={"addrSpace": IntegerAttr(addr_space, i32)})
+
+    def print(self, printer: Printer) -> None:
+        mask = self.addr_space.value.data
+        if mask == 0:
+            words = ["none"]
+        elif mask == _ALL_ADDRESS_SPACES:
+            words = ["all"]
+        else:
+            words = [word for word, bit in _ADDRESS_SPACES if mask & bit]
+        printer.print_string(" " + "|".join(words))
+        printer.print_op_attributes(self.attributes)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        bits = {"none": 0, "all": _ALL_ADDRESS_SPACES, **dict(_ADDRESS_SPACES)}
+        mask = 0
+        while True:
+            pos = parser.pos
+            word = parser.parse_identifier()
+            if word not in bits:
+                parser.raise_error(f"{word} is not an address space ({', '.join(bits)})", pos, parser.pos)
+            mask |= bits[word]
+            if parser.parse_optional_punctuation("|") is None:
+                break
+        op = cls(mask)
+        op.attributes |= parser.parse_optional_attr_dict()
+        return op
+
+
+TTG = Dialect("ttg", [BarrierOp], [BlockedEncodingAttr, SliceEncodingAttr])
+"""The ``ttg`` encodings, and the one ``ttg`` op Triton 3.9's TTIR has (``ttg.barrier``)."""

@@ -28,6 +28,7 @@ from xdsl.rewriter import InsertPoint
 from xdsl.utils.type import get_element_type_or_self
 
 from passviz.dialects.matchers import APInt, constant_attr, int_value
+from passviz.dialects.triton_version import triton_version
 from passviz.dialects.tt import (
     AddPtrOp,
     BroadcastOp,
@@ -230,7 +231,9 @@ class CombineBroadcastMulReducePattern(TritonPattern):
         accumulator_type = TensorType(get_element_type_or_self(lhs.src.type), [shape[0], shape[2]])
         zero = arith.ConstantOp(FloatAttr(0.0, f32))
         accumulator = SplatOp(zero.result, accumulator_type)
-        dot = DotOp(lhs_expand.src, rhs_expand.src, accumulator.result, input_precision=InputPrecision.TF32)
+        # Triton 3.9 builds the dot with the default (IEEE) precision, 3.6 with TF32.
+        precision = InputPrecision.TF32 if triton_version() < (3, 9) else None
+        dot = DotOp(lhs_expand.src, rhs_expand.src, accumulator.result, input_precision=precision)
         rewriter.replace(op, [zero, accumulator, dot], [dot.d])
 
 

@@ -1,0 +1,91 @@
+"""passviz behaves as Triton 3.6 or 3.9: syntax, folds and combine follow the chosen version."""
+
+from __future__ import annotations
+
+import pytest
+
+from passviz.dialects.triton_version import (
+    installed_triton_version,
+    parse_triton_version,
+    triton_version,
+    use_triton_version,
+)
+from passviz.pipelines import parse_ir, record
+from passviz.trace.irtext import print_module
+
+SPLIT_JOIN_BITCAST = """\
+tt.func @f(%a: tensor<4xf32>, %b: tensor<4xf32>, %x: tensor<4x2xf32>, %i: tensor<4xi32>) -> (tensor<4xf32>, tensor<4x2xf32>, tensor<4xi32>) {
+  %j = tt.join %a, %b : tensor<4xf32> -> tensor<4x2xf32>
+  %l, %r = tt.split %j : tensor<4x2xf32> -> tensor<4xf32>
+  %d = arith.subf %l, %r : tensor<4xf32>
+  %s0, %s1 = tt.split %x : tensor<4x2xf32> -> tensor<4xf32>
+  %jj = tt.join %s0, %s1 : tensor<4xf32> -> tensor<4x2xf32>
+  %c = tt.bitcast %i : tensor<4xi32> -> tensor<4xi32>
+  tt.return %d, %jj, %c : tensor<4xf32>, tensor<4x2xf32>, tensor<4xi32>
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("3.6.0", (3, 6)), ("3.7.1", (3, 6)), ("3.9.0", (3, 9)), ("4.0", (3, 9)), ("2.3", (3, 6))],
+)
+def test_a_version_behaves_as_the_newest_modelled_one_not_newer(text: str, expected: tuple[int, int]) -> None:
+    assert parse_triton_version(text) == expected
+
+
+def test_an_unreadable_version_is_refused() -> None:
+    with pytest.raises(ValueError, match="not a Triton version"):
+        parse_triton_version("three")
+
+
+def test_the_chosen_version_holds_inside_the_block_only() -> None:
+    with use_triton_version("3.9"):
+        assert triton_version() == (3, 9)
+        with use_triton_version((3, 6)):
+            assert triton_version() == (3, 6)
+        assert triton_version() == (3, 9)
+    assert triton_version() == installed_triton_version()
+
+
+def test_tensordesc_reads_and_prints_as_the_chosen_triton() -> None:
+    old, new = "!tt.tensordesc<tensor<64x64xf32>>", "!tt.tensordesc<64x64xf32>"
+    with use_triton_version("3.9"):
+        for spelling in (old, new):
+            module = parse_ir(f"tt.func @f(%d: {spelling}) {{\n  tt.return\n}}\n")
+            assert new in print_module(module)
+    with use_triton_version("3.6"):
+        assert old in print_module(module)
+        # As Triton 3.6, which cannot read the new spelling.
+        with pytest.raises(Exception, match="expected"):
+            parse_ir(f"tt.func @f(%d: {new}) {{\n  tt.return\n}}\n")
+
+
+def test_cache_policy_and_ttg_barrier_print_as_read() -> None:
+    text = """\
+tt.func @f(%p: !tt.ptr<f32>) {
+  %x = tt.load %p {cachePolicy = #tt.cache_policy<cache_modifier = cg, eviction_policy = evict_last>} : !tt.ptr<f32>
+  ttg.barrier local|global_write
+  ttg.barrier all
+  tt.store %p, %x {cachePolicy = #tt.cache_policy<cache_modifier = cs, eviction_policy = evict_normal>} : !tt.ptr<f32>
+  tt.return
+}
+"""
+    printed = print_module(parse_ir(text))
+    for line in text.splitlines()[1:5]:
+        assert line.strip() in printed
+
+
+def test_a_bad_cache_policy_is_a_located_error() -> None:
+    text = "tt.func @f(%p: !tt.ptr<f32>) {\n  %x = tt.load %p {cachePolicy = #tt.cache_policy<cache_modifier = xx, eviction_policy = evict_last>} : !tt.ptr<f32>\n  tt.return\n}\n"
+    with pytest.raises(Exception, match="xx is not a cache_modifier"):
+        parse_ir(text)
+
+
+@pytest.mark.parametrize(("version", "folds"), [("3.6", False), ("3.9", True)])
+def test_split_join_and_identity_bitcast_fold_in_3_9_only(version: str, folds: bool) -> None:
+    with use_triton_version(version):
+        run = record(SPLIT_JOIN_BITCAST, "canonicalize")
+        printed = print_module(run.module)
+    for name in ("tt.split", "tt.join", "tt.bitcast"):
+        assert (name in printed) != folds, printed
