@@ -191,7 +191,7 @@ def _cmd_show(args: argparse.Namespace) -> int:
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
-    trace = read_trace(args.trace)
+    trace = read_trace(args.trace, validate=True)
     for warning in trace.warnings:
         print(f"passviz: warning: {warning}", file=sys.stderr)
     print(f"{args.trace}: valid passviz trace, {len(trace.steps)} steps, status {trace.status}")

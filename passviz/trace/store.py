@@ -19,6 +19,7 @@ from importlib import resources
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, cast
 
+from passviz.trace.envelope import end_problem, header_problem, step_problem
 from passviz.trace.model import (
     TRACE_FORMAT,
     TRACE_VERSION,
@@ -257,8 +258,11 @@ def read_trace(
     path: str | Path,
     *,
     context_factory: Callable[[], Context] | None = None,
+    validate: bool = False,
 ) -> Trace:
-    """Read and validate a trace file.
+    """Read a trace file, checking each record's envelope (``envelope``), or,
+    with ``validate``, every record against the schema in full (seconds on a
+    long trace: ``passviz validate`` does it).
 
     A file cut off at any byte yields the steps completed before the cut and
     a warning; anything else that is wrong raises ``TraceFormatError`` with
@@ -279,9 +283,9 @@ def read_trace(
                 break
             raise TraceFormatError(f"{path}:{line.number}: {line.problem}")
         assert line.record is not None
-        errors = schema_errors(line.record)
-        if errors:
-            raise TraceFormatError(f"{path}:{line.number}: invalid trace record: {errors[0]}")
+        problem = _record_problem(line.record, validate)
+        if problem is not None:
+            raise TraceFormatError(f"{path}:{line.number}: invalid trace record: {problem}")
         kind = line.record.get("record", "step")
         if trace is None:
             if kind != "header":
@@ -316,6 +320,21 @@ def read_trace(
         warnings.append(f"{path}: the run did not finish (no end record); the trace may be incomplete")
     trace.warnings.extend(warnings)
     return trace
+
+
+def _record_problem(record: dict[str, Any], validate: bool) -> str | None:
+    """The first thing wrong with a record: by the schema, or by its envelope."""
+    if validate:
+        errors = schema_errors(record)
+        return errors[0] if errors else None
+    kind = record.get("record", "step")
+    if kind == "header":
+        return header_problem(record)
+    if kind == "end":
+        return end_problem(record)
+    if kind != "step" or "record" in record:
+        return f"record: unknown record kind {kind!r}"
+    return step_problem(record)
 
 
 def _decompressed(data: bytes) -> bytes:

@@ -1,0 +1,120 @@
+"""A quick check of a trace record's envelope, for reading without the full schema.
+
+``passviz validate`` checks every record against the JSON Schema; that takes
+seconds on a long trace (and a second to import jsonschema), too slow for
+``steps`` or ``show``.  Reading checks each record's envelope here instead:
+its kind, index and the types of the fields the reader uses, so that a
+hostile or damaged file gets a located error, never a crash in the reader.
+What a delta holds is checked where it is applied (``apply``, ``replay``).
+The schema stays the definition; ``tests/test_envelope.py`` checks that every
+record it accepts passes here and that the envelopes it rejects fail here.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from passviz.trace.model import TRACE_FORMAT, TRACE_VERSION
+
+STEP_KINDS = frozenset(("pass-begin", "pass-end", "rewrite", "checkpoint", "failure"))
+FLAG_KINDS = frozenset(("exception", "verify", "nonconvergence"))
+_STEP_FIELDS = frozenset(("index", "kind", "pass", "pass_index", "name", "root", "delta", "flag", "chain"))
+_FLAG_FIELDS = frozenset(("kind", "message", "detail", "cycle"))
+_HEADER_FIELDS = frozenset(("record", "format", "version", "meta", "initial_ir", "initial", "sources"))
+_OP_ID = re.compile(r"o[0-9]+")
+
+
+def _count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _strings(value: object) -> bool:
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)  # pyright: ignore[reportUnknownVariableType]
+
+
+def _op_id(value: object) -> bool:
+    return isinstance(value, str) and _OP_ID.fullmatch(value) is not None
+
+
+def step_problem(record: dict[str, Any]) -> str | None:
+    """What is wrong with a step record's envelope, or None."""
+    extra = set(record) - _STEP_FIELDS
+    if extra:
+        return f"unexpected field {sorted(extra)[0]!r} in a step"
+    if not _count(record.get("index")):
+        return "a step's index is not a count"
+    if record.get("kind") not in STEP_KINDS:
+        return "a step's kind is not one of " + ", ".join(sorted(STEP_KINDS))
+    for name in ("pass", "name"):
+        if name in record and not isinstance(record[name], str):
+            return f"a step's {name} is not a string"
+    if "pass_index" in record and not _count(record["pass_index"]):
+        return "a step's pass_index is not a count"
+    if "root" in record and not _op_id(record["root"]):
+        return "a step's root is not an op id"
+    if "delta" in record and not isinstance(record["delta"], dict):
+        return "a step's delta is not an object"
+    if "chain" in record and not (_strings(record["chain"]) and all(map(_op_id, record["chain"]))):
+        return "a step's chain is not a list of op ids"
+    if "flag" in record:
+        return _flag_problem(record["flag"])
+    return None
+
+
+def _flag_problem(flag: object) -> str | None:
+    if not isinstance(flag, dict):
+        return "a step's flag is not an object"
+    fields: dict[str, Any] = flag  # pyright: ignore[reportUnknownVariableType]
+    if set(fields) - _FLAG_FIELDS:
+        return f"unexpected field {sorted(set(fields) - _FLAG_FIELDS)[0]!r} in a flag"
+    if fields.get("kind") not in FLAG_KINDS:
+        return "a flag's kind is not one of " + ", ".join(sorted(FLAG_KINDS))
+    if not isinstance(fields.get("message"), str):
+        return "a flag's message is not a string"
+    if "detail" in fields and not isinstance(fields["detail"], str):
+        return "a flag's detail is not a string"
+    if "cycle" in fields and not _strings(fields["cycle"]):
+        return "a flag's cycle is not a list of strings"
+    return None
+
+
+def header_problem(record: dict[str, Any]) -> str | None:
+    """What is wrong with a header record's envelope (its initial delta aside), or None."""
+    if record.get("format") != TRACE_FORMAT:
+        return f"the header's format is not {TRACE_FORMAT!r}"
+    if record.get("version") != TRACE_VERSION:
+        return f"the header's version is not {TRACE_VERSION}"
+    extra = set(record) - _HEADER_FIELDS
+    if extra:
+        return f"unexpected field {sorted(extra)[0]!r} in the header"
+    meta = record.get("meta")
+    if not isinstance(meta, dict):
+        return "the header's meta is not an object"
+    fields: dict[str, Any] = meta  # pyright: ignore[reportUnknownVariableType]
+    for name in ("input", "pipeline", "passviz_version", "xdsl_version"):
+        if not isinstance(fields.get(name), str):
+            return f"the header's meta.{name} is not a string"
+    if fields.get("verify_each") not in ("off", "pass", "rewrite"):
+        return "the header's meta.verify_each is not off, pass or rewrite"
+    if not isinstance(record.get("initial_ir"), str):
+        return "the header's initial_ir is not a string"
+    initial = record.get("initial")
+    if initial is not None and not (isinstance(initial, dict) and isinstance(initial.get("delta"), dict)):  # pyright: ignore[reportUnknownMemberType]
+        return "the header's initial is not an object with a delta"
+    sources = record.get("sources", {})
+    if not isinstance(sources, dict) or not all(
+        isinstance(k, str) and isinstance(v, str)
+        for k, v in sources.items()  # pyright: ignore[reportUnknownVariableType]
+    ):
+        return "the header's sources are not file names and texts"
+    return None
+
+
+def end_problem(record: dict[str, Any]) -> str | None:
+    """What is wrong with an end record, or None."""
+    if record.get("status") not in ("ok", "failed"):
+        return "the end record's status is not ok or failed"
+    if not _count(record.get("steps")):
+        return "the end record's steps is not a count"
+    return None
