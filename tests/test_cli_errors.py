@@ -1,0 +1,50 @@
+"""Every user error on the command line is one located line, never a traceback."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from passviz.cli import main
+
+MODULE = "func.func @f(%a: i32) -> i32 {\n  %0 = arith.addi %a, %a : i32\n  func.return %0 : i32\n}\n"
+
+
+def _error(capsys: pytest.CaptureFixture[str], argv: list[str]) -> str:
+    """The one line ``passviz argv`` prints on stderr, having exited with 1."""
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    lines = err.splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("passviz: error: ")
+    return lines[0].removeprefix("passviz: error: ")
+
+
+@pytest.fixture
+def module_file(tmp_path: Path) -> Path:
+    path = tmp_path / "in.mlir"
+    path.write_text(MODULE)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("pipeline", "expected"),
+    [
+        ("canonicalize,,cse", "column 14: expected pass name"),
+        ("canonicalize{", "column 14: expected argument name"),
+        ("builtin.module(canonicalize)", "column 8: unknown token (passviz pipelines list passes as"),
+        ("cse,", "column 5: expected a pass name after ','"),
+        ("canonicalise", "column 1: unknown pass 'canonicalise' (did you mean 'canonicalize'"),
+        ("cse,canonicalize{nonsense=1}", "column 5: bad options for canonicalize"),
+        ("", "the pipeline is empty"),
+        (" ", "the pipeline is empty"),
+    ],
+)
+def test_bad_pipeline_is_one_located_line(
+    pipeline: str, expected: str, module_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "t.json"
+    assert expected in _error(capsys, ["trace", str(module_file), "-p", pipeline, "-o", str(out)])
+    assert not out.exists()
