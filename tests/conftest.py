@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import re
 import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
 from _pytest.mark import ParameterSet
+from filecheck.matcher import Matcher
+from filecheck.options import Options
 
 from passviz.pipelines import InputError, parse_ir
 
@@ -58,6 +63,21 @@ def peer_cases(exclude: Path | None = None) -> list[ParameterSet]:
                 continue
             cases.extend(pytest.param(text, id=f"{path.stem}-{name}") for name, text in functions.items())
     return cases
+
+
+def filecheck(output: str, checks: str) -> None:
+    """Fail unless ``output`` satisfies the FileCheck directives in ``checks``
+    (LLVM FileCheck's semantics, by the ``filecheck`` package)."""
+    with tempfile.TemporaryDirectory() as folder:
+        check_file, input_file = Path(folder, "checks.mlir"), Path(folder, "output.mlir")
+        check_file.write_text(checks)
+        input_file.write_text(output)
+        errors = io.StringIO()
+        with contextlib.redirect_stderr(errors):
+            options = Options(str(check_file), input_file=str(input_file))
+            status = Matcher.from_opts(options).run()
+    if status != 0:
+        pytest.fail(f"FileCheck failed:\n{errors.getvalue()}", pytrace=False)
 
 
 def parse_or_skip(text: str) -> None:

@@ -34,8 +34,7 @@ from passviz.passes.canonicalization import math as math_table
 from passviz.passes.canonicalization import scf as scf_table
 from passviz.pipelines import parse_ir, record
 from passviz.trace.irtext import print_module
-from tests.conftest import need
-from tests.filecheck import check
+from tests.conftest import filecheck, need
 from tests.triton_oracle import KERNEL_NAMES, compare, frontend_ir, triton_missing
 
 
@@ -608,7 +607,7 @@ def test_commutative_fold_moves_constants_right_in_place() -> None:
     )
     op = _returned_op(module)
     assert registry.fold(op) == []
-    check(print_module(module), "// CHECK: arith.muli %a, %c : i32")
+    filecheck(print_module(module), "// CHECK: arith.muli %a, %c : i32")
 
 
 def test_cmpi_fold_swaps_the_predicate() -> None:
@@ -616,7 +615,7 @@ def test_cmpi_fold_swaps_the_predicate() -> None:
         _func("%a: i32", "  %c = arith.constant 3 : i32\n  %r = arith.cmpi ule, %c, %a : i32", "i1")
     )
     assert registry.fold(_returned_op(module)) == []
-    check(print_module(module), "// CHECK: arith.cmpi uge, %a, %c : i32")
+    filecheck(print_module(module), "// CHECK: arith.cmpi uge, %a, %c : i32")
 
 
 def test_scf_if_fold_swaps_branches_on_a_negated_condition() -> None:
@@ -634,7 +633,7 @@ func.func @f(%c: i1, %a: i32, %b: i32) -> i32 {
 """
     module = parse_ir(text)
     assert registry.fold(_returned_op(module)) == []
-    check(
+    filecheck(
         print_module(module),
         """
 // CHECK: scf.if %c -> (i32) {
@@ -1165,7 +1164,7 @@ def test_pattern(pattern: RewritePattern, text: str, checks: str) -> None:
     module = parse_ir(text)
     PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(module)
     module.verify()
-    check(print_module(module), checks)
+    filecheck(print_module(module), checks)
 
 
 # ---------------------------------------------------------------------------
@@ -2207,7 +2206,7 @@ def test_local_driver_folds_an_index_chain() -> None:
         "  %r = arith.addi %c2, %u : i32",
         "i32",
     )
-    check(
+    filecheck(
         _local_canonicalize(text),
         """
 // CHECK: [[C:%\\S+]] = arith.constant 256 : i32
@@ -2231,7 +2230,7 @@ func.func @f(%c: i1, %a: i32, %b: i32) -> i32 {
   func.return %r : i32
 }
 """
-    check(
+    filecheck(
         _local_canonicalize(text),
         "// CHECK-NOT: scf.if\n// CHECK: [[S:%\\S+]] = arith.select %c, %b, %a : i32\n// CHECK: func.return [[S]] : i32",
     )
@@ -2249,7 +2248,7 @@ func.func @f(%a: i32) -> i32 {
   func.return %r : i32
 }
 """
-    check(_local_canonicalize(text), "// CHECK-NOT: scf.for\n// CHECK: func.return %a : i32")
+    filecheck(_local_canonicalize(text), "// CHECK-NOT: scf.for\n// CHECK: func.return %a : i32")
 
 
 # ---------------------------------------------------------------------------

@@ -8,8 +8,7 @@ from passviz.dialects import make_context
 from passviz.passes.wrap_func_body import CHECKPOINTS
 from passviz.pipelines import record
 from passviz.trace.recorder import RecordOptions
-from tests.conftest import WRAP_TEST, peer_file, split_chunks
-from tests.filecheck import check
+from tests.conftest import WRAP_TEST, filecheck, peer_file, split_chunks
 
 SEED_INPUT = """
 tt.func @wrap_multi_block_triton_func(%arg0: i1, %arg1: i32, %arg2: i32) -> i32 {
@@ -77,7 +76,7 @@ def test_peer_file_passes_filecheck() -> None:
     path = peer_file(str(WRAP_TEST.relative_to(WRAP_TEST.parents[4])))
     for chunk in split_chunks(path.read_text()):
         output = record(chunk, "wrap-func-body-with-single-block").trace.ir_at(-1)
-        check(output, chunk)
+        filecheck(output, chunk)
 
 
 def test_single_block_function_is_untouched() -> None:
