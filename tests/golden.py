@@ -79,7 +79,8 @@ def expectations(trace: Trace) -> dict[str, Any]:
         steps.append(record)
     every_op = sorted(names, key=lambda i: int(i[1:]))
     history = {
-        op: [[e.step, e.op, e.action, list(e.by), e.text] for e in lineage(trace.steps, op)] for op in every_op
+        op: [[e.step, e.op, e.action, list(e.by), e.text] for e in lineage(trace.steps, op)]
+        for op in every_op
     }
     return {"steps": steps, "lineage": history}
 
@@ -144,7 +145,9 @@ def recorded_traces() -> dict[str, Callable[[], Trace]]:
         from tests.triton_oracle import frontend_ir
 
         for kernel in KERNELS:
-            traces[f"make-ttir-{kernel}"] = lambda kernel=kernel: record(frontend_ir(kernel), "make-ttir").trace
+            traces[f"make-ttir-{kernel}"] = lambda kernel=kernel: (
+                record(frontend_ir(kernel), "make-ttir").trace
+            )
     return traces
 
 

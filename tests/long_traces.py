@@ -53,7 +53,7 @@ def first_step(trace: Trace, *, name: str | None = None, creates: str | None = N
     raise LookupError(f"no step named {name!r} or creating {creates!r}")
 
 
-MATMUL_BY_SUM = '''
+MATMUL_BY_SUM = """
 import triton
 import triton.language as tl
 
@@ -65,7 +65,7 @@ def matmul_by_sum(a_ptr, b_ptr, c_ptr, BLOCK: tl.constexpr):
     b = tl.load(b_ptr + r[:, None] * BLOCK + r[None, :])
     c = tl.sum(a[:, :, None] * b[None, :, :], axis=1)
     tl.store(c_ptr + r[:, None] * BLOCK + r[None, :], c)
-'''
+"""
 """A matmul written as a broadcast-multiply-reduce, which make-ttir's combine turns into a ``tt.dot``."""
 
 

@@ -115,4 +115,9 @@ def test_show_graph_is_a_static_offline_page(seed_trace: Trace) -> None:
     page = figure._repr_html_()
     assert "blocks spliced in" in page
     assert "srcdoc=" in page and "https://" not in page.split("srcdoc=")[0]
-    assert {n for n, s in figure.drawn.graph.nodes(data="status") if s == "modified"} == {"b1", "b2", "b3", "b4"}
+    assert {n for n, s in figure.drawn.graph.nodes(data="status") if s == "modified"} == {
+        "b1",
+        "b2",
+        "b3",
+        "b4",
+    }

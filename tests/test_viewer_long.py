@@ -39,6 +39,7 @@ pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[1]
 
+
 @pytest.fixture(scope="module")
 def artifacts() -> Path:
     if not (ROOT / "passviz" / "static" / "viewer.js").exists():
@@ -142,9 +143,16 @@ def check_filters(results: dict[str, Any], trace: Trace, query: str) -> None:
 def test_seed_000(artifacts: Path) -> None:
     trace = long_traces.seed_trace()
     inliner = long_traces.first_step(trace, name="MultiBlockExecuteInliner")
-    checkpoints = [long_traces.first_step(trace, name=n) for n in ("new entry block", "blocks spliced in", "yield block")]
+    checkpoints = [
+        long_traces.first_step(trace, name=n) for n in ("new entry block", "blocks spliced in", "yield block")
+    ]
     steps = [-1, *checkpoints, inliner, len(trace.steps) - 1]
-    results = _drive(trace, "seed000", [*_steps_plan("seed000", steps), *_keyboard_plan(trace, 2), *_filter_plan("simplify")], artifacts)
+    results = _drive(
+        trace,
+        "seed000",
+        [*_steps_plan("seed000", steps), *_keyboard_plan(trace, 2), *_filter_plan("simplify")],
+        artifacts,
+    )
     for step in steps:
         check_view(results[f"step{step}"], step)
         text = results[f"step{step}"]["irText"]
@@ -176,7 +184,10 @@ def test_matmul_tt_dot_step(artifacts: Path, tmp_path: Path) -> None:
         {"shot": "matmul-by-sum-source"},
     ]
     results = _drive(
-        trace, "matmul-by-sum", [*_steps_plan("matmul-by-sum", steps), *source, *_filter_plan("tt.dot")], artifacts
+        trace,
+        "matmul-by-sum",
+        [*_steps_plan("matmul-by-sum", steps), *source, *_filter_plan("tt.dot")],
+        artifacts,
     )
     # the product is located where the kernel's source multiplies and reduces
     assert "tl.sum(a[:, :, None] * b[None, :, :], axis=1)" in results["source-line"]
@@ -198,7 +209,9 @@ def test_tutorial_matmul(artifacts: Path) -> None:
     assert len(trace.steps) > 250
     middle = next(s.index for s in trace.steps[len(trace.steps) // 2 :] if s.delta.get("ops_erased"))
     steps = [-1, 5, middle, len(trace.steps) - 1]
-    results = _drive(trace, "matmul", [*_steps_plan("matmul", steps), *_keyboard_plan(trace, middle)], artifacts)
+    results = _drive(
+        trace, "matmul", [*_steps_plan("matmul", steps), *_keyboard_plan(trace, middle)], artifacts
+    )
     for step in steps:
         check_view(results[f"step{step}"], step)
         assert "tt.func public @matmul_kernel(" in results[f"step{step}"]["irText"]

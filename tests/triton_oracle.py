@@ -56,7 +56,9 @@ def triton_missing() -> str | None:
     import triton
 
     if triton.__version__ not in TRITON_VERSIONS:
-        return f"triton {triton.__version__} is installed; the oracle is triton {' or '.join(TRITON_VERSIONS)}"
+        return (
+            f"triton {triton.__version__} is installed; the oracle is triton {' or '.join(TRITON_VERSIONS)}"
+        )
     return None
 
 

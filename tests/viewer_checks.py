@@ -53,7 +53,9 @@ def check_view(seen: dict[str, Any], step: int, *, fills_window: bool = True) ->
     viewport = seen["viewport"]
     if fills_window:
         window = seen["window"]
-        assert seen["viewerBox"] == {"x": 0, "y": 0, "w": window["w"], "h": window["h"]}, "the viewer fills the window"
+        assert seen["viewerBox"] == {"x": 0, "y": 0, "w": window["w"], "h": window["h"]}, (
+            "the viewer fills the window"
+        )
         assert viewport["w"] > window["w"] * 0.3 and viewport["h"] > window["h"] * 0.7
     nodes = seen["nodes"]
     assert nodes, "the graph is drawn"

@@ -55,8 +55,10 @@ def triton_version() -> TritonVersion:
 @contextmanager
 def use_triton_version(chosen: TritonVersion | str) -> Iterator[TritonVersion]:
     """Behave as Triton ``chosen`` (``"3.9"`` or ``(3, 9)``) inside the ``with`` block."""
-    resolved = parse_triton_version(chosen) if isinstance(chosen, str) else parse_triton_version(
-        ".".join(map(str, chosen))
+    resolved = (
+        parse_triton_version(chosen)
+        if isinstance(chosen, str)
+        else parse_triton_version(".".join(map(str, chosen)))
     )
     token = _CHOSEN.set(resolved)
     try:

@@ -149,9 +149,6 @@ def op_text(op: Operation, names: dict[SSAValue, str], blocks: dict[Block, str] 
     raise AssertionError("unreachable")
 
 
-
-
-
 class _PlaceholderPrinter(Printer):
     """A printer that writes each region as a placeholder, noting how the op's syntax prints it."""
 
