@@ -14,12 +14,14 @@ from typing import cast
 
 from xdsl.passes import ModulePass
 
-from passviz.passes import available_passes, traced_passes
+from passviz.passes import available_passes, pass_summary, traced_passes
 from passviz.pipelines import (
+    NAMED_PIPELINES,
     InputError,
     PipelineError,
     load_pass_module,
     load_trace,
+    pipeline_summary,
     record_file,
 )
 from passviz.trace.model import Step, Trace
@@ -236,13 +238,16 @@ def _cmd_view(args: argparse.Namespace) -> int:
 
 def _cmd_passes(args: argparse.Namespace) -> int:
     traced = traced_passes()
+    print("pipelines (named as one pass):")
+    for name in sorted(NAMED_PIPELINES):
+        print(f"  {name:<36} {pipeline_summary(name)}")
     print("passes recorded rewrite by rewrite:")
     for name in sorted(traced):
-        doc = (traced[name]().__doc__ or "").strip().splitlines()
-        print(f"  {name:<36} {doc[0] if doc else ''}")
+        print(f"  {name:<36} {pass_summary(traced[name]())}")
     print("other xDSL passes (recorded once per pass):")
-    for name in sorted(set(available_passes()) - set(traced)):
-        print(f"  {name}")
+    others = available_passes()
+    for name in sorted(set(others) - set(traced)):
+        print(f"  {name:<36} {pass_summary(others[name]())}".rstrip())
     return 0
 
 

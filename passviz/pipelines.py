@@ -139,6 +139,17 @@ NAMED_PIPELINES: Mapping[str, str] = _NamedPipelines()
 of the installed Triton (``MAKE_TTIR``; ``passviz.dialects.triton_version``)."""
 
 
+_PIPELINE_ORIGINS: Mapping[str, str] = {"make-ttir": "Triton {major}.{minor}'s make_ttir for CUDA"}
+"""What each named pipeline reproduces, for ``pipeline_summary``."""
+
+
+def pipeline_summary(name: str) -> str:
+    """One line saying what the named pipeline ``name`` is and runs."""
+    major, minor = triton_version()
+    origin = _PIPELINE_ORIGINS.get(name, "runs").format(major=major, minor=minor)
+    return f"{origin}: {NAMED_PIPELINES[name].replace(',', ', ')}."
+
+
 def parse_pipeline(spec: str, extra: dict[str, type[ModulePass]] | None = None) -> tuple[ModulePass, ...]:
     """Turn ``a,b{opt=1}`` into pass instances.
 

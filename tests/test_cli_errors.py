@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from passviz.cli import main
+from passviz.passes import pass_summary
 
 MODULE = "func.func @f(%a: i32) -> i32 {\n  %0 = arith.addi %a, %a : i32\n  func.return %0 : i32\n}\n"
 
@@ -48,3 +50,31 @@ def test_bad_pipeline_is_one_located_line(
     out = tmp_path / "t.json"
     assert expected in _error(capsys, ["trace", str(module_file), "-p", pipeline, "-o", str(out)])
     assert not out.exists()
+
+
+def test_passes_lists_pipelines_and_a_clean_sentence_per_pass(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["passes"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "pipelines (named as one pass):"
+    make_ttir = lines[1].split()
+    assert make_ttir[0] == "make-ttir" and "make_ttir" in lines[1] and "canonicalize," in make_ttir
+    entries = {line.split()[0]: line for line in lines if line.startswith("  ")}
+    assert entries["triton-licm"].endswith("so that the hoisted load does not run when the loop would not.")
+    assert entries["wrap-func-body-with-single-block"].endswith("into an scf.execute_region.")
+    assert entries["convert-scf-to-cf"].endswith("Lower scf.for and scf.if to unstructured control flow.")
+    assert not any("`" in line for line in lines)
+
+
+def test_pass_summary_is_the_whole_first_sentence() -> None:
+    class Documented:
+        """Fold ``a.b`` into :class:`C`, e.g. for
+        speed.  Second sentence.
+
+        A paragraph."""
+
+    @dataclass
+    class Undocumented:
+        field: int = 0
+
+    assert pass_summary(Documented) == "Fold a.b into C, e.g. for speed."
+    assert pass_summary(Undocumented) == ""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from xdsl.passes import ModulePass
@@ -102,3 +103,24 @@ def traced_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 def available_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     """Every pass a pipeline may name: passviz's traced ones override xDSL's."""
     return {**get_all_passes(), **traced_passes()}
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(])")
+"""Where a sentence ends: after ``.``, ``!`` or ``?``, before the next one's capital."""
+
+_RST_MARKUP = re.compile(r"(?::\w+:)?`+([^`]*)`+")
+"""RST inline literals and roles (````x````, ```x```, ``:class:`x```)."""
+
+
+def pass_summary(pass_type: type) -> str:
+    """The first sentence of ``pass_type``'s own docstring, on one line, without RST markup.
+
+    Empty when the class has no docstring of its own (a dataclass's generated
+    ``Name(field: type)`` does not count).  The sentence is never cut.
+    """
+    doc = pass_type.__doc__ or ""
+    if doc.startswith(f"{pass_type.__name__}("):
+        return ""
+    paragraph = " ".join(doc.strip().split("\n\n")[0].split())
+    sentence = _SENTENCE_END.split(paragraph, maxsplit=1)[0]
+    return _RST_MARKUP.sub(r"\1", sentence)
