@@ -88,6 +88,11 @@ def _parser() -> argparse.ArgumentParser:
 
     validate = sub.add_parser("validate", help="check a trace file against the schema")
     validate.add_argument("trace")
+    validate.add_argument(
+        "--allow-partial",
+        action="store_true",
+        help="accept a trace whose run did not finish (no end record), such as one cut off",
+    )
 
     dump = sub.add_parser("dump", help="print the IR after every pass, MLIR style")
     dump.add_argument("trace")
@@ -194,6 +199,11 @@ def _cmd_show(args: argparse.Namespace) -> int:
 
 def _cmd_validate(args: argparse.Namespace) -> int:
     trace = read_trace(args.trace, validate=True)
+    if trace.status == "incomplete" and not args.allow_partial:
+        raise CliError(
+            f"{args.trace}: incomplete trace: the run did not finish (no end record) after "
+            f"{len(trace.steps)} steps; --allow-partial accepts it"
+        )
     for warning in trace.warnings:
         print(f"passviz: warning: {warning}", file=sys.stderr)
     print(f"{args.trace}: valid passviz trace, {len(trace.steps)} steps, status {trace.status}")

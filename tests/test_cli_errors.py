@@ -78,3 +78,23 @@ def test_pass_summary_is_the_whole_first_sentence() -> None:
 
     assert pass_summary(Documented) == "Fold a.b into C, e.g. for speed."
     assert pass_summary(Undocumented) == ""
+
+
+def _traced(module_file: Path, tmp_path: Path, pipeline: str = "canonicalize") -> Path:
+    out = tmp_path / "t.json"
+    assert main(["trace", str(module_file), "-p", pipeline, "-o", str(out)]) == 0
+    return out
+
+
+def test_validate_refuses_an_incomplete_trace_unless_allowed(
+    module_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = _traced(module_file, tmp_path)
+    lines = out.read_text().splitlines(keepends=True)
+    assert '"record":"end"' in lines[-1]
+    out.write_text("".join(lines[:-1]))
+    capsys.readouterr()
+    error = _error(capsys, ["validate", str(out)])
+    assert error.startswith(f"{out}: incomplete trace: the run did not finish") and "--allow-partial" in error
+    assert main(["validate", "--allow-partial", str(out)]) == 0
+    assert "valid passviz trace" in capsys.readouterr().out
