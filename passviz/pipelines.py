@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import hashlib
 import importlib
 import importlib.util
 import inspect
@@ -80,7 +81,7 @@ def load_pass_module(source: str) -> dict[str, type[ModulePass]]:
     path = Path(source)
     try:
         if path.suffix == ".py":
-            spec = importlib.util.spec_from_file_location(path.stem, path)
+            spec = importlib.util.spec_from_file_location(_private_module_name(path), path)
             if spec is None or spec.loader is None:
                 raise PipelineError(f"cannot load passes from {source}")
             module = importlib.util.module_from_spec(spec)
@@ -103,6 +104,17 @@ def load_pass_module(source: str) -> dict[str, type[ModulePass]]:
         ):
             found[value.name] = value
     return found
+
+
+def _private_module_name(path: Path) -> str:
+    """A module name for the user's file ``path`` that no importable module has.
+
+    The file is registered in ``sys.modules`` (dataclasses look their module up
+    there), so ``typing.py`` must not go in as ``typing``: the name is made from
+    the file's stem and a digest of its full path."""
+    digest = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:12]
+    stem = re.sub(r"\W", "_", path.stem)
+    return f"_passviz_user_{stem}_{digest}"
 
 
 MAKE_TTIR: Mapping[TritonVersion, str] = {

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -9,6 +10,7 @@ import pytest
 
 from passviz.cli import main
 from passviz.passes import pass_summary
+from passviz.pipelines import load_pass_module
 
 MODULE = "func.func @f(%a: i32) -> i32 {\n  %0 = arith.addi %a, %a : i32\n  func.return %0 : i32\n}\n"
 
@@ -98,3 +100,37 @@ def test_validate_refuses_an_incomplete_trace_unless_allowed(
     assert error.startswith(f"{out}: incomplete trace: the run did not finish") and "--allow-partial" in error
     assert main(["validate", "--allow-partial", str(out)]) == 0
     assert "valid passviz trace" in capsys.readouterr().out
+
+
+USER_PASSES = """
+from dataclasses import dataclass
+
+from xdsl.passes import ModulePass
+
+
+@dataclass(frozen=True)
+class Nothing(ModulePass):
+    name = "user-nothing"
+
+    def apply(self, ctx, op):
+        pass
+"""
+
+
+def test_a_user_pass_file_loads_under_a_private_name(
+    module_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import typing
+
+    user = tmp_path / "typing.py"
+    user.write_text(USER_PASSES)
+    passes = load_pass_module(str(user))
+    assert sys.modules["typing"] is typing
+    module = sys.modules[passes["user-nothing"].__module__]
+    assert module.__name__ != "typing" and module.__file__ == str(user)
+    out = tmp_path / "t.json"
+    assert (
+        main(["trace", str(module_file), "--passes-from", str(user), "-p", "user-nothing", "-o", str(out)])
+        == 0
+    )
+    assert sys.modules["typing"] is typing
