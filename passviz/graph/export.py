@@ -24,6 +24,7 @@ from pyvis.network import Network  # pyright: ignore[reportMissingTypeStubs]
 
 from passviz.graph.builders import IRGraph
 from passviz.graph.layout import Position
+from passviz.graph.page_policy import with_policy
 
 STATUS_COLORS: dict[str, str] = {
     "added": "#dafbe1",
@@ -231,6 +232,8 @@ _VIEW_SCRIPT = """<script>
 def offline_html(net: Network, note: str | None = None, box: ViewBox | None = None) -> str:
     """The network as one self-contained page: vis-network in line, no external asset, a legend.
 
+    Its policy (``page_policy``) lets only the page's own scripts run.
+
     ``box`` is the area to show; by default, the network's own nodes.
     """
     page: str = net.generate_html(notebook=False)  # pyright: ignore[reportUnknownMemberType]
@@ -241,4 +244,4 @@ def offline_html(net: Network, note: str | None = None, box: ViewBox | None = No
     if box is None:
         box = view_box({str(n["id"]): (float(n.get("x", 0)), float(n.get("y", 0))) for n in net.nodes})  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType, reportUnknownVariableType]
     script = _VIEW_SCRIPT % json.dumps([round(v, 1) for v in box])
-    return page.replace("</body>", script + "</body>", 1)
+    return with_policy(page.replace("</body>", script + "</body>", 1))

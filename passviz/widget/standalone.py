@@ -2,8 +2,9 @@
 
 The page holds the viewer bundle (``passviz/static/viewer.js`` and
 ``viewer.css``, built from ``extension/``) and the trace's MIME data in line.
-Its Content-Security-Policy allows inline scripts and styles and ``data:``
-images and fonts only: the page loads nothing and sends nothing.  Trace files
+Its Content-Security-Policy (``passviz.graph.page_policy``) lets only the
+bundle run, by its hash, and inline styles and ``data:`` images and fonts:
+the page loads nothing, sends nothing and submits no form.  Trace files
 are untrusted: the data sits in a ``<script type="application/json">`` with
 every character that could end it escaped.
 """
@@ -18,15 +19,10 @@ from importlib import resources
 from importlib.resources.abc import Traversable
 from typing import Any
 
+from passviz.graph.page_policy import policy_meta
 from passviz.trace.initial import ensure_initial
 from passviz.trace.model import Trace
 from passviz.trace.summary import trace_mime_data
-
-CSP = (
-    "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
-    "img-src data: blob:; font-src data:"
-)
-"""The page's Content-Security-Policy: no ``connect-src``, so nothing can load."""
 
 _JSON_ESCAPES = {
     "<": "\\u003c",
@@ -98,18 +94,19 @@ def standalone_html(trace: Trace, view: dict[str, Any] | None = None) -> str:
     if view:
         data["view"] = view
     name = trace.meta["input"] or "trace"
+    script = _inline_script(assets.js)
     return (
         "<!doctype html>\n"
         '<html lang="en">\n<head>\n'
         '<meta charset="utf-8">\n'
-        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n'
+        f"{policy_meta([script])}\n"
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f"<title>passviz — {escape(name)}</title>\n"
         f"<style>{_inline_style(assets.css)}</style>\n"
         '</head>\n<body class="passviz-standalone">\n'
         '<div id="passviz-root"></div>\n'
         f'<script type="application/json" id="passviz-trace">{script_json(data)}</script>\n'
-        f"<script>{_inline_script(assets.js)}</script>\n"
+        f"<script>{script}</script>\n"
         "</body>\n</html>\n"
     )
 
