@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import site
 import subprocess
 import sys
 import zipfile
@@ -64,6 +65,21 @@ def _listed(output: str, prefix: Path | None = None) -> list[str]:
     return lines
 
 
+def _nested_venv(venv: Path) -> Path:
+    """A new virtualenv at ``venv`` that sees this interpreter's packages but has its own prefix.
+
+    ``venv --system-site-packages`` alone would see only the base Python's packages when pytest
+    runs in a virtualenv; a ``.pth`` file adds this environment's site-packages after the new one's.
+    """
+    assert _run([sys.executable, "-m", "venv", "--without-pip", str(venv)]).returncode == 0
+    python = venv / "bin" / "python"
+    done = _run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"])
+    assert done.returncode == 0, done.stderr
+    ours = "".join(f"{path}\n" for path in site.getsitepackages())
+    Path(done.stdout.strip(), "outer-environment.pth").write_text(ours)
+    return venv
+
+
 def test_jest_suite_passes() -> None:
     need(_node_setup())
     done = _run(["jlpm", "test", "--ci"], cwd=EXTENSION, timeout=300)
@@ -111,9 +127,8 @@ def test_wheel_carries_the_prebuilt_extension(tmp_path: Path) -> None:
         n for n in names if "node_modules/" in n or n.startswith(("extension/", "passviz/labextension/"))
     ]
 
-    # A fresh environment: no node on PATH, only the wheel.
-    venv = tmp_path / "venv"
-    assert _run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)]).returncode == 0
+    # A fresh environment: no node on PATH, only the wheel, and this environment's packages (jupyterlab).
+    venv = _nested_venv(tmp_path / "venv")
     python = venv / "bin" / "python"
     done = _run([str(python), "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", str(wheel)])
     assert done.returncode == 0, done.stdout + done.stderr
