@@ -187,6 +187,9 @@ def _cmd_show(args: argparse.Namespace) -> int:
         print(trace.ir_at(index), end="")
         return 0
     before, after = trace.ir_around(index)
+    if before == after:
+        print(f"step {index} changed nothing: the IR after it is the IR before it")
+        return 0
     diff = difflib.unified_diff(
         before.splitlines(keepends=True),
         after.splitlines(keepends=True),

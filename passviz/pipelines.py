@@ -7,6 +7,7 @@ import hashlib
 import importlib
 import importlib.util
 import inspect
+import os
 import re
 import sys
 from collections.abc import Callable, Iterator, Mapping
@@ -341,11 +342,20 @@ def record_file(
     options: RecordOptions | None = None,
     extra_passes: dict[str, type[ModulePass]] | None = None,
 ) -> TraceRun:
-    """``record`` on the contents of a file."""
+    """``record`` on the contents of a file; ``output`` may not be that file."""
+    if output is not None and _same_file(path, output):
+        raise InputError(f"{output}: the trace would overwrite the input; write it elsewhere (-o)")
     text = Path(path).read_text(encoding="utf-8")
     return record(
         text, pipeline, filename=str(path), output=output, options=options, extra_passes=extra_passes
     )
+
+
+def _same_file(a: str | Path, b: str | Path) -> bool:
+    try:
+        return Path(a).resolve() == Path(b).resolve() or os.path.samefile(a, b)
+    except OSError:  # b does not exist yet
+        return False
 
 
 def _constant(pass_type: type[ModulePass]) -> Callable[[], type[ModulePass]]:

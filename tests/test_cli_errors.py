@@ -134,3 +134,47 @@ def test_a_user_pass_file_loads_under_a_private_name(
         == 0
     )
     assert sys.modules["typing"] is typing
+
+
+def test_show_diff_on_a_step_that_changed_nothing_says_so(
+    module_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = _traced(module_file, tmp_path, "cse")
+    capsys.readouterr()
+    assert main(["show", str(out), "--step", "1", "--diff"]) == 0
+    assert capsys.readouterr().out == "step 1 changed nothing: the IR after it is the IR before it\n"
+
+
+def test_an_undefined_value_is_reported_where_it_is_used(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "undef.mlir"
+    path.write_text(MODULE.replace("%a, %a", "%a, %b"))
+    error = _error(capsys, ["trace", str(path), "-p", "cse", "-o", str(tmp_path / "t.json")])
+    assert error == f"{path}:2:23: use of undefined value %b"
+
+
+def test_the_trace_never_overwrites_the_input(
+    module_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    link = tmp_path / "link.mlir"
+    link.symlink_to(module_file)
+    for output in (module_file, link, tmp_path / "." / module_file.name):
+        error = _error(capsys, ["trace", str(module_file), "-p", "cse", "-o", str(output)])
+        assert error == f"{output}: the trace would overwrite the input; write it elsewhere (-o)"
+    assert module_file.read_text() == MODULE
+
+
+def test_a_trace_cut_inside_its_header_says_so(
+    module_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = _traced(module_file, tmp_path)
+    out.write_bytes(out.read_bytes()[:120])
+    capsys.readouterr()
+    for command in ("show", "dump"):
+        assert main([command, str(out)]) == 1
+        err = capsys.readouterr().err
+        assert "Traceback" not in err and "does not parse" not in err
+        assert (
+            err.splitlines()[-1] == "passviz: error: the trace holds no IR: it is truncated inside its header"
+        )

@@ -30,9 +30,10 @@ from xdsl.dialects.builtin import (
     StringAttr,
     UnknownLoc,
 )
-from xdsl.ir import Attribute
-from xdsl.parser import Parser
+from xdsl.ir import Attribute, AttributeInvT, SSAValue
+from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.parser.attribute_parser import AttrParser
+from xdsl.utils.exceptions import ParseError
 from xdsl.utils.lexer import Span
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 
@@ -74,9 +75,25 @@ class MLIRParser(Parser):
     None outside ``parse_module`` (a lone location or attribute has no later
     definitions to wait for)."""
 
+    _first_forward_uses: dict[str, Span]
+    """Where each value used before its definition is first used, for errors."""
+
     def __init__(self, ctx: Context, input: str, name: str = "<unknown>") -> None:
         super().__init__(ctx, input, name)
         self._late_alias_uses = None
+        self._first_forward_uses = {}
+
+    def resolve_operand(self, operand: UnresolvedOperand, type: AttributeInvT) -> SSAValue[AttributeInvT]:
+        if operand.operand_name not in self.ssa_values:
+            self._first_forward_uses.setdefault(operand.operand_name, operand.span)
+        return super().resolve_operand(operand, type)
+
+    def _raise_undefined_use(self) -> None:
+        """Report the first use of a value never defined where it is, not at the end of the input
+        (xDSL says ``values used but not defined`` at the end)."""
+        uses = [self._first_forward_uses[name] for name in self.forward_ssa_references]
+        first = min(uses, key=lambda span: span.start)
+        self.raise_error(f"use of undefined value {first.text}", at_position=first)
 
     def _parse_location(self) -> LocationAttr:
         token = self._current_token
@@ -92,6 +109,10 @@ class MLIRParser(Parser):
         self._late_alias_uses = late
         try:
             module = super().parse_module(allow_implicit_module)
+        except ParseError:
+            if self.forward_ssa_references and self._current_token.kind is MLIRTokenKind.EOF:
+                self._raise_undefined_use()
+            raise
         finally:
             self._late_alias_uses = None
         if not late:

@@ -288,6 +288,8 @@ class Replayer:
 
 def _parse_initial_ir(ctx: Context, text: str) -> ModuleOp:
     """Parse a trace's initial IR; the trace file is untrusted, so errors are located."""
+    if not text.strip():  # what reading leaves of a trace cut inside its header
+        raise ReplayError("the trace holds no IR: it is truncated inside its header")
     try:
         return MLIRParser(ctx, text, "initial IR").parse_module()
     except ParseError as exc:
