@@ -1,8 +1,10 @@
-"""xDSL's parser, reading two spellings of MLIR's own printer that xDSL 0.74 misreads.
+"""xDSL's parser, where xDSL 0.74 misreads what MLIR's printer writes or is slow on bad input.
 
 - A hex literal in a float ``dense<...>`` is the element's bit pattern:
   MLIR prints ``-inf`` as ``dense<0xFF800000> : tensor<4xf32>``, which xDSL
   reads as the integer 4286578688 turned into a float.
+- A string literal without its closing quote takes time exponential in
+  its length to reject (``passviz.ir.string_lexer`` lexes it in linear time).
 - Location aliases may be defined after their first use: ``triton.compile``'s
   TTIR (and any ``mlir-opt --mlir-print-debuginfo`` output) writes
   ``loc(#loc3)`` in the ops and ``#loc3 = loc("k.py":12:5)`` after the module.
@@ -36,6 +38,8 @@ from xdsl.parser.attribute_parser import AttrParser
 from xdsl.utils.exceptions import ParseError
 from xdsl.utils.lexer import Span
 from xdsl.utils.mlir_lexer import MLIRTokenKind
+
+from passviz.ir.string_lexer import use_linear_string_lexer
 
 
 @dataclass
@@ -79,7 +83,8 @@ class MLIRParser(Parser):
     """Where each value used before its definition is first used, for errors."""
 
     def __init__(self, ctx: Context, input: str, name: str = "<unknown>") -> None:
-        super().__init__(ctx, input, name)
+        super().__init__(ctx, "", name)
+        use_linear_string_lexer(self, input, name)
         self._late_alias_uses = None
         self._first_forward_uses = {}
 
