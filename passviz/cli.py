@@ -30,6 +30,7 @@ from passviz.trace.recorder import RecordOptions, VerifyEach
 from passviz.trace.replay import Replayer, ReplayError
 from passviz.trace.store import TraceFormatError, read_trace
 from passviz.trace.summary import step_counts
+from passviz.trace.terminal import error_line, one_line, printable
 from passviz.widget.standalone import standalone_html
 
 
@@ -121,7 +122,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.close()
         return 0
     except (CliError, InputError, PipelineError, TraceFormatError, ReplayError, OSError) as exc:
-        print(f"passviz: error: {exc}", file=sys.stderr)
+        print(f"passviz: error: {error_line(str(exc))}", file=sys.stderr)
         return 1
 
 
@@ -143,7 +144,7 @@ def _cmd_trace(args: argparse.Namespace) -> int:
         assert step.flag is not None
         where = f"step {step.index} ({step.pass_name or 'pipeline'})"
         print(
-            f"passviz: error: {where}: {step.flag['message']} (trace written to {args.output})",
+            f"passviz: error: {where}: {one_line(step.flag['message'])} (trace written to {args.output})",
             file=sys.stderr,
         )
         return 1
@@ -161,7 +162,7 @@ def _step_line(step: Step, names: dict[str, str]) -> str:
 def _load(path: str) -> Trace:
     trace = load_trace(path)
     for warning in trace.warnings:
-        print(f"passviz: warning: {warning}", file=sys.stderr)
+        print(f"passviz: warning: {one_line(warning)}", file=sys.stderr)
     return trace
 
 
@@ -170,21 +171,21 @@ def _cmd_steps(args: argparse.Namespace) -> int:
     print(f"{'step':>5}  {'kind':<10}  {'pass':<34}  {'pattern / checkpoint':<40}  +added -erased ~modified")
     names = op_names(trace.initial["delta"] if trace.initial else None, trace.steps)
     for step in trace.steps:
-        print(_step_line(step, names))
+        print(one_line(_step_line(step, names)))
     return 0
 
 
 def _cmd_show(args: argparse.Namespace) -> int:
     trace = _load(args.trace)
     if not trace.steps:
-        print(trace.ir_at(-1), end="")
+        print(printable(trace.ir_at(-1)), end="")
         return 0
     try:
         index = trace.normalize_step(args.step)
     except IndexError as exc:
         raise CliError(str(exc)) from None
     if not args.diff:
-        print(trace.ir_at(index), end="")
+        print(printable(trace.ir_at(index)), end="")
         return 0
     before, after = trace.ir_around(index)
     if before == after:
@@ -196,7 +197,7 @@ def _cmd_show(args: argparse.Namespace) -> int:
         fromfile=f"step {index - 1}" if index else "initial",
         tofile=f"step {index}",
     )
-    sys.stdout.writelines(diff)
+    sys.stdout.writelines(map(printable, diff))
     return 0
 
 
@@ -208,7 +209,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
             f"{len(trace.steps)} steps; --allow-partial accepts it"
         )
     for warning in trace.warnings:
-        print(f"passviz: warning: {warning}", file=sys.stderr)
+        print(f"passviz: warning: {one_line(warning)}", file=sys.stderr)
     print(f"{args.trace}: valid passviz trace, {len(trace.steps)} steps, status {trace.status}")
     return 0
 
@@ -220,8 +221,8 @@ def _cmd_dump(args: argparse.Namespace) -> int:
         if step.kind != "pass-end":
             continue
         replayer.advance_to(step.index)
-        print(f"// -----// IR Dump After {step.name} ({step.pass_name}) //----- //")
-        print(replayer.text())
+        print(one_line(f"// -----// IR Dump After {step.name} ({step.pass_name}) //----- //"))
+        print(printable(replayer.text()))
     return 0
 
 

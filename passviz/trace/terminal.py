@@ -1,0 +1,52 @@
+"""Text from a trace, made safe to print on a terminal.
+
+Names, messages and IR texts in a trace file come from anywhere.  Printed
+raw, an escape sequence among them could retitle the terminal, rewrite
+lines already shown or write the clipboard.  ``printable`` spells every
+control character (C0, DEL, C1) and every bidirectional override, which
+can make text read other than it runs, as a visible escape such as
+``\\x1b``; ``one_line`` does the same to line breaks, for fields that are
+printed one per line.
+"""
+
+from __future__ import annotations
+
+import re
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+"""Characters that a terminal acts on or that reorder text, tab and newline aside."""
+
+_CONTROL_OR_BREAK = re.compile(_CONTROL.pattern[:-1] + r"\t\n\u2028\u2029]")
+"""The same, with tab, newline and the Unicode line and paragraph separators."""
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def printable(text: str) -> str:
+    """``text`` with every control character but tab and newline written as an escape."""
+    return _CONTROL.sub(_escape, text)
+
+
+def one_line(text: str) -> str:
+    """``text`` on one line, every control character (line breaks too) written as an escape."""
+    return _CONTROL_OR_BREAK.sub(_escape, text)
+
+
+_CARET_LINE = re.compile(r"\s*\^+\s*")
+
+
+def error_line(message: str) -> str:
+    """An error message as one printable line.
+
+    xDSL's parse errors span several lines (location, the source line, a
+    caret under it, the message); they become the location and the message.
+    Of any other message, the first line is kept."""
+    lines = [line for line in message.splitlines() if line.strip()]
+    if not lines:
+        return ""
+    if len(lines) >= 3 and _CARET_LINE.fullmatch(lines[-2]):
+        return one_line(f"{lines[0].rstrip(': ')}: {lines[-1].strip()}")
+    return one_line(lines[0])
