@@ -3,6 +3,7 @@ answer from every command, in bounded time and memory."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import time
 from pathlib import Path
@@ -11,6 +12,9 @@ from typing import Any
 import pytest
 
 from passviz.cli import main
+from passviz.trace import untrusted
+from passviz.trace.store import schema_errors
+from passviz.trace.untrusted import TraceLimitError, decode_record
 
 MODULE = (
     "func.func @f(%a: i32) -> i32 {\n"
@@ -81,3 +85,71 @@ def test_escape_sequences_in_a_trace_never_reach_the_terminal(
             assert not any(c in stream for c in "\x1b\x07\x9b\u202e"), (command, stream)
         if command[0] in ("steps", "dump"):
             assert "\\x1b]0;retitled\\x07\\x1b[2K\\x9b31m\\u202e" in captured.out
+
+
+def _with_line(path: Path, number: int, line: str) -> None:
+    lines = path.read_text().splitlines()
+    lines.insert(number - 1, line)
+    path.write_text("\n".join(lines) + "\n")
+
+
+COMMANDS = (["steps"], ["show"], ["show", "--step", "1", "--diff"], ["dump"], ["validate"])
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("[" * 10_000 + "]" * 10_000, ":2: a record nests deeper than 64 levels, the limit"),
+        ('{"a":' * 65 + "1" + "}" * 65, ":2: a record nests deeper than 64 levels, the limit"),
+        ('{"index": ' + "9" * 5000 + ', "kind": "rewrite"}', ":2: a number of 5000 digits"),
+        ('{"index": 1180591620717411303424, "kind": "rewrite"}', ":2: a number of 22 digits"),
+        ('{"index": 0, "kind": "rewrite", "x": NaN}', ":2: not valid JSON (NaN is not JSON)"),
+    ],
+)
+def test_extreme_json_is_one_clean_line(
+    line: str, expected: str, trace_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _with_line(trace_file, 2, line)
+    for command in COMMANDS:
+        start = time.perf_counter()
+        error = _one_error(capsys, [command[0], str(trace_file), *command[1:]])
+        assert f"{trace_file}{expected}" in error, command
+        assert command == ["validate"] or time.perf_counter() - start < 5  # validate imports jsonschema
+
+
+def test_records_nested_up_to_the_limit_still_read(trace_file: Path) -> None:
+    assert decode_record('{"a":' * 63 + "[1]" + "}" * 63) is not None
+    with pytest.raises(TraceLimitError):
+        decode_record('{"a":' * 64 + "[1]" + "}" * 64)
+
+
+def test_a_gzip_bomb_stops_at_the_size_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(untrusted, "MAX_TRACE_BYTES", 1 << 20)
+    bomb = tmp_path / "bomb.json.gz"
+    bomb.write_bytes(gzip.compress(b" " * (64 << 20), compresslevel=1))
+    assert bomb.stat().st_size < 1 << 20
+    plain = tmp_path / "big.json"
+    plain.write_bytes(b" " * ((1 << 20) + 1))
+    for path in (bomb, plain):
+        error = _one_error(capsys, ["steps", str(path)])
+        assert error == f"passviz: error: {path}: the trace holds more than 1 MiB of records, the limit"
+
+
+def test_ids_match_their_pattern_exactly() -> None:
+    assert schema_errors({"index": 1, "kind": "rewrite", "root": "o3"}) == []
+    assert schema_errors({"index": 1, "kind": "rewrite", "root": "o3\n"})
+    assert schema_errors({"index": 1, "kind": "rewrite", "delta": {"texts": {"o3\n": "x"}}})
+
+
+def test_an_initial_ir_that_does_not_verify_gets_no_traceback(
+    trace_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = trace_file.read_text()
+    assert '"type":"i32"' in text or "arith.constant 0 : i32" in text
+    trace_file.write_text(text.replace('"type":"i32"', '"type":"i64"', 1).replace("0 : i32", "0 : i64", 1))
+    for command in COMMANDS:
+        capsys.readouterr()
+        assert main([command[0], str(trace_file), *command[1:]]) in (0, 1)
+        assert "Traceback" not in capsys.readouterr().err

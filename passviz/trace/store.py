@@ -31,6 +31,7 @@ from passviz.trace.model import (
     Trace,
     TraceMeta,
 )
+from passviz.trace.untrusted import TraceLimitError, decode_record, read_bytes
 
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator
@@ -244,8 +245,11 @@ def _lines(data: bytes) -> Iterator[_Line]:
         if not chunk.strip():
             continue
         try:
-            value = json.loads(chunk.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            value = decode_record(chunk.decode("utf-8"))
+        except TraceLimitError as exc:
+            yield _Line(index + 1, None, str(exc), False)  # an error even on the last line
+            continue
+        except ValueError as exc:  # not UTF-8, not JSON
             yield _Line(index + 1, None, f"not valid JSON ({exc})", last)
             continue
         if not isinstance(value, dict):
@@ -268,7 +272,10 @@ def read_trace(
     a warning; anything else that is wrong raises ``TraceFormatError`` with
     the line it is on.
     """
-    data = _decompressed(Path(path).read_bytes())
+    try:
+        data = read_bytes(path)
+    except TraceLimitError as exc:
+        raise TraceFormatError(str(exc)) from None
     trace: Trace | None = None
     in_pass: tuple[str, int] | None = None
     warnings: list[str] = []
@@ -335,24 +342,6 @@ def _record_problem(record: dict[str, Any], validate: bool) -> str | None:
     if kind != "step" or "record" in record:
         return f"record: unknown record kind {kind!r}"
     return step_problem(record)
-
-
-def _decompressed(data: bytes) -> bytes:
-    """The NDJSON inside a gzip trace, or ``data`` if it is not compressed.
-
-    A cut-off stream yields what it holds; a damaged one, what came before the
-    damage (decompressing chunk by chunk keeps that part).
-    """
-    if not data.startswith(b"\x1f\x8b"):
-        return data
-    unzip = zlib.decompressobj(31)
-    out: list[bytes] = []
-    for start in range(0, len(data), 4096):
-        try:
-            out.append(unzip.decompress(data[start : start + 4096]))
-        except zlib.error:
-            break
-    return b"".join(out)
 
 
 _HEADER_START = b'{"record":"header"'

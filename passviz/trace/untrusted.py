@@ -1,0 +1,127 @@
+"""Reading trace files that come from anywhere, within fixed limits.
+
+A trace file is untrusted input: it may be damaged, hand-made or crafted.
+Reading one stays within these limits, and going past any of them is a
+one-line ``TraceLimitError`` naming the limit, never a crash or a hang:
+
+- ``MAX_TRACE_BYTES``: the NDJSON a file may hold, after decompression (a
+  gzip bomb stops there, without inflating the rest);
+- ``MAX_JSON_DEPTH``: how deeply a record's arrays and objects may nest
+  (Python's JSON decoder and the schema validator recurse);
+- ``MAX_NUMBER_DIGITS``: the digits of a number (numbers in a trace are
+  counts and indices; a longer one would overflow where it is used).
+
+IR texts in a trace are read by ``passviz.trace.mlir_parser``, whose own
+limits (nesting, literal sizes) apply to them as to an ``.mlir`` file.
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from pathlib import Path
+from typing import cast
+
+MAX_TRACE_BYTES = 256 << 20
+"""The most bytes of NDJSON a trace may hold, after decompression (256 MiB)."""
+
+MAX_JSON_DEPTH = 64
+"""The deepest nesting of arrays and objects in a record (real records nest under 10)."""
+
+MAX_NUMBER_DIGITS = 15
+"""The most digits a number in a trace may have."""
+
+
+class TraceLimitError(ValueError):
+    """A trace file past one of the limits above."""
+
+
+def read_bytes(path: str | Path) -> bytes:
+    """The NDJSON of the trace file at ``path``: decompressed if it is gzip, at most ``MAX_TRACE_BYTES``.
+
+    A cut-off gzip stream yields what it holds; a damaged one, what came
+    before the damage (decompressing chunk by chunk keeps that part)."""
+    with open(path, "rb") as stream:
+        data = stream.read(MAX_TRACE_BYTES + 1)
+    if not data.startswith(b"\x1f\x8b"):
+        _check_size(path, len(data))
+        return data
+    unzip = zlib.decompressobj(31)
+    out: list[bytes] = []
+    size = 0
+    for start in range(0, len(data), 4096):
+        try:
+            chunk = unzip.decompress(data[start : start + 4096], MAX_TRACE_BYTES + 1 - size)
+        except zlib.error:
+            break
+        out.append(chunk)
+        size += len(chunk)
+        _check_size(path, size)
+    return b"".join(out)
+
+
+def _check_size(path: str | Path, size: int) -> None:
+    if size > MAX_TRACE_BYTES:
+        raise TraceLimitError(
+            f"{path}: the trace holds more than {MAX_TRACE_BYTES >> 20} MiB of records, the limit"
+        )
+
+
+def decode_record(chunk: str) -> object:
+    """One line of a trace as JSON, within ``MAX_JSON_DEPTH`` and ``MAX_NUMBER_DIGITS``.
+
+    Raises ``TraceLimitError`` past a limit, and ``ValueError`` (such as
+    ``json.JSONDecodeError``) for text that is not JSON (``NaN`` and
+    ``Infinity`` are not)."""
+    try:
+        value = json.loads(
+            chunk, parse_int=_bounded_int, parse_float=_bounded_float, parse_constant=_constant
+        )
+    except RecursionError:
+        raise _too_deep() from None
+    if chunk.count("[") + chunk.count("{") > MAX_JSON_DEPTH and not _nests_within(value, MAX_JSON_DEPTH):
+        raise _too_deep()
+    return value
+
+
+def _too_deep() -> TraceLimitError:
+    return TraceLimitError(f"a record nests deeper than {MAX_JSON_DEPTH} levels, the limit")
+
+
+def _nests_within(value: object, depth: int) -> bool:
+    """Whether ``value``'s arrays and objects nest at most ``depth`` deep (level by level, no recursion)."""
+    level: list[object] = [value]
+    for _ in range(depth):
+        inner: list[object] = []
+        for item in level:
+            if isinstance(item, dict):
+                inner.extend(cast(dict[str, object], item).values())
+            elif isinstance(item, list):
+                inner.extend(cast(list[object], item))
+        level = [item for item in inner if isinstance(item, dict | list)]
+        if not level:
+            return True
+    return False
+
+
+def _digits(text: str) -> str:
+    if len(text.lstrip("-")) > MAX_NUMBER_DIGITS:
+        raise TraceLimitError(
+            f"a number of {len(text.lstrip('-'))} digits ({text[:12]}...); "
+            f"the limit is {MAX_NUMBER_DIGITS} digits"
+        )
+    return text
+
+
+def _bounded_int(text: str) -> int:
+    return int(_digits(text))
+
+
+def _bounded_float(text: str) -> float:
+    mantissa = text.lower().partition("e")[0].replace(".", "")
+    _digits(mantissa)
+    return float(text)
+
+
+def _constant(name: str) -> object:
+    raise ValueError(f"{name} is not JSON")
