@@ -44,7 +44,8 @@ function shortType(type: string): string {
 /** Text past this many characters is cut with an ellipsis in a node's label (the whole op shows on hover). */
 const LABEL_LIMIT = 40;
 
-function cut(text: string, limit: number): string {
+/** `text` cut to `limit` characters with an ellipsis. */
+export function cut(text: string, limit: number): string {
   return text.length > limit ? `${text.slice(0, limit - 1)}…` : text;
 }
 

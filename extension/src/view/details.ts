@@ -8,10 +8,10 @@
 import type { StepRecord } from '../schema';
 import type { LineageEvent } from '../model/lineage';
 import type { IRState } from '../model/state';
-import { clear, el } from './dom';
+import { clear, clippedEl, el, SHOWN_CHARACTERS } from './dom';
 
 function row(name: string, value: string): HTMLElement {
-  return el('tr', {}, [el('th', { text: name }), el('td', {}, [el('code', { text: value })])]);
+  return el('tr', {}, [el('th', { text: name }), el('td', {}, [clippedEl('code', value)])]);
 }
 
 function section(title: string, ...children: Array<Node | null>): HTMLElement {
@@ -99,9 +99,9 @@ export class DetailsPane {
     if (step.flag) {
       const flag = el('div', { className: 'pv-flag', attrs: { role: 'alert' } }, [
         el('strong', { text: `⚠ ${step.flag.kind}: ` }),
-        el('span', { text: step.flag.message }),
+        clippedEl('span', step.flag.message),
         step.flag.cycle ? el('div', { text: `cycle: ${step.flag.cycle.join(' → ')}` }) : null,
-        step.flag.detail ? el('pre', { className: 'pv-traceback', text: step.flag.detail }) : null
+        step.flag.detail ? clippedEl('pre', step.flag.detail, 'pv-traceback', 20 * SHOWN_CHARACTERS) : null
       ]);
       out.appendChild(flag);
     }
@@ -147,9 +147,9 @@ export class DetailsPane {
     }
     return section(
       `selected: ${id} ${op.name}`,
-      el('pre', { className: 'pv-op-text', text: op.text }),
+      clippedEl('pre', op.text, 'pv-op-text'),
       parents,
-      op.loc ? el('p', {}, [el('span', { text: 'location: ' }), el('code', { text: op.loc })]) : null,
+      op.loc ? el('p', {}, [el('span', { text: 'location: ' }), clippedEl('code', op.loc)]) : null,
       attrs.childElementCount > 0 ? section('attributes', attrs) : null,
       values.childElementCount > 0 ? section('values', values) : null,
       section('lineage', history.length > 0 ? events : el('p', { text: 'present from the start, never changed' }))

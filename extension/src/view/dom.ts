@@ -76,3 +76,53 @@ export function scrollWithin(container: HTMLElement, child: HTMLElement): void {
     }
   });
 }
+
+/**
+ * How many characters of one text the viewer shows before asking: a trace may
+ * hold a string of any length, and laying out megabytes of text in one line
+ * freezes the page.
+ */
+export const SHOWN_CHARACTERS = 1000;
+
+/**
+ * Append `text` to `into`, cut at `limit` characters with a button that shows
+ * the rest on demand.  `append` draws a piece of text (plain by default).
+ */
+export function appendClipped(
+  into: HTMLElement,
+  text: string,
+  limit = SHOWN_CHARACTERS,
+  append: (into: HTMLElement, text: string) => void = (node, piece) => node.append(piece)
+): void {
+  if (text.length <= limit) {
+    append(into, text);
+    return;
+  }
+  const head = el('span', { className: 'pv-clipped' });
+  append(head, text.slice(0, limit));
+  const more = el('button', {
+    className: 'pv-show-all',
+    text: `… ${(text.length - limit).toLocaleString('en')} more characters (show all)`,
+    attrs: { type: 'button' }
+  });
+  more.addEventListener('click', event => {
+    event.stopPropagation();
+    clear(head);
+    append(head, text);
+    more.remove();
+  });
+  into.append(head, more);
+}
+
+/** An element holding `text`, clipped as `appendClipped` does. */
+export function clippedEl<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  text: string,
+  className = '',
+  limit = SHOWN_CHARACTERS
+): HTMLElementTagNameMap[K] {
+  const node = el(tag, { className });
+  appendClipped(node, text, limit);
+  return node;
+}
+

@@ -12,7 +12,7 @@
 import { diffWordsWithSpace } from 'diff';
 
 import { layoutAliases, type DiffLine } from '../model/irtext';
-import { clear, el, scrollWithin } from './dom';
+import { appendClipped, clear, el, scrollWithin, SHOWN_CHARACTERS } from './dom';
 
 /** Modules longer than this show only the changed hunks until opened whole. */
 export const FULL_LIMIT = 800;
@@ -222,8 +222,10 @@ export class IRPane {
 
   /** A line's text, the words that differ from its partner marked. */
   private content(line: ShownLine, into: HTMLElement): void {
-    if (line.partner === undefined || (line.status !== 'added' && line.status !== 'erased')) {
-      this.appendText(into, line.text);
+    const long = line.text.length > SHOWN_CHARACTERS || (line.partner?.length ?? 0) > SHOWN_CHARACTERS;
+    if (long || line.partner === undefined || (line.status !== 'added' && line.status !== 'erased')) {
+      // A word diff of megabyte lines would freeze the page: long lines are shown plain, clipped.
+      appendClipped(into, line.text, SHOWN_CHARACTERS, (node, text) => this.appendText(node, text));
       return;
     }
     // Words are diffed as shown (values by name): a word diff splits `%v12` at its `%`.

@@ -7,9 +7,13 @@
  */
 
 import type { StepRecord } from '../schema';
+import { cut } from '../model/graph';
 import { stepCounts } from '../model/steps';
 import { stepChanged, type Trace } from '../model/trace';
 import { clear, el, scrollWithin } from './dom';
+
+/** The most characters of a step's name or message that a timeline row or its tooltip shows. */
+const TIMELINE_TEXT = 300;
 
 export interface TimelineFilter {
   changedOnly: boolean;
@@ -280,14 +284,15 @@ export class Timeline {
   private row(step: StepRecord | null): HTMLElement {
     const index = step?.index ?? -1;
     const flagged = step !== null && step.flag !== undefined;
-    const label = step ? this.trace.label(index) : 'initial IR';
+    // Names and messages come from the trace and may be any length: rows show a line's worth.
+    const label = step ? cut(this.trace.label(index), TIMELINE_TEXT) : 'initial IR';
     const counts = step && stepChanged(step) ? stepCounts(step) : '';
     const pass = step ? this.trace.passNames[index] : '';
     const title = [
       `${index < 0 ? 'initial IR' : `step ${index}`}: ${label}`,
       pass ? `pass ${pass}` : '',
       counts,
-      flagged ? `${step!.flag!.kind}: ${step!.flag!.message}` : ''
+      flagged ? cut(`${step!.flag!.kind}: ${step!.flag!.message}`, TIMELINE_TEXT) : ''
     ].filter(t => t !== '').join('\n');
     const row = el(
       'div',
