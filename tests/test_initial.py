@@ -140,11 +140,13 @@ def _assert_same_ir(applied: _Applied, state: IRState) -> None:
     assert set(applied.ops) == set(state.ops)
 
 
-def strip_initial(path: Path) -> None:
-    """Make a trace file look like one written before ``initial`` existed."""
+def strip_initial(path: Path, text: str) -> None:
+    """Make a trace file of ``text`` look like one written before ``initial``
+    existed: a version 1 header with the initial IR as text only."""
     lines = path.read_text().splitlines()
     header = json.loads(lines[0])
     del header["initial"]
+    header.update(version=1, initial_ir=text)
     path.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
 
 
@@ -222,7 +224,7 @@ def test_header_initial_is_checked_by_the_schema(seed_trace: Trace, tmp_path: Pa
 def test_trace_file_without_initial_loads_and_gets_it_by_replay(tmp_path: Path) -> None:
     path = tmp_path / "old.passviz.json"
     run = record(SCF_INPUT, "canonicalize,cse", output=path)
-    strip_initial(path)
+    strip_initial(path, SCF_INPUT)
     old = load_trace(path)
     assert old.initial is None and not old.warnings
     assert ensure_initial(old) == run.trace.initial
@@ -232,9 +234,9 @@ def test_trace_file_without_initial_loads_and_gets_it_by_replay(tmp_path: Path) 
 def test_mime_data_header_carries_initial_even_for_old_files(tmp_path: Path) -> None:
     path = tmp_path / "old.passviz.json"
     run = record(CF_INPUT, "canonicalize", output=path)
-    strip_initial(path)
+    strip_initial(path, CF_INPUT)
     data = trace_mime_data(load_trace(path))
-    assert data["format"] == "passviz-trace" and data["version"] == 1
+    assert data["format"] == "passviz-trace" and data["version"] == 2
     assert data["records"][0]["initial"] == run.trace.initial
     assert all(schema_errors(r) == [] for r in data["records"])
 
@@ -242,7 +244,7 @@ def test_mime_data_header_carries_initial_even_for_old_files(tmp_path: Path) -> 
 def test_mime_data_without_a_context_goes_without_initial(tmp_path: Path) -> None:
     path = tmp_path / "old.passviz.json"
     record(CF_INPUT, "canonicalize", output=path)
-    strip_initial(path)
+    strip_initial(path, CF_INPUT)
     data = trace_mime_data(read_trace(path))  # no context factory: cannot replay
     assert "initial" not in data["records"][0]
 

@@ -7,8 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from passviz.pipelines import load_trace, record
-from passviz.trace.store import TraceFormatError, read_trace, schema_errors, trace_schema
+from passviz.pipelines import load_trace, parse_ir, record
+from passviz.trace.irtext import print_module
+from passviz.trace.store import TraceFormatError, TraceWriter, read_trace, schema_errors, trace_schema
+from tests.irgen import arith_module
 from tests.test_replay import CF_INPUT
 
 
@@ -77,6 +79,77 @@ def test_gzip_trace_reads_like_plain_and_survives_cuts(tmp_path: Path) -> None:
         assert len(trace.steps) <= len(a.steps)
         seen_counts.add(len(trace.steps))
     assert len(seen_counts) > 1
+
+
+def test_header_holds_the_initial_ir_once(trace_file: Path) -> None:
+    header = json.loads(trace_file.read_text().splitlines()[0])
+    assert header["version"] == 2 and "initial_ir" not in header
+    assert header["initial"]["delta"]["ops_created"]
+    # Replay builds the initial IR from the structured delta, as passviz prints the input.
+    assert load_trace(trace_file).ir_before(0) == print_module(parse_ir(CF_INPUT))
+
+
+def test_version_1_files_still_open(trace_file: Path, tmp_path: Path) -> None:
+    lines = trace_file.read_text().splitlines()
+    header = json.loads(lines[0])
+    header.update(version=1, initial_ir=CF_INPUT)
+    old = tmp_path / "v1.passviz.json"
+    for keep_initial in (True, False):
+        if not keep_initial:
+            del header["initial"]
+        old.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
+        assert schema_errors(header) == []
+        trace, new = load_trace(old), load_trace(trace_file)
+        assert trace.initial_ir == CF_INPUT and not trace.warnings
+        assert [trace.ir_at(i) for i in range(len(trace.steps))] == [
+            new.ir_at(i) for i in range(len(new.steps))
+        ]
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        {"version": 2, "initial_ir": "builtin.module {}"},  # version 2 stores the IR once
+        {"version": 3},
+        {"version": 2, "initial": None},
+    ],
+)
+def test_header_versions_are_checked(trace_file: Path, tmp_path: Path, header: dict[str, object]) -> None:
+    lines = trace_file.read_text().splitlines()
+    record_ = {**json.loads(lines[0]), **header}
+    record_ = {k: v for k, v in record_.items() if v is not None}
+    bad = tmp_path / "bad.passviz.json"
+    bad.write_text("\n".join([json.dumps(record_), *lines[1:]]) + "\n")
+    assert schema_errors(record_)
+    with pytest.raises(TraceFormatError, match=r"bad.passviz.json:1: invalid trace record: .*header"):
+        read_trace(bad)
+
+
+def test_gzip_is_flushed_at_pass_boundaries_not_every_record(tmp_path: Path) -> None:
+    trace = record(arith_module(200, seed=3), "canonicalize,cse").trace
+    path = tmp_path / "t.passviz.json.gz"
+    writer = TraceWriter.to_path(path)
+    writer.write_header(trace)
+    first_end = next(s.index for s in trace.steps if s.kind == "pass-end")
+    sizes: list[int] = []
+    for step in trace.steps[: first_end + 1]:
+        writer.write_step(step)
+        sizes.append(path.stat().st_size)
+    # Mid-pass records wait in the compressor; the pass end puts them all on disk.
+    assert len(set(sizes)) < len(sizes) // 4
+    assert len(read_trace(path).steps) == first_end + 1
+    for step in trace.steps[first_end + 1 :]:
+        writer.write_step(step)
+    writer.write_end(trace)
+    assert load_trace(path).steps == trace.steps
+
+
+def test_traces_are_byte_identical_from_run_to_run(tmp_path: Path) -> None:
+    text = arith_module(300, seed=5)
+    first, second = tmp_path / "a.passviz.json.gz", tmp_path / "b.passviz.json.gz"
+    record(text, "canonicalize,cse,canonicalize,cse", output=first)
+    record(text, "canonicalize,cse,canonicalize,cse", output=second)
+    assert first.read_bytes() == second.read_bytes()
 
 
 def test_steps_inside_a_pass_inherit_it(trace_file: Path) -> None:

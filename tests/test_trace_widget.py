@@ -41,7 +41,7 @@ def test_state_holds_the_mime_data_with_initial(seed_trace: Trace) -> None:
     assert state["step"] == 3 and state["selected_op"] is None and state["height"] == "640px"
     data = state["trace"]
     assert data == trace_mime_data(seed_trace)
-    assert data["format"] == "passviz-trace" and data["version"] == 1
+    assert data["format"] == "passviz-trace" and data["version"] == 2
     header = data["records"][0]
     assert header["record"] == "header" and header["initial"] == seed_trace.initial
     assert all(schema_errors(r) == [] for r in data["records"])
@@ -82,7 +82,7 @@ def test_a_smaller_trace_brings_the_step_back_in_range(seed_trace: Trace) -> Non
 def test_old_trace_file_gets_initial(tmp_path: Path) -> None:
     path = tmp_path / "old.passviz.json"
     run = record(CF_INPUT, "canonicalize", output=path)
-    strip_initial(path)
+    strip_initial(path, CF_INPUT)
     widget = TraceWidget(load_trace(path))
     assert widget.trace["records"][0]["initial"] == run.trace.initial
 
@@ -90,7 +90,7 @@ def test_old_trace_file_gets_initial(tmp_path: Path) -> None:
 def test_trace_that_cannot_be_replayed_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "old.passviz.json"
     record(CF_INPUT, "canonicalize", output=path)
-    strip_initial(path)
+    strip_initial(path, CF_INPUT)
     with pytest.raises(ReplayError, match="no context factory"):
         TraceWidget(read_trace(path))
 

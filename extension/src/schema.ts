@@ -102,9 +102,11 @@ export interface TraceMeta {
 export interface HeaderRecord {
   record: 'header';
   format: 'passviz-trace';
-  version: 1;
+  /** 2 stores the initial IR once, as `initial`; 1 (still read) also as MLIR text, `initial_ir`. */
+  version: 1 | 2;
   meta: TraceMeta;
-  initial_ir: string;
+  /** Version 1 only: the initial IR as MLIR text (the viewer draws from `initial`). */
+  initial_ir?: string;
   /** The source files the IR's locations name, by file name, as read at record time. */
   sources?: Record<string, string>;
   initial?: InitialState;
@@ -136,7 +138,7 @@ export type TraceRecord = HeaderRecord | StepRecord | EndRecord;
 /** The data of the `application/vnd.passviz.trace+json` MIME type. */
 export interface TraceDocument {
   format: 'passviz-trace';
-  version: 1;
+  version: 1 | 2;
   records: TraceRecord[];
 }
 

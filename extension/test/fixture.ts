@@ -10,9 +10,8 @@ export function header(): HeaderRecord {
   return {
     record: 'header',
     format: 'passviz-trace',
-    version: 1,
+    version: 2,
     meta: { input: 'f.mlir', pipeline: 'test', passviz_version: '0.1.0', xdsl_version: '0.74.0', verify_each: 'pass' },
-    initial_ir: 'builtin.module {}',
     initial: {
       root: 'o0',
       delta: {

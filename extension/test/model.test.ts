@@ -109,6 +109,13 @@ describe('reading traces', () => {
     expect(() => new Trace(order)).toThrow(/out of order/);
   });
 
+  test('version 1 headers (the initial IR also as text) still open; unknown versions do not', () => {
+    const v1 = { ...header(), version: 1 as const, initial_ir: 'builtin.module {\n}\n' };
+    expect(new Trace([v1, ...records().slice(1)]).steps).toHaveLength(5);
+    const v3 = { ...header(), version: 3 } as unknown as ReturnType<typeof header>;
+    expect(() => new Trace([v3])).toThrow(/unsupported trace version 3/);
+  });
+
   test('a trace cut off before its end record is incomplete', () => {
     expect(new Trace(records().slice(0, 3)).status).toBe('incomplete');
   });

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from passviz.trace.model import TRACE_FORMAT, TRACE_VERSION
+from passviz.trace.model import READ_VERSIONS, TRACE_FORMAT
 
 STEP_KINDS = frozenset(("pass-begin", "pass-end", "rewrite", "checkpoint", "failure"))
 FLAG_KINDS = frozenset(("exception", "verify", "nonconvergence"))
@@ -83,8 +83,9 @@ def header_problem(record: dict[str, Any]) -> str | None:
     """What is wrong with a header record's envelope (its initial delta aside), or None."""
     if record.get("format") != TRACE_FORMAT:
         return f"the header's format is not {TRACE_FORMAT!r}"
-    if record.get("version") != TRACE_VERSION:
-        return f"the header's version is not {TRACE_VERSION}"
+    version = record.get("version")
+    if type(version) is not int or version not in READ_VERSIONS:
+        return "the header's version is not " + " or ".join(map(str, READ_VERSIONS))
     extra = set(record) - _HEADER_FIELDS
     if extra:
         return f"unexpected field {sorted(extra)[0]!r} in the header"
@@ -97,11 +98,13 @@ def header_problem(record: dict[str, Any]) -> str | None:
             return f"the header's meta.{name} is not a string"
     if fields.get("verify_each") not in ("off", "pass", "rewrite"):
         return "the header's meta.verify_each is not off, pass or rewrite"
-    if not isinstance(record.get("initial_ir"), str):
+    if version == 1 and not isinstance(record.get("initial_ir"), str):
         return "the header's initial_ir is not a string"
+    if version != 1 and "initial_ir" in record:
+        return f"unexpected field 'initial_ir' in a version {version} header"
     initial = record.get("initial")
-    if initial is not None and not (isinstance(initial, dict) and isinstance(initial.get("delta"), dict)):  # pyright: ignore[reportUnknownMemberType]
-        return "the header's initial is not an object with a delta"
+    if (initial is not None or version != 1) and not _initial_ok(initial):
+        return "the header's initial is not an object with a root op id and a delta"
     sources = record.get("sources", {})
     if not isinstance(sources, dict) or not all(
         isinstance(k, str) and isinstance(v, str)
@@ -109,6 +112,13 @@ def header_problem(record: dict[str, Any]) -> str | None:
     ):
         return "the header's sources are not file names and texts"
     return None
+
+
+def _initial_ok(initial: object) -> bool:
+    if not isinstance(initial, dict):
+        return False
+    fields: dict[str, Any] = initial  # pyright: ignore[reportUnknownVariableType]
+    return _op_id(fields.get("root")) and isinstance(fields.get("delta"), dict)
 
 
 def end_problem(record: dict[str, Any]) -> str | None:

@@ -21,8 +21,15 @@ if TYPE_CHECKING:
 TRACE_FORMAT = "passviz-trace"
 """The value of the ``format`` key of every trace header."""
 
-TRACE_VERSION = 1
-"""The version of the trace format this module reads and writes."""
+TRACE_VERSION = 2
+"""The version of the trace format this module writes.
+
+Version 2 stores the initial IR once, as the structured ``initial`` delta;
+version 1 also stored it as MLIR text (``initial_ir``), and may lack
+``initial``.  Both are read."""
+
+READ_VERSIONS = (1, 2)
+"""The trace format versions this module reads."""
 
 StepKind = Literal["pass-begin", "pass-end", "rewrite", "checkpoint", "failure"]
 """What a step stands for."""
@@ -227,12 +234,14 @@ class Trace:
 
     meta: TraceMeta
     """Input, pipeline and versions."""
-    initial_ir: str
-    """The IR before the first step, as passviz prints it."""
+    initial_ir: str | None = None
+    """The IR before the first step as MLIR text, where there is one: the text a
+    recorded module was parsed from, or what a version 1 trace file stored.
+    Version 2 files do not store it (``initial`` says the same)."""
     initial: InitialState | None = None
-    """The IR before the first step as a delta, for viewers that do not parse MLIR.
+    """The IR before the first step as a delta: what viewers and replay start from.
 
-    Older trace files lack it; ``passviz.trace.initial.ensure_initial`` computes it by replay."""
+    Version 1 files may lack it; ``passviz.trace.initial.ensure_initial`` computes it by replay."""
     sources: dict[str, str] = field(default_factory=lambda: dict[str, str]())
     """The source files the IR's locations name, by file name, as read at record time."""
     steps: list[Step] = field(default_factory=lambda: list[Step]())

@@ -282,7 +282,8 @@ class Tracer(StepRecorder):
         verifier: IncrementalVerifier | None = None,
     ) -> None:
         """``initial_ir`` is the text ``module`` was parsed from, if there is one:
-        it is stored as is, which saves printing the module once more.
+        the trace keeps it in memory (``Trace.initial_ir``); files store the
+        initial IR once, as the structured ``initial`` delta.
         ``verifier`` is one that has verified ``module`` already, if any."""
         options = options or RecordOptions()
         self.module = module
@@ -293,7 +294,7 @@ class Tracer(StepRecorder):
         initial = initial_state(self.shadow)
         self.trace = Trace(
             meta=meta,
-            initial_ir=initial_ir if initial_ir is not None else print_module(module),
+            initial_ir=initial_ir,
             initial=initial,
             sources=read_sources(initial) if options.embed_sources else {},
         )

@@ -1,8 +1,9 @@
 """Exact replay: rebuild the IR at any step from the initial IR and the deltas.
 
-The replayer parses the trace's initial IR, gives it the same ids the
-recorder gave (it builds the same ``Shadow``), then applies each step's delta
-to the xDSL IR by id.  Printing the result gives the IR text at that step,
+The replayer builds the initial IR from the trace's ``initial`` delta (a
+version 1 trace without one: parses its initial IR text and gives it the ids
+the recorder gave, by building the same ``Shadow``), then applies each step's
+delta to the xDSL IR by id.  Printing the result gives the IR text at that step,
 without any snapshot stored in the trace.
 """
 
@@ -15,11 +16,12 @@ from xdsl.dialects.builtin import LocationAttr, ModuleOp, UnregisteredOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import ParseError
+from xdsl.utils.mlir_lexer import MLIRTokenKind
 
 from passviz.trace.apply import DeltaError, placement_order
 from passviz.trace.irtext import print_module
 from passviz.trace.mlir_parser import MLIRParser
-from passviz.trace.model import Delta, OpChange, OpInfo, Placement, Trace, ValueInfo
+from passviz.trace.model import Delta, InitialState, OpChange, OpInfo, Placement, Trace, ValueInfo
 from passviz.trace.shadow import Shadow
 
 
@@ -38,16 +40,44 @@ class Replayer:
             )
         self.trace = trace
         self.ctx: Context = trace.context_factory()
-        self.module = _parse_initial_ir(self.ctx, trace.initial_ir)
-        shadow = Shadow(self.module)
-        self.ops: dict[str, Operation] = {i: r.op for i, r in shadow.ops.items()}
-        self.blocks: dict[str, Block] = {i: r.block for i, r in shadow.blocks.items()}
-        self.regions: dict[str, Region] = {i: r.region for i, r in shadow.regions.items()}
-        self.values: dict[str, SSAValue] = {i: r.value for i, r in shadow.values.items()}
-        self.value_ids: dict[SSAValue, str] = dict(shadow.value_ids)
+        self.ops: dict[str, Operation] = {}
+        self.blocks: dict[str, Block] = {}
+        self.regions: dict[str, Region] = {}
+        self.values: dict[str, SSAValue] = {}
+        self.value_ids: dict[SSAValue, str] = {}
         self._attr_cache: dict[str, Attribute] = {}
+        self._op_types: dict[str, type[Operation]] = {}
         self.position = -1
         """Index of the last applied step (-1: the initial IR)."""
+        if trace.initial is not None:
+            self.module = self._build(trace.initial)
+        elif trace.initial_ir is not None:
+            self.module = self._parse(trace.initial_ir)
+        else:
+            raise ReplayError("this trace has no initial IR")
+
+    def _build(self, initial: InitialState) -> ModuleOp:
+        """The initial module, built from its structured delta: no MLIR text to parse."""
+        try:
+            self._parse_attrs(_attr_texts(initial["delta"]))
+            self.apply(initial["delta"])
+            module = self.ops.get(initial["root"])
+        except Exception as exc:
+            raise ReplayError(f"the trace's initial IR cannot be built: {exc}") from exc
+        if not isinstance(module, ModuleOp) or module.parent is not None:
+            raise ReplayError("the trace's initial IR: its root is not a top-level builtin.module")
+        return module
+
+    def _parse(self, text: str) -> ModuleOp:
+        """The initial module, parsed from a version 1 trace's text, with the ids the recorder gave."""
+        module = _parse_initial_ir(self.ctx, text)
+        shadow = Shadow(module)
+        self.ops.update((i, r.op) for i, r in shadow.ops.items())
+        self.blocks.update((i, r.block) for i, r in shadow.blocks.items())
+        self.regions.update((i, r.region) for i, r in shadow.regions.items())
+        self.values.update((i, r.value) for i, r in shadow.values.items())
+        self.value_ids.update(shadow.value_ids)
+        return module
 
     def text(self) -> str:
         """The IR at the current position."""
@@ -73,6 +103,23 @@ class Replayer:
             cached = MLIRParser(self.ctx, text).parse_attribute()
             self._attr_cache[text] = cached
         return cached
+
+    def _parse_attrs(self, texts: Sequence[str]) -> None:
+        """Parse many attribute (and type) texts at once, for the cache.
+
+        One parser for all of them costs far less than one each; if the texts
+        do not read as one comma-separated list, each is parsed on its own later.
+        """
+        texts = [t for t in dict.fromkeys(texts) if t not in self._attr_cache]
+        if not texts:
+            return
+        parser = MLIRParser(self.ctx, ",\n".join(texts))
+        try:
+            attrs = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_attribute)
+        except ParseError:
+            return
+        if len(attrs) == len(texts) and parser._current_token.kind == MLIRTokenKind.EOF:  # pyright: ignore[reportPrivateUsage]
+            self._attr_cache.update(zip(texts, attrs, strict=True))
 
     def _attrs(self, texts: dict[str, str]) -> dict[str, Attribute]:
         return {name: self._attr(text) for name, text in texts.items()}
@@ -112,8 +159,11 @@ class Replayer:
             self._set_block_args(self._block(block_id), args)
         for info in created:
             op = self.ops[info["id"]]
-            op.operands = [self._value(v) for v in info["operands"]]
-            op.successors = [self._block(b) for b in info.get("successors", ())]
+            if info["operands"]:
+                op.operands = [self._value(v) for v in info["operands"]]
+            successors = info.get("successors")
+            if successors:
+                op.successors = [self._block(b) for b in successors]
         for change in modified:
             self._modify_op(change)
         self._place(delta.get("placed", ()))
@@ -155,15 +205,20 @@ class Replayer:
             region.parent.detach_region(region)
         return region
 
-    def _create_op(self, info: OpInfo) -> None:
-        op_type = self.ctx.get_optional_op(info["name"])
+    def _op_type(self, name: str) -> type[Operation]:
+        op_type = self._op_types.get(name)
         if op_type is None:
-            op_type = UnregisteredOp.with_name(info["name"])
-        op = op_type.create(
+            op_type = self.ctx.get_optional_op(name) or UnregisteredOp.with_name(name)
+            self._op_types[name] = op_type
+        return op_type
+
+    def _create_op(self, info: OpInfo) -> None:
+        props, attrs, regions = info.get("props"), info.get("attrs"), info.get("regions")
+        op = self._op_type(info["name"]).create(
             result_types=[self._attr(r["type"]) for r in info["results"]],
-            properties=self._attrs(info.get("props", {})),
-            attributes=self._attrs(info.get("attrs", {})),
-            regions=[self._region_for(r) for r in info.get("regions", ())],
+            properties=self._attrs(props) if props else {},
+            attributes=self._attrs(attrs) if attrs else {},
+            regions=[self._region_for(r) for r in regions] if regions else (),
         )
         if "loc" in info:
             op.location = self._location(info["loc"])
@@ -297,3 +352,15 @@ def _parse_initial_ir(ctx: Context, text: str) -> ModuleOp:
         raise ReplayError(
             f"the trace's initial IR does not parse: {location.line}:{location.col}: {exc.msg}"
         ) from None
+
+
+def _attr_texts(delta: Delta) -> list[str]:
+    """Every attribute and type text the ops and blocks ``delta`` creates hold."""
+    texts: list[str] = []
+    for block in delta.get("blocks_created", ()):
+        texts.extend(arg["type"] for arg in block["args"])
+    for info in delta.get("ops_created", ()):
+        texts.extend(result["type"] for result in info["results"])
+        texts.extend(info.get("attrs", {}).values())
+        texts.extend(info.get("props", {}).values())
+    return texts

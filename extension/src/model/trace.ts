@@ -92,7 +92,7 @@ function checkHeader(record: TraceRecord | undefined): HeaderRecord {
   if (!isObject(record) || record.record !== 'header' || record.format !== 'passviz-trace') {
     throw new TraceError('not a passviz trace: the first record is not a passviz-trace header');
   }
-  if (record.version !== 1) {
+  if (record.version !== 1 && record.version !== 2) {
     throw new TraceError(`unsupported trace version ${String(record.version)}`);
   }
   const initial = (record as HeaderRecord).initial;
