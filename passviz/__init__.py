@@ -1,11 +1,43 @@
 """passviz: record and step through every IR mutation of a pass pipeline."""
 
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from xdsl.dialects.builtin import ModuleOp
+    from xdsl.passes import ModulePass
+
+    from passviz.trace.model import Trace
+
 __version__ = "0.1.0"
 
 
 def _jupyter_labextension_paths() -> list[dict[str, str]]:  # pyright: ignore[reportUnusedFunction]
     """Where JupyterLab finds the prebuilt extension (``jupyter labextension develop``)."""
     return [{"src": "labextension", "dest": "passviz"}]
+
+
+def record(
+    module_or_text: str | ModuleOp, passes: str | Sequence[ModulePass], **options: Any
+) -> Trace:
+    """Run ``passes`` on a module (copied) or MLIR text and return the recorded trace.
+
+    ``passes`` is a pipeline spec (``"canonicalize,cse"``) or pass instances:
+    any xDSL ``ModulePass``, one defined in a notebook cell too, is recorded
+    rewrite by rewrite, each step named after the pattern that made it.
+    ``options`` are ``RecordOptions`` fields (``max_rewrites=20``,
+    ``timeout=5.0``) or ``output=`` a file to write the trace to.
+
+    >>> trace = passviz.record(text, [MyPass()], max_rewrites=20)
+    """
+    from passviz.pipelines import record as record_pipeline
+    from passviz.trace.recorder import RecordOptions
+
+    output = options.pop("output", None)
+    run = record_pipeline(module_or_text, passes, output=output, options=RecordOptions(**options))
+    return run.trace
 
 
 def load_ipython_extension(shell: object) -> None:

@@ -49,7 +49,12 @@ def _parser() -> argparse.ArgumentParser:
     trace.add_argument(
         "-p", "--pipeline", required=True, help="passes, e.g. 'wrap-func-body-with-single-block,canonicalize'"
     )
-    trace.add_argument("-o", "--output", required=True, help="the trace file to write")
+    trace.add_argument(
+        "-o",
+        "--output",
+        help="the trace file to write: gzip-compressed if its name ends in .gz, plain NDJSON "
+        "otherwise (default: INPUT's name with .passviz.json.gz, in the current directory)",
+    )
     trace.add_argument(
         "--verify-each",
         choices=["off", "pass", "rewrite"],
@@ -59,11 +64,15 @@ def _parser() -> argparse.ArgumentParser:
     trace.add_argument(
         "--max-iterations",
         type=int,
-        default=10,
-        help="greedy rewrite iterations before a pass counts as not converging",
+        default=None,
+        help="greedy rewrite iterations before a pass counts as not converging, for passviz's "
+        "driver and xDSL's walker alike (default: 10)",
     )
     trace.add_argument(
         "--max-rewrites", type=int, default=None, help="rewrites per pass before it counts as not converging"
+    )
+    trace.add_argument(
+        "--timeout", type=float, default=None, metavar="SECONDS", help="stop and flag a pass running longer"
     )
     trace.add_argument(
         "--exact-steps",
@@ -134,9 +143,17 @@ def _cmd_trace(args: argparse.Namespace) -> int:
         verify_each=cast(VerifyEach, args.verify_each),
         max_iterations=args.max_iterations,
         max_rewrites=args.max_rewrites,
+        timeout=args.timeout,
         exact=args.exact_steps,
     )
-    run = record_file(args.input, args.pipeline, output=args.output, options=options, extra_passes=extra)
+    if args.output is None:
+        args.output = Path(args.input).name.rsplit(".", 1)[0] + ".passviz.json.gz"
+    try:
+        run = record_file(args.input, args.pipeline, output=args.output, options=options, extra_passes=extra)
+    except KeyboardInterrupt:
+        partial = f"the partial trace is in {args.output}" if Path(args.output).exists() else "no trace written"
+        print(f"passviz: interrupted; {partial}", file=sys.stderr)
+        return 130
     trace = run.trace
     flagged = trace.failed_steps
     if flagged:

@@ -10,7 +10,7 @@ import inspect
 import os
 import re
 import sys
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
@@ -306,32 +306,53 @@ class TraceRun:
 
 
 def record(
-    text: str,
-    pipeline: str,
+    text: str | ModuleOp,
+    pipeline: str | Sequence[ModulePass],
     *,
     filename: str = "<input>",
     output: str | Path | None = None,
     options: RecordOptions | None = None,
     extra_passes: dict[str, type[ModulePass]] | None = None,
 ) -> TraceRun:
-    """Parse ``text``, run ``pipeline`` on it and record the trace (to ``output`` too)."""
+    """Run ``pipeline`` on ``text`` (MLIR text, or a module, which is copied) and
+    record the trace (to ``output`` too).
+
+    ``pipeline`` is a spec (``"canonicalize,cse"``) or pass instances, any
+    ``ModulePass`` (one defined in a notebook cell too): a plain xDSL pass is
+    recorded pattern application by pattern application."""
     options = options or RecordOptions()
-    passes = parse_pipeline(pipeline, extra_passes)
-    module = parse_ir(text, filename)
+    if isinstance(pipeline, str):
+        passes = parse_pipeline(pipeline, extra_passes)
+        spec = pipeline
+    else:
+        passes = tuple(pipeline)
+        spec = ",".join(_spec_of(p) for p in passes)
+    if isinstance(text, ModuleOp):
+        module, initial_ir = text.clone(), None
+    else:
+        module, initial_ir = parse_ir(text, filename), text
     verifier = IncrementalVerifier(module)
     verify_input(module, filename, verifier)
     meta = TraceMeta(
         input=filename,
-        pipeline=pipeline,
+        pipeline=spec,
         passviz_version=passviz.__version__,
         xdsl_version=version("xdsl"),
         verify_each=options.verify_each,
     )
     writer = TraceWriter.to_path(output) if output is not None else None
-    tracer = Tracer(module, meta, writer=writer, options=options, initial_ir=text, verifier=verifier)
+    tracer = Tracer(module, meta, writer=writer, options=options, initial_ir=initial_ir, verifier=verifier)
     trace = tracer.run(make_context(), passes)
     trace.context_factory = make_context
     return TraceRun(trace, tracer, module)
+
+
+def _spec_of(pass_: ModulePass) -> str:
+    """How a pipeline spec names a pass instance (its class name if its options do not print)."""
+    try:
+        return str(pass_.pipeline_pass_spec())
+    except Exception:
+        return getattr(pass_, "name", None) or type(pass_).__name__
 
 
 def record_file(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -12,6 +13,7 @@ import pytest
 
 from passviz.cli import main
 from passviz.passes.wrap_func_body import CHECKPOINTS
+from tests.irgen import arith_module
 from tests.test_wrap_func_body import SEED_INPUT
 
 
@@ -164,8 +166,73 @@ def test_trace_with_broken_initial_ir_gets_a_located_error(seed_file: Path, tmp_
     assert _run("trace", str(seed_file), "-p", "canonicalize", "-o", str(out)).returncode == 0
     lines = out.read_text().splitlines()
     header = json.loads(lines[0])
-    header["initial_ir"] = "func.func @f( {\n"
+    del header["initial"]
+    header.update(version=1, initial_ir="func.func @f( {\n")  # a version 1 file: the IR as text
     out.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
     result = _run("show", str(out))
     assert result.returncode == 1 and "Traceback" not in result.stderr
     assert "the trace's initial IR does not parse: 1:" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        ({"root": "o1"}, "its root is not a top-level builtin.module"),
+        ({"type": "%bad"}, "the trace's initial IR cannot be built: "),
+        ({"operand": "v999999"}, "the trace's initial IR cannot be built: unknown value v999999"),
+    ],
+)
+def test_trace_with_broken_initial_delta_gets_a_one_line_error(
+    seed_file: Path, tmp_path: Path, damage: dict[str, str], message: str
+) -> None:
+    out = tmp_path / "t.json"
+    assert _run("trace", str(seed_file), "-p", "canonicalize", "-o", str(out)).returncode == 0
+    lines = out.read_text().splitlines()
+    header = json.loads(lines[0])
+    initial = header["initial"]
+    ops = initial["delta"]["ops_created"]
+    if "root" in damage:
+        initial["root"] = damage["root"]
+    if "type" in damage:
+        blocks = initial["delta"]["blocks_created"]
+        next(b for b in blocks if b["args"])["args"][0]["type"] = damage["type"]
+    if "operand" in damage:
+        next(o for o in ops if o["operands"])["operands"][0] = damage["operand"]
+    out.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
+    result = _run("show", str(out))
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert result.stderr.startswith("passviz: error: ") and message in result.stderr
+    assert result.stderr.count("\n") == 1
+
+
+def test_trace_writes_gzip_by_default(seed_file: Path, tmp_path: Path) -> None:
+    exe = shutil.which("passviz") or "passviz"
+    done = subprocess.run(
+        [exe, "trace", str(seed_file), "-p", "canonicalize"], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    out = tmp_path / "seed.passviz.json.gz"
+    assert done.stdout.strip().endswith(str(out.name)) and out.read_bytes()[:2] == b"\x1f\x8b"
+    assert _run("steps", str(out)).stdout == _run("steps", str(_plain_copy(seed_file, tmp_path))).stdout
+    assert _run("validate", str(out)).returncode == 0
+
+
+def _plain_copy(seed_file: Path, tmp_path: Path) -> Path:
+    plain = tmp_path / "plain.passviz.json"
+    assert _run("trace", str(seed_file), "-p", "canonicalize", "-o", str(plain)).returncode == 0
+    assert plain.read_bytes()[:1] == b"{"
+    return plain
+
+
+def test_traces_are_byte_identical_across_processes(tmp_path: Path) -> None:
+    source = tmp_path / "in.mlir"
+    source.write_text(arith_module(400, seed=7))
+    exe = shutil.which("passviz") or "passviz"
+    outputs: list[bytes] = []
+    for hash_seed in ("1", "2"):
+        out = tmp_path / f"t{hash_seed}.passviz.json.gz"
+        env = {**os.environ, "PYTHONHASHSEED": hash_seed}
+        argv = [exe, "trace", str(source), "-p", "canonicalize,cse,canonicalize,cse", "-o", str(out)]
+        assert subprocess.run(argv, env=env, capture_output=True, check=False).returncode == 0
+        outputs.append(out.read_bytes())
+    assert outputs[0] == outputs[1]

@@ -17,11 +17,14 @@ order included:
   defining ops of an erased op's operands that have at most one other user;
 - after the worklist empties, the regions are simplified (dead blocks, dead
   ops and block arguments);
-- iterations repeat while anything changed, at most ``max_iterations`` times.
+- iterations repeat while anything changed, at most ``max_iterations`` times
+  (or the recorder's limit: ``passviz trace --max-iterations``).
 
 Every action that changes the IR is one trace step, named after the pattern
 that fired, or ``fold``, ``erase-dead-op``, ``unique-constant``,
-``hoist-constant`` and ``simplify-regions``.
+``hoist-constant`` and ``simplify-regions``.  A plain pass that drives the
+driver with a ``NullRecorder`` is recorded too, while passviz records it
+(``passviz.ir.rewrite_hooks``).
 """
 
 from __future__ import annotations
@@ -39,8 +42,9 @@ from xdsl.rewriter import InsertPoint
 from xdsl.traits import ConstantLike, IsolatedFromAbove
 from xdsl.transforms.dead_code_elimination import is_trivially_dead, region_dce
 
+from passviz.ir.rewrite_hooks import active_observer
 from passviz.ir.traits import has_trait
-from passviz.trace.recorder import StepRecorder
+from passviz.trace.recorder import NullRecorder, StepRecorder
 
 FoldResult = Sequence[SSAValue | Attribute]
 """What a folder gives: one value or constant attribute per result; empty: folded in place."""
@@ -65,14 +69,24 @@ class GreedyConfig:
     fold: bool = True
     """Try each op's folder before its patterns."""
     max_iterations: int = 10
-    """Iterations over the whole region before the driver gives up."""
-    region_simplification: Literal["disabled", "normal", "aggressive"] = "aggressive"
-    """Simplify regions after each iteration; MLIR's ``aggressive`` also merges
-    identical blocks, which passviz does not do yet (``normal`` is what it does)."""
+    """Iterations over the whole region before the driver gives up (a recorder
+    may set another limit: ``StepRecorder.iteration_limit``)."""
+    region_simplification: Literal["disabled", "normal"] = "normal"
+    """Simplify regions after each iteration: erase unreachable blocks, dead ops
+    and block arguments.  MLIR's ``aggressive`` (its default) also merges
+    identical blocks; passviz does not implement it, so it cannot be asked for."""
+
+    def __post_init__(self) -> None:
+        if self.region_simplification not in ("disabled", "normal"):
+            raise ValueError(
+                f"region_simplification={self.region_simplification!r}: passviz's greedy driver "
+                "does 'normal' or 'disabled' ('aggressive' block merging is not implemented)"
+            )
 
 
 DEFAULT = GreedyConfig()
-"""``GreedyRewriteConfig``'s defaults: bottom-up, folding, aggressive region simplification."""
+"""``GreedyRewriteConfig``'s defaults but for region simplification: bottom-up,
+folding, ``normal`` region simplification (MLIR's default is ``aggressive``)."""
 
 CANONICALIZE = GreedyConfig(top_down=True, region_simplification="normal")
 """MLIR's ``canonicalize`` pass: top-down, regions simplified without block merging."""
@@ -167,6 +181,8 @@ class GreedyDriver:
         materializer: Materializer | None = None,
         config: GreedyConfig = GreedyConfig(),
     ) -> None:
+        if isinstance(recorder, NullRecorder) and isinstance(observer := active_observer(), StepRecorder):
+            recorder = observer  # a plain pass passviz is recording
         self.ctx = ctx
         self.recorder = recorder
         self.patterns = patterns
@@ -257,12 +273,13 @@ class GreedyDriver:
         self.scope = region
         iteration = 0
         changed = True
+        limit = self.recorder.iteration_limit(self.config.max_iterations)
         while changed:
             iteration += 1
-            if iteration > self.config.max_iterations:
+            if iteration > limit:
                 # MLIR stops here silently; a trace flags it, since a pattern
                 # set that never settles is what a person is looking for.
-                self.recorder.not_converged(f"{self.config.max_iterations} iterations")
+                self.recorder.not_converged(f"{limit} iterations")
                 return False
             self.worklist = Worklist()
             self._fill(region, _ConstantScopes())

@@ -9,18 +9,24 @@ catches edits made directly, without the rewriter.
 
 from __future__ import annotations
 
+import signal
+import threading
+import time
 import traceback
 from abc import ABC, abstractmethod
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Generator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import ClassVar, Literal
+from types import FrameType
+from typing import Any, ClassVar, Literal
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass, PassPipeline
 from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
     PatternRewriter,
     PatternRewriterListener,
     PatternRewriteWalker,
@@ -29,10 +35,11 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import VerifyException
 
+from passviz.ir.rewrite_hooks import calling_pattern, observing
 from passviz.trace.initial import initial_state
 from passviz.trace.irtext import print_module
 from passviz.trace.model import Delta, Flag, Step, StepKind, Trace, TraceMeta
-from passviz.trace.shadow import PendingReplacement, Removal, Shadow
+from passviz.trace.shadow import PendingReplacement, ReconcileError, Removal, Shadow
 from passviz.trace.sources import read_sources
 from passviz.trace.store import TraceWriter
 from passviz.trace.verify import IncrementalVerifier
@@ -55,10 +62,14 @@ class RecordOptions:
     """When the verifier runs: never, after every pass, or after every rewrite."""
     check: bool = False
     """Check mode: also print the live IR after every step (``Tracer.snapshots``)."""
-    max_iterations: int = 10
-    """Greedy rewrite iterations before a pass counts as not converging."""
+    max_iterations: int | None = None
+    """Greedy rewrite iterations before a pass counts as not converging, for
+    every driver: xDSL's walker and passviz's greedy driver (default: each
+    driver's own, 10 for both)."""
     max_rewrites: int | None = None
     """Rewrites per pass before it counts as not converging (default: 50 per op)."""
+    timeout: float | None = None
+    """Seconds a pass may run before it is stopped and flagged (default: no limit)."""
     exact: bool = False
     """Compare the whole module at every step, so that even edits a pattern
     hides from the rewriter land in the step that made them (slower)."""
@@ -66,8 +77,35 @@ class RecordOptions:
     """Embed the source files the IR's locations name (a Triton kernel's Python), for the viewer."""
 
 
-class PipelineStopped(Exception):
-    """Raised inside a run to stop the pipeline after a flagged step."""
+DEFAULT_MAX_ITERATIONS = 10
+"""Iterations of xDSL's walker before a traced pass counts as not converging."""
+
+
+class PipelineStopped(BaseException):
+    """Raised inside a run to stop the pipeline after a flagged step.
+
+    A ``BaseException``, so that neither xDSL's walker (which turns a pattern's
+    exceptions into diagnostics, walking up from an op that may now sit in its
+    own region) nor a user's ``except Exception`` holds it up."""
+
+
+class PassTimeout(BaseException):
+    """Raised inside a pass that ran past ``RecordOptions.timeout``.
+
+    A ``BaseException``, so that xDSL's walker, which turns a pattern's
+    exceptions into diagnostics, lets it through."""
+
+
+_PASSING_THROUGH = (PipelineStopped, PassTimeout, KeyboardInterrupt, GeneratorExit)
+"""What a step lets through to the run: recorded there (or already recorded)."""
+
+
+def safe_str(exc: BaseException) -> str:
+    """``str(exc)``, even for an exception whose ``__str__`` raises."""
+    try:
+        return str(exc)
+    except BaseException:  # noqa: BLE001 - any failure to print is reported, not raised
+        return f"<{type(exc).__name__} whose message cannot be printed>"
 
 
 def pattern_name(pattern: RewritePattern) -> str:
@@ -105,6 +143,10 @@ class StepRecorder(ABC):
     @abstractmethod
     def not_converged(self, limit: str) -> None:
         """A rewrite driver gave up after ``limit`` while patterns still fired."""
+
+    def iteration_limit(self, default: int) -> int:
+        """How many iterations a greedy driver whose own limit is ``default`` may make."""
+        return default
 
     @abstractmethod
     def step(
@@ -149,12 +191,14 @@ class StepScope:
     def __enter__(self) -> StepScope:
         if self._recorder is not None:
             self._recorder.begin_rewrite(self._root, chain=self._chain)
+            self._recorder.applying += 1
         return self
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: object) -> None:
         if self._recorder is None:
             return
-        if exc is not None and isinstance(exc, Exception) and not isinstance(exc, PipelineStopped):
+        self._recorder.applying -= 1
+        if exc is not None and not isinstance(exc, _PASSING_THROUGH):
             self._recorder.fail(exc, self._root, self._name)
             return
         if exc is None and not self._cancelled:
@@ -223,17 +267,26 @@ class TracedPass(ModulePass, ABC):
 
 @dataclass(frozen=True)
 class _RecordedPass(ModulePass):
-    """Wraps a pass of the pipeline so that it runs under the tracer."""
+    """Wraps a pass of the pipeline so that it runs under the tracer.
+
+    A ``TracedPass`` drives its rewrites through the tracer; any other pass
+    runs with xDSL's rewrite machinery hooked (``passviz.ir.rewrite_hooks``),
+    so that its pattern applications are steps too."""
 
     name: ClassVar[str] = "passviz-recorded"
     inner: ModulePass
     tracer: Tracer
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        if isinstance(self.inner, TracedPass):
-            self.inner.run(ctx, op, self.tracer)
-            return
-        self.inner.apply(ctx, op)
+        with self.tracer.time_limit():
+            if isinstance(self.inner, TracedPass):
+                self.inner.run(ctx, op, self.tracer)
+                return
+            with observing(self.tracer):
+                try:
+                    self.inner.apply(ctx, op)
+                finally:
+                    self.tracer.close_direct_step()
 
 
 class NamedPattern(RewritePattern):
@@ -256,16 +309,24 @@ class _StepPattern(RewritePattern):
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         self.tracer.begin_rewrite(op)
+        stale = self.tracer.shadow.changed_behind(op)  # by an earlier step, behind the rewriter's back
+        self.tracer.applying += 1
         try:
             self.inner.match_and_rewrite(op, rewriter)
-        except PipelineStopped:
+        except _PASSING_THROUGH:
             raise
-        except Exception as exc:
+        except BaseException as exc:  # SystemExit too: a flagged step, not a silent exit
             trying = self.tracer.trying
             self.tracer.fail(exc, op, pattern_name(trying) if trying is not None else None)
-            raise PipelineStopped(str(exc)) from exc
+            raise PipelineStopped(safe_str(exc)) from exc
+        finally:
+            self.tracer.applying -= 1
         if rewriter.has_done_action:
             self.tracer.end_rewrite()
+        elif not stale and self.tracer.shadow.changed_behind(op):  # edited without the rewriter
+            trying = self.tracer.trying
+            self.tracer.fired(pattern_name(trying if trying is not None else self.inner))
+            self.tracer.end_rewrite(if_changed=True)
 
 
 class Tracer(StepRecorder):
@@ -317,6 +378,21 @@ class Tracer(StepRecorder):
         self._pass_rewrites = 0
         self._rewrite_limit = 0
         self._recent: deque[str] = deque(maxlen=96)
+        self.applying = 0
+        """How many pattern applications or hand-written steps are running now."""
+        self._walks = 0
+        """How many hooked xDSL walkers are running now."""
+        self._unannounced = False
+        """The open step made edits no listener heard of: compare the whole module at its end."""
+        self._direct: tuple[str, FrameType | None] | None = None
+        """The open step of edits made outside any walker: its name and the frame making them."""
+        self._making_rewriter = False
+        self._wrapped: dict[
+            int, tuple[GreedyRewritePatternApplier, list[RewritePattern], list[RewritePattern]]
+        ] = {}
+        """Per applier: its patterns, and each wrapped to report its name."""
+        self._deadline: float | None = None
+        self._pass_started = 0.0
         self.listener = PatternRewriterListener(
             operation_insertion_handler=[self._inserted.append],
             operation_removal_handler=[self._on_removal],
@@ -376,6 +452,10 @@ class Tracer(StepRecorder):
         flag: Flag | None = None,
         chain: list[str] | None = None,
     ) -> Step:
+        if self.shadow.problems:
+            flag = _corruption_flag(self.shadow.problems, name, flag)
+            self.shadow.problems.clear()
+            self.stopped = True
         step = Step(
             index=len(self.trace.steps),
             kind=kind,
@@ -413,7 +493,11 @@ class Tracer(StepRecorder):
         self._pass_rewrites = 0
         self._recent.clear()
         self._rewrite_limit = self.options.max_rewrites or max(1000, 50 * len(self.shadow.ops))
-        self._emit("pass-begin", self._take_scoped_delta(), name=type(pass_).__name__)
+        self._pass_started = time.monotonic()
+        timeout = self.options.timeout
+        self._deadline = self._pass_started + timeout if timeout is not None else None
+        step = self._emit("pass-begin", self._take_scoped_delta(), name=type(pass_).__name__)
+        self._stop_on(step)
 
     def pass_end(self, pass_: ModulePass) -> None:
         """Close a pass: direct edits not yet attributed land here.
@@ -422,12 +506,13 @@ class Tracer(StepRecorder):
         comparison still finds was hidden from the rewriter, and gets a
         checkpoint of its own so that it stands out.
         """
+        self._deadline = None
         trusted = isinstance(pass_, TracedPass) and pass_.announces_every_edit
         delta = self._take_scoped_delta() if trusted else self._take_full_delta()
         if delta and isinstance(pass_, TracedPass):
-            self._emit("checkpoint", delta, name=UNANNOUNCED)
+            self._stop_on(self._emit("checkpoint", delta, name=UNANNOUNCED))
             delta = Delta()
-        flag = self._verify_flag() if self.options.verify_each != "off" else None
+        flag = None if self.shadow.problems or self.options.verify_each == "off" else self._verify_flag()
         step = self._emit("pass-end", delta, name=type(pass_).__name__, flag=flag)
         self._stop_on(step)
 
@@ -437,8 +522,9 @@ class Tracer(StepRecorder):
         ``chain`` (the pointer chain a step folds) is resolved to op ids now,
         while all of its ops still live.
         """
+        self._check_time()
         if self._has_pending():
-            self._emit("checkpoint", self._take_scoped_delta(), name="direct edits")
+            self._stop_on(self._emit("checkpoint", self._take_scoped_delta(), name="direct edits"))
         self._root = root  # its id is looked up only if the rewrite happens
         self._chain = (
             None if chain is None else [i for op in chain if (i := self.shadow.id_of(op)) is not None]
@@ -451,20 +537,25 @@ class Tracer(StepRecorder):
         if self._fired is None:
             self._fired = name
 
-    def end_rewrite(self, *, full: bool = False) -> None:
+    def end_rewrite(self, *, full: bool = False, if_changed: bool = False) -> None:
         """Close the rewrite step opened by ``begin_rewrite``.
 
         ``full`` compares the whole module, for rewrites that touch a whole
         region without announcing each change (xDSL's ``region_dce``).
+        ``if_changed`` records nothing if the IR turns out unchanged.
         """
         root = self._root
         root_id = self.shadow.id_of(root) if root is not None else None
-        if full:
+        if full or self._unannounced:
             delta = self._take_full_delta()
         else:
             delta = self._take_scoped_delta([root] if root is not None else [])
+        self._unannounced = False
+        if if_changed and not delta and not self.shadow.problems:
+            return
         name = self._fired or _implicit_name(delta, root_id)
-        flag = self._verify_flag() if self.options.verify_each == "rewrite" else None
+        verify = self.options.verify_each == "rewrite" and not self.shadow.problems
+        flag = self._verify_flag() if verify else None
         self._pass_rewrites += 1
         self._recent.append(name)
         chain, self._chain = self._chain, None
@@ -472,8 +563,39 @@ class Tracer(StepRecorder):
         self._stop_on(step)
         if self._pass_rewrites > self._rewrite_limit:
             self._nonconvergence(f"{self._rewrite_limit} rewrites")
+        self._check_time()
 
-    def fail(self, exc: Exception, root: Operation | None, name: str | None) -> None:
+    def _check_time(self) -> None:
+        if self._deadline is not None and time.monotonic() > self._deadline:
+            self._deadline = None
+            self._nonconvergence(f"the {_seconds(self.options.timeout)} timeout", rewrites=False)
+
+    @contextmanager
+    def time_limit(self) -> Generator[None]:
+        """Bound the pass run inside by ``RecordOptions.timeout``.
+
+        Step boundaries check the time; a pass that makes no steps is stopped
+        by an alarm, where there is one (the main thread of a POSIX process)."""
+        timeout = self.options.timeout
+        if timeout is None or threading.current_thread() is not threading.main_thread():
+            yield
+            return
+        if not hasattr(signal, "setitimer"):
+            yield
+            return
+
+        def expire(signum: int, frame: object) -> None:
+            raise PassTimeout(f"the pass ran past the {_seconds(timeout)} timeout")
+
+        previous = signal.signal(signal.SIGALRM, expire)
+        signal.setitimer(signal.ITIMER_REAL, timeout + 0.05)
+        try:
+            yield
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+
+    def fail(self, exc: BaseException, root: Operation | None, name: str | None) -> None:
         """Record a failure step: the exception, the op it happened on, what changed."""
         root = root if root is not None else self._root
         root_id = self.shadow.id_of(root) if root is not None else None
@@ -486,38 +608,53 @@ class Tracer(StepRecorder):
             delta = Delta()
         if root_id is not None and root_text is not None:
             delta.setdefault("texts", {}).setdefault(root_id, root_text)
-        message = f"{type(exc).__name__}: {_first_line(str(exc))}"
+        text = safe_str(exc)
+        message = f"{type(exc).__name__}: {_first_line(text)}" if text else type(exc).__name__
+        if isinstance(exc, KeyboardInterrupt):
+            message = "interrupted (KeyboardInterrupt)"
         if name:
             message = f"pattern {name} raised {message}"
-        flag = Flag(
-            kind="exception",
-            message=message,
-            detail="".join(traceback.format_exception(exc)),
-        )
+        flag = Flag(kind="exception", message=message, detail=_format_exception(exc))
         self.stopped = True
+        self._direct = None
         self._emit("failure", delta, name=name, root=root_id, flag=flag)
 
-    def _nonconvergence(self, limit: str) -> None:
+    def _nonconvergence(self, limit: str, *, rewrites: bool = True) -> None:
+        """Stop the pass: it hit ``limit``; the step names the patterns that kept firing."""
         cycle = _find_cycle(list(self._recent))
-        shown = " → ".join([*cycle, cycle[0]]) if cycle else "unknown"
+        shown = " → ".join([*cycle, cycle[0]]) if cycle else "none"
+        what = "greedy rewrite did not converge" if rewrites else "the pass did not finish"
         flag = Flag(
             kind="nonconvergence",
-            message=f"greedy rewrite did not converge within {limit}; patterns kept firing: {shown}",
+            message=f"{what} within {limit}; patterns kept firing: {shown}",
             cycle=cycle,
         )
         self.stopped = True
-        self._emit("failure", self._take_full_delta(), name="nonconvergence", flag=flag)
+        self._direct = None
+        try:
+            delta = self._take_full_delta()
+        except ReconcileError:
+            self._clear_pending()
+            delta = Delta()
+        self._emit("failure", delta, name="nonconvergence", flag=flag)
         raise PipelineStopped(flag["message"])
 
     # -- StepRecorder ----------------------------------------------------------
 
     def rewriter(self, insert_point: InsertPoint) -> PatternRewriter:
-        rewriter = PatternRewriter(insert_point)
+        self._making_rewriter = True
+        try:
+            rewriter = PatternRewriter(insert_point)
+        finally:
+            self._making_rewriter = False
         rewriter.extend_from_listener(self.listener)
         return rewriter
 
     def checkpoint(self, name: str) -> None:
-        self._emit("checkpoint", self._take_full_delta(), name=name)
+        self._stop_on(self._emit("checkpoint", self._take_full_delta(), name=name))
+
+    def iteration_limit(self, default: int) -> int:
+        return self.options.max_iterations or default
 
     def walker(
         self,
@@ -554,7 +691,7 @@ class Tracer(StepRecorder):
                     self.end_rewrite(full=True)
             rewrote = self._pass_rewrites > rewrites_before
             rewrites_before = self._pass_rewrites
-            limit = self.options.max_iterations
+            limit = self.iteration_limit(DEFAULT_MAX_ITERATIONS)
             if iterations >= limit and rewrote:
                 self._nonconvergence(f"{limit} iterations")
             return changed
@@ -564,6 +701,8 @@ class Tracer(StepRecorder):
     def apply_pattern(self, pattern: RewritePattern, op: Operation, rewriter: PatternRewriter) -> None:
         # Called for every pattern tried on every op: names are made only when needed.
         self.trying = pattern
+        if self._deadline is not None:
+            self._check_time()
         before = rewriter.has_done_action
         pattern.match_and_rewrite(op, rewriter)
         if rewriter.has_done_action and not before and self._fired is None:
@@ -582,20 +721,125 @@ class Tracer(StepRecorder):
     ) -> StepScope:
         return StepScope(self, name, root, full=full, chain=chain)
 
+    # -- xDSL's rewrite machinery (passviz.ir.rewrite_hooks.RewriteObserver) -----
+
+    def rewrite_region(self, walker: PatternRewriteWalker, region: Region, run: Callable[[], bool]) -> bool:
+        """An xDSL walker of a plain pass: each pattern application it makes is a step."""
+        if isinstance(walker.pattern, _StepPattern):
+            return run()
+        if self._walks or self.applying:  # a walker inside a pattern: its edits are the pattern's
+            self._unannounced = True
+            return run()
+        self.close_direct_step()
+        saved = (walker.pattern, walker.listener, walker.post_walk_func)
+        pattern = walker.pattern
+        named = isinstance(pattern, GreedyRewritePatternApplier | NamedPattern)
+        listener = PatternRewriterListener()
+        listener.extend_from_listener(walker.listener)
+        listener.extend_from_listener(self.listener)
+        walker.pattern = _StepPattern(pattern if named else NamedPattern(pattern, self), self)
+        walker.listener = listener
+        walker.post_walk_func = self._traced_post_walk(walker.post_walk_func)
+        self._walks += 1
+        try:
+            return run()
+        finally:
+            self._walks -= 1
+            walker.pattern, walker.listener, walker.post_walk_func = saved
+
+    def apply_patterns(
+        self, applier: GreedyRewritePatternApplier, op: Operation, run: Callable[[], None]
+    ) -> None:
+        """An applier inside a hooked walker: the pattern that fires names the step."""
+        if not self._walks:
+            run()
+            return
+        original = applier.rewrite_patterns
+        cached = self._wrapped.get(id(applier))
+        if cached is None or cached[0] is not applier or cached[1] is not original:
+            wrapped: list[RewritePattern] = [
+                p if isinstance(p, NamedPattern) else NamedPattern(p, self) for p in original
+            ]
+            cached = self._wrapped[id(applier)] = (applier, original, wrapped)
+        applier.rewrite_patterns = cached[2]
+        try:
+            run()
+        finally:
+            applier.rewrite_patterns = original
+
+    def rewriter_created(self, rewriter: PatternRewriter, internal: bool) -> None:
+        """A rewriter a plain pass built itself: its edits are announced, and open steps."""
+        if internal or self._making_rewriter:
+            return
+        if self._walks or self.applying:
+            rewriter.extend_from_listener(self.listener)
+            return
+        notice: list[Callable[[Any], None]] = [lambda _: self.direct_edit("PatternRewriter")]
+        listener = PatternRewriterListener(
+            operation_insertion_handler=notice,
+            operation_removal_handler=notice,
+            operation_modification_handler=notice,
+            operation_replacement_handler=[lambda op, _: self.direct_edit("PatternRewriter")],
+            block_creation_handler=notice,
+        )
+        listener.extend_from_listener(self.listener)
+        rewriter.extend_from_listener(listener)
+
+    def direct_edit(self, method: str) -> None:
+        """An edit outside any walker: it joins the step of the pattern making it."""
+        if self._walks or self.applying:
+            if method != "PatternRewriter":
+                self._unannounced = True  # Rewriter's static methods tell no listener
+            return
+        found = calling_pattern()
+        frame = found[2] if found is not None else None
+        if self._direct is not None and self._direct[1] is frame:
+            return
+        self.close_direct_step()
+        self.begin_rewrite(found[1] if found is not None else None)
+        name = pattern_name(found[0]) if found is not None else "direct edits"
+        self._direct = (name, frame)
+
+    def close_direct_step(self) -> None:
+        """End the step of edits made outside any walker, if one is open."""
+        if self._direct is None:
+            return
+        name, _ = self._direct
+        self._direct = None
+        self.fired(name)
+        self.end_rewrite(full=True)
+
     # -- running ------------------------------------------------------------------
 
     def run(self, ctx: Context, passes: Sequence[ModulePass]) -> Trace:
-        """Run ``passes`` on the module, recording everything; return the trace."""
+        """Run ``passes`` on the module, recording everything; return the trace.
+
+        A ``KeyboardInterrupt`` is recorded as a flagged step, the trace is
+        closed, and the interrupt raised again; any other exception, or a
+        ``SystemExit`` from a pass, is a flagged step and ends the run."""
         if self.trace.context_factory is None:
             self.trace.context_factory = ctx.clone  # a copy knows the same dialects
         recorded = tuple(_RecordedPass(p, self) for p in passes)
         pipeline = PassPipeline(recorded, callback=self._between_passes)
+        interrupted: KeyboardInterrupt | None = None
         try:
             pipeline.apply(ctx, self.module)
-        except Exception as exc:
+        except PassTimeout:
+            if not self.stopped:
+                try:
+                    self._nonconvergence(f"the {_seconds(self.options.timeout)} timeout", rewrites=False)
+                except PipelineStopped:
+                    pass
+        except KeyboardInterrupt as exc:
+            interrupted = exc
+            if not self.stopped:
+                self.fail(exc, None, None)
+        except BaseException as exc:  # SystemExit from a pass, too: recorded, not a silent exit
             if not self.stopped:
                 self.fail(_root_cause(exc), None, None)
         self.finish()
+        if interrupted is not None:
+            raise interrupted
         return self.trace
 
     def _between_passes(self, done: ModulePass | None, _: ModuleOp, upcoming: ModulePass | None) -> None:
@@ -635,12 +879,39 @@ def _find_cycle(names: list[str]) -> list[str]:
     return names[-4:]
 
 
+def _corruption_flag(problems: Sequence[str], name: str | None, flag: Flag | None) -> Flag:
+    """The flag of a step after which the live IR is corrupt; ``flag`` is the step's own, if any."""
+    by = f" by {name}" if name else ""
+    more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+    message = f"IR corrupted{by}: {problems[0]}{more}"
+    detail = "\n".join(problems)
+    if flag is None:
+        return Flag(kind="verify", message=message, detail=detail)
+    merged = Flag(kind=flag["kind"], message=f"{flag['message']}; {message}", detail=detail)
+    if "detail" in flag:
+        merged["detail"] = f"{detail}\n\n{flag['detail']}"
+    if "cycle" in flag:
+        merged["cycle"] = flag["cycle"]
+    return merged
+
+
+def _format_exception(exc: BaseException) -> str:
+    try:
+        return "".join(traceback.format_exception(exc))
+    except BaseException:  # noqa: BLE001 - a traceback that cannot be printed is left out
+        return f"{type(exc).__name__} (its traceback cannot be printed)"
+
+
+def _seconds(value: float | None) -> str:
+    return f"{value:g} s" if value is not None else "no"
+
+
 def _first_line(text: str) -> str:
     lines = [line for line in text.strip().splitlines() if line.strip()]
     return lines[0].strip() if lines else text
 
 
-def _root_cause(exc: Exception) -> Exception:
+def _root_cause(exc: BaseException) -> BaseException:
     """xDSL wraps pattern errors in diagnostics; show the error the pass raised."""
     cause = exc.__cause__
-    return cause if isinstance(cause, Exception) else exc
+    return cause if isinstance(cause, BaseException) else exc

@@ -22,7 +22,7 @@ from collections.abc import Generator, Iterable, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, Region, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, ErasedSSAValue, Operation, OpResult, Region, SSAValue
 
 from passviz.trace.irtext import AttrPrinter, op_text
 from passviz.trace.model import (
@@ -39,6 +39,13 @@ from passviz.trace.model import (
 
 _KEY_GAP = 1024.0
 """Spacing of order keys when a block is (re)numbered."""
+
+_MAX_RETRIES = 16
+"""How often an op's operands may be looked up again before they count as unresolvable."""
+
+
+class ReconcileError(Exception):
+    """A comparison that could not finish: the live IR is not a tree rooted at the module."""
 
 
 @dataclass(eq=False, slots=True)
@@ -139,6 +146,10 @@ class Shadow:
         self.value_ids: dict[SSAValue, str] = {}
         self.users: dict[str, set[str]] = {}
         """Value id -> ids of the ops whose recorded operands use it."""
+        self.problems: list[str] = []
+        """What the last comparisons found corrupt in the live IR (uses of values
+        no longer defined, ops inside their own regions, uses before definitions):
+        the recorder flags the step and clears this."""
         self._next = {"o": 0, "b": 0, "r": 0, "v": 0}
         with _collector_paused():
             _Reconciliation(self).register_initial(root)
@@ -152,6 +163,11 @@ class Shadow:
     def id_of(self, op: Operation) -> str | None:
         """The id of a live op, if the shadow knows it."""
         return self.op_ids.get(op)
+
+    def changed_behind(self, op: Operation) -> bool:
+        """Whether a known op was moved, detached or edited since the last comparison."""
+        op_id = self.op_ids.get(op)
+        return op_id is not None and not _unchanged(self.ops[op_id], op)
 
     def text_of(self, op: Operation) -> str:
         """The op's text: SSA values named by id (``%v3``), successors by block id (``^b2``)."""
@@ -213,9 +229,13 @@ class Shadow:
         and the owners of ``replacements``' new values; a full one from everything.
         """
         with _collector_paused():
-            return _Reconciliation(self).run(
-                full=full, ops=ops, blocks=blocks, removed=removed, replacements=replacements
-            )
+            reconciliation = _Reconciliation(self)
+            try:
+                return reconciliation.run(
+                    full=full, ops=ops, blocks=blocks, removed=removed, replacements=replacements
+                )
+            finally:
+                self.problems.extend(p for p in reconciliation.problems if p not in self.problems)
 
 
 @contextmanager
@@ -276,6 +296,12 @@ class _Reconciliation:
         self.args_removed: list[str] = []
         self.region_blocks: dict[str, list[str]] = {}
         self.texts: dict[str, str] = {}
+        self.problems: list[str] = []
+        """Corruption found in the live IR, worded for a person."""
+        self.retries: dict[Operation, int] = {}
+        """How often each op's operands were looked up again."""
+        self.cyclic: set[Operation] = set()
+        """Ops found inside their own regions (directly or through other ops)."""
 
     # -- registration -------------------------------------------------------
 
@@ -363,6 +389,8 @@ class _Reconciliation:
 
     def _alive_op(self, op: Operation) -> bool:
         node: Operation | None = op
+        depth = 0
+        visited: set[Operation] = set()
         while node is not None:
             if node is self.s.root:
                 return True
@@ -373,7 +401,38 @@ class _Reconciliation:
             if region is None:
                 return False
             node = region.parent
+            depth += 1
+            if depth > 64 and node is not None:  # deep, or a cycle: from here on, remember
+                if node in visited:
+                    self._found_cycle(node)
+                    return False
+                visited.add(node)
         return False
+
+    def _found_cycle(self, op: Operation) -> None:
+        if op in self.cyclic:
+            return
+        self.cyclic.add(op)
+        self.problems.append(f"{self._describe(op)} was moved into its own region")
+
+    def _describe(self, op: Operation) -> str:
+        """An op as a problem names it: its name, its id if it has one, its location."""
+        op_id = self.s.op_ids.get(op) or self.graveyard.get(op)
+        where = self.s.attrs.loc_text(op.location)
+        return f"{op.name}" + (f" ({op_id})" if op_id else "") + (f" at {where}" if where else "")
+
+    def _dangling(self, value: SSAValue) -> str | None:
+        """How ``value`` is not defined in the IR any more, or None if it is."""
+        if isinstance(value, OpResult):
+            if self._alive_op(value.op):
+                return None
+            return f"a result of {self._describe(value.op)}, which is no longer in the IR"
+        if isinstance(value, BlockArgument):
+            if self._alive_block(value.block):
+                return None
+            block_id = self.s.block_ids.get(value.block) or self.graveyard.get(value.block)
+            return f"an argument of block {block_id or '(unknown)'}, which is no longer in the IR"
+        return "an erased value"
 
     def _alive_block(self, block: Block) -> bool:
         region = block.parent
@@ -415,7 +474,32 @@ class _Reconciliation:
             self._drain()
         self._refresh_neighbours_of_seen()
         self._place()
+        self._check_dominance()
         return self._delta(replacements)
+
+    def _check_dominance(self) -> None:
+        """Flag uses before definitions among the ops this comparison placed, created or changed."""
+        ops = self.s.ops
+        candidates = {*self.placed, *self.created_ops, *self.changes}
+        checked: set[tuple[Operation, Operation]] = set()
+        for op_id in sorted(candidates):
+            rec = ops.get(op_id)
+            if rec is None:
+                continue
+            op = rec.op
+            pairs = [(v.op, op) for v in op.operands if isinstance(v, OpResult)]
+            pairs.extend((op, use.operation) for r in op.results for use in r.uses)
+            for definer, user in pairs:
+                if (definer, user) in checked or definer in self.cyclic or user in self.cyclic:
+                    continue
+                checked.add((definer, user))
+                if definer not in self.s.op_ids or user not in self.s.op_ids:
+                    continue  # not in the IR: reported as a dangling use
+                if not _visible(definer, user, ops, self.s.op_ids):
+                    self.problems.append(
+                        f"{self._describe(user)} uses a result of {self._describe(definer)}, "
+                        "which does not dominate it"
+                    )
 
     def _refresh_neighbours_of_seen(self) -> None:
         for op in self.compared:
@@ -459,10 +543,18 @@ class _Reconciliation:
                 self.gone_blocks.append(block_id)
 
     def _drain(self) -> None:
+        # Each entity is visited a bounded number of times; past this, the live
+        # IR is not a tree (an op in two blocks' lists, say) and comparing stops.
+        budget = (
+            64 * (len(self.s.ops) + len(self.s.blocks) + len(self.op_queue) + len(self.block_queue)) + 100_000
+        )
         while True:
             progressed = False
             while self.region_queue or self.block_queue or self.op_queue:
                 progressed = True
+                budget -= 1
+                if budget < 0:
+                    raise ReconcileError("comparing the IR did not settle: ops are linked in a cycle")
                 if self.region_queue:
                     self._visit_region(self.region_queue.pop())
                 elif self.block_queue:
@@ -725,6 +817,16 @@ class _Reconciliation:
         for value in op.operands:
             value_id = self.s.value_ids.get(value)
             if value_id is None:
+                dangling = self._dangling(value)
+                if dangling is not None or self.retries.get(op, 0) >= _MAX_RETRIES:
+                    self._bad_operand(op, op_id, value, dangling or "a value the IR does not define")
+                    # The IR still names the value (an ErasedSSAValue stands for the
+                    # value it replaced): so does the trace, for replay to match.
+                    known = value.old_value if isinstance(value, ErasedSSAValue) else value
+                    old = self.s.value_ids.get(known) or self.graveyard.get(known)
+                    if old is not None:
+                        operands.append(old)
+                    continue
                 missing = True
                 self._enqueue_owner(value)
                 continue
@@ -746,6 +848,7 @@ class _Reconciliation:
                 continue
             regions.append(region_id)
         if missing:
+            self.retries[op] = self.retries.get(op, 0) + 1
             self.to_check.append(op)
             return
         if op_id in self.created_set:  # nothing to compare with: take it as it is
@@ -803,8 +906,10 @@ class _Reconciliation:
         elif isinstance(value, BlockArgument):
             self.block_queue.append(value.block)
             self.seen_blocks.discard(value.block)
-        else:
-            raise ValueError(f"operand {value} has no owner: the IR uses an erased value")
+
+    def _bad_operand(self, op: Operation, op_id: str, value: SSAValue, why: str) -> None:
+        index = next((i for i, v in enumerate(op.operands) if v is value), 0)
+        self.problems.append(f"{self._describe(op)} uses {why} (operand {index})")
 
     # -- erasure ------------------------------------------------------------
 
@@ -1117,3 +1222,45 @@ def _longest_increasing(items: list[tuple[float, str]]) -> list[str]:
         out.append(items[cursor][1])
         cursor = parent[cursor]
     return out[::-1]
+
+
+def _visible(
+    definer: Operation, user: Operation, ops: dict[str, _OpRec], op_ids: dict[Operation, str]
+) -> bool:
+    """Whether ``definer``'s results may be used by ``user`` (SSA dominance).
+
+    Ops of graph regions (a module's body) and of blocks other than the
+    definer's count as dominated: only uses before the definition in the same
+    block, uses inside the definer itself and uses outside the definer's
+    region are reported, which is what a pattern gets wrong."""
+    block = definer.parent
+    region = block.parent if block is not None else None
+    if block is None or region is None:
+        return True
+    holder = region.parent
+    if holder is None or holder.parent is None:
+        return True  # the module's own body is a graph region
+    node: Operation | None = user
+    depth = 0
+    while node is not None and (node.parent is None or node.parent.parent is not region):
+        parent_block = node.parent
+        parent_region = parent_block.parent if parent_block is not None else None
+        node = parent_region.parent if parent_region is not None else None
+        depth += 1
+        if depth > 100_000:
+            return True
+    if node is None:
+        return False  # used outside the region that defines it
+    if node is definer:
+        return False  # used inside the op that defines it
+    if node.parent is not block:
+        return True
+    def_key, use_key = ops[op_ids[definer]].key, ops[op_ids[node]].key if node in op_ids else None
+    if use_key is not None and def_key < use_key:
+        return True
+    cursor = node.prev_op  # keys disagree or are missing: the block's order decides
+    while cursor is not None:
+        if cursor is definer:
+            return True
+        cursor = cursor.prev_op
+    return False

@@ -1,0 +1,180 @@
+"""Hooks into xDSL's rewrite machinery, so that a plain pass is observed rewrite by rewrite.
+
+xDSL has no global rewrite observer: its ``PatternRewriteWalker``, its
+``GreedyRewritePatternApplier`` and the rewriters a pass builds take their
+listeners from the pass itself, and ``Rewriter``'s static methods notify no
+one.  This module stands in for such an upstream hook (MLIR's
+``RewriterBase::Listener`` attached to every rewriter of a pass, plus its
+``PatternApplicator`` callbacks): while ``observing(observer)`` is active, it
+wraps
+
+- ``PatternRewriteWalker.rewrite_region`` (so ``rewrite_module`` too),
+- ``GreedyRewritePatternApplier.match_and_rewrite``,
+- ``PatternRewriter.__init__`` (rewriters a pass builds by itself),
+- ``Rewriter``'s static editing methods, called from outside xDSL's own
+  rewriters,
+
+and hands each call to the observer.  The originals are restored when the
+context exits, innermost first, so contexts nest; nothing stays patched
+afterwards.  This is the only module of passviz that patches xDSL.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Generator, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from types import FrameType
+from typing import Any, Protocol
+
+from xdsl.ir import Operation, Region
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+)
+from xdsl.rewriter import Rewriter
+
+REWRITER_EDITS = (
+    "erase_op",
+    "replace_op",
+    "replace_value_with_new_type",
+    "inline_block",
+    "insert_block",
+    "insert_op",
+    "move_region_contents_to_new_regions",
+    "inline_region",
+)
+"""``Rewriter``'s static methods that edit IR."""
+
+_XDSL_REWRITERS = frozenset(("xdsl.rewriter", "xdsl.builder", "xdsl.pattern_rewriter"))
+"""Modules whose calls to ``Rewriter`` are part of an edit already announced to a listener."""
+
+
+class RewriteObserver(Protocol):
+    """What the hooks report to: each method runs the original itself, through ``run``."""
+
+    def rewrite_region(self, walker: PatternRewriteWalker, region: Region, run: Callable[[], bool]) -> bool:
+        """A walker starts on ``region``; ``run()`` walks it."""
+        ...
+
+    def apply_patterns(
+        self, applier: GreedyRewritePatternApplier, op: Operation, run: Callable[[], None]
+    ) -> None:
+        """An applier tries its patterns on ``op``; ``run()`` tries them."""
+        ...
+
+    def rewriter_created(self, rewriter: PatternRewriter, internal: bool) -> None:
+        """A rewriter was built: by xDSL's walker (``internal``) or by a pass itself."""
+        ...
+
+    def direct_edit(self, method: str) -> None:
+        """A pass is about to call ``Rewriter.<method>`` itself."""
+        ...
+
+
+_ACTIVE: ContextVar[RewriteObserver | None] = ContextVar("passviz_rewrite_observer", default=None)
+"""The observer of the innermost ``observing`` context, if any."""
+
+
+def active_observer() -> RewriteObserver | None:
+    """The observer hooks report to now (None outside ``observing``)."""
+    return _ACTIVE.get()
+
+
+@contextmanager
+def observing(observer: RewriteObserver) -> Generator[None]:
+    """Report xDSL's rewrites to ``observer`` while the context is active."""
+    saved = _patch()
+    token = _ACTIVE.set(observer)
+    try:
+        yield
+    finally:
+        _ACTIVE.reset(token)
+        for owner, name, original in reversed(saved):
+            setattr(owner, name, original)
+
+
+def _patch() -> list[tuple[type, str, Any]]:
+    """Install the hooks; return what they replaced, to be put back."""
+    saved: list[tuple[type, str, Any]] = []
+
+    def replace(owner: type, name: str, hook: Any) -> None:
+        saved.append((owner, name, owner.__dict__[name]))
+        setattr(owner, name, hook)
+
+    original_walk = PatternRewriteWalker.rewrite_region
+
+    def rewrite_region(self: PatternRewriteWalker, region: Region) -> bool:
+        observer = _ACTIVE.get()
+        if observer is None:
+            return original_walk(self, region)
+        return observer.rewrite_region(self, region, lambda: original_walk(self, region))
+
+    original_apply = GreedyRewritePatternApplier.match_and_rewrite
+
+    def match_and_rewrite(
+        self: GreedyRewritePatternApplier, op: Operation, rewriter: PatternRewriter
+    ) -> None:
+        observer = _ACTIVE.get()
+        if observer is None:
+            return original_apply(self, op, rewriter)
+        observer.apply_patterns(self, op, lambda: original_apply(self, op, rewriter))
+
+    original_init = PatternRewriter.__init__
+
+    def init(self: PatternRewriter, insert_point: Any) -> None:
+        original_init(self, insert_point)
+        observer = _ACTIVE.get()
+        if observer is not None:
+            observer.rewriter_created(self, _caller_module(2) in _XDSL_REWRITERS)
+
+    replace(PatternRewriteWalker, "rewrite_region", rewrite_region)
+    replace(GreedyRewritePatternApplier, "match_and_rewrite", match_and_rewrite)
+    replace(PatternRewriter, "__init__", init)
+    for name in REWRITER_EDITS:
+        replace(Rewriter, name, staticmethod(_direct(name, getattr(Rewriter, name))))
+    return saved
+
+
+def _direct(name: str, original: Callable[..., Any]) -> Callable[..., Any]:
+    def hook(*args: Any, **kwargs: Any) -> Any:
+        observer = _ACTIVE.get()
+        if observer is not None and _caller_module(2) not in _XDSL_REWRITERS:
+            observer.direct_edit(name)
+        return original(*args, **kwargs)
+
+    hook.__name__ = name
+    hook.__doc__ = original.__doc__
+    return hook
+
+
+def _caller_module(depth: int) -> str | None:
+    """The module of the function ``depth`` frames up (0: this one; 1: its caller)."""
+    frame = sys._getframe(depth)  # pyright: ignore[reportPrivateUsage]
+    return frame.f_globals.get("__name__")
+
+
+def calling_pattern(limit: int = 64) -> tuple[RewritePattern, Operation | None, FrameType] | None:
+    """The innermost ``match_and_rewrite`` on the call stack: its pattern, its op and its frame.
+
+    This is how an edit made outside any walker is attributed to the pattern
+    making it.  ``limit`` bounds how many frames are looked at."""
+    for frame in _frames(sys._getframe(1), limit):  # pyright: ignore[reportPrivateUsage]
+        if frame.f_code.co_name != "match_and_rewrite":
+            continue
+        pattern = frame.f_locals.get("self")
+        if isinstance(pattern, RewritePattern) and not isinstance(pattern, GreedyRewritePatternApplier):
+            names = frame.f_code.co_varnames
+            op = frame.f_locals.get(names[1]) if frame.f_code.co_argcount > 1 else None
+            return pattern, op if isinstance(op, Operation) else None, frame
+    return None
+
+
+def _frames(frame: FrameType | None, limit: int) -> Iterator[FrameType]:
+    while frame is not None and limit > 0:
+        yield frame
+        frame = frame.f_back
+        limit -= 1
