@@ -1,0 +1,196 @@
+"""The interpreter: xDSL's ``Interpreter``, dispatching on op names, with the grid's state.
+
+xDSL's interpreter finds an op's implementation by the op's Python class.  The
+IR passviz runs comes from its own parser, where some ops are passviz's
+subclasses of xDSL's (``arith.cmpi``, ``scf.while``) and others are xDSL's, so
+``KernelInterpreter`` keys implementations by op name instead; xDSL's own
+implementations (``scf.if``, ``scf.while``, ``cf.br``, ...) are registered the
+same way.  An op without one is an ``UnsupportedOpError`` naming it and its
+location; any other failure inside an op's implementation is a ``RunError``
+located at that op.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+import numpy as np
+from xdsl.dialects import func, scf, ub
+from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.interpreter import (
+    Interpreter,
+    InterpreterFunctions,
+    OpImplResult,
+    PythonValues,
+    ReturnedValues,
+    TerminatorValue,
+    impl,
+    impl_terminator,
+    register_impls,
+)
+from xdsl.interpreters.cf import CfFunctions
+from xdsl.interpreters.scf import ScfFunctions
+from xdsl.ir import Operation
+
+from passviz.dialects import gpu, llvm, tt, ttg
+from passviz.run.values import RunError, UnsupportedOpError, as_type, zeros
+
+Implementation = Callable[[InterpreterFunctions, Interpreter, Operation, PythonValues], OpImplResult]
+"""What ``@impl`` and ``@impl_terminator`` make of an implementation method."""
+
+FUNCTION_OPS = ("tt.func", "func.func")
+"""The ops that define functions."""
+
+
+@dataclass
+class KernelInterpreter(Interpreter):
+    """xDSL's interpreter for one program of a launch: which program it is, and the launch's memory."""
+
+    grid: tuple[int, int, int] = (1, 1, 1)
+    """Programs along each axis."""
+    program_id: tuple[int, int, int] = (0, 0, 0)
+    """The program being run."""
+    memory: Any = None
+    """The launch's ``Memory``."""
+    implementations: dict[str, tuple[InterpreterFunctions, Implementation]] = field(
+        default_factory=lambda: dict[str, tuple[InterpreterFunctions, Implementation]]()
+    )
+    """Each op name's implementation, and the functions object it belongs to."""
+    functions: dict[str, Operation] = field(default_factory=lambda: dict[str, Operation]())
+    """The module's functions by symbol name."""
+
+    def register_implementations(self, impls: InterpreterFunctions, /, override: bool = False) -> None:
+        """Register ``impls``'s op implementations under their ops' names (later ones win)."""
+        pairs = cast(
+            "list[tuple[type[Operation], Implementation]]",
+            impls._impls(),  # pyright: ignore[reportPrivateUsage]
+        )
+        for op_type, implementation in pairs:
+            self.implementations[op_type.name] = (impls, implementation)
+
+    def _run_op(self, op: Operation, inputs: PythonValues) -> OpImplResult:
+        found = self.implementations.get(op.name)
+        if found is None:
+            raise UnsupportedOpError(op)
+        functions, implementation = found
+        try:
+            result = implementation(functions, self, op, inputs)
+        except RunError:
+            raise
+        except Exception as exc:  # an op's own failure (numpy, a bad attribute) is located at the op
+            raise RunError(f"{type(exc).__name__}: {exc}", op) from exc
+        if len(result.values) != len(op.results):
+            raise RunError(f"produced {len(result.values)} values for {len(op.results)} results", op)
+        return result
+
+    def function(self, name: str, op: Operation) -> Operation:
+        """The function named ``name``, which ``op`` calls."""
+        if not self.functions:
+            for candidate in self.module.walk():
+                sym = candidate.properties.get("sym_name")
+                if candidate.name in FUNCTION_OPS and isinstance(sym, StringAttr):
+                    self.functions[sym.data] = candidate
+        found = self.functions.get(name)
+        if found is None:
+            raise RunError(f"no function named @{name}", op)
+        return found
+
+    def call(self, function: Operation, args: PythonValues) -> PythonValues:
+        """Run ``function``'s body on ``args`` and return what it returns."""
+        body = function.regions[0]
+        if not body.blocks:
+            raise RunError("the function has no body (an external declaration)", function)
+        return self.run_ssacfg_region(body, args, str(function.properties.get("sym_name")))
+
+
+def kernel_state(interpreter: Interpreter) -> KernelInterpreter:
+    """``interpreter`` as the ``KernelInterpreter`` passviz's implementations run in."""
+    assert isinstance(interpreter, KernelInterpreter)
+    return interpreter
+
+
+@register_impls
+class CoreFunctions(InterpreterFunctions):
+    """Functions, calls, returns, ``scf.for`` with typed induction variables, and poison."""
+
+    @impl(tt.CallOp)
+    def run_tt_call(self, interpreter: Interpreter, op: tt.CallOp, args: PythonValues) -> PythonValues:
+        state = kernel_state(interpreter)
+        return state.call(state.function(op.callee.root_reference.data, op), args)
+
+    @impl(func.CallOp)
+    def run_func_call(self, interpreter: Interpreter, op: func.CallOp, args: PythonValues) -> PythonValues:
+        state = kernel_state(interpreter)
+        return state.call(state.function(op.callee.root_reference.data, op), args)
+
+    @impl_terminator(tt.ReturnOp)
+    def run_tt_return(
+        self, interpreter: Interpreter, op: tt.ReturnOp, args: PythonValues
+    ) -> tuple[TerminatorValue, PythonValues]:
+        return ReturnedValues(args), ()
+
+    @impl_terminator(func.ReturnOp)
+    def run_func_return(
+        self, interpreter: Interpreter, op: func.ReturnOp, args: PythonValues
+    ) -> tuple[TerminatorValue, PythonValues]:
+        return ReturnedValues(args), ()
+
+    @impl(scf.ForOp)
+    def run_for(self, interpreter: Interpreter, op: scf.ForOp, args: PythonValues) -> PythonValues:
+        lower, upper, step, *carried = args
+        index_type = op.body.block.args[0].type
+        values = tuple(carried)
+        for index in range(int(lower), int(upper), int(step)):
+            induction = as_type(index, index_type, op)
+            values = interpreter.run_ssacfg_region(op.body, (induction, *values), "scf.for")
+        return values
+
+    @impl(scf.ExecuteRegionOp)
+    def run_execute_region(
+        self, interpreter: Interpreter, op: scf.ExecuteRegionOp, args: PythonValues
+    ) -> PythonValues:
+        return interpreter.run_ssacfg_region(op.region, (), "scf.execute_region")
+
+    @impl(gpu.BarrierOp)
+    def run_gpu_barrier(self, interpreter: Interpreter, op: Operation, args: PythonValues) -> PythonValues:
+        # Programs run one after another, each in one thread: a barrier has nothing to wait for.
+        return ()
+
+    @impl(ttg.BarrierOp)
+    def run_ttg_barrier(self, interpreter: Interpreter, op: Operation, args: PythonValues) -> PythonValues:
+        return ()
+
+    @impl(llvm.AssumeOp)
+    def run_assume(self, interpreter: Interpreter, op: Operation, args: PythonValues) -> PythonValues:
+        # What the kernel promises; a broken promise is undefined behaviour on the GPU, not checked here.
+        return ()
+
+    @impl(ub.PoisonOp)
+    def run_poison(self, interpreter: Interpreter, op: ub.PoisonOp, args: PythonValues) -> PythonValues:
+        return (zeros(op.result.type, op),)
+
+
+def new_interpreter(module: ModuleOp, extra: tuple[InterpreterFunctions, ...] = ()) -> KernelInterpreter:
+    """An interpreter for ``module`` that knows every op passviz implements."""
+    from passviz.run.arith import ArithFunctions, MathFunctions
+    from passviz.run.tt_ops import TritonFunctions
+
+    interpreter = KernelInterpreter(module)
+    for functions in (
+        ScfFunctions(),
+        CfFunctions(),
+        CoreFunctions(),
+        ArithFunctions(),
+        MathFunctions(),
+        TritonFunctions(),
+        *extra,
+    ):
+        interpreter.register_implementations(functions)
+    return interpreter
+
+
+def scalar(value: Any) -> Any:
+    """A 0-d numpy value as a Python number (for printing and ``range``)."""
+    return np.asarray(value).item()

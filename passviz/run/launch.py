@@ -1,0 +1,91 @@
+"""Launching a kernel: every program of a grid, over buffers made from numpy arrays.
+
+``launch(module, [("x", array), ("n", 1024), ...], grid=(4,))`` copies each
+array into a buffer, passes pointer arguments as pointers to their buffer's
+start and scalars as values of the argument's type, runs programs (0, 0, 0),
+(1, 0, 0), ... one after another, and returns the buffers: the ones the kernel
+stored into are its outputs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
+
+from passviz.dialects.tt import PointerType
+from passviz.run.core import FUNCTION_OPS, new_interpreter
+from passviz.run.values import Array, Buffer, Memory, Pointer, RunError, as_type
+
+Argument = tuple[str, "Array | int | float"]
+"""A kernel argument: its name, and an array (for a pointer) or a number (for a scalar)."""
+
+
+@dataclass
+class LaunchResult:
+    """The buffers after a launch."""
+
+    buffers: list[Buffer]
+    """Every buffer argument, in argument order."""
+
+    @property
+    def outputs(self) -> dict[str, Array]:
+        """The buffers the kernel stored into, by argument name."""
+        return {buffer.name: buffer.data for buffer in self.buffers if buffer.written}
+
+
+def kernel_function(module: ModuleOp, name: str | None = None) -> Operation:
+    """The kernel to launch: the function named ``name``, else the module's first public function."""
+    for op in module.walk():
+        if op.name not in FUNCTION_OPS:
+            continue
+        sym = getattr(op.properties.get("sym_name"), "data", None)
+        visibility = getattr(op.properties.get("sym_visibility"), "data", "public")
+        if (name is None and visibility == "public") or sym == name:
+            return op
+    raise RunError(
+        f"the module has no function named @{name}" if name else "the module has no public function"
+    )
+
+
+def normalize_grid(grid: Sequence[int]) -> tuple[int, int, int]:
+    """``grid`` as three axes; it must have one to three positive sizes."""
+    if not 1 <= len(grid) <= 3 or any(size < 1 for size in grid):
+        raise RunError(f"a grid is one to three positive sizes, not {tuple(grid)}")
+    return (*grid, *(1,) * (3 - len(grid)))  # pyright: ignore[reportReturnType]
+
+
+def launch(
+    module: ModuleOp, arguments: Sequence[Argument], grid: Sequence[int], kernel: str | None = None
+) -> LaunchResult:
+    """Run every program of ``grid`` of the kernel in ``module`` on ``arguments``."""
+    function = kernel_function(module, kernel)
+    types = list(function.regions[0].blocks.first.arg_types) if function.regions[0].blocks.first else []
+    if len(types) != len(arguments):
+        raise RunError(f"the kernel takes {len(types)} arguments; {len(arguments)} were given", function)
+    memory = Memory()
+    values: list[object] = []
+    for (name, value), type_ in zip(arguments, types, strict=True):
+        if isinstance(type_, PointerType):
+            if not isinstance(value, np.ndarray):
+                raise RunError(f"argument {name!r} is a pointer ({type_}); give it an array", function)
+            memory.buffers.append(Buffer(name, np.ascontiguousarray(value).reshape(-1).copy()))
+            values.append(Pointer(len(memory.buffers) - 1, 0))
+            continue
+        if isinstance(value, np.ndarray) and value.ndim > 0:
+            raise RunError(f"argument {name!r} is a scalar ({type_}); give it a number", function)
+        values.append(as_type(value, type_, function))
+    axes = normalize_grid(grid)
+    interpreter = new_interpreter(module)
+    interpreter.grid = axes
+    interpreter.memory = memory
+    with np.errstate(all="ignore"):  # integers wrap and floats overflow as on the GPU
+        for z in range(axes[2]):
+            for y in range(axes[1]):
+                for x in range(axes[0]):
+                    interpreter.program_id = (x, y, z)
+                    interpreter.call(function, tuple(values))
+    return LaunchResult(memory.buffers)

@@ -1,0 +1,303 @@
+"""What the interpreter computes with: numpy arrays for scalars and tensors, pointers into buffers.
+
+A scalar of an integer or float type is a 0-d numpy array (or a numpy scalar),
+a tensor an n-d one, of the numpy dtype that ``storage_dtype`` gives for its
+MLIR element type. MLIR integers are signless: they are stored as signed numpy
+integers of their width (``i1`` as ``bool``) and the ops that read them as
+unsigned view them so. ``bf16`` has no numpy type: its values are float32
+rounded to bf16 after every op (``round_bf16``).
+
+A pointer is a ``Pointer`` (buffer number, element offset); a tensor of
+pointers a ``PointerTensor`` (buffer number, numpy array of element offsets).
+Offsets count elements of the pointee type.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+import numpy as np
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    ArrayAttr,
+    BFloat16Type,
+    CallSiteLoc,
+    FileLineColLoc,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    FusedLoc,
+    IndexType,
+    IntegerType,
+    NameLoc,
+    TensorType,
+)
+from xdsl.ir import Attribute, Dialect, Operation
+
+from passviz.dialects.tt import PointerType
+
+Array = np.ndarray[Any, Any]
+"""A numpy array of any shape and dtype."""
+
+
+class RunError(Exception):
+    """An error while running a kernel, located at the op that raised it."""
+
+    def __init__(self, message: str, op: Operation | None = None) -> None:
+        self.message = message
+        self.op = op
+        super().__init__(f"{describe_op(op)}: {message}" if op is not None else message)
+
+
+class UnsupportedOpError(RunError):
+    """An op the interpreter does not implement: an error, never a wrong answer."""
+
+    def __init__(self, op: Operation, detail: str = "") -> None:
+        suffix = f" ({detail})" if detail else ""
+        super().__init__(f"the interpreter does not support {op.name}{suffix}", op)
+
+
+class KernelAssertionError(RunError):
+    """A ``tt.assert`` that failed in some program of the grid."""
+
+
+def describe_location(op: Operation) -> str:
+    """Where ``op`` is: the source line its location names, else its place in its function."""
+    found = _file_line_col(op.location)
+    if found is not None:
+        return found
+    func: Operation | None = op
+    while func is not None and not _is_function(func):
+        func = func.parent_op()
+    if func is None:
+        return "(no location)"
+    index = next(i for i, other in enumerate(func.walk()) if other is op)
+    name = getattr(func.properties.get("sym_name"), "data", "?")
+    return f"@{name}, op #{index}"
+
+
+def describe_op(op: Operation) -> str:
+    """``op``'s name and location, as errors print them."""
+    return f"{describe_location(op)}: {op.name}"
+
+
+def _is_function(op: Operation) -> bool:
+    return op.name in ("tt.func", "func.func")
+
+
+def _file_line_col(loc: Attribute) -> str | None:
+    match loc:
+        case FileLineColLoc():
+            return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
+        case NameLoc():
+            return _file_line_col(loc.location)
+        case CallSiteLoc():
+            return _file_line_col(loc.callee)
+        case FusedLoc():
+            for inner in cast(ArrayAttr[Attribute], loc.locations).data:
+                found = _file_line_col(inner)
+                if found is not None:
+                    return found
+            return None
+        case _:
+            return None
+
+
+def op_classes(*dialects: Dialect) -> dict[str, type[Operation]]:
+    """The op classes of ``dialects`` by name: those a context made by passviz creates."""
+    return {op.name: op for dialect in dialects for op in dialect.operations}
+
+
+# -- types -------------------------------------------------------------------------
+
+
+def element_type(type_: Attribute) -> Attribute:
+    """The element type of a tensor type, or ``type_`` itself."""
+    return cast(Attribute, type_.element_type) if isinstance(type_, TensorType) else type_  # pyright: ignore[reportUnknownMemberType]
+
+
+def shape_of(type_: Attribute) -> tuple[int, ...]:
+    """The static shape of a tensor type; ``()`` for a scalar."""
+    return tuple(type_.get_shape()) if isinstance(type_, TensorType) else ()
+
+
+def storage_dtype(type_: Attribute, op: Operation | None = None) -> np.dtype[Any]:
+    """The numpy dtype that holds values of the scalar (or tensor element) type ``type_``."""
+    type_ = element_type(type_)
+    match type_:
+        case IntegerType():
+            width = cast(int, type_.width.data)  # pyright: ignore[reportUnknownMemberType]
+            if width == 1:
+                return np.dtype(np.bool_)
+            if width in (8, 16, 32, 64):
+                return np.dtype(f"int{width}")
+        case IndexType():
+            return np.dtype(np.int64)
+        case Float16Type():
+            return np.dtype(np.float16)
+        case BFloat16Type() | Float32Type():
+            return np.dtype(np.float32)
+        case Float64Type():
+            return np.dtype(np.float64)
+        case PointerType():
+            return np.dtype(np.int64)
+        case _:
+            pass
+    raise RunError(f"values of type {type_} are not supported by the interpreter", op)
+
+
+def is_bf16(type_: Attribute) -> bool:
+    """Whether ``type_`` (or its element type) is bf16, which is kept as rounded float32."""
+    return isinstance(element_type(type_), BFloat16Type)
+
+
+def is_float(type_: Attribute) -> bool:
+    """Whether ``type_`` (or its element type) is a float type."""
+    return isinstance(element_type(type_), AnyFloat)
+
+
+def int_width(type_: Attribute) -> int:
+    """The width of an integer (or index) element type."""
+    type_ = element_type(type_)
+    if isinstance(type_, IndexType):
+        return 64
+    assert isinstance(type_, IntegerType)
+    return cast(int, type_.width.data)  # pyright: ignore[reportUnknownMemberType]
+
+
+def unsigned_dtype(width: int) -> np.dtype[Any]:
+    """The unsigned numpy dtype of ``width`` bits (``bool`` for 1)."""
+    return np.dtype(np.bool_) if width == 1 else np.dtype(f"uint{width}")
+
+
+def round_bf16(values: Any) -> Array:
+    """float32 values rounded to the nearest bf16 (ties to even), kept as float32."""
+    x = np.asarray(values, dtype=np.float32)
+    bits = x.view(np.uint32)
+    rounded = (bits + np.uint32(0x7FFF) + ((bits >> np.uint32(16)) & np.uint32(1))) & np.uint32(0xFFFF0000)
+    out = rounded.view(np.float32)
+    return np.where(np.isnan(x), x, out)
+
+
+def round_tf32(values: Any) -> Array:
+    """float32 values rounded to tf32 (10 mantissa bits, ties to even), kept as float32."""
+    x = np.asarray(values, dtype=np.float32)
+    bits = x.view(np.uint32)
+    rounded = (bits + np.uint32(0xFFF) + ((bits >> np.uint32(13)) & np.uint32(1))) & np.uint32(0xFFFFE000)
+    return np.where(np.isnan(x), x, rounded.view(np.float32))
+
+
+def as_type(values: Any, type_: Attribute, op: Operation | None = None) -> Array:
+    """``values`` as an array of ``type_``'s storage dtype, rounded for bf16, broadcast to its shape."""
+    out = np.asarray(values).astype(storage_dtype(type_, op), copy=False)
+    if is_bf16(type_):
+        out = round_bf16(out)
+    shape = shape_of(type_)
+    # More dimensions than the type has are lanes: a combine region run on whole rows at once.
+    if out.shape != shape and out.ndim <= len(shape):
+        out = np.broadcast_to(out, shape)
+    return out
+
+
+def zeros(type_: Attribute, op: Operation | None = None) -> Any:
+    """A value of ``type_`` with every element zero (also what ``ub.poison`` stands for)."""
+    if isinstance(element_type(type_), PointerType):
+        raise RunError("a poison pointer cannot be interpreted", op)
+    return np.zeros(shape_of(type_), dtype=storage_dtype(type_, op))
+
+
+# -- memory ------------------------------------------------------------------------
+
+
+@dataclass
+class Buffer:
+    """A kernel argument's memory: a flat numpy array."""
+
+    name: str
+    """The argument it was passed as."""
+    data: Array
+    """The elements, flat."""
+    written: bool = False
+    """Whether the kernel stored into it (its outputs)."""
+
+
+@dataclass(frozen=True)
+class Pointer:
+    """A scalar pointer: an element offset into a buffer."""
+
+    buffer: int
+    """The buffer's index in ``Memory.buffers``."""
+    offset: int
+    """Elements of the pointee type from the buffer's start."""
+
+
+@dataclass(frozen=True)
+class PointerTensor:
+    """A tensor of pointers into one buffer."""
+
+    buffer: int
+    """The buffer's index in ``Memory.buffers``."""
+    offsets: Array
+    """Elements of the pointee type from the buffer's start, one per tensor element."""
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(self.offsets.shape)
+
+
+@dataclass
+class Memory:
+    """The buffers a launch passes to a kernel."""
+
+    buffers: list[Buffer] = field(default_factory=lambda: list[Buffer]())
+
+    def view(self, pointer: Pointer | PointerTensor, pointee: Attribute, op: Operation) -> Array:
+        """The buffer ``pointer`` points into, seen as elements of ``pointee``."""
+        buffer = self.buffers[pointer.buffer]
+        dtype = storage_dtype(pointee, op)
+        data = buffer.data
+        if data.dtype == dtype:
+            return data
+        if data.dtype.itemsize == dtype.itemsize:
+            return data.view(dtype)
+        raise RunError(
+            f"buffer {buffer.name!r} holds {data.dtype} elements; it cannot be accessed as {pointee}", op
+        )
+
+    def check_bounds(
+        self, pointer: Pointer | PointerTensor, offsets: Array, size: int, op: Operation
+    ) -> None:
+        """Raise unless every offset in ``offsets`` lies inside the buffer (of ``size`` elements)."""
+        if offsets.size == 0:
+            return
+        low, high = int(offsets.min()), int(offsets.max())
+        if low < 0 or high >= size:
+            bad = low if low < 0 else high
+            name = self.buffers[pointer.buffer].name
+            raise RunError(f"out-of-bounds access: element {bad} of {name!r}, which has {size} elements", op)
+
+
+def pointer_parts(value: Any, op: Operation) -> tuple[int, Array]:
+    """The buffer and the offsets (an array, 0-d for a scalar) of a pointer value."""
+    if isinstance(value, Pointer):
+        return value.buffer, np.asarray(value.offset, dtype=np.int64)
+    if isinstance(value, PointerTensor):
+        return value.buffer, value.offsets
+    raise RunError(f"expected a pointer, got {type(value).__name__}", op)
+
+
+def make_pointer(buffer: int, offsets: Array) -> Pointer | PointerTensor:
+    """A scalar pointer for 0-d offsets, a pointer tensor otherwise."""
+    if offsets.ndim == 0:
+        return Pointer(buffer, int(offsets))
+    return PointerTensor(buffer, offsets)
+
+
+def same_buffer(values: Iterable[Any], op: Operation) -> int:
+    """The one buffer that the pointer values all point into."""
+    found = {pointer_parts(value, op)[0] for value in values}
+    if len(found) != 1:
+        raise UnsupportedOpError(op, "pointers into different buffers in one tensor")
+    return found.pop()
