@@ -1,0 +1,224 @@
+"""The CPU interpreter (``passviz.run``) runs Triton's kernels at their first and last step of
+``make-ttir`` and matches numpy; ops it lacks are located errors."""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pytest
+
+from passviz.pipelines import parse_ir, record
+from passviz.run.launch import Argument, launch
+from passviz.run.values import RunError, UnsupportedOpError
+from passviz.trace.irtext import print_module
+from tests.triton_oracle import frontend_ir
+
+
+@functools.cache
+def first_and_last(name: str) -> tuple[str, str]:
+    """A tutorial kernel's TTIR as Triton's frontend makes it, and after passviz's ``make-ttir``."""
+    initial = frontend_ir(name)
+    run = record(initial, "make-ttir", filename=f"{name}.ttir")
+    assert run.trace.status == "ok"
+    return initial, print_module(run.module)
+
+
+def run_both(name: str, arguments: list[Argument], grid: tuple[int, ...]) -> list[dict[str, np.ndarray]]:
+    """The outputs of the kernel's initial and final IR on the same arguments."""
+    return [launch(parse_ir(text), arguments, grid).outputs for text in first_and_last(name)]
+
+
+@pytest.mark.triton
+def test_vector_add_matches_numpy() -> None:
+    rng = np.random.default_rng(0)
+    n = 3000
+    x, y = rng.standard_normal(n, dtype=np.float32), rng.standard_normal(n, dtype=np.float32)
+    out = np.full(n, 7.0, dtype=np.float32)
+    for outputs in run_both("vector_add", [("x", x), ("y", y), ("out", out), ("n", n)], (3,)):
+        assert list(outputs) == ["out"]
+        np.testing.assert_array_equal(outputs["out"], x + y)
+
+
+@pytest.mark.triton
+def test_fused_softmax_matches_numpy() -> None:
+    rng = np.random.default_rng(1)
+    rows, cols = 6, 1000
+    a = rng.standard_normal((rows, cols), dtype=np.float32) * 4
+    e = np.exp(a - a.max(axis=1, keepdims=True))
+    want = e / e.sum(axis=1, keepdims=True)
+    arguments: list[Argument] = [
+        ("out", np.zeros_like(a)),
+        ("in", a),
+        ("in_stride", cols),
+        ("out_stride", cols),
+        ("rows", rows),
+        ("cols", cols),
+    ]
+    # Fewer programs than rows: each program strides over rows by tl.num_programs.
+    for outputs in run_both("fused_softmax", arguments, (4,)):
+        np.testing.assert_allclose(outputs["out"].reshape(rows, cols), want, rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.triton
+def test_matmul_matches_numpy() -> None:
+    rng = np.random.default_rng(2)
+    m, n, k = 200, 136, 100  # not multiples of the 128x128x64 blocks: masks and % wrap are exercised
+    a = rng.standard_normal((m, k)).astype(np.float16)
+    b = rng.standard_normal((k, n)).astype(np.float16)
+    want = (a.astype(np.float32) @ b.astype(np.float32)).astype(np.float16)
+    arguments: list[Argument] = [
+        ("a", a),
+        ("b", b),
+        ("c", np.zeros((m, n), dtype=np.float16)),
+        *[(name, v) for name, v in zip(("M", "N", "K"), (m, n, k), strict=True)],
+        *[
+            (name, v)
+            for name, v in zip(("sam", "sak", "sbk", "sbn", "scm", "scn"), (k, 1, n, 1, n, 1), strict=True)
+        ],
+    ]
+    grid = (-(-m // 128) * -(-n // 128),)
+    for outputs in run_both("matmul", arguments, grid):
+        np.testing.assert_allclose(outputs["c"].reshape(m, n).astype(np.float32), want, rtol=2e-3, atol=2e-3)
+
+
+@pytest.mark.triton
+def test_layer_norm_matches_numpy() -> None:
+    rng = np.random.default_rng(3)
+    rows, cols, eps = 3, 1500, 1e-5  # two BLOCK_SIZE chunks per row, the second masked
+    x = rng.standard_normal((rows, cols)).astype(np.float16)
+    w = rng.standard_normal(cols).astype(np.float16)
+    b = rng.standard_normal(cols).astype(np.float16)
+    x32 = x.astype(np.float32)
+    mean = x32.mean(axis=1)
+    rstd = 1 / np.sqrt(((x32 - mean[:, None]) ** 2).mean(axis=1) + eps)
+    y = ((x32 - mean[:, None]) * rstd[:, None] * w + b).astype(np.float16)
+    arguments: list[Argument] = [
+        ("X", x),
+        ("Y", np.zeros_like(x)),
+        ("W", w),
+        ("B", b),
+        ("Mean", np.zeros(rows, np.float32)),
+        ("Rstd", np.zeros(rows, np.float32)),
+        ("stride", cols),
+        ("N", cols),
+        ("eps", eps),
+    ]
+    for outputs in run_both("layer_norm", arguments, (rows,)):
+        assert set(outputs) == {"Y", "Mean", "Rstd"}
+        np.testing.assert_allclose(outputs["Mean"], mean, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(outputs["Rstd"], rstd, rtol=1e-4)
+        np.testing.assert_allclose(
+            outputs["Y"].reshape(rows, cols).astype(np.float32), y, rtol=1e-2, atol=1e-2
+        )
+
+
+REDUCE_SCAN = """
+tt.func public @k(%x: !tt.ptr<f32>, %out: !tt.ptr<f32>, %arg: !tt.ptr<i32>) {
+  %r = tt.make_range {end = 8 : i32, start = 0 : i32} : tensor<8xi32>
+  %xs = tt.splat %x : !tt.ptr<f32> -> tensor<8x!tt.ptr<f32>>
+  %xp = tt.addptr %xs, %r : tensor<8x!tt.ptr<f32>>, tensor<8xi32>
+  %v = tt.load %xp : tensor<8x!tt.ptr<f32>>
+  %s = "tt.scan"(%v) <{axis = 0 : i32, reverse = false}> ({
+  ^bb0(%a: f32, %b: f32):
+    %c = arith.addf %a, %b : f32
+    tt.scan.return %c : f32
+  }) : (tensor<8xf32>) -> tensor<8xf32>
+  %os = tt.splat %out : !tt.ptr<f32> -> tensor<8x!tt.ptr<f32>>
+  %op = tt.addptr %os, %r : tensor<8x!tt.ptr<f32>>, tensor<8xi32>
+  tt.store %op, %s : tensor<8x!tt.ptr<f32>>
+  %m:2 = "tt.reduce"(%v, %r) <{axis = 0 : i32}> ({
+  ^bb0(%a: f32, %ai: i32, %b: f32, %bi: i32):
+    %gt = arith.cmpf ogt, %a, %b : f32
+    %va = arith.select %gt, %a, %b : f32
+    %vi = arith.select %gt, %ai, %bi : i32
+    tt.reduce.return %va, %vi : f32, i32
+  }) : (tensor<8xf32>, tensor<8xi32>) -> (f32, i32)
+  %one = arith.constant 1 : i32
+  %old = tt.atomic_rmw add, acq_rel, gpu, %arg, %one : (!tt.ptr<i32>, i32) -> i32
+  %slot = tt.addptr %arg, %one : !tt.ptr<i32>, i32
+  tt.store %slot, %m#1 : !tt.ptr<i32>
+  tt.return
+}
+"""
+
+
+def test_scan_reduce_with_two_operands_and_atomics() -> None:
+    x = np.array([3, 1, 4, 1, 5, 9, 2, 6], dtype=np.float32)
+    counter = np.array([10, 0], dtype=np.int32)
+    result = launch(
+        parse_ir(REDUCE_SCAN), [("x", x), ("out", np.zeros(8, np.float32)), ("counter", counter)], (3,)
+    )
+    np.testing.assert_array_equal(result.outputs["out"], np.cumsum(x))
+    # Three programs each added one; the argmax of x is 5.
+    np.testing.assert_array_equal(result.outputs["counter"], [13, 5])
+
+
+def test_masked_load_uses_other_and_out_of_bounds_is_an_error() -> None:
+    text = """
+    tt.func public @k(%x: !tt.ptr<f32>, %out: !tt.ptr<f32>) {
+      %r = tt.make_range {end = 4 : i32, start = 0 : i32} : tensor<4xi32>
+      %two = arith.constant dense<2> : tensor<4xi32>
+      %m = arith.cmpi slt, %r, %two : tensor<4xi32>
+      %other = arith.constant dense<-1.0> : tensor<4xf32>
+      %xs = tt.splat %x : !tt.ptr<f32> -> tensor<4x!tt.ptr<f32>>
+      %xp = tt.addptr %xs, %r : tensor<4x!tt.ptr<f32>>, tensor<4xi32>
+      %v = tt.load %xp, %m, %other : tensor<4x!tt.ptr<f32>>
+      %os = tt.splat %out : !tt.ptr<f32> -> tensor<4x!tt.ptr<f32>>
+      %op = tt.addptr %os, %r : tensor<4x!tt.ptr<f32>>, tensor<4xi32>
+      tt.store %op, %v : tensor<4x!tt.ptr<f32>>
+      tt.return
+    }
+    """
+    module = parse_ir(text)
+    x = np.array([5, 6], dtype=np.float32)  # only two elements: the mask keeps the load inside
+    result = launch(module, [("x", x), ("out", np.zeros(4, np.float32))], (1,))
+    np.testing.assert_array_equal(result.outputs["out"], [5, 6, -1, -1])
+    with pytest.raises(RunError, match=r"out-of-bounds access: element 3 of 'out', which has 3 elements"):
+        launch(module, [("x", x), ("out", np.zeros(3, np.float32))], (1,))
+
+
+def test_an_unsupported_op_is_a_located_error() -> None:
+    text = 'tt.func public @k(%x: !tt.ptr<f32>) {\n  %c = arith.constant 1 : i64\n  %p = tt.int_to_ptr %c : i64 -> !tt.ptr<f32> loc("kernel.py":7:3)\n  tt.return\n}\n'
+    with pytest.raises(
+        UnsupportedOpError,
+        match=r"^kernel\.py:7:3: tt\.int_to_ptr: the interpreter does not support tt\.int_to_ptr$",
+    ):
+        launch(parse_ir(text), [("x", np.zeros(1, np.float32))], (1,))
+
+
+def test_a_failed_assert_names_the_program() -> None:
+    text = """
+    tt.func public @k(%n: i32) {
+      %pid = tt.get_program_id x : i32
+      %ok = arith.cmpi slt, %pid, %n : i32
+      tt.assert %ok, "pid < n" : i1
+      tt.return
+    }
+    """
+    with pytest.raises(RunError, match=r"assertion failed in program \(2, 0, 0\): pid < n"):
+        launch(parse_ir(text), [("n", 2)], (4,))
+
+
+@pytest.mark.triton
+def test_the_construct_kernels_match_numpy() -> None:
+    n = 300
+    x = np.arange(n, dtype=np.float32)
+    p = 0.5
+    for outputs in run_both(
+        "dropout", [("x", x), ("o", np.zeros(n, np.float32)), ("n", n), ("p", p), ("seed", 123)], (3,)
+    ):
+        kept = outputs["o"] != 0
+        np.testing.assert_array_equal(outputs["o"][kept], x[kept] / (1 - p))
+        assert 0.3 < kept.mean() < 0.7
+    lock = [("lock", np.zeros(1, np.int32)), ("sum", np.zeros(1, np.float32)), ("x", x[:128].copy())]
+    for outputs in run_both("spin_lock", lock, (4,)):
+        assert outputs["sum"][0] == 4 * x[:128].sum() and outputs["lock"][0] == 0
+    for outputs in run_both(
+        "assume", [("x", x), ("o", np.zeros(n, np.float32)), ("n", n), ("stride", 1)], (3,)
+    ):
+        np.testing.assert_array_equal(outputs["o"], x)
+    for outputs in run_both("debug_barrier", [("x", x[:128].copy()), ("o", np.zeros(128, np.float32))], (1,)):
+        np.testing.assert_array_equal(outputs["o"], 2 * x[:128][::-1] + x[:128])
+    for outputs in run_both("early_return", [("x", x), ("o", np.zeros(n, np.float32)), ("n", n)], (5,)):
+        np.testing.assert_array_equal(outputs["o"], 3 * x)
