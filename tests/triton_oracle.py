@@ -59,7 +59,7 @@ CANNOT_READ: dict[str, tuple[tuple[re.Pattern[str], str, re.Pattern[str] | None]
         (
             re.compile(r"dialect 'tt' provides no attribute parsing hook"),
             "#tt.cache_policy came with Triton 3.9",
-            re.compile(HERE + r"#tt\.cache_policy"),
+            re.compile(f"{HERE}#tt\\.cache_policy|#tt\\.{HERE}cache_policy"),  # MLIR points at either
         ),
         (
             re.compile(r"^expected non-function type$"),
