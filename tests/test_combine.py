@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from passviz.dialects.triton_version import use_triton_version
 from passviz.passes.combine import combine_patterns
 from passviz.pipelines import record
 from passviz.trace.model import Step
@@ -55,11 +56,15 @@ def test_peer_file_has_its_functions() -> None:
     assert len(names) == 30 and "test_combine_broadcast_mul_reduce" in names
 
 
-def test_patterns_are_registered_in_triton_order() -> None:
-    names = [type(p).__name__ for p in combine_patterns()]
+@pytest.mark.parametrize("version", ["3.6", "3.9"])
+def test_patterns_are_registered_in_triton_order(version: str) -> None:
+    with use_triton_version(version):
+        names = [type(p).__name__ for p in combine_patterns()]
+    scaled = ["CombineDotScaledAddFPattern"] if version == "3.9" else []
     assert names == [
         "CombineDotAddIPattern",
         "CombineDotAddFPattern",
+        *scaled,
         "CombineSelectMaskedLoadPattern",
         "CombineAddPtrPattern",
         "CombineBroadcastMulReducePattern",
@@ -94,6 +99,69 @@ tt.func @f(%ptr: tensor<8x!tt.ptr<f32>>, %cond: i1, %other: tensor<8xf32>) -> te
   %x = tt.load %ptr, %mask cacheModifier = ca evictionPolicy = evict_last {isVolatile = true} : tensor<8x!tt.ptr<f32>>
   %0 = arith.select %cond, %x, %other : tensor<8xf32>
   tt.return %0 : tensor<8xf32>
+}
+""",
+    "select_masked_load_keeps_hints_3_9_spelling": """
+tt.func @f(%ptr: tensor<8x!tt.ptr<f32>>, %cond: i1, %other: tensor<8xf32>) -> tensor<8xf32> {
+  %mask = tt.splat %cond : i1 -> tensor<8xi1>
+  %x = tt.load %ptr, %mask {cachePolicy = #tt.cache_policy<cache_modifier = ca, eviction_policy = evict_last>, isVolatile = true} : tensor<8x!tt.ptr<f32>>
+  %0 = arith.select %cond, %x, %other : tensor<8xf32>
+  tt.return %0 : tensor<8xf32>
+}
+""",
+    "select_masked_load_used_twice": """
+tt.func @f(%ptr: tensor<8x!tt.ptr<f32>>, %cond: i1, %other: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+  %mask = tt.splat %cond : i1 -> tensor<8xi1>
+  %x = tt.load %ptr, %mask : tensor<8x!tt.ptr<f32>>
+  %0 = arith.select %cond, %x, %other : tensor<8xf32>
+  tt.return %0, %x : tensor<8xf32>, tensor<8xf32>
+}
+""",
+    "select_other_defined_after_the_load": """
+tt.func @f(%ptr: tensor<8x!tt.ptr<f32>>, %cond: i1, %o: f32) -> tensor<8xf32> {
+  %mask = tt.splat %cond : i1 -> tensor<8xi1>
+  %x = tt.load %ptr, %mask : tensor<8x!tt.ptr<f32>>
+  %other = tt.splat %o : f32 -> tensor<8xf32>
+  %0 = arith.select %cond, %x, %other : tensor<8xf32>
+  tt.return %0 : tensor<8xf32>
+}
+""",
+    "select_masked_load_with_ops_between": """
+tt.func @f(%ptr: tensor<8x!tt.ptr<f32>>, %cond: i1, %other: tensor<8xf32>, %q: tensor<8xf32>) -> tensor<8xf32> {
+  %mask = tt.splat %cond : i1 -> tensor<8xi1>
+  %x = tt.load %ptr, %mask : tensor<8x!tt.ptr<f32>>
+  %y = arith.addf %q, %q : tensor<8xf32>
+  %0 = arith.select %cond, %x, %other : tensor<8xf32>
+  %1 = arith.addf %0, %y : tensor<8xf32>
+  tt.return %1 : tensor<8xf32>
+}
+""",
+    "mul_reduce_of_broadcast_arguments": """
+tt.func @f(%arg0: tensor<32x16x1xf32>, %arg1: tensor<1x16x32xf32>) -> tensor<32x32xf32> {
+  %1 = tt.broadcast %arg0 : tensor<32x16x1xf32> -> tensor<32x16x32xf32>
+  %3 = tt.broadcast %arg1 : tensor<1x16x32xf32> -> tensor<32x16x32xf32>
+  %4 = arith.mulf %1, %3 : tensor<32x16x32xf32>
+  %5 = "tt.reduce"(%4) <{axis = 1 : i32}> ({
+  ^bb0(%arg2: f32, %arg3: f32):
+    %6 = arith.addf %arg2, %arg3 : f32
+    tt.reduce.return %6 : f32
+  }) : (tensor<32x16x32xf32>) -> tensor<32x32xf32>
+  tt.return %5 : tensor<32x32xf32>
+}
+""",
+    "mul_reduce_right_side_too_small": """
+tt.func @f(%arg0: tensor<8x16xf32>, %arg1: tensor<16x32xf32>) -> tensor<8x32xf32> {
+  %0 = tt.expand_dims %arg0 {axis = 2 : i32} : tensor<8x16xf32> -> tensor<8x16x1xf32>
+  %1 = tt.broadcast %0 : tensor<8x16x1xf32> -> tensor<8x16x32xf32>
+  %2 = tt.expand_dims %arg1 {axis = 0 : i32} : tensor<16x32xf32> -> tensor<1x16x32xf32>
+  %3 = tt.broadcast %2 : tensor<1x16x32xf32> -> tensor<8x16x32xf32>
+  %4 = arith.mulf %3, %1 : tensor<8x16x32xf32>
+  %5 = "tt.reduce"(%4) <{axis = 1 : i32}> ({
+  ^bb0(%arg2: f32, %arg3: f32):
+    %6 = arith.addf %arg2, %arg3 : f32
+    tt.reduce.return %6 : f32
+  }) : (tensor<8x16x32xf32>) -> tensor<8x32xf32>
+  tt.return %5 : tensor<8x32xf32>
 }
 """,
     "addptr_chain_of_three": """

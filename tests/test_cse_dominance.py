@@ -7,7 +7,7 @@ from xdsl.ir import Operation
 from xdsl.pattern_rewriter import PatternRewriter
 
 from passviz.dialects import make_context
-from passviz.ir.dominance import dominator_tree, immediate_dominators
+from passviz.ir.dominance import dominator_tree, immediate_dominators, properly_dominates
 from passviz.passes.cse import CommonSubexpressionElimination
 from passviz.pipelines import parse_ir, record
 from passviz.trace.irtext import print_module
@@ -70,6 +70,48 @@ func.func @loop(%n: i32) {
     func = next(op for op in module.walk() if op.name == "func.func")
     bb0, bb1, bb2, bb3 = func.regions[0].blocks
     assert immediate_dominators(func.regions[0]) == {bb0: None, bb1: bb0, bb2: bb1, bb3: bb1}
+
+
+def test_a_value_properly_dominates_the_ops_it_is_available_at() -> None:
+    module = parse_ir(DIAMOND)
+    func = next(op for op in module.walk() if op.name == "func.func")
+    bb0, bb1, bb2, bb3, _ = func.regions[0].blocks
+    zero, one = bb0.first_op, bb1.first_op
+    assert zero is not None and one is not None and bb2.first_op is not None and bb3.first_op is not None
+    assert properly_dominates(zero.results[0], bb3.first_op)  # bb0 dominates bb3
+    assert not properly_dominates(zero.results[0], zero)  # not its own definition
+    assert not properly_dominates(one.results[0], bb3.first_op)  # bb1 does not dominate bb3
+    assert properly_dominates(bb3.args[0], bb3.first_op)  # a block's argument, in that block
+    assert not properly_dominates(bb3.args[0], bb2.first_op)
+    later = bb2.first_op.next_op
+    assert later is not None and properly_dominates(bb2.first_op.results[0], later)  # earlier in the block
+    assert not properly_dominates(later.results[0], bb2.first_op)
+
+
+def test_a_value_properly_dominates_ops_nested_below_it_not_inside_its_own_op() -> None:
+    module = parse_ir("""\
+func.func @f(%c: i1, %a: i32) -> i32 {
+  %0 = arith.addi %a, %a : i32
+  %1 = scf.if %c -> (i32) {
+    %2 = arith.addi %0, %a : i32
+    scf.yield %2 : i32
+  } else {
+    scf.yield %a : i32
+  }
+  %3 = arith.addi %1, %a : i32
+  func.return %3 : i32
+}
+""")
+    func = next(op for op in module.walk() if op.name == "func.func")
+    first = func.regions[0].block.first_op
+    if_op = next(op for op in module.walk() if op.name == "scf.if")
+    inner = next(op for op in if_op.walk() if op.name == "arith.addi")
+    assert first is not None and properly_dominates(first.results[0], inner)
+    assert properly_dominates(func.regions[0].block.args[0], inner)
+    assert not properly_dominates(if_op.results[0], inner)  # inside its own definition
+    last = if_op.next_op
+    assert last is not None and properly_dominates(if_op.results[0], last)
+    assert not properly_dominates(inner.results[0], last)  # nested values are not visible after
 
 
 def test_an_op_replaces_its_equals_in_the_blocks_it_dominates_only() -> None:

@@ -10,7 +10,7 @@ entry block cannot reach are not in the tree, as in MLIR.
 
 from __future__ import annotations
 
-from xdsl.ir import Block, Region
+from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
 
 
 def _successors(block: Block) -> tuple[Block, ...]:
@@ -99,3 +99,40 @@ def dominator_tree(region: Region) -> dict[Block, list[Block]]:
         if parent is not None:
             tree[parent].append(block)
     return tree
+
+
+def _dominates_in_region(a: Block, b: Block) -> bool:
+    """Whether ``a`` dominates ``b``, two blocks of one region (climbing ``b``'s dominators)."""
+    idom = immediate_dominators(b.parent) if b.parent is not None else {}
+    current: Block | None = b
+    while current is not None:
+        if current is a:
+            return True
+        current = idom.get(current)
+    return False
+
+
+def _ancestor_in(region: Region | None, op: Operation | None) -> Operation | None:
+    """``op``, or the op enclosing it, that sits directly in ``region``; None if none does."""
+    while op is not None and op.parent_region() is not region:
+        op = op.parent_op()
+    return op
+
+
+def properly_dominates(value: SSAValue, op: Operation) -> bool:
+    """MLIR's ``DominanceInfo::properlyDominates(Value, Operation *)``: ``value`` is
+    available at ``op``, and ``op`` is neither its definition nor inside it."""
+    if isinstance(value, BlockArgument):
+        ancestor = _ancestor_in(value.block.parent, op)
+        block = ancestor.parent_block() if ancestor is not None else None
+        return block is not None and _dominates_in_region(value.block, block)
+    assert isinstance(value, OpResult)
+    definition = value.op
+    block = definition.parent_block()
+    ancestor = _ancestor_in(definition.parent_region(), op)
+    if block is None or ancestor is None or ancestor is definition:
+        return False
+    ancestor_block = ancestor.parent_block()
+    if ancestor_block is block:
+        return definition.is_before_in_block(ancestor)
+    return ancestor_block is not None and _dominates_in_region(block, ancestor_block)

@@ -1,10 +1,16 @@
-"""``triton-combine``: Triton 3.6's ``CombineOpsPass``, pattern by pattern.
+"""``triton-combine``: Triton's ``CombineOpsPass``, pattern by pattern, as 3.6 or 3.9 has it.
 
 The patterns of ``lib/Dialect/Triton/Transforms/Combine.cpp`` and
 ``Combine.td`` (triton-lang/triton at the 3.6 branch point), registered in
 the same order and run by MLIR's greedy driver with folding on, as
 ``applyPatternsGreedily`` does.  Each class is named after Triton's, so a
 trace says which one fired.
+
+Behaving as Triton 3.9 (``passviz.dialects.triton_version``), the pass has
+3.9's changes: ``dot_scaled(a, b, 0) + d`` folds as ``dot`` does, the masked
+load of a select takes the select's other value in place (only when the
+select is its one use and that value is defined before the load), and
+mul-reduce becomes a ``dot`` of reshaped operands, in IEEE precision.
 """
 
 from __future__ import annotations
@@ -15,12 +21,14 @@ from xdsl.context import Context
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     AnyFloat,
+    DenseArrayBase,
     FloatAttr,
     IntegerType,
     ModuleOp,
     TensorType,
     UnitAttr,
     f32,
+    i32,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
@@ -34,6 +42,7 @@ from passviz.dialects.tt import (
     BroadcastOp,
     DescriptorLoadOp,
     DotOp,
+    DotScaledOp,
     ExpandDimsOp,
     InputPrecision,
     LoadOp,
@@ -42,6 +51,7 @@ from passviz.dialects.tt import (
     SplatOp,
 )
 from passviz.dialects.tt_canonicalization import PatternTable, TritonPattern, defining, has_one_use, is_zero
+from passviz.ir.dominance import properly_dominates
 from passviz.ir.hints import isa
 from passviz.passes.canonicalize import apply_patterns_greedily
 from passviz.trace.recorder import StepRecorder, TracedPass
@@ -53,22 +63,26 @@ from passviz.trace.recorder import StepRecorder, TracedPass
 
 class _CombineDotAddPattern(TritonPattern):
     """``add(dot(a, b, 0), d)`` or ``add(d, dot(a, b, 0))`` -> ``dot(a, b, d)``,
-    when the dot has no other use (``CombineDotAddPattern<OpTy>``)."""
+    when the dot has no other use (``CombineDotAddPattern<DotOpTy, AddOpTy>``)."""
 
     add_type: type[arith.AddiOp] | type[arith.AddfOp]
+
+    def dot_of(self, value: SSAValue) -> DotOp | DotScaledOp | None:
+        """The dot defining ``value``, of the kind this pattern folds."""
+        return defining(value, DotOp)
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         if not isinstance(op, self.add_type):
             return
         # Triton looks at the right operand first.
-        dot, accumulator = defining(op.rhs, DotOp), op.lhs
+        dot, accumulator = self.dot_of(op.rhs), op.lhs
         if dot is None:
-            dot, accumulator = defining(op.lhs, DotOp), op.rhs
+            dot, accumulator = self.dot_of(op.lhs), op.rhs
         if dot is None or not has_one_use(dot):
             return
         if not is_zero(dot.c):
             return
-        if isinstance(op, arith.AddfOp) and dot.max_num_imprecise_acc_value != 0:
+        if isinstance(dot, DotOp) and isinstance(op, arith.AddfOp) and dot.max_num_imprecise_acc_value != 0:
             return
         # Triton sets the accumulator and moves the dot in place, then forwards the add's uses.
         dot.operands[2] = accumulator
@@ -93,6 +107,17 @@ class CombineDotAddFPattern(_CombineDotAddPattern):
     add_type = arith.AddfOp
 
 
+class CombineDotScaledAddFPattern(_CombineDotAddPattern):
+    """``addf(dot_scaled(a, b, 0), d) -> dot_scaled(a, b, d)`` (either operand
+    order); Triton 3.9 has it, 3.6 does not."""
+
+    root = "arith.addf"
+    add_type = arith.AddfOp
+
+    def dot_of(self, value: SSAValue) -> DotOp | DotScaledOp | None:
+        return defining(value, DotScaledOp)
+
+
 # ===----------------------------------------------------------------------=== #
 # select(cond, load(ptrs, splat(cond), ?), other) -> load(ptrs, splat(cond), other)
 # ===----------------------------------------------------------------------=== #
@@ -113,6 +138,16 @@ class CombineSelectMaskedLoadPattern(TritonPattern):
             return
         splat = defining(load.mask, SplatOp)
         if splat is None or splat.src != op.cond:
+            return
+        if triton_version() >= (3, 9):
+            # 3.9 gives the load its new other value in place, so it must be the
+            # select's alone and the value must be there before it.
+            if not has_one_use(load) or not properly_dominates(op.rhs, load):
+                return
+            load.operands = (load.ptr, load.mask, op.rhs)
+            load.properties["operandSegmentSizes"] = DenseArrayBase.from_list(i32, (1, 1, 1))
+            rewriter.notify_op_modified(load)
+            rewriter.replace(op, [], [load.result])
             return
         new_load = LoadOp(load.ptr, load.mask, op.rhs)
         for name in ("boundaryCheck", "padding", "cache", "evict", "isVolatile"):
@@ -197,18 +232,31 @@ def _is_add_f32(op: Operation | None) -> bool:
     return width is not None and width <= 32
 
 
+def _broadcasts_along(op: BroadcastOp, axis: int) -> bool:
+    """Whether ``op`` broadcasts along ``axis`` and no other dimension (``isBroadcastAlongAxis``)."""
+    source, result = op.src.type, op.result.type
+    assert isa(source, TensorType[Attribute]) and isa(result, TensorType[Attribute])
+    pairs = zip(source.get_shape(), result.get_shape(), strict=True)
+    return all((before != after) == (index == axis) for index, (before, after) in enumerate(pairs))
+
+
 class CombineBroadcastMulReducePattern(TritonPattern):
     """``reduce_add(broadcast(expand_dims(x, 2)) * broadcast(expand_dims(y, 0)))``
     -> ``dot(x, y, splat(0.0))``.
 
     As in Triton 3.6, both size checks read the left broadcast's shape and the
-    reduced axis is not checked.
+    reduced axis is not checked.  Triton 3.9 instead asks for a rank-3
+    reduction along axis 1 of a product of broadcasts along axes 2 and 0, of
+    any sources, and reshapes those sources to the dot's operands.
     """
 
     root = "tt.reduce"
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         if not isinstance(op, ReduceOp):
+            return
+        if triton_version() >= (3, 9):
+            self._rewrite_3_9(op, rewriter)
             return
         blocks = list(op.combine_op.blocks)
         if len(blocks) != 1 or len(list(blocks[0].ops)) != 2 or not _is_add_f32(blocks[0].first_op):
@@ -231,10 +279,36 @@ class CombineBroadcastMulReducePattern(TritonPattern):
         accumulator_type = TensorType(get_element_type_or_self(lhs.src.type), [shape[0], shape[2]])
         zero = arith.ConstantOp(FloatAttr(0.0, f32))
         accumulator = SplatOp(zero.result, accumulator_type)
-        # Triton 3.9 builds the dot with the default (IEEE) precision, 3.6 with TF32.
-        precision = InputPrecision.TF32 if triton_version() < (3, 9) else None
-        dot = DotOp(lhs_expand.src, rhs_expand.src, accumulator.result, input_precision=precision)
+        dot = DotOp(lhs_expand.src, rhs_expand.src, accumulator.result, input_precision=InputPrecision.TF32)
         rewriter.replace(op, [zero, accumulator, dot], [dot.d])
+
+    @staticmethod
+    def _rewrite_3_9(op: ReduceOp, rewriter: PatternRewriter) -> None:
+        """Triton 3.9's version of the pattern."""
+        source_type = op.operands[0].type
+        if not isa(source_type, TensorType[Attribute]) or len(source_type.get_shape()) != 3:
+            return
+        if op.axis.value.data != 1 or not _is_add_f32(op.get_single_combiner()):
+            return
+        mul = defining(op.operands[0], arith.MulfOp)
+        if mul is None:
+            return
+        lhs, rhs = defining(mul.lhs, BroadcastOp), defining(mul.rhs, BroadcastOp)
+        if lhs is None or rhs is None or not _broadcasts_along(lhs, 2) or not _broadcasts_along(rhs, 0):
+            return
+        lhs_shape, rhs_shape = lhs.result.type.get_shape(), rhs.result.type.get_shape()
+        if lhs_shape[2] < 16 or rhs_shape[0] < 16:
+            return
+        lhs_source, rhs_source = lhs.src.type, rhs.src.type
+        assert isa(lhs_source, TensorType[Attribute]) and isa(rhs_source, TensorType[Attribute])
+        element = lhs_source.get_element_type()
+        # Triton creates the reshapes, then the zero, the splat and the dot.
+        lhs_matrix = ReshapeOp(lhs.src, TensorType(element, lhs_source.get_shape()[:-1]))
+        rhs_matrix = ReshapeOp(rhs.src, TensorType(rhs_source.get_element_type(), rhs_source.get_shape()[1:]))
+        zero = arith.ConstantOp(FloatAttr(0.0, f32))
+        accumulator = SplatOp(zero.result, TensorType(element, [lhs_shape[0], rhs_shape[2]]))
+        dot = DotOp(lhs_matrix.result, rhs_matrix.result, accumulator.result)
+        rewriter.replace(op, [lhs_matrix, rhs_matrix, zero, accumulator, dot], [dot.d])
 
 
 # ===----------------------------------------------------------------------=== #
@@ -288,10 +362,13 @@ class RankedReduceDescriptorLoads(TritonPattern):
 
 
 def combine_patterns() -> tuple[TritonPattern, ...]:
-    """``CombineOpsPass``'s patterns, in its registration order."""
+    """``CombineOpsPass``'s patterns, in its registration order, as the Triton
+    passviz behaves as has them."""
+    scaled = (CombineDotScaledAddFPattern(),) if triton_version() >= (3, 9) else ()
     return (
         CombineDotAddIPattern(),
         CombineDotAddFPattern(),
+        *scaled,
         CombineSelectMaskedLoadPattern(),
         CombineAddPtrPattern(),
         CombineBroadcastMulReducePattern(),
@@ -316,6 +393,7 @@ __all__ = [
     "CombineBroadcastMulReducePattern",
     "CombineDotAddFPattern",
     "CombineDotAddIPattern",
+    "CombineDotScaledAddFPattern",
     "CombineReshapeReducePatterns",
     "CombineSelectMaskedLoadPattern",
     "RankedReduceDescriptorLoads",
