@@ -18,7 +18,17 @@ from xdsl.ir import Operation
 
 from passviz.dialects.tt import PointerType
 from passviz.run.core import FUNCTION_OPS, new_interpreter
-from passviz.run.values import Array, Buffer, Memory, Pointer, RunError, as_type
+from passviz.run.values import (
+    Array,
+    Buffer,
+    KernelAssertionError,
+    LaunchError,
+    Memory,
+    Pointer,
+    RunError,
+    UnsupportedOpError,
+    as_type,
+)
 
 Argument = tuple[str, "Array | int | float"]
 """A kernel argument: its name, and an array (for a pointer) or a number (for a scalar)."""
@@ -46,7 +56,7 @@ def kernel_function(module: ModuleOp, name: str | None = None) -> Operation:
         visibility = getattr(op.properties.get("sym_visibility"), "data", "public")
         if (name is None and visibility == "public") or sym == name:
             return op
-    raise RunError(
+    raise LaunchError(
         f"the module has no function named @{name}" if name else "the module has no public function"
     )
 
@@ -54,7 +64,7 @@ def kernel_function(module: ModuleOp, name: str | None = None) -> Operation:
 def normalize_grid(grid: Sequence[int]) -> tuple[int, int, int]:
     """``grid`` as three axes; it must have one to three positive sizes."""
     if not 1 <= len(grid) <= 3 or any(size < 1 for size in grid):
-        raise RunError(f"a grid is one to three positive sizes, not {tuple(grid)}")
+        raise LaunchError(f"a grid is one to three positive sizes, not {tuple(grid)}")
     return (*grid, *(1,) * (3 - len(grid)))  # pyright: ignore[reportReturnType]
 
 
@@ -65,18 +75,18 @@ def launch(
     function = kernel_function(module, kernel)
     types = list(function.regions[0].blocks.first.arg_types) if function.regions[0].blocks.first else []
     if len(types) != len(arguments):
-        raise RunError(f"the kernel takes {len(types)} arguments; {len(arguments)} were given", function)
+        raise LaunchError(f"the kernel takes {len(types)} arguments, not {len(arguments)}", function)
     memory = Memory()
     values: list[object] = []
     for (name, value), type_ in zip(arguments, types, strict=True):
         if isinstance(type_, PointerType):
             if not isinstance(value, np.ndarray):
-                raise RunError(f"argument {name!r} is a pointer ({type_}); give it an array", function)
+                raise LaunchError(f"argument {name!r} is a pointer ({type_}); give it an array", function)
             memory.buffers.append(Buffer(name, np.ascontiguousarray(value).reshape(-1).copy()))
             values.append(Pointer(len(memory.buffers) - 1, 0))
             continue
         if isinstance(value, np.ndarray) and value.ndim > 0:
-            raise RunError(f"argument {name!r} is a scalar ({type_}); give it a number", function)
+            raise LaunchError(f"argument {name!r} is a scalar ({type_}); give it a number", function)
         values.append(as_type(value, type_, function))
     axes = normalize_grid(grid)
     interpreter = new_interpreter(module)
@@ -87,5 +97,10 @@ def launch(
             for y in range(axes[1]):
                 for x in range(axes[0]):
                     interpreter.program_id = (x, y, z)
-                    interpreter.call(function, tuple(values))
+                    try:
+                        interpreter.call(function, tuple(values))
+                    except (UnsupportedOpError, KernelAssertionError):
+                        raise
+                    except RunError as exc:
+                        raise RunError(f"{exc.message} (in program {(x, y, z)})", exc.op) from None
     return LaunchResult(memory.buffers)

@@ -59,6 +59,10 @@ class UnsupportedOpError(RunError):
         super().__init__(f"the interpreter does not support {op.name}{suffix}", op)
 
 
+class LaunchError(RunError):
+    """Arguments or a grid that do not fit the kernel: no program ran."""
+
+
 class KernelAssertionError(RunError):
     """A ``tt.assert`` that failed in some program of the grid."""
 
@@ -73,8 +77,10 @@ def describe_location(op: Operation) -> str:
         func = func.parent_op()
     if func is None:
         return "(no location)"
-    index = next(i for i, other in enumerate(func.walk()) if other is op)
     name = getattr(func.properties.get("sym_name"), "data", "?")
+    if func is op:
+        return f"@{name}"
+    index = next(i for i, other in enumerate(func.walk()) if other is op)
     return f"@{name}, op #{index}"
 
 

@@ -1,0 +1,185 @@
+"""Which step changed the kernel's results: run the IR before the first step and after chosen steps.
+
+The initial IR (before step 0) is the reference.  ``bisect`` runs the last
+step first: if its outputs match, no step changed them (unless a change was
+undone later; ``every=True`` runs every step to catch that).  Otherwise it
+halves the range between the last step known to match and the first known to
+differ, assuming that once a step breaks the kernel every later one stays
+broken, until the two are neighbours: the later one is the first differing
+step, and both of its sides have been run.
+
+Outputs match when every buffer the kernel wrote holds the same elements
+within a tolerance for its element type (``TOLERANCES``: a few units in the
+last place of f16, f32 or f64; integers exactly; NaN matches NaN).  A run that
+fails (an out-of-bounds access, a failed assert) differs from one that does
+not; an op the interpreter lacks, or arguments that do not fit the kernel, stop
+the search with that error, as they say nothing about the step.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from passviz.pipelines import InputError, parse_ir
+from passviz.run.launch import Argument, launch
+from passviz.run.values import Array, LaunchError, RunError, UnsupportedOpError
+from passviz.trace.model import Step, Trace
+
+TOLERANCES: dict[str, tuple[float, float]] = {
+    "float16": (2e-3, 1e-5),
+    "float32": (1e-5, 1e-7),
+    "float64": (1e-12, 1e-15),
+}
+"""(relative, absolute) tolerance by a buffer's numpy element type; others compare exactly."""
+
+INITIAL = -1
+"""The step index that stands for the initial IR, before step 0."""
+
+
+@dataclass(frozen=True)
+class Difference:
+    """One output element that differs from the reference."""
+
+    buffer: str
+    """The argument the buffer was passed as."""
+    index: int
+    """The element's position in the flat buffer."""
+    expected: object
+    """The reference's value."""
+    got: object
+    """The value at the step."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What running the IR at one step gave."""
+
+    step: int
+    """The step (``INITIAL`` for the initial IR)."""
+    outputs: dict[str, Array] = field(default_factory=lambda: dict[str, Array]())
+    """The buffers the kernel wrote, when it ran to the end."""
+    error: str | None = None
+    """Why it did not."""
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """How one outcome differs from the reference."""
+
+    differences: list[Difference]
+    """The first differing elements (at most ``limit`` of them)."""
+    count: int
+    """How many elements differ in all; a changed error or a changed set of outputs counts as one."""
+    max_error: float
+    """The largest absolute difference between finite elements."""
+    reason: str | None = None
+    """What differs other than elements: an error, a missing output."""
+
+    @property
+    def same(self) -> bool:
+        """Whether nothing differs."""
+        return self.count == 0
+
+
+@dataclass
+class BisectResult:
+    """The first step whose outputs differ from the initial IR's, and the runs that found it."""
+
+    first: int | None
+    """That step's index; None when the last step's outputs match."""
+    step: Step | None
+    """That step."""
+    comparison: Comparison | None
+    """How its outputs differ."""
+    runs: dict[int, Outcome]
+    """Every outcome computed, by step (``INITIAL`` included)."""
+
+
+def run_step(trace: Trace, step: int, arguments: Sequence[Argument], grid: Sequence[int]) -> Outcome:
+    """Run the IR after ``step`` (``INITIAL``: before the first step) on fresh copies of ``arguments``."""
+    if step == INITIAL:
+        text = trace.ir_before(0) if trace.steps else trace.ir_at(-1)
+    else:
+        text = trace.ir_at(step)
+    try:
+        module = parse_ir(text, f"step {step}")
+    except InputError as exc:
+        raise RunError(f"the IR after step {step} does not parse: {exc}") from None
+    fresh = [(name, value.copy() if isinstance(value, np.ndarray) else value) for name, value in arguments]
+    try:
+        return Outcome(step, launch(module, fresh, grid).outputs)
+    except (UnsupportedOpError, LaunchError):
+        raise
+    except RunError as exc:
+        return Outcome(step, error=str(exc))
+
+
+def compare(reference: Outcome, outcome: Outcome, limit: int = 10) -> Comparison:
+    """The elements of ``outcome``'s outputs that differ from ``reference``'s beyond the tolerance."""
+    if reference.error != outcome.error:
+        return Comparison([], 1, float("inf"), f"the run failed: {outcome.error or reference.error}")
+    if set(reference.outputs) != set(outcome.outputs):
+        names = ", ".join(sorted(set(reference.outputs) ^ set(outcome.outputs)))
+        return Comparison([], 1, float("inf"), f"the kernel writes a different set of buffers ({names})")
+    differences: list[Difference] = []
+    count = 0
+    max_error = 0.0
+    for name, expected in reference.outputs.items():
+        got = outcome.outputs[name]
+        bad = _mismatches(expected, got)
+        count += int(bad.sum())
+        if np.issubdtype(expected.dtype, np.number) and bad.any():
+            finite = bad & np.isfinite(expected.astype(np.float64)) & np.isfinite(got.astype(np.float64))
+            if finite.any():
+                delta = np.abs(expected[finite].astype(np.float64) - got[finite].astype(np.float64))
+                max_error = max(max_error, float(delta.max()))
+        for index in np.flatnonzero(bad)[: limit - len(differences)]:
+            differences.append(Difference(name, int(index), expected[index].item(), got[index].item()))
+    return Comparison(differences, count, max_error)
+
+
+def _mismatches(expected: Array, got: Array) -> Array:
+    tolerance = TOLERANCES.get(expected.dtype.name)
+    if tolerance is None:
+        return expected != got
+    rtol, atol = tolerance
+    close = np.isclose(got, expected, rtol=rtol, atol=atol, equal_nan=True)
+    return ~close
+
+
+def bisect(
+    trace: Trace, arguments: Sequence[Argument], grid: Sequence[int], every: bool = False
+) -> BisectResult:
+    """The first step of ``trace`` whose outputs on ``arguments`` differ from the initial IR's."""
+    runs: dict[int, Outcome] = {}
+
+    def outcome(step: int) -> Outcome:
+        if step not in runs:
+            runs[step] = run_step(trace, step, arguments, grid)
+        return runs[step]
+
+    reference = outcome(INITIAL)
+    last = len(trace.steps) - 1
+
+    def differs(step: int) -> bool:
+        return not compare(reference, outcome(step)).same
+
+    if every:
+        first = next((step for step in range(last + 1) if differs(step)), None)
+    elif last < 0 or not differs(last):
+        first = None
+    else:
+        good, bad = INITIAL, last
+        while bad - good > 1:
+            middle = (good + bad) // 2
+            if differs(middle):
+                bad = middle
+            else:
+                good = middle
+        first = bad
+    if first is None:
+        return BisectResult(None, None, None, runs)
+    return BisectResult(first, trace.steps[first], compare(reference, outcome(first)), runs)

@@ -1,0 +1,128 @@
+"""Kernel arguments from the command line: ``name=shape:dtype[:random|zeros|arange]`` or ``name=number``.
+
+``x=1024:f32`` is a buffer of 1024 random floats (standard normal, from a
+seed fixed per run, drawn in argument order, so the same specs give the same
+arrays); ``a=64x32:f16:zeros`` a 64x32 buffer of zeros; ``n=1024`` and
+``eps=1e-5`` scalars.  Arguments are passed in the order given, which must be
+the kernel's.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from passviz.run.launch import Argument
+from passviz.run.values import Array
+
+DTYPES: dict[str, np.dtype[np.generic]] = {
+    "f16": np.dtype(np.float16),
+    "f32": np.dtype(np.float32),
+    "f64": np.dtype(np.float64),
+    "i1": np.dtype(np.bool_),
+    "i8": np.dtype(np.int8),
+    "i16": np.dtype(np.int16),
+    "i32": np.dtype(np.int32),
+    "i64": np.dtype(np.int64),
+}
+"""The element types a buffer argument may have, by their MLIR names."""
+
+FILLS = ("random", "zeros", "arange")
+"""How a buffer's elements are made."""
+
+_SPEC = re.compile(r"(?P<name>[A-Za-z_][\w.]*)=(?P<value>.*)")
+_SHAPE = re.compile(r"\d+(x\d+)*")
+
+
+class InputSpecError(ValueError):
+    """An argument spec that cannot be read."""
+
+
+@dataclass(frozen=True)
+class ArgSpec:
+    """One kernel argument as the command line describes it."""
+
+    name: str
+    """The argument's name (for output only: arguments are positional)."""
+    shape: tuple[int, ...] | None = None
+    """A buffer's shape; None for a scalar."""
+    dtype: str = "f32"
+    """A buffer's element type (a key of ``DTYPES``)."""
+    fill: str = "random"
+    """How a buffer is filled (one of ``FILLS``)."""
+    scalar: int | float = 0
+    """A scalar's value."""
+
+    def __str__(self) -> str:
+        if self.shape is None:
+            return f"{self.name}={self.scalar}"
+        return f"{self.name}={'x'.join(map(str, self.shape))}:{self.dtype}:{self.fill}"
+
+
+def parse_arg(text: str) -> ArgSpec:
+    """Read ``name=shape:dtype[:fill]`` or ``name=number``."""
+    match = _SPEC.fullmatch(text.strip())
+    if match is None:
+        raise InputSpecError(f"--arg {text!r}: expected name=shape:dtype[:{'|'.join(FILLS)}] or name=number")
+    name, value = match["name"], match["value"]
+    if ":" not in value:
+        try:
+            number: int | float = int(value)
+        except ValueError:
+            try:
+                number = float(value)
+            except ValueError:
+                raise InputSpecError(
+                    f"--arg {text!r}: {value!r} is neither a number nor shape:dtype"
+                ) from None
+        return ArgSpec(name, scalar=number)
+    parts = value.split(":")
+    if len(parts) > 3 or not _SHAPE.fullmatch(parts[0]):
+        raise InputSpecError(
+            f"--arg {text!r}: expected shape:dtype[:fill] with a shape such as 1024 or 64x32"
+        )
+    if parts[1] not in DTYPES:
+        raise InputSpecError(
+            f"--arg {text!r}: unknown element type {parts[1]!r} (one of {', '.join(DTYPES)})"
+        )
+    fill = parts[2] if len(parts) == 3 else "random"
+    if fill not in FILLS:
+        raise InputSpecError(f"--arg {text!r}: unknown fill {fill!r} (one of {', '.join(FILLS)})")
+    shape = tuple(int(size) for size in parts[0].split("x"))
+    return ArgSpec(name, shape, parts[1], fill)
+
+
+def make_array(spec: ArgSpec, rng: np.random.Generator) -> Array:
+    """The buffer ``spec`` describes, drawn from ``rng`` when random."""
+    assert spec.shape is not None
+    dtype = DTYPES[spec.dtype]
+    size = int(np.prod(spec.shape))
+    if spec.fill == "zeros":
+        return np.zeros(spec.shape, dtype=dtype)
+    if spec.fill == "arange":
+        return np.arange(size).astype(dtype).reshape(spec.shape)
+    if dtype == np.bool_:
+        return rng.integers(0, 2, size=spec.shape).astype(bool)
+    if np.issubdtype(dtype, np.integer):
+        return rng.integers(0, 100, size=spec.shape).astype(dtype)
+    return rng.standard_normal(spec.shape).astype(dtype)
+
+
+def make_arguments(specs: Sequence[ArgSpec], seed: int = 0) -> list[Argument]:
+    """The kernel arguments ``specs`` describe, random buffers drawn from ``seed`` in order."""
+    rng = np.random.default_rng(seed)
+    return [(spec.name, make_array(spec, rng) if spec.shape is not None else spec.scalar) for spec in specs]
+
+
+def parse_grid(text: str) -> tuple[int, ...]:
+    """``4`` or ``4,2`` or ``4x2``: programs along each axis."""
+    try:
+        grid = tuple(int(size) for size in re.split(r"[,x]", text.strip()))
+    except ValueError:
+        raise InputSpecError(f"--grid {text!r}: expected one to three sizes, such as 4 or 4,2") from None
+    if not 1 <= len(grid) <= 3 or any(size < 1 for size in grid):
+        raise InputSpecError(f"--grid {text!r}: expected one to three positive sizes")
+    return grid

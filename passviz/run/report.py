@@ -1,0 +1,61 @@
+"""What ``passviz run`` and ``passviz bisect`` print."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from passviz.run.bisect import INITIAL, BisectResult
+from passviz.run.values import Array
+from passviz.trace.model import Trace
+from passviz.trace.query import op_names, step_label
+
+
+def step_name(step: int) -> str:
+    """``step 3``, or ``the initial IR``."""
+    return "the initial IR" if step == INITIAL else f"step {step}"
+
+
+def summarize(name: str, data: Array, shown: int = 6) -> str:
+    """One line about an output buffer: size, type, range, mean and its first elements."""
+    head = ", ".join(f"{v:.6g}" if isinstance(v, float) else str(v) for v in data[:shown].tolist())
+    more = ", ..." if data.size > shown else ""
+    line = f"{name}: {data.size} x {data.dtype.name}  [{head}{more}]"
+    if data.size == 0 or not np.issubdtype(data.dtype, np.number):
+        return line
+    wide = data.astype(np.float64)
+    finite = wide[np.isfinite(wide)]
+    if finite.size == 0:
+        return f"{line}  no finite element"
+    return f"{line}  min {finite.min():.6g}  max {finite.max():.6g}  mean {finite.mean():.6g}"
+
+
+def _number(value: object) -> str:
+    return f"{value:.6g}" if isinstance(value, float) else str(value)
+
+
+def describe_bisect(trace: Trace, result: BisectResult) -> list[str]:
+    """The lines ``passviz bisect`` prints: the verdict, the step, the elements that changed."""
+    ran = ", ".join(step_name(step) for step in result.runs)
+    reference = result.runs[INITIAL]
+    lines = [f"ran {ran}"]
+    if reference.error is not None:
+        lines.append(f"the initial IR fails: {reference.error}")
+    if result.first is None or result.step is None or result.comparison is None:
+        lines.append("no step changes the outputs: the last step's match the initial IR's")
+        return lines
+    step = result.step
+    names = op_names(trace.initial["delta"] if trace.initial else None, trace.steps)
+    root = f" on {names.get(step.root, step.root)}" if step.root else ""
+    lines.append(
+        f"first differing step: {step.index}  {step.kind}  {step.pass_name or '-'}  "
+        f"{step_label(step, names)}{root}"
+    )
+    comparison = result.comparison
+    if comparison.reason is not None:
+        lines.append(f"  {comparison.reason}")
+    else:
+        lines.append(f"  {comparison.count} elements differ, max error {comparison.max_error:.6g}")
+    for difference in comparison.differences:
+        expected, got = _number(difference.expected), _number(difference.got)
+        lines.append(f"  {difference.buffer}[{difference.index}]: expected {expected}, got {got}")
+    return lines
