@@ -24,6 +24,11 @@ from passviz.pipelines import (
     pipeline_summary,
     record_file,
 )
+from passviz.run.bisect import INITIAL, bisect, run_step
+from passviz.run.inputs import InputSpecError, make_arguments, parse_arg, parse_grid
+from passviz.run.launch import Argument
+from passviz.run.report import describe_bisect, step_name, summarize
+from passviz.run.values import RunError
 from passviz.trace.model import Step, Trace
 from passviz.trace.query import op_names, step_label
 from passviz.trace.recorder import RecordOptions, VerifyEach
@@ -119,7 +124,38 @@ def _parser() -> argparse.ArgumentParser:
     view.add_argument("--no-browser", action="store_true", help="write the page and print its path only")
 
     sub.add_parser("passes", help="list the passes a pipeline may use")
+    _add_run_parsers(sub)
     return parser
+
+
+def _add_run_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:  # pyright: ignore[reportPrivateUsage]
+    """``run`` and ``bisect``: the IR at a step, run on the CPU."""
+    run = sub.add_parser(
+        "run", help="run the kernel at a step on the CPU and summarize the buffers it writes"
+    )
+    bisect = sub.add_parser(
+        "bisect", help="find the first step whose kernel outputs differ from the initial IR's"
+    )
+    for command in (run, bisect):
+        command.add_argument("trace")
+        command.add_argument("--grid", default="1", help="programs along each axis: 4, or 4,2 (default 1)")
+        command.add_argument(
+            "--arg",
+            action="append",
+            default=[],
+            metavar="SPEC",
+            help="the next kernel argument, in the kernel's order: name=shape:dtype[:random|zeros|arange] "
+            "for a pointer (e.g. x=1024:f32), name=number for a scalar",
+        )
+        command.add_argument("--seed", type=int, default=0, help="the seed of the random buffers (default 0)")
+    run.add_argument(
+        "--step", default="-1", help="step index (negative counts from the end), or 'initial' (default -1)"
+    )
+    bisect.add_argument(
+        "--every",
+        action="store_true",
+        help="run every step, not a binary search (finds a change undone later)",
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -282,6 +318,51 @@ def _cmd_passes(args: argparse.Namespace) -> int:
     return 0
 
 
+def _run_inputs(args: argparse.Namespace) -> tuple[list[Argument], tuple[int, ...]]:
+    try:
+        specs = [parse_arg(text) for text in args.arg]
+        return make_arguments(specs, args.seed), parse_grid(args.grid)
+    except InputSpecError as exc:
+        raise CliError(str(exc)) from None
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    trace = _load(args.trace)
+    arguments, grid = _run_inputs(args)
+    if args.step == "initial":
+        step = INITIAL
+    else:
+        try:
+            step = trace.normalize_step(int(args.step)) if trace.steps else INITIAL
+        except (ValueError, IndexError) as exc:
+            raise CliError(f"--step {args.step}: {exc}") from None
+    try:
+        outcome = run_step(trace, step, arguments, grid)
+    except RunError as exc:
+        raise CliError(f"{step_name(step)}: {exc}") from None
+    if outcome.error is not None:
+        raise CliError(f"{step_name(step)}: {outcome.error}")
+    written = len(outcome.outputs)
+    print(
+        f"{step_name(step)}, grid {'x'.join(map(str, grid))}: {written} buffer{'s' * (written != 1)} written"
+    )
+    for name, data in outcome.outputs.items():
+        print(one_line(summarize(name, data)))
+    return 0
+
+
+def _cmd_bisect(args: argparse.Namespace) -> int:
+    trace = _load(args.trace)
+    arguments, grid = _run_inputs(args)
+    try:
+        result = bisect(trace, arguments, grid, every=args.every)
+    except RunError as exc:
+        raise CliError(str(exc)) from None
+    for line in describe_bisect(trace, result):
+        print(one_line(line))
+    return 0
+
+
 _COMMANDS = {
     "trace": _cmd_trace,
     "steps": _cmd_steps,
@@ -291,6 +372,8 @@ _COMMANDS = {
     "export": _cmd_export,
     "view": _cmd_view,
     "passes": _cmd_passes,
+    "run": _cmd_run,
+    "bisect": _cmd_bisect,
 }
 
 
