@@ -1,0 +1,143 @@
+"""``passviz bisect`` finds the rewrite that changed a kernel's results: the demo of
+``examples/bisect_demo.py``, where ``x * 2 -> x + x`` is right and ``a - b -> b - a`` is not."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pytest
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import PatternRewriteWalker
+
+from passviz.cli import main
+from passviz.pipelines import load_pass_module, record
+from passviz.run.bisect import INITIAL, bisect, run_step
+from passviz.run.inputs import make_arguments, parse_arg
+from passviz.run.launch import Argument
+from passviz.trace.model import Trace
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+DEMO = (EXAMPLES / "bisect_demo.mlir").read_text()
+PASSES = load_pass_module(str(EXAMPLES / "bisect_demo.py"))
+ARGS = ["x=1000:f32", "y=1000:f32", "out=1000:f32:zeros", "n=1000"]
+"""The demo kernel's arguments, as the command line gives them."""
+
+
+def demo_trace() -> Trace:
+    run = record(DEMO, "demo-rewrites,canonicalize", extra_passes=PASSES)
+    assert run.trace.status == "ok"
+    return run.trace
+
+
+def arguments() -> list[Argument]:
+    return make_arguments([parse_arg(text) for text in ARGS])
+
+
+def test_bisect_names_the_wrong_rewrite() -> None:
+    trace = demo_trace()
+    result = bisect(trace, arguments(), (4,))
+    assert result.step is not None and result.first == result.step.index
+    assert (result.step.kind, result.step.name) == ("rewrite", "OrderSubfOperands")
+    # The right rewrite came first, and its step's outputs were the initial IR's.
+    right = next(step.index for step in trace.steps if step.name == "TimesTwoToAdd")
+    assert right < result.first
+    assert result.first - 1 in result.runs and result.first in result.runs
+    # Binary search: the initial IR, the last step and a few in between, not every step.
+    assert len(result.runs) < len(trace.steps)
+    comparison = result.comparison
+    assert comparison is not None and comparison.count == 1000
+    for difference in comparison.differences:
+        assert difference.buffer == "out" and difference.got == pytest.approx(-float(difference.expected))  # pyright: ignore[reportArgumentType]
+    x, y = (value for _, value in arguments()[:2])
+    assert isinstance(x, np.ndarray) and isinstance(y, np.ndarray)
+    np.testing.assert_allclose(result.runs[INITIAL].outputs["out"], 2 * x - y)
+    np.testing.assert_allclose(result.runs[result.first].outputs["out"], y - 2 * x)
+    assert bisect(trace, arguments(), (4,), every=True).first == result.first
+
+
+@dataclass(frozen=True)
+class OnlyTheRightRewrite(ModulePass):
+    """The demo's ``x * 2 -> x + x`` alone."""
+
+    name = "only-times-two"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        module = PASSES["demo-rewrites"].__module__
+        import sys
+
+        PatternRewriteWalker(sys.modules[module].TimesTwoToAdd()).rewrite_module(op)
+
+
+def test_a_right_rewrite_changes_nothing() -> None:
+    trace = record(DEMO, [OnlyTheRightRewrite()]).trace
+    assert any(step.name == "TimesTwoToAdd" for step in trace.steps)
+    result = bisect(trace, arguments(), (4,))
+    assert result.first is None and set(result.runs) == {INITIAL, len(trace.steps) - 1}
+    final = run_step(trace, len(trace.steps) - 1, arguments(), (4,))
+    assert final.error is None and "out" in final.outputs
+
+
+def test_the_command_line_runs_a_step_and_bisects(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "demo.passviz.json"
+    mlir = tmp_path / "demo.mlir"
+    mlir.write_text(DEMO)
+    common = ["--grid", "4", *(f"--arg={spec}" for spec in ARGS)]
+    assert (
+        main(
+            [
+                "trace",
+                str(mlir),
+                "-p",
+                "demo-rewrites",
+                "--passes-from",
+                str(EXAMPLES / "bisect_demo.py"),
+                "-o",
+                str(out),
+            ]
+        )
+        == 0
+    )
+    capsys.readouterr()
+    assert main(["run", str(out), "--step", "initial", *common]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[0] == "the initial IR, grid 4: 1 buffer written"
+    assert printed[1].startswith("out: 1000 x float32  [")
+    assert main(["bisect", str(out), *common]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    found = next(line for line in printed if line.startswith("first differing step:"))
+    assert found.split()[3:7] == ["3", "rewrite", "demo-rewrites", "OrderSubfOperands"]
+    assert "1000 elements differ" in printed[printed.index(found) + 1]
+    assert printed[printed.index(found) + 2].startswith("  out[0]: expected ")
+
+
+UNSUPPORTED = """
+tt.func public @k(%x: !tt.ptr<i64>) {
+  %i = tt.ptr_to_int %x : !tt.ptr<i64> -> i64
+  tt.store %x, %i : !tt.ptr<i64>
+  tt.return
+}
+"""
+
+
+def test_command_line_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    mlir = tmp_path / "k.mlir"
+    mlir.write_text(UNSUPPORTED)
+    out = tmp_path / "k.passviz.json"
+    assert main(["trace", str(mlir), "-p", "canonicalize", "-o", str(out)]) == 0
+    capsys.readouterr()
+    cases = {
+        ("--arg", "x=4:i64"): "tt.ptr_to_int: the interpreter does not support tt.ptr_to_int",
+        ("--arg", "x=4:q8"): "unknown element type 'q8'",
+        ("--arg", "x=4"): "argument 'x' is a pointer (!tt.ptr<i64>); give it an array",
+        ("--arg", "x=4:i64", "--grid", "0"): "expected one to three positive sizes",
+        (): "the kernel takes 1 arguments, not 0",
+    }
+    for extra, message in cases.items():
+        for command in ("run", "bisect"):
+            assert main([command, str(out), *extra]) == 1
+            err = capsys.readouterr().err
+            assert err.count("\n") == 1 and err.startswith("passviz: error: ") and message in err, err
