@@ -7,6 +7,7 @@ import re
 
 import pytest
 
+from passviz.dialects.triton_version import use_triton_version
 from passviz.dialects.tt_canonicalization import patterns_for
 from passviz.pipelines import record
 from tests.conftest import PEER, need, peer_file, split_chunks
@@ -51,6 +52,10 @@ def test_patterns_in_mlir_order() -> None:
     assert names("tt.reshape") == ["ReshapeOpCanonicalize"]
     assert names("tt.splat") == []
     assert names("tt.trans") == []
+    with use_triton_version("3.6"):
+        assert names("tt.int_to_ptr") == []
+    with use_triton_version("3.9"):
+        assert names("tt.int_to_ptr") == ["CanonicalizeIntToPtrOfPtrToInt", "CanonicalizeIntToPtrWithAdd"]
 
 
 EXTRA = {
@@ -60,6 +65,50 @@ tt.func @f(%ptr: tensor<8x!tt.ptr<f32>>) -> tensor<8xf32> {
   %other = arith.constant dense<1.0> : tensor<8xf32>
   %x = tt.load %ptr, %true, %other cacheModifier = cg {isVolatile = true} : tensor<8x!tt.ptr<f32>>
   tt.return %x : tensor<8xf32>
+}
+""",
+    "masked_load_keeps_hints_3_9_spelling": """
+tt.func @f(%ptr: tensor<8x!tt.ptr<f32>>) -> tensor<8xf32> {
+  %true = arith.constant dense<true> : tensor<8xi1>
+  %other = arith.constant dense<1.0> : tensor<8xf32>
+  %x = tt.load %ptr, %true, %other {cachePolicy = #tt.cache_policy<cache_modifier = cg, eviction_policy = evict_normal>, isVolatile = true} : tensor<8x!tt.ptr<f32>>
+  tt.return %x : tensor<8xf32>
+}
+""",
+    "masked_store_keeps_hints_3_9_spelling": """
+tt.func @f(%ptr: tensor<8x!tt.ptr<f32>>, %v: tensor<8xf32>) {
+  %true = arith.constant dense<true> : tensor<8xi1>
+  tt.store %ptr, %v, %true {cachePolicy = #tt.cache_policy<cache_modifier = none, eviction_policy = evict_first>} : tensor<8x!tt.ptr<f32>>
+  tt.return
+}
+""",
+    "int_to_ptr_of_ptr_to_int_of_another_pointee": """
+tt.func @f(%p: !tt.ptr<f32>) -> !tt.ptr<f16> {
+  %i = tt.ptr_to_int %p : !tt.ptr<f32> -> i64
+  %r = tt.int_to_ptr %i : i64 -> !tt.ptr<f16>
+  tt.return %r : !tt.ptr<f16>
+}
+""",
+    "int_to_ptr_of_constant_offsets": """
+tt.func @f(%v: i64, %t: tensor<4xi64>) -> (!tt.ptr<f16>, !tt.ptr<f16>, !tt.ptr<f64>, !tt.ptr<i1>, tensor<4x!tt.ptr<f32>>, tensor<4x!tt.ptr<f32>>) {
+  %c6 = arith.constant 6 : i64
+  %c7 = arith.constant 7 : i64
+  %cm16 = arith.constant -16 : i64
+  %d12 = arith.constant dense<12> : tensor<4xi64>
+  %d = arith.constant dense<[4, 8, 12, 16]> : tensor<4xi64>
+  %a = arith.addi %v, %c6 : i64
+  %r0 = tt.int_to_ptr %a : i64 -> !tt.ptr<f16>
+  %b = arith.addi %c6, %v : i64
+  %r1 = tt.int_to_ptr %b : i64 -> !tt.ptr<f16>
+  %c = arith.addi %v, %cm16 : i64
+  %r2 = tt.int_to_ptr %c : i64 -> !tt.ptr<f64>
+  %e = arith.addi %v, %c7 : i64
+  %r3 = tt.int_to_ptr %e : i64 -> !tt.ptr<i1>
+  %f = arith.addi %t, %d12 : tensor<4xi64>
+  %r4 = tt.int_to_ptr %f : tensor<4xi64> -> tensor<4x!tt.ptr<f32>>
+  %g = arith.addi %t, %d : tensor<4xi64>
+  %r5 = tt.int_to_ptr %g : tensor<4xi64> -> tensor<4x!tt.ptr<f32>>
+  tt.return %r0, %r1, %r2, %r3, %r4, %r5 : !tt.ptr<f16>, !tt.ptr<f16>, !tt.ptr<f64>, !tt.ptr<i1>, tensor<4x!tt.ptr<f32>>, tensor<4x!tt.ptr<f32>>
 }
 """,
     "false_masked_load_without_other_stays": """

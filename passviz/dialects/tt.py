@@ -3046,7 +3046,7 @@ class MakeTensorDescOp(IRDLOperation):
 
 
 @irdl_op_definition
-class IntToPtrOp(_SrcToResultSyntax, IRDLOperation):
+class IntToPtrOp(_SrcToResultSyntax, IRDLOperation, TTCanonicalizationPatterns):
     """Cast an ``i64`` (or a tensor of them) to a pointer.
 
     ``%p = tt.int_to_ptr %x : i64 -> !tt.ptr<f32>``

@@ -16,6 +16,8 @@ This module also holds what Triton's pass patterns share: their ordering,
 ``is_elementwise`` (MLIR's ``OpTrait::Elementwise``) and a few matchers.
 
 Reference: triton-lang/triton at the 3.6 branch point (``004d7f5f5``).
+Behaving as Triton 3.9 (``passviz.dialects.triton_version``), ``tt.int_to_ptr``
+has 3.9's two patterns as well.
 """
 
 from __future__ import annotations
@@ -27,25 +29,44 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
+    FixedBitwidthType,
     FloatAttr,
     IntegerAttr,
+    IntegerType,
+    TensorType,
     i32,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.traits import HasFolder, is_side_effect_free
+from xdsl.utils.type import get_element_type_or_self
 
-from passviz.dialects.matchers import constant_attr, float_value, is_float_zero, is_int
+from passviz.dialects.matchers import (
+    APInt,
+    constant_attr,
+    dense,
+    float_value,
+    int_attr,
+    is_float_zero,
+    is_int,
+)
+from passviz.dialects.triton_version import triton_version
 from passviz.dialects.tt import (
+    AddPtrOp,
+    BitcastOp,
     BroadcastOp,
     Elementwise,
     ExpandDimsOp,
+    IntToPtrOp,
     LoadOp,
+    PointerType,
+    PtrToIntOp,
     ReshapeOp,
     SplatOp,
     StoreOp,
     TransOp,
 )
+from passviz.ir.hints import isa
 
 OpT = TypeVar("OpT", bound=Operation)
 
@@ -163,6 +184,15 @@ def _copy_properties(source: Operation, target: Operation, names: Iterable[str])
             target.properties[name] = prop
 
 
+def _copy_cache_policy(source: Operation, target: Operation) -> None:
+    """Give ``target`` the Triton 3.9 ``cachePolicy`` of ``source``, if it has one:
+    3.9's builders take it, as 3.6's took ``cache`` and ``evict`` (other
+    discardable attributes are dropped)."""
+    policy = source.attributes.get("cachePolicy")
+    if policy is not None:
+        target.attributes["cachePolicy"] = policy
+
+
 # ===----------------------------------------------------------------------=== #
 # tt.load / tt.store
 # ===----------------------------------------------------------------------=== #
@@ -187,6 +217,7 @@ class CanonicalizeMaskedLoadPattern(TritonPattern):
             return
         load = LoadOp(op.ptr)
         _copy_properties(op, load, ("boundaryCheck", "padding", "cache", "evict", "isVolatile"))
+        _copy_cache_policy(op, load)
         rewriter.replace(op, load)
 
 
@@ -208,6 +239,7 @@ class CanonicalizeMaskedStorePattern(TritonPattern):
         # Triton's builder takes cache and evict only: a boundary check is dropped.
         store = StoreOp(op.ptr, op.value)
         _copy_properties(op, store, ("cache", "evict"))
+        _copy_cache_policy(op, store)
         rewriter.replace(op, store)
 
 
@@ -290,6 +322,76 @@ class ReshapeOpCanonicalize(TritonPattern):
 
 
 # ===----------------------------------------------------------------------=== #
+# tt.int_to_ptr (Triton 3.9)
+# ===----------------------------------------------------------------------=== #
+
+
+class CanonicalizeIntToPtrOfPtrToInt(TritonPattern):
+    """``int_to_ptr(ptr_to_int(p)) -> bitcast(p)`` (which folds away when the types match)."""
+
+    root = "tt.int_to_ptr"
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if not isinstance(op, IntToPtrOp):
+            return
+        source = defining(op.src, PtrToIntOp)
+        if source is None:
+            return
+        rewriter.replace(op, BitcastOp(source.src, op.result.type))
+
+
+def _constant_offset(value: SSAValue) -> int | None:
+    """The signed value of an ``arith.constant`` integer, or splat of one, defining ``value``."""
+    constant = defining(value, arith.ConstantOp)
+    if constant is None:
+        return None
+    attr = constant.value
+    element = attr if isinstance(attr, IntegerAttr) else splat_element(attr)
+    if not isinstance(element, IntegerAttr) or not isinstance(element.type, IntegerType):
+        return None
+    return APInt.of(element.value.data, element.type.bitwidth).signed
+
+
+class CanonicalizeIntToPtrWithAdd(TritonPattern):
+    """``int_to_ptr(addi(x, c))`` -> ``addptr(int_to_ptr(x), c / size)`` for a
+    constant byte offset ``c`` that whole elements of the pointee make up."""
+
+    root = "tt.int_to_ptr"
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if not isinstance(op, IntToPtrOp):
+            return
+        add = defining(op.src, arith.AddiOp)
+        if add is None:
+            return
+        result_type = op.result.type
+        pointer = result_type.get_element_type() if isa(result_type, TensorType[Attribute]) else result_type
+        if not isinstance(pointer, PointerType):
+            return
+        pointee = pointer.pointee_type
+        if isa(pointee, TensorType[Attribute]):
+            pointee = pointee.get_element_type()
+        if not isinstance(pointee, FixedBitwidthType):
+            return
+        element_bytes = max(1, pointee.bitwidth // 8)
+        offset = _constant_offset(add.rhs)
+        if offset is None or offset % element_bytes != 0:
+            return
+        offset_type = get_element_type_or_self(add.rhs.type)
+        base = IntToPtrOp(add.lhs, result_type)
+        # Triton's offset is a splat shaped as the result (its encoding too), of the offset's integer type.
+        elements = offset // element_bytes
+        if isa(result_type, TensorType[Attribute]):
+            shape = TensorType[Attribute](offset_type, result_type.get_shape(), result_type.encoding)
+            constant = arith.ConstantOp(dense(shape, [elements]))
+        else:
+            scalar = int_attr(elements, offset_type)
+            assert scalar is not None  # _constant_offset saw an integer type
+            constant = arith.ConstantOp(scalar)
+        rewriter.replace(op, [base, constant, AddPtrOp(base.result, constant.result)])
+
+
+# ===----------------------------------------------------------------------=== #
 # Folding
 # ===----------------------------------------------------------------------=== #
 
@@ -336,6 +438,8 @@ def patterns_for(op_name: str) -> tuple[RewritePattern, ...]:
             return (ExpandDimsOpCanonicalize(),)
         case "tt.reshape":
             return (ReshapeOpCanonicalize(),)
+        case "tt.int_to_ptr" if triton_version() >= (3, 9):
+            return (CanonicalizeIntToPtrOfPtrToInt(), CanonicalizeIntToPtrWithAdd())
         case _:
             return ()
 
@@ -343,6 +447,8 @@ def patterns_for(op_name: str) -> tuple[RewritePattern, ...]:
 __all__ = [
     "BroadcastBroadcastPattern",
     "BroadcastSplatPattern",
+    "CanonicalizeIntToPtrOfPtrToInt",
+    "CanonicalizeIntToPtrWithAdd",
     "CanonicalizeMaskedLoadPattern",
     "CanonicalizeMaskedStorePattern",
     "ElementwisePattern",
