@@ -14,6 +14,12 @@ from typing import cast
 
 from xdsl.passes import ModulePass
 
+from passviz.dialects.triton_version import (
+    TritonVersion,
+    parse_triton_version,
+    triton_version,
+    use_triton_version,
+)
 from passviz.passes import available_passes, pass_summary, traced_passes
 from passviz.pipelines import (
     NAMED_PIPELINES,
@@ -84,6 +90,14 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="compare the whole module at every step, so that edits a pattern "
         "hides from the rewriter show in the step that made them (slower)",
+    )
+    trace.add_argument(
+        "--triton-version",
+        type=_triton_version,
+        default=None,
+        metavar="MAJOR.MINOR",
+        help="behave as this Triton release (3.6 or 3.9): make-ttir's pass list, the tt dialect's "
+        "syntax and the TTIR patterns (default: the installed Triton's, or 3.6 without one)",
     )
     trace.add_argument(
         "--passes-from",
@@ -171,7 +185,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
 
 
+def _triton_version(text: str) -> TritonVersion:
+    """``--triton-version``'s value as the modelled release passviz behaves as."""
+    try:
+        return parse_triton_version(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def _cmd_trace(args: argparse.Namespace) -> int:
+    with use_triton_version(args.triton_version or triton_version()):
+        return _trace(args)
+
+
+def _trace(args: argparse.Namespace) -> int:
     extra: dict[str, type[ModulePass]] = {}
     for source in args.passes_from:
         extra.update(load_pass_module(source))

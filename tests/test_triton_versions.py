@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from passviz.cli import main
 from passviz.dialects.triton_version import (
     installed_triton_version,
     parse_triton_version,
     triton_version,
     use_triton_version,
 )
-from passviz.pipelines import parse_ir, record
+from passviz.pipelines import load_trace, parse_ir, record
 from passviz.trace.irtext import print_module
 
 SPLIT_JOIN_BITCAST = """\
@@ -89,3 +92,48 @@ def test_split_join_and_identity_bitcast_fold_in_3_9_only(version: str, folds: b
         printed = print_module(run.module)
     for name in ("tt.split", "tt.join", "tt.bitcast"):
         assert (name in printed) != folds, printed
+
+
+TENSORDESC_ARG = """\
+tt.func @f(%d: !tt.tensordesc<tensor<64x64xf32>>) {
+  tt.return
+}
+"""
+
+
+SPELLINGS = ("!tt.tensordesc<tensor<64x64xf32>>", "!tt.tensordesc<64x64xf32>")
+"""How Triton 3.6 and 3.9 spell one tensor descriptor type."""
+
+
+@pytest.mark.parametrize(
+    ("version", "rewrites_block_pointers", "spelling"),
+    [("3.6", True, SPELLINGS[0]), ("3.9", False, SPELLINGS[1])],
+)
+def test_trace_make_ttir_as_the_chosen_triton(
+    tmp_path: Path, version: str, rewrites_block_pointers: bool, spelling: str
+) -> None:
+    source = tmp_path / "k.mlir"
+    source.write_text(TENSORDESC_ARG)
+    output = tmp_path / "k.json"
+    argv = ["trace", str(source), "-p", "make-ttir", "--triton-version", version, "-o", str(output)]
+    assert main(argv) == 0
+    trace = load_trace(str(output))
+    passes = {step.pass_name for step in trace.steps if step.pass_name}
+    assert ("triton-rewrite-tensor-pointer" in passes) == rewrites_block_pointers
+    assert "triton-combine" in passes
+    # The recorded op texts are spelled as the chosen Triton spells them.
+    recorded = output.read_text()
+    assert spelling in recorded
+    assert not any(other in recorded for other in SPELLINGS if other != spelling)
+
+
+def test_trace_refuses_an_unreadable_triton_version(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = tmp_path / "k.mlir"
+    source.write_text(TENSORDESC_ARG)
+    with pytest.raises(SystemExit) as exit:
+        main(["trace", str(source), "-p", "make-ttir", "--triton-version", "three"])
+    assert exit.value.code == 2
+    error = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "--triton-version" in error and "not a Triton version: 'three'" in error
