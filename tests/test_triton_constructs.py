@@ -3,7 +3,7 @@
 Each is read, printed and transformed as Triton does: ``%_0`` value names
 (``tl.rand``), ``scf.while`` without operands (a spin lock),
 ``llvm.intr.assume`` (``tl.assume``) and ``gpu.barrier`` (``tl.debug_barrier``
-in Triton 3.6).
+in Triton 3.6; 3.9 writes ``ttg.barrier`` and still reads ``gpu.barrier``).
 """
 
 from __future__ import annotations
@@ -60,7 +60,25 @@ tt.func @barrier(%p: !tt.ptr<f32>, %x: f32) {
 }
 """
 
-CASES = {"suffix_names": SUFFIX_NAMES, "spin_lock": SPIN_LOCK, "assume": ASSUME, "barrier": BARRIER}
+TTG_BARRIER = """\
+tt.func @barrier(%p: !tt.ptr<f32>, %x: f32) {
+  tt.store %p, %x : !tt.ptr<f32>
+  ttg.barrier all
+  %y = tt.load %p : !tt.ptr<f32>
+  tt.store %p, %y : !tt.ptr<f32>
+  ttg.barrier local
+  tt.return
+}
+"""
+"""``tl.debug_barrier`` as Triton 3.9 writes it (3.6 cannot read it)."""
+
+CASES = {
+    "suffix_names": SUFFIX_NAMES,
+    "spin_lock": SPIN_LOCK,
+    "assume": ASSUME,
+    "barrier": BARRIER,
+    "ttg_barrier": TTG_BARRIER,
+}
 
 
 def test_a_value_named_only_by_a_suffix_can_be_erased() -> None:
@@ -83,13 +101,13 @@ def test_a_block_named_only_by_a_suffix_keeps_its_name() -> None:
     assert block.name_hint == "_3"
 
 
-@pytest.mark.parametrize("name", ["spin_lock", "assume", "barrier"])
+@pytest.mark.parametrize("name", ["spin_lock", "assume", "barrier", "ttg_barrier"])
 def test_prints_what_it_reads(name: str) -> None:
     text = CASES[name]
     printed = print_module(parse_ir(text))
     assert print_module(parse_ir(printed)) == printed
     body = [line.strip() for line in text.splitlines()[1:-2]]
-    assert all(line in printed for line in body if line.startswith(("scf.while", "llvm", "gpu")))
+    assert all(line in printed for line in body if line.startswith(("scf.while", "llvm", "gpu", "ttg")))
 
 
 def test_scf_while_with_operands_still_prints_them() -> None:
@@ -125,29 +143,16 @@ def test_assume_and_barrier_are_not_dead() -> None:
 
 
 @pytest.mark.triton
-@pytest.mark.parametrize("name", ["suffix_names", "spin_lock", "assume", "barrier"])
+@pytest.mark.parametrize("name", sorted(CASES))
 def test_read_as_triton_reads_it(name: str) -> None:
     need(triton_missing())
-    if name == "barrier":
-        need(_gpu_barrier_missing())
     text = CASES[name]
     assert triton_normalize(print_module(parse_ir(text))) == triton_normalize(text)
 
 
 @pytest.mark.triton
-@pytest.mark.parametrize("name", ["suffix_names", "spin_lock", "assume", "barrier"])
+@pytest.mark.parametrize("name", sorted(CASES))
 def test_canonicalize_and_cse_as_tritons(name: str) -> None:
     need(triton_missing())
-    if name == "barrier":
-        need(_gpu_barrier_missing())
     ours, triton = compare(CASES[name], "canonicalize,cse")
     assert ours == triton
-
-
-def _gpu_barrier_missing() -> str | None:
-    """Why Triton cannot read ``gpu.barrier`` here, or None."""
-    import triton
-
-    if triton.__version__ >= "3.9":
-        return f"Triton {triton.__version__} has no gpu dialect (tl.debug_barrier makes ttg.barrier)"
-    return None

@@ -66,6 +66,11 @@ CANNOT_READ: dict[str, tuple[tuple[re.Pattern[str], str, re.Pattern[str] | None]
             "Triton 3.6 spells tensor descriptors !tt.tensordesc<tensor<...>>",
             re.compile(r"!tt\.tensordesc<" + HERE),
         ),
+        (
+            re.compile(r"^custom op 'ttg\.barrier' is unknown$"),
+            "ttg.barrier came with Triton 3.9 (3.6's tl.debug_barrier is gpu.barrier)",
+            None,
+        ),
     ),
     "3.9": (
         (
