@@ -16,6 +16,7 @@ from filecheck.matcher import Matcher
 from filecheck.options import Options
 
 from passviz.pipelines import InputError, parse_ir
+from tests import markers
 
 PEER = Path(__file__).resolve().parents[2] / "shared" / "peer"
 """The peer projects' test files (``../shared/peer`` beside the checkout)."""
@@ -130,3 +131,15 @@ def browser_missing() -> str | None:
     if not (BROWSER / "node_modules" / "playwright-core").exists():
         return "playwright-core is not installed (npm ci --prefix tests/browser)"
     return None
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark tests by what they need (``tests/markers.py``); each test skips itself where what it
+    needs is missing (``need``), so a test that uses Triton only in part still runs the rest."""
+    markers.apply(items)
+
+
+@pytest.fixture(autouse=True)
+def _triton_tests_are_marked(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A test that reaches Triton without the ``triton`` marker fails (``markers.guard_triton``)."""
+    markers.guard_triton(request.node, monkeypatch)
