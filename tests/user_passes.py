@@ -10,8 +10,8 @@ import time
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects import arith, func, scf
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -76,6 +76,27 @@ class OwnLoop(ModulePass):
         for candidate in list(op.walk()):
             if isinstance(candidate, arith.XOrIOp) and not candidate.result.uses:
                 Rewriter.erase_op(candidate)
+
+
+class CountWalks(RewritePattern):
+    """Counts on each function how often it was visited, in place, and says it changed something."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if isinstance(op, func.FuncOp):
+            walks = op.attributes.get("walks")
+            count = walks.value.data if isinstance(walks, IntegerAttr) else 0
+            op.attributes["walks"] = IntegerAttr(count + 1, 32)
+            rewriter.has_done_action = True  # so the walker walks the module again, forever
+
+
+@dataclass(frozen=True)
+class WalksForever(ModulePass):
+    """A walker whose pattern fires once per walk: only an iteration limit stops it."""
+
+    name = "user-walks-forever"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        PatternRewriteWalker(CountWalks()).rewrite_module(op)
 
 
 class Sleepy(RewritePattern):

@@ -70,8 +70,9 @@ class RewriteObserver(Protocol):
         """A rewriter was built: by xDSL's walker (``internal``) or by a pass itself."""
         ...
 
-    def direct_edit(self, method: str) -> None:
-        """A pass is about to call ``Rewriter.<method>`` itself."""
+    def direct_edit(self, method: str, internal: bool = False) -> None:
+        """A pass is about to call ``Rewriter.<method>``: itself, or (``internal``) through
+        an xDSL rewriter or builder, which announces the edit to its listeners afterwards."""
         ...
 
 
@@ -142,8 +143,10 @@ def _patch() -> list[tuple[type, str, Any]]:
 def _direct(name: str, original: Callable[..., Any]) -> Callable[..., Any]:
     def hook(*args: Any, **kwargs: Any) -> Any:
         observer = _ACTIVE.get()
-        if observer is not None and _caller_module(2) not in _XDSL_REWRITERS:
-            observer.direct_edit(name)
+        if observer is not None:
+            # Internal calls too: they come before the edit, where a new step must begin,
+            # and a rewriter's listeners hear of it only after.
+            observer.direct_edit(name, _caller_module(2) in _XDSL_REWRITERS)
         return original(*args, **kwargs)
 
     hook.__name__ = name

@@ -9,6 +9,7 @@ catches edits made directly, without the rewriter.
 
 from __future__ import annotations
 
+import ctypes
 import signal
 import threading
 import time
@@ -575,13 +576,16 @@ class Tracer(StepRecorder):
         """Bound the pass run inside by ``RecordOptions.timeout``.
 
         Step boundaries check the time; a pass that makes no steps is stopped
-        by an alarm, where there is one (the main thread of a POSIX process)."""
+        by an alarm in the main thread of a POSIX process, and elsewhere (the
+        command line records in a worker thread) by a timer that raises
+        ``PassTimeout`` in the recording thread at its next bytecode."""
         timeout = self.options.timeout
-        if timeout is None or threading.current_thread() is not threading.main_thread():
+        if timeout is None:
             yield
             return
-        if not hasattr(signal, "setitimer"):
-            yield
+        if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
+            with _timer(timeout + 0.05):
+                yield
             return
 
         def expire(signum: int, frame: object) -> None:
@@ -611,8 +615,8 @@ class Tracer(StepRecorder):
         text = safe_str(exc)
         message = f"{type(exc).__name__}: {_first_line(text)}" if text else type(exc).__name__
         if isinstance(exc, KeyboardInterrupt):
-            message = "interrupted (KeyboardInterrupt)"
-        if name:
+            message = "interrupted (KeyboardInterrupt)" + (f" in pattern {name}" if name else "")
+        elif name:
             message = f"pattern {name} raised {message}"
         flag = Flag(kind="exception", message=message, detail=_format_exception(exc))
         self.stopped = True
@@ -621,14 +625,20 @@ class Tracer(StepRecorder):
 
     def _nonconvergence(self, limit: str, *, rewrites: bool = True) -> None:
         """Stop the pass: it hit ``limit``; the step names the patterns that kept firing."""
-        cycle = _find_cycle(list(self._recent))
-        shown = " → ".join([*cycle, cycle[0]]) if cycle else "none"
-        what = "greedy rewrite did not converge" if rewrites else "the pass did not finish"
-        flag = Flag(
-            kind="nonconvergence",
-            message=f"{what} within {limit}; patterns kept firing: {shown}",
-            cycle=cycle,
-        )
+        recent = list(self._recent)
+        repeating = _repeating(recent)
+        cycle = _find_cycle(recent) if rewrites else repeating
+        # A cycle is shown closing on itself; the last rewrites, when there is none, as they came.
+        shown = " → ".join([*repeating, repeating[0]] if repeating else cycle) or "none"
+        if rewrites:
+            message = f"greedy rewrite did not converge within {limit}; patterns kept firing: {shown}"
+        else:  # a timeout: say where the pass was, and a loop only if there is one
+            running = f" in pattern {pattern_name(self.trying)}" if self.trying is not None else ""
+            done = _count(self._pass_rewrites, "rewrite")
+            message = f"the pass did not finish within {limit}: stopped{running} after {done}"
+            if cycle:
+                message += f"; patterns kept firing: {shown}"
+        flag = Flag(kind="nonconvergence", message=message, cycle=cycle)
         self.stopped = True
         self._direct = None
         try:
@@ -785,19 +795,25 @@ class Tracer(StepRecorder):
         listener.extend_from_listener(self.listener)
         rewriter.extend_from_listener(listener)
 
-    def direct_edit(self, method: str) -> None:
-        """An edit outside any walker: it joins the step of the pattern making it."""
+    def direct_edit(self, method: str, internal: bool = False) -> None:
+        """An edit outside any walker: it joins the step of the pattern making it.
+
+        Each ``Rewriter`` call a pass makes itself, outside any pattern, is a step."""
         if self._walks or self.applying:
-            if method != "PatternRewriter":
+            if method != "PatternRewriter" and not internal:
                 self._unannounced = True  # Rewriter's static methods tell no listener
             return
         found = calling_pattern()
         frame = found[2] if found is not None else None
-        if self._direct is not None and self._direct[1] is frame:
+        joins = frame is not None or internal or method == "PatternRewriter"
+        if self._direct is not None and self._direct[1] is frame and joins:
             return
         self.close_direct_step()
         self.begin_rewrite(found[1] if found is not None else None)
-        name = pattern_name(found[0]) if found is not None else "direct edits"
+        if found is not None:
+            name = pattern_name(found[0])
+        else:
+            name = "direct edits" if internal or method == "PatternRewriter" else f"Rewriter.{method}"
         self._direct = (name, frame)
 
     def close_direct_step(self) -> None:
@@ -833,7 +849,7 @@ class Tracer(StepRecorder):
         except KeyboardInterrupt as exc:
             interrupted = exc
             if not self.stopped:
-                self.fail(exc, None, None)
+                self.fail(exc, None, pattern_name(self.trying) if self.trying is not None else None)
         except BaseException as exc:  # SystemExit from a pass, too: recorded, not a silent exit
             if not self.stopped:
                 self.fail(_root_cause(exc), None, None)
@@ -869,14 +885,19 @@ def _implicit_name(delta: Delta, root_id: str | None) -> str:
 
 
 def _find_cycle(names: list[str]) -> list[str]:
-    """The shortest period that the tail of ``names`` repeats (three times or more)."""
+    """The shortest period that the tail of ``names`` repeats (three times or more), else its last four."""
+    return _repeating(names) or names[-4:]
+
+
+def _repeating(names: list[str]) -> list[str]:
+    """The shortest period that the tail of ``names`` repeats three times or more ([] if none)."""
     for period in range(1, 17):
         if len(names) < 3 * period:
             break
         tail = names[-3 * period :]
         if all(tail[i] == tail[i % period] for i in range(len(tail))):
             return tail[:period]
-    return names[-4:]
+    return []
 
 
 def _corruption_flag(problems: Sequence[str], name: str | None, flag: Flag | None) -> Flag:
@@ -900,6 +921,35 @@ def _format_exception(exc: BaseException) -> str:
         return "".join(traceback.format_exception(exc))
     except BaseException:  # noqa: BLE001 - a traceback that cannot be printed is left out
         return f"{type(exc).__name__} (its traceback cannot be printed)"
+
+
+@contextmanager
+def _timer(seconds: float) -> Generator[None]:
+    """Raise ``PassTimeout`` in this thread if the context is still open after ``seconds``."""
+    target = threading.get_ident()
+    lock = threading.Lock()
+    open_ = [True]
+
+    def expire() -> None:
+        with lock:  # never after the context closed
+            if open_[0]:
+                ctypes.pythonapi.PyThreadState_SetAsyncExc(
+                    ctypes.c_ulong(target), ctypes.py_object(PassTimeout)
+                )
+
+    timer = threading.Timer(seconds, expire)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        with lock:
+            open_[0] = False
+        timer.cancel()
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _seconds(value: float | None) -> str:
