@@ -137,3 +137,17 @@ def test_trace_refuses_an_unreadable_triton_version(
     assert exit.value.code == 2
     error = capsys.readouterr().err.strip().splitlines()[-1]
     assert "--triton-version" in error and "not a Triton version: 'three'" in error
+
+
+def test_pointer_address_spaces_read_and_print_as_the_chosen_triton() -> None:
+    text = 'tt.func @f(%c: !tt.ptr<f32, "constant">, %g: !tt.ptr<f32, "global">, %s: !tt.ptr<f32, 3>) {\n  tt.return\n}\n'
+    with use_triton_version("3.9"):
+        module = parse_ir(text)
+        assert '(%c: !tt.ptr<f32, "constant">, %g: !tt.ptr<f32>, %s: !tt.ptr<f32, 3>)' in print_module(module)
+        with pytest.raises(Exception, match="invalid pointer address space 'shared'"):
+            parse_ir('tt.func @f(%p: !tt.ptr<f32, "shared">) {\n  tt.return\n}\n')
+    with use_triton_version("3.6"):
+        assert "(%c: !tt.ptr<f32, 4>, %g: !tt.ptr<f32>, %s: !tt.ptr<f32, 3>)" in print_module(module)
+        # As Triton 3.6, which numbers its address spaces.
+        with pytest.raises(Exception, match="Expected integer literal"):
+            parse_ir(text)

@@ -218,6 +218,13 @@ def tensordesc_kernel(a_ptr, output_ptr, M, N, BLOCK: tl.constexpr):
     out.store([row, 0], a.load([row, 0]) * 2)
 
 
+@triton.jit
+def const_pointer_kernel(x_ptr, output_ptr, BLOCK_SIZE: tl.constexpr):
+    # x_ptr is a tl.const pointer (signature *kfp32): Triton 3.9 types it !tt.ptr<f32, "constant">.
+    offsets = tl.arange(0, BLOCK_SIZE)
+    tl.store(output_ptr + offsets, tl.load(x_ptr + offsets) * 2)
+
+
 @dataclass(frozen=True)
 class Kernel:
     """A kernel and the specialization it is compiled for."""
@@ -335,6 +342,11 @@ KERNELS: dict[str, Kernel] = {
         early_return_kernel,
         {"x_ptr": "*fp32", "output_ptr": "*fp32", "n_elements": "i32", "BLOCK_SIZE": "constexpr"},
         {"BLOCK_SIZE": 1024},
+    ),
+    "const_pointer": Kernel(
+        const_pointer_kernel,
+        {"x_ptr": "*kfp32", "output_ptr": "*fp32", "BLOCK_SIZE": "constexpr"},
+        {"BLOCK_SIZE": 128},
     ),
     "tensordesc": Kernel(
         tensordesc_kernel,

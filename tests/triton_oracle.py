@@ -225,7 +225,7 @@ def compare(text: str, pipeline: str) -> tuple[str, str]:
 KERNEL_NAMES = ("vector_add", "fused_softmax", "matmul", "layer_norm")
 """The tutorial kernels of ``tests/triton_kernels.py``."""
 
-CONSTRUCT_KERNEL_NAMES = ("dropout", "spin_lock", "assume", "debug_barrier", "early_return")
+CONSTRUCT_KERNEL_NAMES = ("dropout", "spin_lock", "assume", "debug_barrier", "early_return", "const_pointer")
 """The small kernels of ``tests/triton_kernels.py``, one per construct that once broke ``make-ttir``."""
 
 

@@ -470,12 +470,22 @@ class PointerType(ParametrizedAttribute, TypeAttribute):
     The pointee is a scalar type, or a ranked tensor for a block pointer
     (``!tt.ptr<tensor<128x64xf16>>``). The address space defaults to 1
     (global memory) and is only printed when it differs from it.
+
+    Triton 3.9 names its address spaces instead: ``!tt.ptr<f32, "constant">``
+    is the pointer a ``tl.const`` argument gets, which 3.6 typed as global.
+    Behaving as 3.9 (``passviz.dialects.triton_version``), passviz reads and
+    prints the names (the 3.6 numbers are read too); it keeps ``"constant"``
+    as address space 4, the constant space's number in LLVM's NVPTX and
+    AMDGPU targets, so that a module holds one kind of address space.
     """
 
     name = "tt.ptr"
 
     DEFAULT_ADDRESS_SPACE: ClassVar[int] = 1
     """The address space implied when none is written."""
+
+    NAMED_ADDRESS_SPACES: ClassVar[Mapping[str, int]] = {"global": 1, "constant": 4}
+    """Triton 3.9's address space names, and the numbers passviz keeps them as."""
 
     pointee_type: TypeAttribute
     """The type pointed to."""
@@ -498,14 +508,28 @@ class PointerType(ParametrizedAttribute, TypeAttribute):
             pointee = parser.parse_type()
             address_space = cls.DEFAULT_ADDRESS_SPACE
             if parser.parse_optional_punctuation(",") is not None:
-                address_space = parser.parse_integer(allow_boolean=False, allow_negative=False)
+                pos = parser.pos
+                name = parser.parse_optional_str_literal() if triton_version() >= (3, 9) else None
+                if name is None:
+                    address_space = parser.parse_integer(allow_boolean=False, allow_negative=False)
+                elif name in cls.NAMED_ADDRESS_SPACES:
+                    address_space = cls.NAMED_ADDRESS_SPACES[name]
+                else:
+                    parser.raise_error(f"invalid pointer address space '{name}'", pos, parser.pos)
         return pointee, IntAttr(address_space)
 
     def print_parameters(self, printer: Printer) -> None:
         with printer.in_angle_brackets():
             printer.print_attribute(self.pointee_type)
-            if self.address_space.data != self.DEFAULT_ADDRESS_SPACE:
-                printer.print_string(f", {self.address_space.data}")
+            number = self.address_space.data
+            if number == self.DEFAULT_ADDRESS_SPACE:
+                return
+            names = {value: name for name, value in self.NAMED_ADDRESS_SPACES.items()}
+            if triton_version() >= (3, 9) and number in names:
+                printer.print_string(f', "{names[number]}"')
+                return
+            # A number Triton 3.9 has no name for stays a number, as 3.6 writes it.
+            printer.print_string(f", {number}")
 
 
 @irdl_attr_definition
