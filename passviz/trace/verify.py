@@ -86,11 +86,16 @@ class IncrementalVerifier:
                 always = self._always.get(type(op))
                 if always is None:
                     always = self._always[type(op)] = _always(op)
-                if always or self._verified.get(op) != fingerprint:
+                last = self._verified.get(op)
+                if always or last != fingerprint:
                     for block in (b for r in op.regions for b in r.blocks):
                         _check_block(block)
                     op.verify(verify_nested_ops=False)
-                verified[op] = fingerprint
+                    last = fingerprint
+                # Keeping the old, equal fingerprint frees the new one at once:
+                # replacing 10,000 long-lived tuples on every pass would make
+                # the cyclic collector scan the whole module again each time.
+                verified[op] = last
         except Exception:
             # The full verifier decides, and its message is the one shown.
             self._verify_all()
