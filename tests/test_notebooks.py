@@ -152,3 +152,26 @@ def test_triton_notebook_finds_the_dot_and_agrees_with_triton() -> None:
     assert "tt.dot" in printed and '"tt.reduce"' not in printed
     [same_cell] = _tagged(nb, "same-as-triton")
     assert "passviz's make-ttir equals triton.compile's TTIR: True" in _stdout(same_cell)
+
+
+def test_debugging_notebook_flags_the_loop_and_converges_after_the_fix() -> None:
+    nb = _executed(Path(__file__).parents[1] / "notebooks" / "04-debugging-your-pattern.ipynb")
+    flagged = _stdout(_tagged(nb, "flagged")[0])
+    assert "23 steps, status: failed" in flagged
+    assert (
+        "step 22 (failure, nonconvergence): greedy rewrite did not converge within 20 rewrites; "
+        "patterns kept firing: SwapAddiOperands → SwapAddiOperands"
+    ) in flagged
+    assert "cycle: ['SwapAddiOperands']" in flagged
+    swaps = _stdout(_tagged(nb, "swaps")[0])
+    assert "'SwapAddiOperands': 21" in swaps
+    assert "after step 1: %0 = arith.addi %x, %c4 : i32" in swaps
+    assert "after step 2: %0 = arith.addi %c4, %x : i32" in swaps
+    (stepper,) = _tagged(nb, "stepper")
+    bundle = _bundle(stepper)
+    assert set(bundle) == {TRACE_MIME, "text/html", "text/plain"}
+    assert bundle[TRACE_MIME]["view"]["step"] == 22
+    fixed = _stdout(_tagged(nb, "fixed")[0])
+    assert "3 steps, status: ok" in fixed and "1 rewrite SwapAddiOperandsFixed" in fixed
+    assert "%0 = arith.addi %x, %c4 : i32" in fixed
+    assert TRACE_MIME in _bundle(_tagged(nb, "fixed-display")[0])
