@@ -34,27 +34,44 @@ def _terminator(block: Block) -> Hashable:
     return (last, tuple(o.type for o in last.operands), tuple(last.successors))
 
 
-def _fingerprint(op: Operation) -> Hashable:
-    """Everything ``op``'s own verifier may read (its nested ops excluded)."""
-    block = op.parent
+def _place(block: Block | None) -> Hashable:
+    """What an op's verifier may read of where it is: its block, how many blocks
+    its region has, and its parent op's properties (the same for a whole block)."""
     region = block.parent if block is not None else None
     parent_op = region.parent if region is not None else None
     return (
         block,
-        op.next_op is None,
         len(region.blocks) if region is not None else 0,
-        tuple(op.operands),
-        tuple(o.type for o in op.operands),
-        tuple(r.type for r in op.results),
+        parent_op,
+        tuple(parent_op.properties.items()) if parent_op is not None else (),
+    )
+
+
+def _fingerprint(op: Operation, places: dict[Block | None, Hashable]) -> Hashable:
+    """Everything ``op``'s own verifier may read (its nested ops excluded).
+
+    ``places`` caches ``_place`` per block for one walk of an unchanging module."""
+    block = op.parent
+    place = places.get(block)
+    if place is None:
+        place = places[block] = _place(block)
+    operands = tuple(op.operands)
+    regions = op.regions
+    return (
+        place,
+        op.next_op is None,
+        operands,
+        tuple([o.type for o in operands]),
+        tuple([r.type for r in op.results]),
         tuple(op.properties.items()),
         tuple(op.attributes.items()),
         tuple(op.successors),
         tuple(
             (len(r.blocks), tuple((tuple(a.type for a in b.args), _terminator(b)) for b in r.blocks))
-            for r in op.regions
-        ),
-        parent_op,
-        tuple(parent_op.properties.items()) if parent_op is not None else (),
+            for r in regions
+        )
+        if regions
+        else (),
     )
 
 
@@ -80,9 +97,10 @@ class IncrementalVerifier:
             self._verify_all()
             return
         verified: dict[Operation, Hashable] = {}
+        places: dict[Block | None, Hashable] = {}
         try:
             for op in self.module.walk():
-                fingerprint = _fingerprint(op)
+                fingerprint = _fingerprint(op, places)
                 always = self._always.get(type(op))
                 if always is None:
                     always = self._always[type(op)] = _always(op)
@@ -105,7 +123,8 @@ class IncrementalVerifier:
     def _verify_all(self) -> None:
         self._verified = {}
         self.module.verify()
-        self._verified = {op: _fingerprint(op) for op in self.module.walk()}
+        places: dict[Block | None, Hashable] = {}
+        self._verified = {op: _fingerprint(op, places) for op in self.module.walk()}
 
 
 def _check_block(block: Block) -> None:
