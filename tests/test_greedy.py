@@ -23,7 +23,7 @@ from passviz.passes.greedy import CANONICALIZE, FoldResult, GreedyConfig, Greedy
 from passviz.pipelines import parse_ir
 from passviz.trace.irtext import print_module
 from passviz.trace.model import Trace, TraceMeta
-from passviz.trace.recorder import NullRecorder, StepRecorder, TracedPass, Tracer
+from passviz.trace.recorder import NullRecorder, PipelineStopped, StepRecorder, TracedPass, Tracer
 from tests.conftest import need
 from tests.triton_oracle import triton_missing, triton_normalize, triton_run
 
@@ -68,7 +68,7 @@ def _traced(text: str, patterns: object = _trait_patterns, config: GreedyConfig 
     try:
         _drive(module, tracer, patterns, config)
         tracer.pass_end(_Greedy())
-    except Exception as exc:  # the tracer has flagged it
+    except PipelineStopped as exc:  # the tracer has flagged it
         assert tracer.stopped, exc
     tracer.finish()
     return tracer.trace
