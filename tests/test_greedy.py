@@ -68,7 +68,7 @@ def _traced(text: str, patterns: object = _trait_patterns, config: GreedyConfig 
     try:
         _drive(module, tracer, patterns, config)
         tracer.pass_end(_Greedy())
-    except PipelineStopped as exc:  # the tracer has flagged it
+    except (Exception, PipelineStopped) as exc:  # the tracer has flagged it
         assert tracer.stopped, exc
     tracer.finish()
     return tracer.trace
