@@ -2015,6 +2015,32 @@ tt.func @for_neg_step(%a: i32, %p: !tt.ptr<i32>, %n: i32) -> i32 {
   tt.return %r : i32
 }
 """,
+    "for_down_with_negative_step": """
+tt.func @for_down_with_negative_step(%a: i32, %p: !tt.ptr<i32>) -> i32 {
+  %c8 = arith.constant 8 : i32
+  %c0 = arith.constant 0 : i32
+  %cm1 = arith.constant -1 : i32
+  %r = scf.for %i = %c8 to %c0 step %cm1 iter_args(%x = %a) -> (i32) : i32 {
+    %s = arith.addi %x, %i : i32
+    tt.store %p, %s : !tt.ptr<i32>
+    scf.yield %s : i32
+  }
+  tt.return %r : i32
+}
+""",
+    "for_i8_range_past_the_signed_range": """
+tt.func @for_i8_range_past_the_signed_range(%a: i32, %p: !tt.ptr<i32>) -> i32 {
+  %lb = arith.constant -100 : i8
+  %ub = arith.constant 100 : i8
+  %c1 = arith.constant 1 : i8
+  %r = scf.for %i = %lb to %ub step %c1 iter_args(%x = %a) -> (i32) : i8 {
+    %s = arith.addi %x, %x : i32
+    tt.store %p, %s : !tt.ptr<i32>
+    scf.yield %s : i32
+  }
+  tt.return %r : i32
+}
+""",
     "for_two": """
 tt.func @for_two(%a: i32, %p: !tt.ptr<i32>, %b: i32) -> i32 {
   %c3 = arith.constant 3 : i32

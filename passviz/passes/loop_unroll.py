@@ -16,6 +16,10 @@ against:
 - a loop left with zero iterations is erased, one with a single iteration is
   inlined (``promoteIfSingleIteration``), the epilogue first.
 
+Behaving as Triton 3.9, whose LLVM is newer, the static trip count reads
+``ub - lb`` unsigned and knows no count for a non-positive step (3.6's counted
+no trip), and a main loop that never runs gets no unrolled step constant.
+
 Each part is one trace step.  Only signed loops are handled: xDSL's
 ``scf.for`` has no ``unsigned`` comparison to parse.
 """
@@ -32,6 +36,7 @@ from xdsl.ir import Attribute, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
 
+from passviz.dialects.triton_version import triton_version
 from passviz.trace.recorder import StepRecorder, TracedPass
 
 UNROLL_FACTOR = "tt.loop_unroll_factor"
@@ -87,7 +92,11 @@ def loop_unroll_by_factor(loop: scf.ForOp, factor: int, recorder: StepRecorder) 
             upper_unrolled = (
                 _constant(rewriter, upper_unrolled_value, loop.ub.type) if epilogue_needed else loop.ub
             )
-            step_unrolled = _constant(rewriter, step_value * factor, step.type)
+            if even == 0 and triton_version() >= (3, 9):
+                # 3.9's LLVM makes no unrolled step for a main loop that never runs (it is erased).
+                step_unrolled = step
+            else:
+                step_unrolled = _constant(rewriter, step_value * factor, step.type)
         else:
             epilogue_needed = True
             upper_unrolled, step_unrolled = _dynamic_bounds(rewriter, loop, factor)
@@ -208,6 +217,8 @@ def static_trip_count(loop: scf.ForOp) -> int | None:
         return 0
     width = _bitwidth(lb.type)
     step_value = _constant_int(step, width)
+    if triton_version() >= (3, 9):
+        return _static_trip_count_3_9(loop, width, step_value)
     if step_value is not None:
         if step_value == 0:
             return None
@@ -224,6 +235,21 @@ def static_trip_count(loop: scf.ForOp) -> int | None:
         return 0
     quotient, remainder = diff // step_value, diff % step_value
     return (quotient + (1 if remainder else 0)) % (1 << width)
+
+
+def _static_trip_count_3_9(loop: scf.ForOp, width: int, step_value: int | None) -> int | None:
+    """``getStaticTripCount`` of Triton 3.9's LLVM: bounds that do not increase
+    mean no trip whatever the step; otherwise the count needs a positive
+    constant step, and ``ub - lb`` is read unsigned, so it cannot overflow."""
+    lb_value, ub_value = _constant_int(loop.lb, width), _constant_int(loop.ub, width)
+    if lb_value is None or ub_value is None:
+        return None
+    if ub_value <= lb_value:
+        return 0
+    if step_value is None or step_value <= 0:
+        return None
+    diff = (ub_value - lb_value) % (1 << width)
+    return -(-diff // step_value) % (1 << width)
 
 
 def _bitwidth(type_: Attribute) -> int:

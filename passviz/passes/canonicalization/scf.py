@@ -20,6 +20,7 @@ from xdsl.traits import CallableOpInterface
 from xdsl.transforms.canonicalization_patterns.scf import replace_op_with_region
 
 from passviz.dialects.matchers import APInt, constant_attr, int_value, int_width, is_int
+from passviz.dialects.triton_version import triton_version
 from passviz.ir.hints import isa
 from passviz.passes.canonicalization.arith import Folder, FoldResult
 from passviz.passes.canonicalization.builders import binary, i1_constant, select
@@ -223,6 +224,8 @@ def static_trip_count(op: scf.ForOp) -> int | None:
     if op.lb == op.ub:
         return 0
     step = int_value(constant_attr(op.step))
+    if triton_version() >= (3, 9):
+        return _static_trip_count_3_9(op, width, step)
     if step is not None and step.signed <= 0:
         return 0
     lb, ub = int_value(constant_attr(op.lb)), int_value(constant_attr(op.ub))
@@ -237,6 +240,26 @@ def static_trip_count(op: scf.ForOp) -> int | None:
     if diff < 0:
         return 0
     if step is None:
+        return None
+    return -(-diff // step.signed)
+
+
+def _static_trip_count_3_9(op: scf.ForOp, width: int, step: APInt | None) -> int | None:
+    """``constantTripCount`` of Triton 3.9's LLVM: bounds that do not increase
+    mean no trip whatever the step; otherwise the count needs a positive
+    constant step, and ``ub - lb`` is read unsigned, so it cannot overflow."""
+    lb, ub = int_value(constant_attr(op.lb)), int_value(constant_attr(op.ub))
+    if lb is not None and ub is not None:
+        if ub.signed <= lb.signed:
+            return 0
+        diff = (ub.signed - lb.signed) % (1 << width)
+    elif lb is None and ub is None and (signed_diff := _ub_minus_lb(op.lb, op.ub)) is not None:
+        if signed_diff <= 0:
+            return 0
+        diff = signed_diff
+    else:
+        return None
+    if step is None or step.signed <= 0:
         return None
     return -(-diff // step.signed)
 
