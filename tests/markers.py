@@ -130,6 +130,10 @@ SLOW: frozenset[str] = frozenset(
 those marked ``slow`` in their module (test_fuzz, test_golden_model)."""
 
 
+TESTS = Path(__file__).resolve().parent
+"""The tests folder."""
+
+
 def _names(item: pytest.Function) -> tuple[str, str]:
     """``module::function`` and ``module::function[id]`` for ``item``."""
     module = item.path.stem
@@ -147,6 +151,8 @@ def _check_names(items: Iterable[pytest.Function]) -> None:
     for name in sorted(TRITON | TRITON_IF_INSTALLED | SLOW):
         module, function = name.split("::")
         function = function.split("[")[0]
+        if not (TESTS / f"{module}.py").exists():
+            raise pytest.UsageError(f"tests/markers.py names {name}, but tests/{module}.py is gone")
         if module in modules and not hasattr(modules[module], function):
             raise pytest.UsageError(f"tests/markers.py names {name}, which tests/{module}.py does not define")
 
@@ -163,10 +169,6 @@ def apply(items: list[pytest.Item]) -> None:
             marks.add("slow")
         for mark in sorted(marks):
             item.add_marker(mark)
-
-
-TESTS = Path(__file__).resolve().parent
-"""The tests folder."""
 
 
 def _in_tests(name: str, module: types.ModuleType) -> bool:
