@@ -1587,6 +1587,33 @@ tt.func @mulfzero(%a: f32) -> (f32, f32) {
   tt.return %0, %1 : f32, f32
 }
 """,
+    "self_and_zero_operands": """
+tt.func @self_and_zero_operands(%x: i8, %t: tensor<4xi8>, %y: f32) -> (i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, tensor<4xi8>, tensor<4xi8>, tensor<4xi8>, f32, f32, f32) {
+  %c0 = arith.constant 0 : i8
+  %cm1 = arith.constant -1 : i8
+  %d0 = arith.constant dense<0> : tensor<4xi8>
+  %fz = arith.constant -0.0 : f32
+  %0 = arith.divui %x, %x : i8
+  %1 = arith.floordivsi %x, %x : i8
+  %2 = arith.ceildivsi %c0, %c0 : i8
+  %3 = arith.remsi %x, %x : i8
+  %4 = arith.remui %c0, %x : i8
+  %5 = arith.divsi %c0, %x : i8
+  %6 = arith.shrsi %cm1, %x : i8
+  %7 = arith.shrsi %x, %x : i8
+  %8 = arith.shrui %c0, %x : i8
+  %9 = arith.shli %c0, %x : i8
+  %10 = arith.shli %x, %x : i8
+  %11 = arith.shrsi %cm1, %cm1 : i8
+  %12 = arith.divui %t, %t : tensor<4xi8>
+  %13 = arith.remui %d0, %t : tensor<4xi8>
+  %14 = arith.shrui %t, %t : tensor<4xi8>
+  %15 = arith.mulf %y, %fz fastmath<fast> : f32
+  %16 = arith.mulf %y, %fz fastmath<nnan> : f32
+  %17 = arith.mulf %fz, %y fastmath<nnan,nsz> : f32
+  tt.return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17 : i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, tensor<4xi8>, tensor<4xi8>, tensor<4xi8>, f32, f32, f32
+}
+""",
     "remf_icu": """
 tt.func @remf_icu(%i: index, %a: i8) -> (f32, i64, index, i32) {
   %x = arith.constant 7.5 : f32

@@ -3,8 +3,10 @@
 Folders follow ``mlir/lib/Dialect/Arith/IR/ArithOps.cpp``; patterns follow the
 DRR patterns of ``ArithCanonicalization.td`` and the C++ ones of ``ArithOps.cpp``
 (``SelectToExtUI``, ``CmpFIntToFPConst``), as of the LLVM that Triton 3.6 builds
-against.  A DRR pattern's benefit is the number of ops it matches, so the tables
-list an op's patterns sorted by it as MLIR's applicator tries them.
+against; behaving as Triton 3.9, the folds its newer LLVM adds come too
+(``_fold_newer_llvm``, ``mulf(x, 0)`` under ``nnan``/``nsz``).  A DRR pattern's
+benefit is the number of ops it matches, so the tables list an op's patterns
+sorted by it as MLIR's applicator tries them.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ from passviz.dialects.matchers import (
     is_int,
     is_poison,
 )
+from passviz.dialects.triton_version import triton_version
 from passviz.ir.hints import isa
 from passviz.passes.canonicalization.builders import (
     ARITH_OP_NAMES,
@@ -416,6 +419,72 @@ def _last_element(attr: Attribute | None) -> APInt | None:
     return int_value(attr)
 
 
+_DIVISIONS = frozenset(
+    {"arith.divui", "arith.divsi", "arith.ceildivui", "arith.ceildivsi", "arith.floordivsi"}
+)
+"""The integer divisions, which Triton 3.9's LLVM folds at ``0 / x`` and ``x / x``."""
+
+_REMAINDERS = frozenset({"arith.remui", "arith.remsi"})
+"""The integer remainders, which Triton 3.9's LLVM folds at ``0 % x`` and ``x % x``."""
+
+_SHIFTS = frozenset({"arith.shli", "arith.shrui", "arith.shrsi"})
+"""The shifts, which Triton 3.9's LLVM folds at ``0 << x`` (and ``-1 >> x`` signed)."""
+
+
+def _fold_newer_llvm(op: Operation) -> FoldResult | None:
+    """Integer folds of Triton 3.9's LLVM that 3.6's lacks; tried before the others
+    (but after ``x / 1 -> x``), in the order that LLVM's folders try them.
+
+    ``x >> x`` is 0; ``0 / x``, ``0 % x`` and a shift of 0 are 0 (even for
+    ``x = 0``); a signed shift right of all ones is all ones; ``x / x`` is 1 and
+    ``x % x`` is 0.  Which of these answer with the operand and which with a new
+    constant was read off Triton 3.9's output: it decides where constants land."""
+    lhs, rhs = op.operands
+    a, b = _operand_attrs(op)
+    result_type = op.results[0].type
+    if op.name in _DIVISIONS and is_int(b, 1):
+        return None  # x / 1 -> x comes first
+    if lhs == rhs and op.name in ("arith.shrui", "arith.shrsi"):
+        # x >> x is 0: an amount below the width exceeds the bits left of it.
+        return _result(_zero_attr(result_type))
+    if op.name in _SHIFTS and is_int(a, 0):
+        return [lhs]
+    if op.name in _DIVISIONS and is_int(a, 0):
+        return [lhs]
+    if op.name in _REMAINDERS and is_int(a, 0):
+        return _result(_zero_attr(result_type))
+    if op.name == "arith.shrsi" and (ones := int_value(a)) is not None and ones.is_all_ones():
+        return [lhs]
+    if lhs != rhs:
+        return None
+    if op.name in _DIVISIONS:
+        return _result(_one_attr(result_type))
+    if op.name in _REMAINDERS:
+        return _result(_zero_attr(result_type))
+    return None
+
+
+def _one_attr(type: Attribute) -> Attribute | None:
+    """1 (or a splat of it) of the integer ``type``."""
+    element = get_element_type_or_self(type)
+    if int_width(element) is None:
+        return None
+    if isinstance(type, ShapedType):
+        return dense(type, [1]) if type.has_static_shape() else None
+    return int_attr(1, element)
+
+
+def _with_newer_llvm_folds(folder: Folder) -> Folder:
+    """``folder``, after ``_fold_newer_llvm`` when behaving as Triton 3.9."""
+
+    def fold(op: Operation) -> FoldResult | None:
+        if triton_version() >= (3, 9) and (folded := _fold_newer_llvm(op)) is not None:
+            return folded
+        return folder(op)
+
+    return fold
+
+
 def _shift_folder(shift: Callable[[APInt, int], int]) -> Folder:
     """A shift's folder: ``x >> 0 -> x``; constants fold when the amount is below the width.
 
@@ -498,6 +567,8 @@ def _fold_mulf(op: Operation) -> FoldResult | None:
     rhs = float_value(b)
     if rhs == 1.0:  # mulf(x, 1) -> x
         return [op.operands[0]]
+    if triton_version() >= (3, 9) and is_float_zero(rhs, negative=None) and _has_flags(op, "nnan", "nsz"):
+        return [op.operands[1]]  # mulf(x, ±0) -> ±0 when NaNs and the sign of zero may be ignored
     return _result(fold_binary(a, b, "float", _floats(_ieee(lambda x, y: x * y))))
 
 
@@ -650,8 +721,13 @@ def _convert_exact(target: AnyFloat) -> Callable[[Scalar], Scalar | None]:
 
 
 def _has_contract(op: Operation) -> bool:
+    return _has_flags(op, "contract")
+
+
+def _has_flags(op: Operation, *names: str) -> bool:
+    """Whether ``op``'s fastmath flags include all of ``names``."""
     flags = op.properties.get("fastmath")
-    return isinstance(flags, arith.FastMathFlagsAttr) and "contract" in flags.data
+    return isinstance(flags, arith.FastMathFlagsAttr) and all(name in flags.data for name in names)
 
 
 def _fold_extf(op: Operation) -> FoldResult | None:
@@ -1828,19 +1904,19 @@ FOLDERS: dict[str, Folder] = {
     arith.AddiOp.name: _commutative(_fold_addi),
     arith.SubiOp.name: _fold_subi,
     arith.MuliOp.name: _commutative(_fold_muli),
-    arith.DivUIOp.name: _fold_divui,
-    arith.DivSIOp.name: _fold_divsi,
-    arith.CeilDivUIOp.name: _fold_ceildivui,
-    arith.CeilDivSIOp.name: _fold_ceildivsi,
-    arith.FloorDivSIOp.name: _fold_floordivsi,
-    arith.RemUIOp.name: _fold_remui,
-    arith.RemSIOp.name: _fold_remsi,
+    arith.DivUIOp.name: _with_newer_llvm_folds(_fold_divui),
+    arith.DivSIOp.name: _with_newer_llvm_folds(_fold_divsi),
+    arith.CeilDivUIOp.name: _with_newer_llvm_folds(_fold_ceildivui),
+    arith.CeilDivSIOp.name: _with_newer_llvm_folds(_fold_ceildivsi),
+    arith.FloorDivSIOp.name: _with_newer_llvm_folds(_fold_floordivsi),
+    arith.RemUIOp.name: _with_newer_llvm_folds(_fold_remui),
+    arith.RemSIOp.name: _with_newer_llvm_folds(_fold_remsi),
     arith.AndIOp.name: _with_traits(_fold_andi, _fold_commutative, _fold_idempotent),
     arith.OrIOp.name: _with_traits(_fold_ori, _fold_commutative, _fold_idempotent),
     arith.XOrIOp.name: _commutative(_fold_xori),
-    arith.ShLIOp.name: _shift_folder(lambda x, n: x.bits << n),
-    arith.ShRUIOp.name: _shift_folder(lambda x, n: x.bits >> n),
-    arith.ShRSIOp.name: _shift_folder(lambda x, n: x.signed >> n),
+    arith.ShLIOp.name: _with_newer_llvm_folds(_shift_folder(lambda x, n: x.bits << n)),
+    arith.ShRUIOp.name: _with_newer_llvm_folds(_shift_folder(lambda x, n: x.bits >> n)),
+    arith.ShRSIOp.name: _with_newer_llvm_folds(_shift_folder(lambda x, n: x.signed >> n)),
     arith.MaxSIOp.name: _commutative(_min_max_folder(_signed_max, "smax", "smin")),
     arith.MinSIOp.name: _commutative(_min_max_folder(_signed_min, "smin", "smax")),
     arith.MaxUIOp.name: _commutative(_min_max_folder(_unsigned_max, "umax", "umin")),
