@@ -20,6 +20,7 @@ from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, im
 from xdsl.ir import Attribute, Operation
 
 from passviz.dialects import arith as pv_arith
+from passviz.run.core import kernel_state
 from passviz.run.values import (
     Array,
     Pointer,
@@ -255,7 +256,8 @@ class ArithFunctions(InterpreterFunctions):
     def run_constant(
         self, interpreter: Interpreter, op: arith.ConstantOp, args: PythonValues
     ) -> PythonValues:
-        return (constant_value(op, op.value, op.result.type),)
+        state = kernel_state(interpreter)
+        return (state.constant(op, lambda: constant_value(op, op.value, op.result.type)),)
 
     run_addi = impl(arith.AddiOp)(_elementwise(np.add, "signed"))
     run_subi = impl(arith.SubiOp)(_elementwise(np.subtract, "signed"))

@@ -13,7 +13,10 @@ within a tolerance for its element type (``TOLERANCES``: a few units in the
 last place of f16, f32 or f64; integers exactly; NaN matches NaN).  A run that
 fails (an out-of-bounds access, a failed assert) differs from one that does
 not; an op the interpreter lacks, or arguments that do not fit the kernel, stop
-the search with that error, as they say nothing about the step.
+the search with that error, as they say nothing about the step.  IR caught
+between the two steps of one inlining (a call left to a function whose body is
+already moved) cannot run: the search steps around such steps, and the first
+differing step is the first runnable one that differs.
 """
 
 from __future__ import annotations
@@ -25,8 +28,9 @@ import numpy as np
 
 from passviz.pipelines import InputError, parse_ir
 from passviz.run.launch import Argument, launch
-from passviz.run.values import Array, LaunchError, RunError, UnsupportedOpError
+from passviz.run.values import Array, DeclarationCallError, LaunchError, RunError, UnsupportedOpError
 from passviz.trace.model import Step, Trace
+from passviz.trace.replay import Replayer
 
 TOLERANCES: dict[str, tuple[float, float]] = {
     "float16": (2e-3, 1e-5),
@@ -63,6 +67,9 @@ class Outcome:
     """The buffers the kernel wrote, when it ran to the end."""
     error: str | None = None
     """Why it did not."""
+    runnable: bool = True
+    """False for IR caught between the steps of one rewrite (a call left to a function whose body
+    was just inlined): neither right nor wrong, the search steps around it."""
 
 
 @dataclass(frozen=True)
@@ -98,12 +105,32 @@ class BisectResult:
     """Every outcome computed, by step (``INITIAL`` included)."""
 
 
-def run_step(trace: Trace, step: int, arguments: Sequence[Argument], grid: Sequence[int]) -> Outcome:
+class StepTexts:
+    """The IR text after any step, replaying the trace forward from the last step asked for when it can."""
+
+    def __init__(self, trace: Trace) -> None:
+        self.trace = trace
+        """The trace replayed."""
+        self.replayer: Replayer | None = None
+        """The replayer at the last step asked for."""
+
+    def text(self, step: int) -> str:
+        """The IR after ``step`` (``INITIAL``: before the first step)."""
+        if self.replayer is None or self.replayer.position > step:
+            self.replayer = Replayer(self.trace)
+        self.replayer.advance_to(step)
+        return self.replayer.text()
+
+
+def run_step(
+    trace: Trace,
+    step: int,
+    arguments: Sequence[Argument],
+    grid: Sequence[int],
+    texts: StepTexts | None = None,
+) -> Outcome:
     """Run the IR after ``step`` (``INITIAL``: before the first step) on fresh copies of ``arguments``."""
-    if step == INITIAL:
-        text = trace.ir_before(0) if trace.steps else trace.ir_at(-1)
-    else:
-        text = trace.ir_at(step)
+    text = (texts or StepTexts(trace)).text(step)
     try:
         module = parse_ir(text, f"step {step}")
     except InputError as exc:
@@ -113,6 +140,8 @@ def run_step(trace: Trace, step: int, arguments: Sequence[Argument], grid: Seque
         return Outcome(step, launch(module, fresh, grid).outputs)
     except (UnsupportedOpError, LaunchError):
         raise
+    except DeclarationCallError as exc:
+        return Outcome(step, error=str(exc), runnable=False)
     except RunError as exc:
         return Outcome(step, error=str(exc))
 
@@ -155,26 +184,33 @@ def bisect(
 ) -> BisectResult:
     """The first step of ``trace`` whose outputs on ``arguments`` differ from the initial IR's."""
     runs: dict[int, Outcome] = {}
+    texts = StepTexts(trace)
 
     def outcome(step: int) -> Outcome:
         if step not in runs:
-            runs[step] = run_step(trace, step, arguments, grid)
+            runs[step] = run_step(trace, step, arguments, grid, texts)
         return runs[step]
 
     reference = outcome(INITIAL)
-    last = len(trace.steps) - 1
 
     def differs(step: int) -> bool:
         return not compare(reference, outcome(step)).same
 
+    def runnable_between(low: int, high: int) -> int | None:
+        """A runnable step strictly between ``low`` and ``high``, the nearest to their middle."""
+        middle = max((low + high) // 2, low + 1)
+        order = [*range(middle, high), *range(middle - 1, low, -1)]
+        return next((step for step in order if outcome(step).runnable), None)
+
+    last = next((step for step in range(len(trace.steps) - 1, -1, -1) if outcome(step).runnable), None)
     if every:
-        first = next((step for step in range(last + 1) if differs(step)), None)
-    elif last < 0 or not differs(last):
+        candidates = (step for step in range(len(trace.steps)) if outcome(step).runnable and differs(step))
+        first = next(candidates, None)
+    elif last is None or not differs(last):
         first = None
     else:
         good, bad = INITIAL, last
-        while bad - good > 1:
-            middle = (good + bad) // 2
+        while (middle := runnable_between(good, bad)) is not None:
             if differs(middle):
                 bad = middle
             else:

@@ -35,7 +35,7 @@ from xdsl.interpreters.scf import ScfFunctions
 from xdsl.ir import Operation
 
 from passviz.dialects import gpu, llvm, tt, ttg
-from passviz.run.values import RunError, UnsupportedOpError, as_type, zeros
+from passviz.run.values import DeclarationCallError, RunError, UnsupportedOpError, as_type, zeros
 
 Implementation = Callable[[InterpreterFunctions, Interpreter, Operation, PythonValues], OpImplResult]
 """What ``@impl`` and ``@impl_terminator`` make of an implementation method."""
@@ -60,6 +60,8 @@ class KernelInterpreter(Interpreter):
     """Each op name's implementation, and the functions object it belongs to."""
     functions: dict[str, Operation] = field(default_factory=lambda: dict[str, Operation]())
     """The module's functions by symbol name."""
+    constants: dict[Operation, Any] = field(default_factory=lambda: dict[Operation, Any]())
+    """The values of the constant ops run so far."""
 
     def register_implementations(self, impls: InterpreterFunctions, /, override: bool = False) -> None:
         """Register ``impls``'s op implementations under their ops' names (later ones win)."""
@@ -97,12 +99,23 @@ class KernelInterpreter(Interpreter):
             raise RunError(f"no function named @{name}", op)
         return found
 
-    def call(self, function: Operation, args: PythonValues) -> PythonValues:
-        """Run ``function``'s body on ``args`` and return what it returns."""
+    def call(self, function: Operation, args: PythonValues, at: Operation | None = None) -> PythonValues:
+        """Run ``function``'s body on ``args`` (called ``at`` a call op) and return what it returns."""
         body = function.regions[0]
         if not body.blocks:
-            raise RunError("the function has no body (an external declaration)", function)
+            name = getattr(function.properties.get("sym_name"), "data", "?")
+            message = f"@{name} has no body here: a declaration cannot be run"
+            raise DeclarationCallError(message, at or function)
         return self.run_ssacfg_region(body, args, str(function.properties.get("sym_name")))
+
+    def constant(self, op: Operation, make: Callable[[], Any]) -> Any:
+        """The value of a constant op, made once per launch (constants are read-only)."""
+        if op not in self.constants:
+            value: Any = make()
+            if isinstance(value, np.ndarray):
+                cast("np.ndarray[Any, Any]", value).flags.writeable = False
+            self.constants[op] = value
+        return self.constants[op]
 
 
 def kernel_state(interpreter: Interpreter) -> KernelInterpreter:
@@ -118,12 +131,12 @@ class CoreFunctions(InterpreterFunctions):
     @impl(tt.CallOp)
     def run_tt_call(self, interpreter: Interpreter, op: tt.CallOp, args: PythonValues) -> PythonValues:
         state = kernel_state(interpreter)
-        return state.call(state.function(op.callee.root_reference.data, op), args)
+        return state.call(state.function(op.callee.root_reference.data, op), args, op)
 
     @impl(func.CallOp)
     def run_func_call(self, interpreter: Interpreter, op: func.CallOp, args: PythonValues) -> PythonValues:
         state = kernel_state(interpreter)
-        return state.call(state.function(op.callee.root_reference.data, op), args)
+        return state.call(state.function(op.callee.root_reference.data, op), args, op)
 
     @impl_terminator(tt.ReturnOp)
     def run_tt_return(

@@ -21,6 +21,7 @@ from passviz.run.core import FUNCTION_OPS, new_interpreter
 from passviz.run.values import (
     Array,
     Buffer,
+    DeclarationCallError,
     KernelAssertionError,
     LaunchError,
     Memory,
@@ -99,7 +100,7 @@ def launch(
                     interpreter.program_id = (x, y, z)
                     try:
                         interpreter.call(function, tuple(values))
-                    except (UnsupportedOpError, KernelAssertionError):
+                    except (UnsupportedOpError, KernelAssertionError, DeclarationCallError):
                         raise
                     except RunError as exc:
                         raise RunError(f"{exc.message} (in program {(x, y, z)})", exc.op) from None

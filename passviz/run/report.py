@@ -29,17 +29,34 @@ def summarize(name: str, data: Array, shown: int = 6) -> str:
     return f"{line}  min {finite.min():.6g}  max {finite.max():.6g}  mean {finite.mean():.6g}"
 
 
+def _ranges(steps: list[int]) -> str:
+    """``0-5, 8, 10-11``: sorted step indices, consecutive ones as ranges."""
+    parts: list[str] = []
+    start = previous = None
+    for step in [*steps, None]:
+        if start is not None and previous is not None and (step is None or step != previous + 1):
+            parts.append(str(start) if start == previous else f"{start}-{previous}")
+            start = None
+        if start is None:
+            start = step
+        previous = step
+    return ", ".join(parts) or "none"
+
+
 def _number(value: object) -> str:
     return f"{value:.6g}" if isinstance(value, float) else str(value)
 
 
 def describe_bisect(trace: Trace, result: BisectResult) -> list[str]:
     """The lines ``passviz bisect`` prints: the verdict, the step, the elements that changed."""
-    ran = ", ".join(step_name(step) for step in result.runs)
+    ran = _ranges(sorted(step for step in result.runs if step != INITIAL))
     reference = result.runs[INITIAL]
-    lines = [f"ran {ran}"]
+    lines = [f"ran the initial IR and {len(result.runs) - 1} steps: {ran}"]
     if reference.error is not None:
         lines.append(f"the initial IR fails: {reference.error}")
+    for outcome in result.runs.values():
+        if not outcome.runnable:
+            lines.append(f"{step_name(outcome.step)} cannot run, stepped around: {outcome.error}")
     if result.first is None or result.step is None or result.comparison is None:
         lines.append("no step changes the outputs: the last step's match the initial IR's")
         return lines

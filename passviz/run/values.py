@@ -59,6 +59,10 @@ class UnsupportedOpError(RunError):
         super().__init__(f"the interpreter does not support {op.name}{suffix}", op)
 
 
+class DeclarationCallError(RunError):
+    """A call of a function without a body: the IR between an inliner's two steps, not a result."""
+
+
 class LaunchError(RunError):
     """Arguments or a grid that do not fit the kernel: no program ran."""
 
