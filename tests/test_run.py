@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import functools
+from typing import Any
 
 import numpy as np
 import pytest
@@ -222,3 +223,136 @@ def test_the_construct_kernels_match_numpy() -> None:
         np.testing.assert_array_equal(outputs["o"], 2 * x[:128][::-1] + x[:128])
     for outputs in run_both("early_return", [("x", x), ("o", np.zeros(n, np.float32)), ("n", n)], (5,)):
         np.testing.assert_array_equal(outputs["o"], 3 * x)
+
+
+def run_body(body: str, x: np.ndarray) -> np.ndarray:
+    """Run ``body`` on ``%x``, eight f32 loaded from a buffer; it makes ``%r``, eight f32 stored."""
+    text = f"""
+    tt.func public @k(%xp: !tt.ptr<f32>, %outp: !tt.ptr<f32>) {{
+      %range = tt.make_range {{end = 8 : i32, start = 0 : i32}} : tensor<8xi32>
+      %xs = tt.splat %xp : !tt.ptr<f32> -> tensor<8x!tt.ptr<f32>>
+      %xa = tt.addptr %xs, %range : tensor<8x!tt.ptr<f32>>, tensor<8xi32>
+      %x = tt.load %xa : tensor<8x!tt.ptr<f32>>
+      {body}
+      %os = tt.splat %outp : !tt.ptr<f32> -> tensor<8x!tt.ptr<f32>>
+      %oa = tt.addptr %os, %range : tensor<8x!tt.ptr<f32>>, tensor<8xi32>
+      tt.store %oa, %r : tensor<8x!tt.ptr<f32>>
+      tt.return
+    }}
+    """
+    return launch(parse_ir(text), [("x", x), ("out", np.zeros(8, np.float32))], (1,)).outputs["out"]
+
+
+TO_2X4 = "%a = tt.reshape %x : tensor<8xf32> -> tensor<2x4xf32>"
+TO_4X2 = "%a = tt.reshape %x : tensor<8xf32> -> tensor<4x2xf32>"
+SPLIT = f"{TO_4X2}\n %l, %h = tt.split %a : tensor<4x2xf32> -> tensor<4xf32>"
+SCAN_BODY = """({
+  ^bb0(%p: f32, %q: f32):
+    %s = arith.addf %p, %q : f32
+    tt.scan.return %s : f32
+  }) : (tensor<8xf32>) -> tensor<8xf32>"""
+
+TENSOR_OPS: dict[str, tuple[str, Any]] = {
+    "trans": (
+        f"{TO_2X4}\n %t = tt.trans %a {{order = array<i32: 1, 0>}} : tensor<2x4xf32> -> tensor<4x2xf32>\n"
+        " %r = tt.reshape %t : tensor<4x2xf32> -> tensor<8xf32>",
+        lambda x: x.reshape(2, 4).T.ravel(),
+    ),
+    "split and join": (
+        f"{SPLIT}\n %j = tt.join %h, %l : tensor<4xf32> -> tensor<4x2xf32>\n"
+        " %r = tt.reshape %j : tensor<4x2xf32> -> tensor<8xf32>",
+        lambda x: x.reshape(4, 2)[:, ::-1].ravel(),
+    ),
+    "cat": (
+        f"{SPLIT}\n %r = tt.cat %h, %l : tensor<4xf32> -> tensor<8xf32>",
+        lambda x: np.r_[x[1::2], x[::2]],
+    ),
+    "fp_to_fp": (
+        "%h = tt.fp_to_fp %x, rounding = rtne : tensor<8xf32> -> tensor<8xf16>\n"
+        " %r = arith.extf %h : tensor<8xf16> to tensor<8xf32>",
+        lambda x: x.astype(np.float16).astype(np.float32),
+    ),
+    "clampf": (
+        "%lo = arith.constant dense<-5.000000e-01> : tensor<8xf32>\n"
+        " %hi = arith.constant dense<5.000000e-01> : tensor<8xf32>\n"
+        " %r = tt.clampf %x, %lo, %hi, propagateNan = none : tensor<8xf32>",
+        lambda x: np.clip(x, -0.5, 0.5),
+    ),
+    "libdevice": (
+        '%r = tt.extern_elementwise %x {libname = "", libpath = "", pure = true, symbol = "__nv_expf"}'
+        " : (tensor<8xf32>) -> tensor<8xf32>",
+        np.exp,
+    ),
+    "bitcast": (
+        "%i = tt.bitcast %x : tensor<8xf32> -> tensor<8xi32>\n"
+        " %sign = arith.constant dense<-2147483648> : tensor<8xi32>\n"
+        " %n = arith.xori %i, %sign : tensor<8xi32>\n"
+        " %r = tt.bitcast %n : tensor<8xi32> -> tensor<8xf32>",
+        np.negative,
+    ),
+    "precise_sqrt": (
+        "%a = math.absf %x : tensor<8xf32>\n %r = tt.precise_sqrt %a : tensor<8xf32>",
+        lambda x: np.sqrt(np.abs(x)),
+    ),
+    "reverse scan": (
+        f'%r = "tt.scan"(%x) <{{axis = 0 : i32, reverse = true}}> {SCAN_BODY}',
+        lambda x: np.cumsum(x[::-1])[::-1],
+    ),
+    "gather": (
+        "%seven = arith.constant dense<7> : tensor<8xi32>\n"
+        " %idx = arith.subi %seven, %range : tensor<8xi32>\n"
+        " %r = tt.gather %x[%idx] {axis = 0 : i32} : (tensor<8xf32>, tensor<8xi32>) -> tensor<8xf32>",
+        lambda x: x[::-1],
+    ),
+    "scf.if and scf.while": (
+        "%c0 = arith.constant 0 : i32\n %c1 = arith.constant 1 : i32\n %c3 = arith.constant 3 : i32\n"
+        " %n = scf.while (%i = %c0) : (i32) -> i32 {\n"
+        "   %go = arith.cmpi slt, %i, %c3 : i32\n   scf.condition(%go) %i : i32\n"
+        " } do {\n ^bb0(%j: i32):\n   %next = arith.addi %j, %c1 : i32\n   scf.yield %next : i32\n }\n"
+        " %three = arith.cmpi eq, %n, %c3 : i32\n"
+        " %r = scf.if %three -> (tensor<8xf32>) {\n   %d = arith.addf %x, %x : tensor<8xf32>\n"
+        "   scf.yield %d : tensor<8xf32>\n } else {\n   scf.yield %x : tensor<8xf32>\n }",
+        lambda x: 2 * x,
+    ),
+}
+"""Tensor ops run on eight floats: the body, and what numpy makes of the same floats."""
+
+
+@pytest.mark.parametrize("name", TENSOR_OPS)
+def test_tensor_ops_match_numpy(name: str) -> None:
+    body, want = TENSOR_OPS[name]
+    x = np.array([0.25, -1.5, 3.0, 0.1, -0.75, 2.5, 1e-3, -4.0], dtype=np.float32)
+    np.testing.assert_allclose(run_body(body, x), want(x).astype(np.float32), rtol=1e-6)
+
+
+def test_atomics_apply_in_order_with_their_old_values() -> None:
+    text = """
+    tt.func public @k(%acc: !tt.ptr<f32>, %old: !tt.ptr<f32>, %umax: !tt.ptr<i32>) {
+      %range = tt.make_range {end = 4 : i32, start = 0 : i32} : tensor<4xi32>
+      %zero = arith.constant dense<0> : tensor<4xi32>
+      %accs = tt.splat %acc : !tt.ptr<f32> -> tensor<4x!tt.ptr<f32>>
+      %same = tt.addptr %accs, %zero : tensor<4x!tt.ptr<f32>>, tensor<4xi32>
+      %val = arith.sitofp %range : tensor<4xi32> to tensor<4xf32>
+      %mask = arith.constant dense<[true, true, false, true]> : tensor<4xi1>
+      %prev = tt.atomic_rmw fadd, acq_rel, gpu, %same, %val, %mask : (tensor<4x!tt.ptr<f32>>, tensor<4xf32>, tensor<4xi1>) -> tensor<4xf32>
+      %olds = tt.splat %old : !tt.ptr<f32> -> tensor<4x!tt.ptr<f32>>
+      %oldp = tt.addptr %olds, %range : tensor<4x!tt.ptr<f32>>, tensor<4xi32>
+      tt.store %oldp, %prev, %mask : tensor<4x!tt.ptr<f32>>
+      %minus = arith.constant -1 : i32
+      %u = tt.atomic_rmw umax, acq_rel, gpu, %umax, %minus : (!tt.ptr<i32>, i32) -> i32
+      tt.return
+    }
+    """
+    result = launch(
+        parse_ir(text),
+        [
+            ("acc", np.array([10], np.float32)),
+            ("old", np.zeros(4, np.float32)),
+            ("umax", np.array([5], np.int32)),
+        ],
+        (2,),
+    )
+    # Two programs add 0 + 1 + 3 each; the second program saw the first one's sum.
+    assert result.outputs["acc"][0] == 18
+    np.testing.assert_array_equal(result.outputs["old"], [14, 14, 0, 15])
+    assert result.outputs["umax"][0] == -1  # 0xFFFFFFFF is the unsigned maximum
