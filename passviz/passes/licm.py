@@ -40,6 +40,7 @@ from xdsl.traits import IsTerminator, MemoryEffectKind, get_effects
 from xdsl.traits import is_speculatable as xdsl_is_speculatable
 
 from passviz.dialects.matchers import constant_attr
+from passviz.dialects.triton_version import triton_version
 from passviz.dialects.tt import LoadOp, SplatOp, get_i1_same_shape
 from passviz.ir.hints import isa
 from passviz.trace.recorder import StepRecorder, TracedPass
@@ -55,6 +56,9 @@ class Speculation(Enum):
 
 _CONDITIONAL_DIVISIONS = {"arith.divui", "arith.ceildivui", "arith.divsi", "arith.ceildivsi"}
 """Arith ops that are speculatable only for some divisors; every other arith op is Pure."""
+
+_REMAINDERS = {"arith.remui", "arith.remsi"}
+"""Arith ops that Triton 3.9's LLVM speculates only for a nonzero constant divisor (3.6's always)."""
 
 _RECURSIVE_EFFECTS = {
     "scf.for",
@@ -104,6 +108,9 @@ def speculatability(op: Operation) -> Speculation:
     """MLIR's ``getSpeculatability`` of ``op`` (not speculatable without the interface)."""
     name = op.name
     if name in _CONDITIONAL_DIVISIONS:
+        return _division_speculatability(op)
+    if name in _REMAINDERS and triton_version() >= (3, 9):
+        # Triton 3.9's LLVM traps on a remainder by zero as on a division; 3.6's did not.
         return _division_speculatability(op)
     if name.startswith(("arith.", "math.")) or name in _PURE:
         return Speculation.SPECULATABLE
