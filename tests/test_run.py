@@ -356,3 +356,13 @@ def test_atomics_apply_in_order_with_their_old_values() -> None:
     assert result.outputs["acc"][0] == 18
     np.testing.assert_array_equal(result.outputs["old"], [14, 14, 0, 15])
     assert result.outputs["umax"][0] == -1  # 0xFFFFFFFF is the unsigned maximum
+
+
+@pytest.mark.triton
+def test_tensor_descriptor_blocks_are_cut_to_the_view() -> None:
+    m, n = 100, 64  # the second program's 64-row block reaches past row 100: those rows stay untouched
+    a = np.random.default_rng(4).standard_normal((m, n)).astype(np.float32)
+    out = np.full((m + 8, n), 7.0, dtype=np.float32)
+    for outputs in run_both("tensordesc", [("a", a), ("out", out), ("M", m), ("N", n)], (2,)):
+        np.testing.assert_array_equal(outputs["out"].reshape(m + 8, n)[:m], 2 * a)
+        assert (outputs["out"].reshape(m + 8, n)[m:] == 7).all()

@@ -35,6 +35,8 @@ from passviz.run.values import (
     KernelAssertionError,
     Pointer,
     PointerTensor,
+    RunError,
+    TensorDescriptor,
     UnsupportedOpError,
     as_type,
     element_type,
@@ -94,6 +96,22 @@ def _access(interpreter: Interpreter, op: Operation, ptr: Any, mask: Any) -> tup
     active = _mask(mask, offsets.shape)
     state.memory.check_bounds(ptr, offsets[active], data.size, op)
     return data, offsets, active, buffer
+
+
+def _block(
+    interpreter: Interpreter, op: Operation, descriptor: Any, indices: list[Any]
+) -> tuple[Array, Array, Array]:
+    """The buffer's elements, the block's element offsets, and which lie inside the descriptor's view."""
+    if not isinstance(descriptor, TensorDescriptor):
+        raise RunError("expected a tensor descriptor", op)
+    desc_type = op.operands[0].type
+    assert isinstance(desc_type, tt.TensorDescType)
+    block_type = desc_type.block_type
+    offsets, inside = descriptor.block(tuple(int(i) for i in indices), shape_of(block_type))
+    memory = kernel_state(interpreter).memory
+    data = memory.view(Pointer(descriptor.buffer, descriptor.offset), block_type.element_type, op)
+    memory.check_bounds(Pointer(descriptor.buffer, 0), offsets[inside], data.size, op)
+    return data, offsets, inside
 
 
 def _combine(interpreter: Interpreter, region: Region, left: list[Array], right: list[Array]) -> list[Array]:
@@ -285,6 +303,42 @@ class TritonFunctions(InterpreterFunctions):
         value = np.broadcast_to(np.asarray(operands["value"]), offsets.shape)
         data[offsets[active]] = value[active]
         kernel_state(interpreter).memory.buffers[buffer].written = True
+        return ()
+
+    @impl(tt.MakeTensorDescOp)
+    def run_make_descriptor(
+        self, interpreter: Interpreter, op: tt.MakeTensorDescOp, args: PythonValues
+    ) -> PythonValues:
+        base, *rest = args
+        if not isinstance(base, Pointer):
+            raise RunError("expected a pointer as the descriptor's base", op)
+        rank = len(op.shape)
+        padding = op.padding.value.data if op.padding is not None else 1
+        shape = tuple(int(v) for v in rest[:rank])
+        strides = tuple(int(v) for v in rest[rank:])
+        return (TensorDescriptor(base.buffer, base.offset, shape, strides, nan_padding=padding == 2),)
+
+    @impl(tt.DescriptorLoadOp)
+    def run_descriptor_load(
+        self, interpreter: Interpreter, op: tt.DescriptorLoadOp, args: PythonValues
+    ) -> PythonValues:
+        descriptor, *indices = args
+        data, offsets, inside = _block(interpreter, op, descriptor, indices)
+        result_type = op.result.type
+        out = np.full(
+            offsets.shape, np.nan if descriptor.nan_padding else 0, dtype=storage_dtype(result_type, op)
+        )
+        out[inside] = data[offsets[inside]]
+        return (as_type(out.reshape(shape_of(result_type)), result_type, op),)
+
+    @impl(tt.DescriptorStoreOp)
+    def run_descriptor_store(
+        self, interpreter: Interpreter, op: tt.DescriptorStoreOp, args: PythonValues
+    ) -> PythonValues:
+        descriptor, value, *indices = args
+        data, offsets, inside = _block(interpreter, op, descriptor, indices)
+        data[offsets[inside]] = np.asarray(value).reshape(offsets.shape)[inside]
+        kernel_state(interpreter).memory.buffers[descriptor.buffer].written = True
         return ()
 
     @impl(tt.AtomicRMWOp)

@@ -289,6 +289,35 @@ class Memory:
             raise RunError(f"out-of-bounds access: element {bad} of {name!r}, which has {size} elements", op)
 
 
+@dataclass(frozen=True)
+class TensorDescriptor:
+    """A ``tt.make_tensor_descriptor``: a strided n-d view of a buffer, read and written in blocks."""
+
+    buffer: int
+    """The buffer's index in ``Memory.buffers``."""
+    offset: int
+    """The view's first element, from the buffer's start."""
+    shape: tuple[int, ...]
+    """The view's size along each dimension: blocks are cut to it."""
+    strides: tuple[int, ...]
+    """Elements between neighbours along each dimension."""
+    nan_padding: bool
+    """Whether a block's elements outside the view read as NaN (else zero)."""
+
+    def block(self, indices: tuple[int, ...], block_shape: tuple[int, ...]) -> tuple[Array, Array]:
+        """The element offsets of the block at ``indices``, and which of them lie inside the view."""
+        grids = np.meshgrid(
+            *(index + np.arange(size) for index, size in zip(indices, block_shape, strict=True)),
+            indexing="ij",
+        )
+        inside = np.ones(block_shape, dtype=bool)
+        offsets = np.full(block_shape, self.offset, dtype=np.int64)
+        for coords, size, stride in zip(grids, self.shape, self.strides, strict=True):
+            inside &= (coords >= 0) & (coords < size)
+            offsets += coords.astype(np.int64) * stride
+        return offsets, inside
+
+
 def pointer_parts(value: Any, op: Operation) -> tuple[int, Array]:
     """The buffer and the offsets (an array, 0-d for a scalar) of a pointer value."""
     if isinstance(value, Pointer):
