@@ -33,7 +33,7 @@ from passviz.pipelines import (
 from passviz.run.bisect import INITIAL, bisect, run_step
 from passviz.run.inputs import InputSpecError, make_arguments, parse_arg, parse_grid
 from passviz.run.launch import Argument
-from passviz.run.report import describe_bisect, step_name, summarize
+from passviz.run.report import describe_bisect, save_outputs, step_name, summarize
 from passviz.run.values import RunError
 from passviz.trace.model import Step, Trace
 from passviz.trace.query import op_names, step_label
@@ -164,6 +164,14 @@ def _add_run_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
         command.add_argument("--seed", type=int, default=0, help="the seed of the random buffers (default 0)")
     run.add_argument(
         "--step", default="-1", help="step index (negative counts from the end), or 'initial' (default -1)"
+    )
+    run.add_argument("--save", metavar="OUT.npz", help="also save the written buffers, by argument name")
+    bisect.add_argument(
+        "--tolerance",
+        nargs=2,
+        type=float,
+        metavar=("RTOL", "ATOL"),
+        help="relative and absolute tolerance of float outputs (default: by type, a few ulps)",
     )
     bisect.add_argument(
         "--every",
@@ -375,6 +383,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
     )
     for name, data in outcome.outputs.items():
         print(one_line(summarize(name, data)))
+    if args.save is not None:
+        save_outputs(args.save, outcome.outputs)
+        print(f"saved to {args.save}")
     return 0
 
 
@@ -382,7 +393,8 @@ def _cmd_bisect(args: argparse.Namespace) -> int:
     trace = _load(args.trace)
     arguments, grid = _run_inputs(args)
     try:
-        result = bisect(trace, arguments, grid, every=args.every)
+        tolerance = tuple(args.tolerance) if args.tolerance else None
+        result = bisect(trace, arguments, grid, every=args.every, tolerance=tolerance)
     except RunError as exc:
         raise CliError(str(exc)) from None
     for line in describe_bisect(trace, result):

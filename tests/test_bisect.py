@@ -112,6 +112,13 @@ def test_the_command_line_runs_a_step_and_bisects(tmp_path: Path, capsys: pytest
     assert found.split()[3:7] == ["3", "rewrite", "demo-rewrites", "OrderSubfOperands"]
     assert "1000 elements differ" in printed[printed.index(found) + 1]
     assert printed[printed.index(found) + 2].startswith("  out[0]: expected ")
+    # Within a tolerance wider than the change, no step differs.
+    assert main(["bisect", str(out), *common, "--tolerance", "100", "100"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1].startswith("no step changes the outputs")
+    saved = tmp_path / "final.npz"
+    assert main(["run", str(out), *common, "--save", str(saved)]) == 0
+    x, y = (value for _, value in arguments()[:2])
+    np.testing.assert_allclose(np.load(saved)["out"], y - 2 * x)  # pyright: ignore[reportOperatorIssue]
 
 
 UNSUPPORTED = """

@@ -146,8 +146,11 @@ def run_step(
         return Outcome(step, error=str(exc))
 
 
-def compare(reference: Outcome, outcome: Outcome, limit: int = 10) -> Comparison:
-    """The elements of ``outcome``'s outputs that differ from ``reference``'s beyond the tolerance."""
+def compare(
+    reference: Outcome, outcome: Outcome, limit: int = 10, tolerance: tuple[float, float] | None = None
+) -> Comparison:
+    """The elements of ``outcome``'s outputs that differ from ``reference``'s beyond the tolerance:
+    ``tolerance`` (relative, absolute) for floats when given, else ``TOLERANCES``'s for their type."""
     if reference.error != outcome.error:
         return Comparison([], 1, float("inf"), f"the run failed: {outcome.error or reference.error}")
     if set(reference.outputs) != set(outcome.outputs):
@@ -158,7 +161,7 @@ def compare(reference: Outcome, outcome: Outcome, limit: int = 10) -> Comparison
     max_error = 0.0
     for name, expected in reference.outputs.items():
         got = outcome.outputs[name]
-        bad = _mismatches(expected, got)
+        bad = _mismatches(expected, got, tolerance)
         count += int(bad.sum())
         if np.issubdtype(expected.dtype, np.number) and bad.any():
             finite = bad & np.isfinite(expected.astype(np.float64)) & np.isfinite(got.astype(np.float64))
@@ -170,8 +173,10 @@ def compare(reference: Outcome, outcome: Outcome, limit: int = 10) -> Comparison
     return Comparison(differences, count, max_error)
 
 
-def _mismatches(expected: Array, got: Array) -> Array:
+def _mismatches(expected: Array, got: Array, given: tuple[float, float] | None) -> Array:
     tolerance = TOLERANCES.get(expected.dtype.name)
+    if tolerance is not None and given is not None:
+        tolerance = given
     if tolerance is None:
         return expected != got
     rtol, atol = tolerance
@@ -180,9 +185,14 @@ def _mismatches(expected: Array, got: Array) -> Array:
 
 
 def bisect(
-    trace: Trace, arguments: Sequence[Argument], grid: Sequence[int], every: bool = False
+    trace: Trace,
+    arguments: Sequence[Argument],
+    grid: Sequence[int],
+    every: bool = False,
+    tolerance: tuple[float, float] | None = None,
 ) -> BisectResult:
-    """The first step of ``trace`` whose outputs on ``arguments`` differ from the initial IR's."""
+    """The first step of ``trace`` whose outputs on ``arguments`` differ from the initial IR's
+    (beyond ``tolerance``, relative and absolute, for floats; see ``compare``)."""
     runs: dict[int, Outcome] = {}
     texts = StepTexts(trace)
 
@@ -194,7 +204,7 @@ def bisect(
     reference = outcome(INITIAL)
 
     def differs(step: int) -> bool:
-        return not compare(reference, outcome(step)).same
+        return not compare(reference, outcome(step), tolerance=tolerance).same
 
     def runnable_between(low: int, high: int) -> int | None:
         """A runnable step strictly between ``low`` and ``high``, the nearest to their middle."""
@@ -218,4 +228,5 @@ def bisect(
         first = bad
     if first is None:
         return BisectResult(None, None, None, runs)
-    return BisectResult(first, trace.steps[first], compare(reference, outcome(first)), runs)
+    comparison = compare(reference, outcome(first), tolerance=tolerance)
+    return BisectResult(first, trace.steps[first], comparison, runs)

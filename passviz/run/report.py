@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 import numpy as np
 
 from passviz.run.bisect import INITIAL, BisectResult
@@ -45,6 +47,11 @@ def _ranges(steps: list[int]) -> str:
 
 def _number(value: object) -> str:
     return f"{value:.6g}" if isinstance(value, float) else str(value)
+
+
+def save_outputs(path: str, outputs: dict[str, Array]) -> None:
+    """Save the written buffers to an ``.npz`` file, each under its argument's name."""
+    np.savez(path, **cast("dict[str, Any]", outputs))
 
 
 def describe_bisect(trace: Trace, result: BisectResult) -> list[str]:
