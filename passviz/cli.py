@@ -10,7 +10,7 @@ import tempfile
 import webbrowser
 from collections.abc import Sequence
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from xdsl.passes import ModulePass
 
@@ -30,11 +30,6 @@ from passviz.pipelines import (
     pipeline_summary,
     record_file,
 )
-from passviz.run.bisect import INITIAL, bisect, run_step
-from passviz.run.inputs import InputSpecError, make_arguments, parse_arg, parse_grid
-from passviz.run.launch import Argument
-from passviz.run.report import describe_bisect, save_outputs, step_name, summarize
-from passviz.run.values import RunError
 from passviz.trace.model import Step, Trace
 from passviz.trace.query import op_names, step_label
 from passviz.trace.recorder import RecordOptions, VerifyEach
@@ -43,6 +38,9 @@ from passviz.trace.store import TraceFormatError, read_trace
 from passviz.trace.summary import step_counts
 from passviz.trace.terminal import error_line, one_line, printable
 from passviz.widget.standalone import standalone_html
+
+if TYPE_CHECKING:
+    from passviz.run.launch import Argument
 
 
 class CliError(Exception):
@@ -354,6 +352,10 @@ def _cmd_passes(args: argparse.Namespace) -> int:
 
 
 def _run_inputs(args: argparse.Namespace) -> tuple[list[Argument], tuple[int, ...]]:
+    # passviz.run is imported where it is used: it loads xDSL's interpreters and
+    # numpy, more than half a second that every other command would pay.
+    from passviz.run.inputs import InputSpecError, make_arguments, parse_arg, parse_grid
+
     try:
         specs = [parse_arg(text) for text in args.arg]
         return make_arguments(specs, args.seed), parse_grid(args.grid)
@@ -362,6 +364,10 @@ def _run_inputs(args: argparse.Namespace) -> tuple[list[Argument], tuple[int, ..
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
+    from passviz.run.bisect import INITIAL, run_step
+    from passviz.run.report import save_outputs, step_name, summarize
+    from passviz.run.values import RunError
+
     trace = _load(args.trace)
     arguments, grid = _run_inputs(args)
     if args.step == "initial":
@@ -390,6 +396,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _cmd_bisect(args: argparse.Namespace) -> int:
+    from passviz.run.bisect import bisect
+    from passviz.run.report import describe_bisect
+    from passviz.run.values import RunError
+
     trace = _load(args.trace)
     arguments, grid = _run_inputs(args)
     try:
