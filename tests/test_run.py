@@ -366,3 +366,48 @@ def test_tensor_descriptor_blocks_are_cut_to_the_view() -> None:
     for outputs in run_both("tensordesc", [("a", a), ("out", out), ("M", m), ("N", n)], (2,)):
         np.testing.assert_array_equal(outputs["out"].reshape(m + 8, n)[:m], 2 * a)
         assert (outputs["out"].reshape(m + 8, n)[m:] == 7).all()
+
+
+BLOCK_POINTERS = """
+tt.func public @k(%src: !tt.ptr<f32>, %dst: !tt.ptr<f32>, %rows: i32, %cols: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c2 = arith.constant 2 : i32
+  %c8 = arith.constant 8 : i32
+  %one = arith.constant 1 : i64
+  %pid = tt.get_program_id x : i32
+  %row = arith.muli %pid, %c8 : i32
+  %m = arith.extsi %rows : i32 to i64
+  %n = arith.extsi %cols : i32 to i64
+  %in = tt.make_tensor_ptr %src, [%m, %n], [%n, %one], [%row, %c0] {order = array<i32: 1, 0>} : !tt.ptr<tensor<8x8xf32>>
+  %out = tt.make_tensor_ptr %dst, [%m, %n], [%n, %one], [%row, %c0] {order = array<i32: 1, 0>} : !tt.ptr<tensor<8x8xf32>>
+  %two = arith.constant dense<2.000000e+00> : tensor<8x8xf32>
+  %a, %b = scf.for %i = %c0 to %c2 step %c1 iter_args(%p = %in, %q = %out) -> (!tt.ptr<tensor<8x8xf32>>, !tt.ptr<tensor<8x8xf32>>) : i32 {
+    %x = tt.load %p {boundaryCheck = array<i32: 0, 1>, padding = 1 : i32} : !tt.ptr<tensor<8x8xf32>>
+    %y = arith.mulf %x, %two : tensor<8x8xf32>
+    tt.store %q, %y {boundaryCheck = array<i32: 0, 1>} : !tt.ptr<tensor<8x8xf32>>
+    %p2 = tt.advance %p, [%c0, %c8] : !tt.ptr<tensor<8x8xf32>>
+    %q2 = tt.advance %q, [%c0, %c8] : !tt.ptr<tensor<8x8xf32>>
+    scf.yield %p2, %q2 : !tt.ptr<tensor<8x8xf32>>, !tt.ptr<tensor<8x8xf32>>
+  }
+  tt.return
+}
+"""
+
+
+def test_block_pointers_before_and_after_rewrite_tensor_pointer_match_numpy() -> None:
+    from passviz.dialects.triton_version import use_triton_version
+
+    rows, cols = 10, 12  # 8x8 blocks: the view's edges cut the second block of each row and column
+    src = np.arange(rows * cols, dtype=np.float32).reshape(rows, cols)
+    with use_triton_version("3.6"):
+        run = record(BLOCK_POINTERS, "triton-rewrite-tensor-pointer")
+        assert run.trace.status == "ok"
+        texts = [BLOCK_POINTERS, print_module(run.module)]
+        assert "tt.make_tensor_ptr" not in texts[1]
+        for text in texts:
+            dst = np.full((rows + 2, cols), -1.0, dtype=np.float32)
+            arguments: list[Argument] = [("src", src), ("dst", dst), ("rows", rows), ("cols", cols)]
+            out = launch(parse_ir(text), arguments, (2,)).outputs["dst"].reshape(rows + 2, cols)
+            np.testing.assert_array_equal(out[:rows], 2 * src)
+            assert (out[rows:] == -1).all()

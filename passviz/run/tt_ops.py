@@ -12,6 +12,7 @@ combines for ``tt.reduce``, Hillis-Steele steps for ``tt.scan``), so a
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -32,6 +33,7 @@ from passviz.run.arith import BINARY, UNARY, bitcast, fma, reciprocal
 from passviz.run.core import kernel_state
 from passviz.run.values import (
     Array,
+    BlockPointer,
     KernelAssertionError,
     Pointer,
     PointerTensor,
@@ -112,6 +114,21 @@ def _block(
     data = memory.view(Pointer(descriptor.buffer, descriptor.offset), block_type.element_type, op)
     memory.check_bounds(Pointer(descriptor.buffer, 0), offsets[inside], data.size, op)
     return data, offsets, inside
+
+
+def _block_access(
+    interpreter: Interpreter, op: Operation, pointer: BlockPointer, boundary_check: Any
+) -> tuple[Array, Array, Array, int]:
+    """A block pointer's buffer elements, block offsets, the mask of its ``boundaryCheck``, and buffer."""
+    pointer_type = op.operands[0].type
+    assert isinstance(pointer_type, tt.PointerType)
+    block_type = pointer_type.pointee_type
+    checked = tuple(boundary_check.get_values()) if boundary_check is not None else ()
+    offsets, inside = pointer.block(shape_of(block_type), checked)
+    memory = kernel_state(interpreter).memory
+    data = memory.view(Pointer(pointer.buffer, 0), element_type(block_type), op)
+    memory.check_bounds(Pointer(pointer.buffer, 0), offsets[inside], data.size, op)
+    return data, offsets, inside, pointer.buffer
 
 
 def _combine(interpreter: Interpreter, region: Region, left: list[Array], right: list[Array]) -> list[Array]:
@@ -287,8 +304,14 @@ class TritonFunctions(InterpreterFunctions):
     @impl(tt.LoadOp)
     def run_load(self, interpreter: Interpreter, op: tt.LoadOp, args: PythonValues) -> PythonValues:
         operands = _optional(op, "load", args)
-        data, offsets, active, _ = _access(interpreter, op, operands["ptr"], operands.get("mask"))
         result_type = op.result.type
+        if isinstance(operands["ptr"], BlockPointer):
+            data, offsets, active, _ = _block_access(interpreter, op, operands["ptr"], op.boundary_check)
+            nan = op.padding is not None and op.padding.value.data == 2
+            out = np.full(offsets.shape, np.nan if nan else 0, dtype=storage_dtype(result_type, op))
+            out[active] = data[offsets[active]]
+            return (as_type(out, result_type, op),)
+        data, offsets, active, _ = _access(interpreter, op, operands["ptr"], operands.get("mask"))
         other = operands.get("other")
         out = np.zeros(offsets.shape, dtype=storage_dtype(result_type, op))
         if other is not None:
@@ -299,11 +322,33 @@ class TritonFunctions(InterpreterFunctions):
     @impl(tt.StoreOp)
     def run_store(self, interpreter: Interpreter, op: tt.StoreOp, args: PythonValues) -> PythonValues:
         operands = _optional(op, "store", args)
-        data, offsets, active, buffer = _access(interpreter, op, operands["ptr"], operands.get("mask"))
+        if isinstance(operands["ptr"], BlockPointer):
+            data, offsets, active, buffer = _block_access(interpreter, op, operands["ptr"], op.boundary_check)
+        else:
+            data, offsets, active, buffer = _access(interpreter, op, operands["ptr"], operands.get("mask"))
         value = np.broadcast_to(np.asarray(operands["value"]), offsets.shape)
         data[offsets[active]] = value[active]
         kernel_state(interpreter).memory.buffers[buffer].written = True
         return ()
+
+    @impl(tt.MakeTensorPtrOp)
+    def run_make_tensor_ptr(
+        self, interpreter: Interpreter, op: tt.MakeTensorPtrOp, args: PythonValues
+    ) -> PythonValues:
+        base, *rest = args
+        if not isinstance(base, Pointer):
+            raise RunError("expected a pointer as the block pointer's base", op)
+        rank = len(op.shape)
+        shape, strides, offsets = (tuple(int(v) for v in rest[i * rank : (i + 1) * rank]) for i in range(3))
+        return (BlockPointer(base.buffer, base.offset, shape, strides, offsets),)
+
+    @impl(tt.AdvanceOp)
+    def run_advance(self, interpreter: Interpreter, op: tt.AdvanceOp, args: PythonValues) -> PythonValues:
+        pointer, *deltas = args
+        if not isinstance(pointer, BlockPointer):
+            raise RunError("expected a block pointer", op)
+        moved = tuple(offset + int(delta) for offset, delta in zip(pointer.offsets, deltas, strict=True))
+        return (replace(pointer, offsets=moved),)
 
     @impl(tt.MakeTensorDescOp)
     def run_make_descriptor(

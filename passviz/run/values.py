@@ -306,16 +306,49 @@ class TensorDescriptor:
 
     def block(self, indices: tuple[int, ...], block_shape: tuple[int, ...]) -> tuple[Array, Array]:
         """The element offsets of the block at ``indices``, and which of them lie inside the view."""
-        grids = np.meshgrid(
-            *(index + np.arange(size) for index, size in zip(indices, block_shape, strict=True)),
-            indexing="ij",
-        )
-        inside = np.ones(block_shape, dtype=bool)
-        offsets = np.full(block_shape, self.offset, dtype=np.int64)
-        for coords, size, stride in zip(grids, self.shape, self.strides, strict=True):
+        checked = tuple(range(len(self.shape)))
+        return block_offsets(self.offset, indices, block_shape, self.shape, self.strides, checked)
+
+
+@dataclass(frozen=True)
+class BlockPointer:
+    """A ``tt.make_tensor_ptr``: a block at ``offsets`` in a strided n-d view of a buffer."""
+
+    buffer: int
+    """The buffer's index in ``Memory.buffers``."""
+    base: int
+    """The view's first element, from the buffer's start."""
+    shape: tuple[int, ...]
+    """The view's size along each dimension (checked only along a load's or store's ``boundaryCheck``)."""
+    strides: tuple[int, ...]
+    """Elements between neighbours along each dimension."""
+    offsets: tuple[int, ...]
+    """The block's first element along each dimension (``tt.advance`` moves it)."""
+
+    def block(self, block_shape: tuple[int, ...], checked: tuple[int, ...]) -> tuple[Array, Array]:
+        """The block's element offsets, and which lie inside the view along the ``checked`` dimensions."""
+        return block_offsets(self.base, self.offsets, block_shape, self.shape, self.strides, checked)
+
+
+def block_offsets(
+    base: int,
+    indices: tuple[int, ...],
+    block_shape: tuple[int, ...],
+    shape: tuple[int, ...],
+    strides: tuple[int, ...],
+    checked: tuple[int, ...],
+) -> tuple[Array, Array]:
+    """The element offsets of a block at ``indices`` of a strided view at ``base``, and which of them
+    lie inside the view's ``shape`` along the ``checked`` dimensions."""
+    ranges = [index + np.arange(size) for index, size in zip(indices, block_shape, strict=True)]
+    grids = np.meshgrid(*ranges, indexing="ij")
+    inside = np.ones(block_shape, dtype=bool)
+    offsets = np.full(block_shape, base, dtype=np.int64)
+    for dim, (coords, size, stride) in enumerate(zip(grids, shape, strides, strict=True)):
+        if dim in checked:
             inside &= (coords >= 0) & (coords < size)
-            offsets += coords.astype(np.int64) * stride
-        return offsets, inside
+        offsets += coords.astype(np.int64) * stride
+    return offsets, inside
 
 
 def pointer_parts(value: Any, op: Operation) -> tuple[int, Array]:
