@@ -276,6 +276,45 @@ tt.func private @rec(%y: i32) -> i32 {
   tt.return %y : i32
 }
 """,
+    "loops_with_known_trip_counts": """
+tt.func @f(%x: i32, %p: !tt.ptr<i32>) -> (i32, i32, i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c5 = arith.constant 5 : i32
+  %c6 = arith.constant 6 : i32
+  %r = scf.for %i = %c0 to %c5 step %c1 iter_args(%a = %c5) -> (i32) : i32 {
+    tt.store %p, %a : !tt.ptr<i32>
+    scf.yield %c6 : i32
+  }
+  %r2 = scf.for %i = %c5 to %c0 step %c1 iter_args(%a = %c5) -> (i32) : i32 {
+    tt.store %p, %a : !tt.ptr<i32>
+    scf.yield %c6 : i32
+  }
+  %r3 = scf.for %i = %c0 to %x step %c1 iter_args(%a = %c5) -> (i32) : i32 {
+    tt.store %p, %a : !tt.ptr<i32>
+    scf.yield %c6 : i32
+  }
+  tt.return %r, %r2, %r3 : i32, i32, i32
+}
+""",
+    "pure_execute_regions": """
+tt.func @g(%x: i32) -> (i32, i32) {
+  %c1 = arith.constant 1 : i32
+  %r = scf.execute_region -> i32 {
+    %a = arith.addi %x, %c1 : i32
+    scf.yield %a : i32
+  }
+  %r2 = scf.execute_region -> i32 {
+    %a = arith.addi %c1, %c1 : i32
+    scf.yield %a : i32
+  }
+  %r3 = scf.execute_region -> i32 {
+    %a = arith.addi %x, %c1 : i32
+    scf.yield %a : i32
+  }
+  tt.return %r2, %r3 : i32, i32
+}
+""",
     "execute_region": """
 tt.func @er(%x: i32) -> i32 {
   %c1 = arith.constant 1 : i32

@@ -61,6 +61,7 @@ _REMAINDERS = {"arith.remui", "arith.remsi"}
 """Arith ops that Triton 3.9's LLVM speculates only for a nonzero constant divisor (3.6's always)."""
 
 _RECURSIVE_EFFECTS = {
+    "scf.execute_region",
     "scf.for",
     "scf.if",
     "scf.while",
@@ -70,8 +71,8 @@ _RECURSIVE_EFFECTS = {
     "scf.reduce",
 }
 """scf ops with ``RecursiveMemoryEffects``; the other scf ops (yield, condition,
-reduce.return) are Pure, except ``scf.execute_region``, which declares no
-effects at all (so its effects are unknown)."""
+reduce.return) are Pure.  ``scf.execute_region`` has them in Triton 3.9's LLVM;
+in 3.6's it declares no effects at all (so its effects are unknown)."""
 
 
 _PURE = ("scf.yield", "scf.condition", "scf.reduce.return", "ub.poison")
@@ -83,8 +84,8 @@ def memory_effects(op: Operation) -> set[MemoryEffectKind] | None:
     """The kinds of memory effect of ``op`` and the ops nested in it, or None
     when they are unknown (MLIR's ``getEffectsRecursively``)."""
     name = op.name
-    if name == "scf.execute_region":
-        return None
+    if name == "scf.execute_region" and triton_version() < (3, 9):
+        return None  # 3.9's LLVM gives it RecursiveMemoryEffects
     if name.startswith(("arith.", "math.")) or name in _PURE:
         return set()
     if name not in _RECURSIVE_EFFECTS:

@@ -41,7 +41,8 @@ from xdsl.traits import (
 from xdsl.utils.symbol_table import SymbolTable as Symbols
 from xdsl.utils.symbol_table import SymbolTableCollection, Visibility
 
-from passviz.dialects.matchers import constant_attr
+from passviz.dialects.matchers import APInt, constant_attr
+from passviz.dialects.triton_version import triton_version
 from passviz.ir.hints import isa
 from passviz.passes import canonicalization as mlir
 from passviz.passes.canonicalize import CanonicalizationTables
@@ -551,7 +552,13 @@ def _entry_successors(
             successors.append((op.false_region, ()) if op.false_region.blocks else (None, op.results))
         return successors
     if isinstance(op, scf.ForOp):
-        return [(op.body, op.body.block.args[1:]), (None, op.results)]
+        into_body: tuple[Successor, Sequence[SSAValue]] = (op.body, op.body.block.args[1:])
+        past_loop: tuple[Successor, Sequence[SSAValue]] = (None, op.results)
+        trips = _trip_count_3_9(op, attrs) if triton_version() >= (3, 9) else None
+        if trips is None:
+            return [into_body, past_loop]
+        # Triton 3.9's LLVM enters a loop known to run, and skips one known not to.
+        return [into_body] if trips else [past_loop]
     if isinstance(op, scf.WhileOp):
         return [(op.before_region, op.before_region.block.args)]
     if isinstance(op, scf.IndexSwitchOp):
@@ -563,6 +570,24 @@ def _entry_successors(
                 return [(region, ())]
         return [(op.default_region, ())]
     return [(op.regions[0], ())]
+
+
+def _trip_count_3_9(op: scf.ForOp, attrs: Sequence[Attribute | None]) -> int | None:
+    """How many times ``op`` runs, from its bounds' constant values, as Triton
+    3.9's ``constantTripCount`` counts (signed bounds, a positive step); None if unknown."""
+    if op.lb == op.ub:
+        return 0
+    lb, ub, step = attrs[0], attrs[1], attrs[2]
+    if not isinstance(lb, IntegerAttr) or not isinstance(ub, IntegerAttr):
+        return None
+    bound_type: Attribute = op.lb.type
+    width = bound_type.bitwidth if isinstance(bound_type, IntegerType) else 64
+    low, high = APInt.of(lb.value.data, width), APInt.of(ub.value.data, width)
+    if high.signed <= low.signed:
+        return 0
+    if not isinstance(step, IntegerAttr) or (stride := APInt.of(step.value.data, width).signed) <= 0:
+        return None
+    return -(-((high.signed - low.signed) % (1 << width)) // stride)
 
 
 def _terminator_successors(
