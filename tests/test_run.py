@@ -314,8 +314,36 @@ TENSOR_OPS: dict[str, tuple[str, Any]] = {
         "   scf.yield %d : tensor<8xf32>\n } else {\n   scf.yield %x : tensor<8xf32>\n }",
         lambda x: 2 * x,
     ),
+    "map_elementwise": (
+        '%r = "tt.map_elementwise"(%x) <{pack = 2 : i32}> ({\n'
+        " ^bb0(%g: f32, %h: f32):\n"
+        "   %s = arith.subf %h, %g : f32\n"
+        "   tt.map_elementwise.return %h, %s : f32, f32\n"
+        " }) : (tensor<8xf32>) -> tensor<8xf32>",
+        lambda x: np.stack([x[1::2], x[1::2] - x[::2]], axis=-1).ravel(),
+    ),
+    "integer bit ops": (
+        "%i = tt.bitcast %x : tensor<8xf32> -> tensor<8xi32>\n"
+        " %pop = math.ctpop %i : tensor<8xi32>\n"
+        " %lz = math.ctlz %i : tensor<8xi32>\n"
+        " %tz = math.cttz %i : tensor<8xi32>\n"
+        " %hundred = arith.constant dense<100> : tensor<8xi32>\n"
+        " %a = arith.muli %lz, %hundred : tensor<8xi32>\n"
+        " %b = arith.addi %pop, %a : tensor<8xi32>\n"
+        " %c = arith.muli %tz, %hundred : tensor<8xi32>\n"
+        " %d = arith.muli %c, %hundred : tensor<8xi32>\n"
+        " %e = arith.addi %b, %d : tensor<8xi32>\n"
+        " %r = arith.sitofp %e : tensor<8xi32> to tensor<8xf32>",
+        lambda x: np.array([_bits(v) for v in x.view(np.uint32).tolist()]),
+    ),
 }
 """Tensor ops run on eight floats: the body, and what numpy makes of the same floats."""
+
+
+def _bits(value: int) -> int:
+    """popcount + 100 * leading zeros + 10000 * trailing zeros of a 32-bit value."""
+    trailing = 32 if value == 0 else (value & -value).bit_length() - 1
+    return bin(value).count("1") + 100 * (32 - value.bit_length()) + 10000 * trailing
 
 
 @pytest.mark.parametrize("name", TENSOR_OPS)
@@ -323,6 +351,52 @@ def test_tensor_ops_match_numpy(name: str) -> None:
     body, want = TENSOR_OPS[name]
     x = np.array([0.25, -1.5, 3.0, 0.1, -0.75, 2.5, 1e-3, -4.0], dtype=np.float32)
     np.testing.assert_allclose(run_body(body, x), want(x).astype(np.float32), rtol=1e-6)
+
+
+def test_extended_arithmetic_gives_both_halves() -> None:
+    text = """
+    tt.func public @k(%out: !tt.ptr<i32>) {
+      %a = arith.constant -1 : i32
+      %b = arith.constant 3 : i32
+      %sum, %carry = arith.addui_extended %a, %b : i32, i1
+      %low, %high = arith.mului_extended %a, %b : i32
+      %slow, %shigh = arith.mulsi_extended %a, %b : i32
+      %wide = arith.extui %carry : i1 to i32
+      %two = arith.constant 2 : i32
+      %minus = arith.constant -2 : i32
+      %p = math.ipowi %b, %two : i32
+      %q = math.ipowi %b, %minus : i32
+      %c0 = arith.constant 0 : i32
+      %c1 = arith.constant 1 : i32
+      %c2 = arith.constant 2 : i32
+      %c3 = arith.constant 3 : i32
+      %c4 = arith.constant 4 : i32
+      %c5 = arith.constant 5 : i32
+      %c6 = arith.constant 6 : i32
+      %c7 = arith.constant 7 : i32
+      %p0 = tt.addptr %out, %c0 : !tt.ptr<i32>, i32
+      tt.store %p0, %sum : !tt.ptr<i32>
+      %p1 = tt.addptr %out, %c1 : !tt.ptr<i32>, i32
+      tt.store %p1, %wide : !tt.ptr<i32>
+      %p2 = tt.addptr %out, %c2 : !tt.ptr<i32>, i32
+      tt.store %p2, %low : !tt.ptr<i32>
+      %p3 = tt.addptr %out, %c3 : !tt.ptr<i32>, i32
+      tt.store %p3, %high : !tt.ptr<i32>
+      %p4 = tt.addptr %out, %c4 : !tt.ptr<i32>, i32
+      tt.store %p4, %slow : !tt.ptr<i32>
+      %p5 = tt.addptr %out, %c5 : !tt.ptr<i32>, i32
+      tt.store %p5, %shigh : !tt.ptr<i32>
+      %p6 = tt.addptr %out, %c6 : !tt.ptr<i32>, i32
+      tt.store %p6, %p : !tt.ptr<i32>
+      %p7 = tt.addptr %out, %c7 : !tt.ptr<i32>, i32
+      tt.store %p7, %q : !tt.ptr<i32>
+      tt.return
+    }
+    """
+    out = launch(parse_ir(text), [("out", np.zeros(8, np.int32))], (1,)).outputs["out"]
+    # 0xFFFFFFFF + 3 wraps to 2 with a carry; as unsigned, 0xFFFFFFFF * 3 = 2 * 2**32 + (2**32 - 3);
+    # as signed, -1 * 3 = -3, whose high half is all ones.
+    np.testing.assert_array_equal(out, [2, 1, -3, 2, -3, -1, 9, 0])
 
 
 def test_atomics_apply_in_order_with_their_old_values() -> None:

@@ -326,6 +326,58 @@ class ArithFunctions(InterpreterFunctions):
     run_index_cast = impl(arith.IndexCastOp)(_cast(_index_cast))
     run_index_castui = impl(pv_arith.IndexCastUIOp)(_cast(_index_castui))
 
+    @impl(arith.AddUIExtendedOp)
+    def run_addui_extended(
+        self, interpreter: Interpreter, op: arith.AddUIExtendedOp, args: PythonValues
+    ) -> PythonValues:
+        type_ = op.operands[0].type
+        lhs, rhs = unsigned(args[0], type_), unsigned(args[1], type_)
+        total = lhs + rhs
+        return (
+            as_type(total.view(storage_dtype(type_)), type_, op),
+            as_type(total < lhs, op.results[1].type, op),
+        )
+
+    @impl(arith.MulUIExtendedOp)
+    def run_mului_extended(
+        self, interpreter: Interpreter, op: arith.MulUIExtendedOp, args: PythonValues
+    ) -> PythonValues:
+        return _wide_product(op, [unsigned(a, op.operands[0].type) for a in args])
+
+    @impl(arith.MulSIExtendedOp)
+    def run_mulsi_extended(
+        self, interpreter: Interpreter, op: arith.MulSIExtendedOp, args: PythonValues
+    ) -> PythonValues:
+        return _wide_product(op, [signed(a, op.operands[0].type) for a in args])
+
+
+def _wide_product(op: Operation, operands: list[Array]) -> PythonValues:
+    """The low and high halves of the double-width product of two integer arrays (Python ints)."""
+    width = int_width(op.operands[0].type)
+    lhs, rhs = operands
+    products = [int(a) * int(b) for a, b in zip(lhs.ravel().tolist(), rhs.ravel().tolist(), strict=True)]
+    mask = (1 << width) - 1
+    low = np.array([p & mask for p in products], dtype=unsigned_dtype(width)).reshape(lhs.shape)
+    high = np.array([(p >> width) & mask for p in products], dtype=unsigned_dtype(width)).reshape(lhs.shape)
+    type_ = op.results[0].type
+    dtype = storage_dtype(type_)
+    return (as_type(low.view(dtype), type_, op), as_type(high.view(dtype), type_, op))
+
+
+def _bit_count(op: Operation, x: Array, kind: str) -> Array:
+    """Population count, leading or trailing zeros of each integer, at its type's width."""
+    width = int_width(op.operands[0].type)
+    values = unsigned(x, op.operands[0].type).ravel().tolist()
+    counts: list[int] = []
+    for value in values:
+        if kind == "ctpop":
+            counts.append(bin(value).count("1"))
+        elif kind == "ctlz":
+            counts.append(width - value.bit_length())
+        else:
+            counts.append(width if value == 0 else (value & -value).bit_length() - 1)
+    return np.array(counts, dtype=np.int64).reshape(np.shape(x))
+
 
 def _round_half_away(x: Array) -> Array:
     return np.sign(x) * np.floor(np.abs(x) + 0.5)
@@ -427,6 +479,24 @@ class MathFunctions(InterpreterFunctions):
     run_powf = impl(math.PowFOp)(_elementwise(np.power))
     run_copysign = impl(math.CopySignOp)(_elementwise(np.copysign))
     run_fma = impl(math.FmaOp)(_elementwise(fma))
+    run_ctpop = impl(math.CtPopOp)(_cast(lambda op, x: _bit_count(op, x, "ctpop")))
+    run_ctlz = impl(math.CountLeadingZerosOp)(_cast(lambda op, x: _bit_count(op, x, "ctlz")))
+    run_cttz = impl(math.CountTrailingZerosOp)(_cast(lambda op, x: _bit_count(op, x, "cttz")))
+
+    @impl(math.FPowIOp)
+    def run_fpowi(self, interpreter: Interpreter, op: math.FPowIOp, args: PythonValues) -> PythonValues:
+        base, exponent = (np.asarray(a) for a in args)
+        return _result(op, np.power(base.astype(np.float64), exponent.astype(np.float64)))
+
+    @impl(math.IPowIOp)
+    def run_ipowi(self, interpreter: Interpreter, op: math.IPowIOp, args: PythonValues) -> PythonValues:
+        type_ = op.operands[0].type
+        base, exponent = signed(args[0], type_), signed(args[1], type_)
+        # Negative exponents: 1 ** e is 1, (-1) ** e is +-1, anything else truncates to 0.
+        safe = np.where(exponent < 0, 0, exponent)
+        power = np.power(base, safe)
+        negative = np.where(np.abs(base) == 1, np.where(exponent % 2 == 0, 1, base), 0)
+        return _result(op, np.where(exponent < 0, negative, power))
 
 
 def float_element(type_: Attribute) -> Attribute:

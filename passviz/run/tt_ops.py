@@ -461,6 +461,30 @@ class TritonFunctions(InterpreterFunctions):
     ) -> tuple[TerminatorValue, PythonValues]:
         return ReturnedValues(args), ()
 
+    @impl(tt.MapElementwiseOp)
+    def run_map_elementwise(
+        self, interpreter: Interpreter, op: tt.MapElementwiseOp, args: PythonValues
+    ) -> PythonValues:
+        # The region runs once, on every pack at once: each argument is one lane of the packs.
+        pack = op.pack.value.data
+        lanes = [np.asarray(a).reshape(-1, pack) for a in args]
+        inputs = [lane[:, k] for lane in lanes for k in range(pack)]
+        results = interpreter.run_ssacfg_region(op.scalar_op, tuple(inputs), "map_elementwise")
+        outputs: list[Array] = []
+        for index, result in enumerate(op.results):
+            group = [
+                np.broadcast_to(np.asarray(r), lanes[0].shape[:1])
+                for r in results[index * pack : (index + 1) * pack]
+            ]
+            outputs.append(as_type(np.stack(group, axis=-1).reshape(shape_of(result.type)), result.type, op))
+        return tuple(outputs)
+
+    @impl_terminator(tt.MapElementwiseReturnOp)
+    def run_map_return(
+        self, interpreter: Interpreter, op: Operation, args: PythonValues
+    ) -> tuple[TerminatorValue, PythonValues]:
+        return ReturnedValues(args), ()
+
     @impl_terminator(tt.ScanReturnOp)
     def run_scan_return(
         self, interpreter: Interpreter, op: Operation, args: PythonValues
