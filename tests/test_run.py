@@ -188,6 +188,16 @@ def test_an_unsupported_op_is_a_located_error() -> None:
         launch(parse_ir(text), [("x", np.zeros(1, np.float32))], (1,))
 
 
+def test_scalar_arguments_must_fit_their_type() -> None:
+    module = parse_ir("tt.func public @k(%n: i32) {\n  tt.return\n}\n")
+    for value in (1.5, 2**40):
+        with pytest.raises(
+            RunError, match=rf"^@k: tt.func: argument 'n' is i32; {value} is no 32-bit integer$"
+        ):
+            launch(module, [("n", value)], (1,))
+    launch(module, [("n", 2**32 - 1)], (1,))  # i32 is signless: 0xFFFFFFFF is -1
+
+
 def test_a_failed_assert_names_the_program() -> None:
     text = """
     tt.func public @k(%n: i32) {

@@ -28,7 +28,6 @@ from passviz.run.values import (
     RunError,
     UnsupportedOpError,
     as_type,
-    element_type,
     int_width,
     is_bf16,
     make_pointer,
@@ -497,8 +496,3 @@ class MathFunctions(InterpreterFunctions):
         power = np.power(base, safe)
         negative = np.where(np.abs(base) == 1, np.where(exponent % 2 == 0, 1, base), 0)
         return _result(op, np.where(exponent < 0, negative, power))
-
-
-def float_element(type_: Attribute) -> Attribute:
-    """The element type of a float (tensor) type."""
-    return element_type(type_)

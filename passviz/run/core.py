@@ -202,8 +202,3 @@ def new_interpreter(module: ModuleOp, extra: tuple[InterpreterFunctions, ...] = 
     ):
         interpreter.register_implementations(functions)
     return interpreter
-
-
-def scalar(value: Any) -> Any:
-    """A 0-d numpy value as a Python number (for printing and ``range``)."""
-    return np.asarray(value).item()

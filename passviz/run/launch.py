@@ -29,6 +29,7 @@ from passviz.run.values import (
     RunError,
     UnsupportedOpError,
     as_type,
+    integer_width,
 )
 
 Argument = tuple[str, "Array | int | float"]
@@ -88,6 +89,12 @@ def launch(
             continue
         if isinstance(value, np.ndarray) and value.ndim > 0:
             raise LaunchError(f"argument {name!r} is a scalar ({type_}); give it a number", function)
+        width = integer_width(type_)
+        if width is not None and width > 1:
+            if not float(value).is_integer() or not -(2 ** (width - 1)) <= int(value) < 2**width:
+                raise LaunchError(
+                    f"argument {name!r} is {type_}; {value} is no {width}-bit integer", function
+                )
         values.append(as_type(value, type_, function))
     axes = normalize_grid(grid)
     interpreter = new_interpreter(module)

@@ -67,9 +67,10 @@ def _is_pointer(value: Any) -> bool:
 
 def _reshape(value: Any, function: Callable[[Array], Array]) -> Any:
     """``function`` applied to a tensor, or to the offsets of a tensor of pointers."""
-    if isinstance(value, PointerTensor | Pointer):
-        buffer, offsets = pointer_parts(value, None)  # pyright: ignore[reportArgumentType]
-        return make_pointer(buffer, np.asarray(function(offsets)))
+    if isinstance(value, Pointer):
+        return make_pointer(value.buffer, np.asarray(function(np.asarray(value.offset, dtype=np.int64))))
+    if isinstance(value, PointerTensor):
+        return make_pointer(value.buffer, np.asarray(function(value.offsets)))
     return function(np.asarray(value))
 
 
@@ -79,7 +80,7 @@ def _mask(mask: Any, shape: tuple[int, ...]) -> Array:
     return np.broadcast_to(np.asarray(mask, dtype=bool), shape)
 
 
-def _optional(op: Operation, name: str, args: PythonValues) -> dict[str, Any]:
+def _optional(op: Operation, args: PythonValues) -> dict[str, Any]:
     """The operands of ``op`` by their definition's name (``ptr``, ``mask``, ``other``...)."""
     found: dict[str, Any] = {}
     for operand, value in zip(op.operands, args, strict=True):
@@ -303,7 +304,7 @@ class TritonFunctions(InterpreterFunctions):
 
     @impl(tt.LoadOp)
     def run_load(self, interpreter: Interpreter, op: tt.LoadOp, args: PythonValues) -> PythonValues:
-        operands = _optional(op, "load", args)
+        operands = _optional(op, args)
         result_type = op.result.type
         if isinstance(operands["ptr"], BlockPointer):
             data, offsets, active, _ = _block_access(interpreter, op, operands["ptr"], op.boundary_check)
@@ -321,7 +322,7 @@ class TritonFunctions(InterpreterFunctions):
 
     @impl(tt.StoreOp)
     def run_store(self, interpreter: Interpreter, op: tt.StoreOp, args: PythonValues) -> PythonValues:
-        operands = _optional(op, "store", args)
+        operands = _optional(op, args)
         if isinstance(operands["ptr"], BlockPointer):
             data, offsets, active, buffer = _block_access(interpreter, op, operands["ptr"], op.boundary_check)
         else:
@@ -390,7 +391,7 @@ class TritonFunctions(InterpreterFunctions):
     def run_atomic_rmw(
         self, interpreter: Interpreter, op: tt.AtomicRMWOp, args: PythonValues
     ) -> PythonValues:
-        operands = _optional(op, "atomic_rmw", args)
+        operands = _optional(op, args)
         data, offsets, active, buffer = _access(interpreter, op, operands["ptr"], operands.get("mask"))
         kind = op.atomic_rmw_op.value.data
         update = _ATOMIC.get(kind)
@@ -415,7 +416,7 @@ class TritonFunctions(InterpreterFunctions):
     def run_atomic_cas(
         self, interpreter: Interpreter, op: tt.AtomicCASOp, args: PythonValues
     ) -> PythonValues:
-        operands = _optional(op, "atomic_cas", args)
+        operands = _optional(op, args)
         data, offsets, _, buffer = _access(interpreter, op, operands["ptr"], None)
         compare = np.broadcast_to(np.asarray(operands["cmp"]).astype(data.dtype), offsets.shape)
         values = np.broadcast_to(np.asarray(operands["val"]).astype(data.dtype), offsets.shape)

@@ -177,6 +177,13 @@ def int_width(type_: Attribute) -> int:
     return cast(int, type_.width.data)  # pyright: ignore[reportUnknownMemberType]
 
 
+def integer_width(type_: Attribute) -> int | None:
+    """The width of an integer type; None for any other type."""
+    if not isinstance(type_, IntegerType):
+        return None
+    return cast(int, type_.width.data)  # pyright: ignore[reportUnknownMemberType]
+
+
 def unsigned_dtype(width: int) -> np.dtype[Any]:
     """The unsigned numpy dtype of ``width`` bits (``bool`` for 1)."""
     return np.dtype(np.bool_) if width == 1 else np.dtype(f"uint{width}")
