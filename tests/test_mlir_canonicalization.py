@@ -1690,6 +1690,30 @@ tt.func @tensor_ext_i1(%a: tensor<4xi1>) -> (tensor<4xi1>, tensor<4xi1>) {
 }
 
 SCF_CASES: dict[str, str] = {
+    "pass_through_to_a_block_of_one_predecessor": """
+tt.func @f(%c: i1, %a: i32, %b: i32) -> i32 {
+  cf.cond_br %c, ^bb1, ^bb2
+^bb1:
+  cf.br ^bb3(%a : i32)
+^bb3(%v: i32):
+  tt.return %v : i32
+^bb2:
+  %w = arith.addi %a, %b : i32
+  tt.return %w : i32
+}
+""",
+    "pass_through_to_a_block_of_two_predecessors": """
+tt.func @f(%c: i1, %a: i32, %b: i32, %p: !tt.ptr<i32>) -> i32 {
+  cf.cond_br %c, ^bb1, ^bb2
+^bb1:
+  cf.br ^bb3(%a : i32)
+^bb2:
+  tt.store %p, %b : !tt.ptr<i32>
+  cf.br ^bb3(%b : i32)
+^bb3(%v: i32):
+  tt.return %v : i32
+}
+""",
     "for_iter": """
 tt.func @for_iter(%n: i32, %a: i32, %b: i32) -> (i32, i32) {
   %c0 = arith.constant 0 : i32

@@ -19,6 +19,7 @@ from xdsl.rewriter import InsertPoint
 from xdsl.transforms.canonicalization_patterns.cf import AssertTrue
 
 from passviz.dialects.matchers import constant_attr, int_value
+from passviz.dialects.triton_version import triton_version
 from passviz.passes.canonicalization.builders import i1_constant, select
 
 
@@ -48,6 +49,9 @@ def collapse_branch(successor: Block, operands: Sequence[SSAValue]) -> tuple[Blo
         return None
     dest = branch.successor
     if dest is successor:
+        return None
+    if triton_version() >= (3, 9) and dest.has_one_use():
+        # Triton 3.9's LLVM leaves a destination reached from here alone to be merged into its block.
         return None
     visited = {successor, dest}
     following = dest.last_op
