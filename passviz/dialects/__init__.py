@@ -37,6 +37,7 @@ def _our_dialect_factories() -> dict[str, Callable[[], Dialect]]:
         "arith": _load_arith,
         "gpu": _load_gpu,
         "llvm": _load_llvm,
+        "toy": _load_toy,
     }
 
 
@@ -80,3 +81,9 @@ def _load_llvm() -> Dialect:
     from passviz.dialects.llvm import LLVM
 
     return LLVM
+
+
+def _load_toy() -> Dialect:
+    from passviz.dialects.toy import Toy
+
+    return Toy

@@ -1,0 +1,392 @@
+"""The MLIR Toy tutorial's ``toy`` dialect (chapters 2 to 4), in the syntax MLIR prints.
+
+``toy.transpose(%0 : tensor<2x3xf64>) to tensor<*xf64>``,
+``toy.mul %0, %1 : tensor<*xf64>``, ``toy.generic_call @f(%0) : (...) -> ...``
+and so on, with the tutorial's verifiers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar, cast
+
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    FlatSymbolRefAttrConstr,
+    Float64Type,
+    FunctionType,
+    StringAttr,
+    SymbolNameConstraint,
+    SymbolRefAttr,
+    TensorType,
+    UnrankedTensorType,
+    f64,
+)
+from xdsl.dialects.utils import parse_func_op_like, print_func_op_like
+from xdsl.ir import Attribute, Block, Dialect, Operation, Region, SSAValue
+from xdsl.irdl import (
+    IRDLOperation,
+    attr_def,
+    irdl_op_definition,
+    irdl_to_attr_constraint,
+    operand_def,
+    opt_attr_def,
+    opt_operand_def,
+    region_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+)
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.traits import (
+    CallableOpInterface,
+    HasParent,
+    IsolatedFromAbove,
+    IsTerminator,
+    Pure,
+    SymbolOpInterface,
+)
+from xdsl.utils.exceptions import VerifyException
+
+F64Tensor = irdl_to_attr_constraint(TensorType[Float64Type]) | irdl_to_attr_constraint(
+    UnrankedTensorType[Float64Type]
+)
+"""``F64Tensor`` of the tutorial's ODS: a ranked or unranked tensor of f64."""
+
+
+def unranked() -> UnrankedTensorType[Float64Type]:
+    """``tensor<*xf64>``, the type MLIRGen gives every value whose shape it does not know."""
+    return UnrankedTensorType(f64)
+
+
+def _same_shape(first: Attribute, second: Attribute) -> bool:
+    """Whether two tensor types may hold the same value: equal, or one unranked."""
+    if isinstance(first, UnrankedTensorType) or isinstance(second, UnrankedTensorType):
+        return True
+    return first == second
+
+
+@irdl_op_definition
+class ConstantOp(IRDLOperation):
+    """``toy.constant dense<...> : tensor<...>``: a literal as an SSA value."""
+
+    name = "toy.constant"
+    value = attr_def(DenseIntOrFPElementsAttr)
+    output = result_def(F64Tensor)
+    traits = traits_def(Pure())
+
+    def __init__(self, value: DenseIntOrFPElementsAttr) -> None:
+        super().__init__(result_types=[value.type], attributes={"value": value})
+
+    @staticmethod
+    def from_values(values: Sequence[float], shape: Sequence[int]) -> ConstantOp:
+        """A constant of ``shape`` holding ``values`` in row-major order."""
+        return ConstantOp(DenseIntOrFPElementsAttr.from_list(TensorType(f64, shape), values))
+
+    def verify_(self) -> None:
+        result_type = self.output.type
+        attr_type = self.value.type
+        if not isinstance(result_type, TensorType) or not isinstance(attr_type, TensorType):
+            return
+        if attr_type.element_type != f64:
+            raise VerifyException("value must hold f64 elements")
+        if attr_type.get_num_dims() != result_type.get_num_dims():
+            raise VerifyException(
+                "return type must match the one of the attached value attribute: "
+                f"{attr_type.get_num_dims()} != {result_type.get_num_dims()}"
+            )
+        for dim, (have, want) in enumerate(zip(attr_type.get_shape(), result_type.get_shape(), strict=True)):
+            if have != want:
+                raise VerifyException(
+                    f"return type shape mismatches its attribute at dimension {dim}: {have} != {want}"
+                )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ConstantOp:
+        attributes = parser.parse_optional_attr_dict()
+        value = parser.parse_attribute()
+        if not isinstance(value, DenseIntOrFPElementsAttr):
+            parser.raise_error("expected a dense elements attribute of f64")
+        op = ConstantOp(cast(DenseIntOrFPElementsAttr, value))
+        op.attributes.update(attributes)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_op_attributes(self.attributes, reserved_attr_names=("value",))
+        printer.print_attribute(self.value)
+
+
+class _BinaryOp(IRDLOperation):
+    """``toy.add`` and ``toy.mul``: ``%a, %b : type``, or a functional type when the types differ."""
+
+    lhs = operand_def(F64Tensor)
+    rhs = operand_def(F64Tensor)
+    result = result_def(F64Tensor)
+    traits = traits_def(Pure())
+
+    def __init__(self, lhs: SSAValue, rhs: SSAValue, result_type: Attribute | None = None) -> None:
+        super().__init__(operands=[lhs, rhs], result_types=[result_type or unranked()])
+
+    @classmethod
+    def parse(cls, parser: Parser) -> _BinaryOp:
+        operands = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_unresolved_operand)
+        attributes = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        type_pos = parser.pos
+        parsed = parser.parse_type()
+        if isinstance(parsed, FunctionType):
+            operand_types, result_types = parsed.inputs.data, parsed.outputs.data
+            if len(result_types) != 1:
+                parser.raise_error("expected one result type", type_pos, parser.pos)
+        else:
+            operand_types, result_types = (parsed,) * len(operands), (parsed,)
+        if len(operands) != 2 or len(operand_types) != 2:
+            parser.raise_error("expected two operands", type_pos, parser.pos)
+        lhs, rhs = parser.resolve_operands(operands, operand_types, parser.pos)
+        op = cls(lhs, rhs, result_types[0])
+        op.attributes.update(attributes)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_list(self.operands, printer.print_ssa_value)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        result_type = self.result.type
+        if all(operand.type == result_type for operand in self.operands):
+            printer.print_attribute(result_type)
+            return
+        printer.print_function_type([operand.type for operand in self.operands], [result_type])
+
+
+@irdl_op_definition
+class AddOp(_BinaryOp):
+    """``toy.add``: element-wise addition of two tensors of one shape."""
+
+    name = "toy.add"
+
+
+@irdl_op_definition
+class MulOp(_BinaryOp):
+    """``toy.mul``: element-wise multiplication of two tensors of one shape."""
+
+    name = "toy.mul"
+
+
+@irdl_op_definition
+class TransposeOp(IRDLOperation):
+    """``toy.transpose(%0 : tensor<2x3xf64>) to tensor<3x2xf64>``."""
+
+    name = "toy.transpose"
+    input = operand_def(F64Tensor)
+    output = result_def(F64Tensor)
+    traits = traits_def(Pure())
+    assembly_format = "`(` $input `:` type($input) `)` attr-dict `to` type($output)"
+
+    def __init__(self, value: SSAValue, result_type: Attribute | None = None) -> None:
+        super().__init__(operands=[value], result_types=[result_type or unranked()])
+
+    def verify_(self) -> None:
+        input_type, result_type = self.input.type, self.output.type
+        if not isinstance(input_type, TensorType) or not isinstance(result_type, TensorType):
+            return
+        if tuple(input_type.get_shape()) != tuple(reversed(result_type.get_shape())):
+            raise VerifyException("expected result shape to be a transpose of the input")
+
+
+@irdl_op_definition
+class ReshapeOp(IRDLOperation):
+    """``toy.reshape(%0 : tensor<6xf64>) to tensor<2x3xf64>``: the same data, a static shape."""
+
+    name = "toy.reshape"
+    input = operand_def(F64Tensor)
+    output = result_def(TensorType[Float64Type])
+    traits = traits_def(Pure())
+    assembly_format = "`(` $input `:` type($input) `)` attr-dict `to` type($output)"
+
+    def __init__(self, value: SSAValue, result_type: TensorType[Float64Type]) -> None:
+        super().__init__(operands=[value], result_types=[result_type])
+
+    def verify_(self) -> None:
+        output_type = self.output.type
+        assert isinstance(output_type, TensorType)
+        if any(dim < 0 for dim in output_type.get_shape()):
+            raise VerifyException(
+                f"result #0 must be statically shaped tensor of 64-bit float values, but got {output_type}"
+            )
+
+
+@irdl_op_definition
+class CastOp(IRDLOperation):
+    """``toy.cast %0 : tensor<2x3xf64> to tensor<*xf64>``: the same value, a more or less known shape."""
+
+    name = "toy.cast"
+    input = operand_def(F64Tensor)
+    output = result_def(F64Tensor)
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($input) `to` type($output)"
+
+    def __init__(self, value: SSAValue, result_type: Attribute) -> None:
+        super().__init__(operands=[value], result_types=[result_type])
+
+    def verify_(self) -> None:
+        if not _same_shape(self.input.type, self.output.type):
+            raise VerifyException(
+                f"operand type {self.input.type} and result type {self.output.type} are cast incompatible"
+            )
+
+
+@irdl_op_definition
+class PrintOp(IRDLOperation):
+    """``toy.print %0 : tensor<2x3xf64>``."""
+
+    name = "toy.print"
+    input = operand_def(F64Tensor)
+    assembly_format = "$input attr-dict `:` type($input)"
+
+    def __init__(self, value: SSAValue) -> None:
+        super().__init__(operands=[value])
+
+
+class _ToyFuncCallable(CallableOpInterface):
+    """Lets the inliner and call graph see ``toy.func``'s body and signature."""
+
+    @classmethod
+    def get_callable_region(cls, op: Operation) -> Region:
+        assert isinstance(op, FuncOp)
+        return op.body
+
+    @classmethod
+    def get_argument_types(cls, op: Operation) -> tuple[Attribute, ...]:
+        assert isinstance(op, FuncOp)
+        return op.function_type.inputs.data
+
+    @classmethod
+    def get_result_types(cls, op: Operation) -> tuple[Attribute, ...]:
+        assert isinstance(op, FuncOp)
+        return op.function_type.outputs.data
+
+
+@irdl_op_definition
+class FuncOp(IRDLOperation):
+    """``toy.func [private] @name(%arg0: tensor<*xf64>) -> tensor<*xf64> { ... }``."""
+
+    name = "toy.func"
+    body = region_def("single_block")
+    sym_name = attr_def(SymbolNameConstraint())
+    function_type = attr_def(FunctionType)
+    sym_visibility = opt_attr_def(StringAttr)
+    traits = traits_def(SymbolOpInterface(), _ToyFuncCallable(), IsolatedFromAbove())
+
+    _RESERVED: ClassVar[tuple[str, ...]] = ("sym_name", "function_type", "sym_visibility")
+
+    def __init__(
+        self,
+        name: str,
+        function_type: FunctionType,
+        region: Region | None = None,
+        *,
+        private: bool = False,
+    ) -> None:
+        if region is None:
+            region = Region(Block(arg_types=function_type.inputs.data))
+        attributes: dict[str, Attribute] = {"sym_name": StringAttr(name), "function_type": function_type}
+        if private:
+            attributes["sym_visibility"] = StringAttr("private")
+        super().__init__(attributes=attributes, regions=[region])
+
+    def verify_(self) -> None:
+        block = self.body.block
+        if tuple(arg.type for arg in block.args) != self.function_type.inputs.data:
+            raise VerifyException("entry block argument types must match the function's input types")
+        if block.last_op is None or not block.last_op.has_trait(IsTerminator):
+            raise VerifyException("block with no terminator")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> FuncOp:
+        visibility = parser.parse_optional_visibility_keyword()
+        name, inputs, outputs, region, extra, arg_attrs, res_attrs = parse_func_op_like(
+            parser, reserved_attr_names=cls._RESERVED
+        )
+        if arg_attrs is not None or res_attrs is not None:
+            parser.raise_error("toy.func takes no argument or result attributes")
+        if not region.blocks:
+            region = Region(Block(arg_types=inputs))
+        op = FuncOp(name, FunctionType.from_lists(inputs, outputs), region, private=visibility is not None)
+        if visibility is not None:
+            op.sym_visibility = visibility
+        if extra is not None:
+            op.attributes.update(extra.data)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        if self.sym_visibility is not None:
+            printer.print_string(f" {self.sym_visibility.data}")
+        print_func_op_like(
+            printer,
+            self.sym_name,
+            self.function_type,
+            self.body,
+            self.attributes,
+            reserved_attr_names=self._RESERVED,
+        )
+
+
+@irdl_op_definition
+class ReturnOp(IRDLOperation):
+    """``toy.return`` or ``toy.return %0 : tensor<*xf64>``, ending a ``toy.func``."""
+
+    name = "toy.return"
+    input = opt_operand_def(F64Tensor)
+    traits = traits_def(IsTerminator(), HasParent(FuncOp), Pure())
+    assembly_format = "attr-dict ($input^ `:` type($input))?"
+
+    def __init__(self, value: SSAValue | None = None) -> None:
+        super().__init__(operands=[[value] if value is not None else []])
+
+    def verify_(self) -> None:
+        function = self.parent_op()
+        assert isinstance(function, FuncOp)
+        results = function.function_type.outputs.data
+        count, expected = 0 if self.input is None else 1, len(results)
+        if count != expected:
+            raise VerifyException(
+                f"does not return the same number of values ({count}) as the enclosing function ({expected})"
+            )
+        if self.input is None:
+            return
+        have, want = self.input.type, results[0]
+        if not _same_shape(have, want):
+            raise VerifyException(
+                f"type of return operand ({have}) doesn't match function result type ({want})"
+            )
+
+
+@irdl_op_definition
+class GenericCallOp(IRDLOperation):
+    """``toy.generic_call @f(%0, %1) : (tensor<2x3xf64>, tensor<2x3xf64>) -> tensor<*xf64>``."""
+
+    name = "toy.generic_call"
+    callee = attr_def(FlatSymbolRefAttrConstr)
+    inputs = var_operand_def(F64Tensor)
+    output = result_def(F64Tensor)
+    assembly_format = "$callee `(` $inputs `)` attr-dict `:` functional-type($inputs, $output)"
+
+    def __init__(
+        self, callee: str | SymbolRefAttr, inputs: Sequence[SSAValue], result_type: Attribute | None = None
+    ):
+        if isinstance(callee, str):
+            callee = SymbolRefAttr(callee)
+        super().__init__(
+            operands=[list(inputs)], result_types=[result_type or unranked()], attributes={"callee": callee}
+        )
+
+
+Toy = Dialect(
+    "toy",
+    [ConstantOp, AddOp, MulOp, TransposeOp, ReshapeOp, CastOp, PrintOp, FuncOp, ReturnOp, GenericCallOp],
+    [],
+)
+"""The ``toy`` dialect."""
