@@ -351,15 +351,22 @@ def _cmd_passes(args: argparse.Namespace) -> int:
     return 0
 
 
-def _run_inputs(args: argparse.Namespace) -> tuple[list[Argument], tuple[int, ...]]:
+def _run_inputs(args: argparse.Namespace, trace: Trace) -> tuple[list[Argument], tuple[int, ...]]:
     # passviz.run is imported where it is used: it loads xDSL's interpreters and
     # numpy, more than half a second that every other command would pay.
-    from passviz.run.inputs import InputSpecError, make_arguments, parse_arg, parse_grid
+    from passviz.pipelines import parse_ir
+    from passviz.run.inputs import InputSpecError, derive_specs, make_arguments, parse_arg, parse_grid
+    from passviz.run.values import RunError
 
     try:
         specs = [parse_arg(text) for text in args.arg]
+        if not specs:
+            initial = trace.ir_before(0) if trace.steps else trace.ir_at(-1)
+            specs = derive_specs(parse_ir(initial, args.trace))
+            spelled = " ".join(f"--arg {spec}" for spec in specs)
+            print(one_line(f"inputs from the kernel's signature: {spelled}"))
         return make_arguments(specs, args.seed), parse_grid(args.grid)
-    except InputSpecError as exc:
+    except (InputSpecError, RunError) as exc:
         raise CliError(str(exc)) from None
 
 
@@ -369,7 +376,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from passviz.run.values import RunError
 
     trace = _load(args.trace)
-    arguments, grid = _run_inputs(args)
+    arguments, grid = _run_inputs(args, trace)
     if args.step == "initial":
         step = INITIAL
     else:
@@ -401,7 +408,7 @@ def _cmd_bisect(args: argparse.Namespace) -> int:
     from passviz.run.values import RunError
 
     trace = _load(args.trace)
-    arguments, grid = _run_inputs(args)
+    arguments, grid = _run_inputs(args, trace)
     try:
         tolerance = tuple(args.tolerance) if args.tolerance else None
         result = bisect(trace, arguments, grid, every=args.every, tolerance=tolerance)

@@ -115,6 +115,14 @@ def test_the_command_line_runs_a_step_and_bisects(tmp_path: Path, capsys: pytest
     # Within a tolerance wider than the change, no step differs.
     assert main(["bisect", str(out), *common, "--tolerance", "100", "100"]) == 0
     assert capsys.readouterr().out.splitlines()[-1].startswith("no step changes the outputs")
+    # Without --arg, the kernel's signature gives the inputs, and they are printed to be edited.
+    assert main(["bisect", str(out), "--grid", "2"]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[0] == (
+        "inputs from the kernel's signature: --arg x=4096:f32:random --arg y=4096:f32:random "
+        "--arg out=4096:f32:random --arg n=64"
+    )
+    assert printed[2].split()[3:7] == ["3", "rewrite", "demo-rewrites", "OrderSubfOperands"]
     saved = tmp_path / "final.npz"
     assert main(["run", str(out), *common, "--save", str(saved)]) == 0
     x, y = (value for _, value in arguments()[:2])
@@ -141,7 +149,7 @@ def test_command_line_errors_are_one_line(tmp_path: Path, capsys: pytest.Capture
         ("--arg", "x=4:q8"): "unknown element type 'q8'",
         ("--arg", "x=4"): "argument 'x' is a pointer (!tt.ptr<i64>); give it an array",
         ("--arg", "x=4:i64", "--grid", "0"): "expected one to three positive sizes",
-        (): "the kernel takes 1 arguments, not 0",
+        ("--arg", "x=4:i64", "--arg", "n=3"): "the kernel takes 1 arguments, not 2",
     }
     for extra, message in cases.items():
         for command in ("run", "bisect"):

@@ -4,7 +4,8 @@
 seed fixed per run, drawn in argument order, so the same specs give the same
 arrays); ``a=64x32:f16:zeros`` a 64x32 buffer of zeros; ``n=1024`` and
 ``eps=1e-5`` scalars.  Arguments are passed in the order given, which must be
-the kernel's.
+the kernel's.  Without any, ``derive_specs`` makes some from the kernel's
+signature.
 """
 
 from __future__ import annotations
@@ -14,9 +15,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from xdsl.dialects.builtin import ModuleOp
 
-from passviz.run.launch import Argument
-from passviz.run.values import Array
+from passviz.dialects.tt import PointerType
+from passviz.run.launch import Argument, kernel_function
+from passviz.run.values import Array, is_float
 
 DTYPES: dict[str, np.dtype[np.generic]] = {
     "f16": np.dtype(np.float16),
@@ -93,6 +96,27 @@ def parse_arg(text: str) -> ArgSpec:
         raise InputSpecError(f"--arg {text!r}: unknown fill {fill!r} (one of {', '.join(FILLS)})")
     shape = tuple(int(size) for size in parts[0].split("x"))
     return ArgSpec(name, shape, parts[1], fill)
+
+
+def derive_specs(module: ModuleOp, size: int = 64) -> list[ArgSpec]:
+    """Arguments for the kernel in ``module`` when none are given: every integer scalar is ``size``,
+    every float scalar 0.5, every pointer a buffer of ``size * size`` random elements of its pointee
+    type, enough for kernels whose sizes, strides and row counts all come from those scalars."""
+    function = kernel_function(module)
+    block = function.regions[0].blocks.first
+    specs: list[ArgSpec] = []
+    for index, arg in enumerate(block.args if block is not None else ()):
+        name = arg.name_hint or f"arg{index}"
+        if isinstance(arg.type, PointerType):
+            pointee = str(arg.type.pointee_type)
+            if pointee not in DTYPES:
+                raise InputSpecError(f"argument {name!r} points to {pointee}; give its buffer with --arg")
+            specs.append(ArgSpec(name, (size * size,), pointee))
+        elif is_float(arg.type):
+            specs.append(ArgSpec(name, scalar=0.5))
+        else:
+            specs.append(ArgSpec(name, scalar=size))
+    return specs
 
 
 def make_array(spec: ArgSpec, rng: np.random.Generator) -> Array:
