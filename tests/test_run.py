@@ -198,6 +198,31 @@ def test_scalar_arguments_must_fit_their_type() -> None:
     launch(module, [("n", 2**32 - 1)], (1,))  # i32 is signless: 0xFFFFFFFF is -1
 
 
+def test_cf_switch_branches_per_program() -> None:
+    text = """
+    tt.func public @k(%out: !tt.ptr<i32>) {
+      %pid = tt.get_program_id x : i32
+      %ten = arith.constant 10 : i32
+      %twenty = arith.constant 20 : i32
+      cf.switch %pid : i32, [
+        default: ^bb1(%ten : i32),
+        1: ^bb1(%twenty : i32),
+        2: ^bb2
+      ]
+    ^bb1(%v: i32):
+      %p = tt.addptr %out, %pid : !tt.ptr<i32>, i32
+      tt.store %p, %v : !tt.ptr<i32>
+      tt.return
+    ^bb2:
+      %ok = arith.constant true
+      cf.assert %ok, "never fails"
+      tt.return
+    }
+    """
+    out = launch(parse_ir(text), [("out", np.full(4, -1, np.int32))], (4,)).outputs["out"]
+    np.testing.assert_array_equal(out, [10, 20, -1, 10])
+
+
 def test_a_failed_assert_names_the_program() -> None:
     text = """
     tt.func public @k(%n: i32) {

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 import numpy as np
-from xdsl.dialects import func, scf, ub
+from xdsl.dialects import cf, func, scf, ub
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.interpreter import (
     Interpreter,
@@ -25,6 +25,7 @@ from xdsl.interpreter import (
     OpImplResult,
     PythonValues,
     ReturnedValues,
+    Successor,
     TerminatorValue,
     impl,
     impl_terminator,
@@ -35,7 +36,14 @@ from xdsl.interpreters.scf import ScfFunctions
 from xdsl.ir import Operation
 
 from passviz.dialects import gpu, llvm, tt, ttg
-from passviz.run.values import DeclarationCallError, RunError, UnsupportedOpError, as_type, zeros
+from passviz.run.values import (
+    DeclarationCallError,
+    KernelAssertionError,
+    RunError,
+    UnsupportedOpError,
+    as_type,
+    zeros,
+)
 
 Implementation = Callable[[InterpreterFunctions, Interpreter, Operation, PythonValues], OpImplResult]
 """What ``@impl`` and ``@impl_terminator`` make of an implementation method."""
@@ -179,6 +187,27 @@ class CoreFunctions(InterpreterFunctions):
     def run_assume(self, interpreter: Interpreter, op: Operation, args: PythonValues) -> PythonValues:
         # What the kernel promises; a broken promise is undefined behaviour on the GPU, not checked here.
         return ()
+
+    @impl(cf.AssertOp)
+    def run_cf_assert(self, interpreter: Interpreter, op: cf.AssertOp, args: PythonValues) -> PythonValues:
+        if not np.all(np.asarray(args[0])):
+            state = kernel_state(interpreter)
+            raise KernelAssertionError(f"assertion failed in program {state.program_id}: {op.msg.data}", op)
+        return ()
+
+    @impl_terminator(cf.SwitchOp)
+    def run_switch(
+        self, interpreter: Interpreter, op: cf.SwitchOp, args: PythonValues
+    ) -> tuple[TerminatorValue, PythonValues]:
+        flag = int(np.asarray(args[0]))
+        cases = list(op.case_values.get_values()) if op.case_values is not None else []
+        if flag in cases:
+            index = cases.index(flag)
+            sizes = list(op.case_operand_segments.get_values())
+            start = sum(sizes[:index])
+            operands = op.case_operands[start : start + sizes[index]]
+            return Successor(op.case_blocks[index], interpreter.get_values(operands)), ()
+        return Successor(op.default_block, interpreter.get_values(op.default_operands)), ()
 
     @impl(ub.PoisonOp)
     def run_poison(self, interpreter: Interpreter, op: ub.PoisonOp, args: PythonValues) -> PythonValues:
