@@ -27,6 +27,7 @@ from xdsl.rewriter import InsertPoint
 from xdsl.transforms.dead_code_elimination import region_dce
 
 from passviz.dialects.matchers import constant_attr
+from passviz.dialects.triton_version import use_triton_version
 from passviz.passes import canonicalization as registry
 from passviz.passes.canonicalization import arith as arith_table
 from passviz.passes.canonicalization import cf as cf_table
@@ -96,17 +97,37 @@ def test_patterns_are_in_mlir_application_order() -> None:
         )
     )
     select = _returned_op(module)
-    # Benefit 2 (two ops matched) first, then benefit 1, each in registration order.
-    assert _names(select) == [
-        "RedundantSelectFalse",
-        "RedundantSelectTrue",
-        "SelectNotCond",
-        "SelectI1ToNot",
-        "SelectToExtUI",
-    ]
     xor = select.operands[1].owner
     assert isinstance(xor, Operation)
-    assert _names(xor) == ["XOrIOfExtUI", "XOrIOfExtSI", "XOrINotCmpI"]
+    with use_triton_version("3.6"):
+        # Benefit 2 (two ops matched) first, then benefit 1, each in registration order.
+        assert _names(select) == [
+            "RedundantSelectFalse",
+            "RedundantSelectTrue",
+            "SelectNotCond",
+            "SelectI1ToNot",
+            "SelectToExtUI",
+        ]
+        assert _names(xor) == ["XOrIOfExtUI", "XOrIOfExtSI", "XOrINotCmpI"]
+
+
+def test_patterns_of_triton_3_9_s_llvm_only_behaving_as_3_9() -> None:
+    module = parse_ir(
+        _func(
+            "%c: i1, %a: i32, %b: i32",
+            "  %x = arith.xori %a, %b : i32\n  %r = arith.select %c, %x, %b : i32",
+            "i32",
+        )
+    )
+    select = _returned_op(module)
+    xor = select.operands[1].owner
+    assert isinstance(xor, Operation)
+    with use_triton_version("3.9"):
+        assert _names(select)[-1] == "SelectToMinMax"
+        assert _names(xor)[-1] == "XOrIXOrIConstant"
+    with use_triton_version("3.6"):
+        assert "SelectToMinMax" not in _names(select)
+        assert "XOrIXOrIConstant" not in _names(xor)
 
 
 def test_ops_without_a_table_fall_back() -> None:
@@ -1612,6 +1633,39 @@ tt.func @self_and_zero_operands(%x: i8, %t: tensor<4xi8>, %y: f32) -> (i8, i8, i
   %16 = arith.mulf %y, %fz fastmath<nnan> : f32
   %17 = arith.mulf %fz, %y fastmath<nnan,nsz> : f32
   tt.return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17 : i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, tensor<4xi8>, tensor<4xi8>, tensor<4xi8>, f32, f32, f32
+}
+""",
+    "select_of_a_comparison_is_min_or_max": """
+tt.func @f(%a: i32, %b: i32, %t: tensor<4xi32>, %u: tensor<4xi32>, %x: i32) -> (i32, i32, i32, i32, i32, tensor<4xi32>, i32, i1) {
+  %c5 = arith.constant 5 : i32
+  %0 = arith.cmpi ult, %a, %b : i32
+  %1 = arith.select %0, %a, %b : i32
+  %2 = arith.cmpi sgt, %a, %b : i32
+  %3 = arith.select %2, %a, %b : i32
+  %4 = arith.cmpi sle, %a, %b : i32
+  %5 = arith.select %4, %b, %a : i32
+  %6 = arith.cmpi uge, %a, %b : i32
+  %7 = arith.select %6, %b, %a : i32
+  %8 = arith.cmpi eq, %a, %b : i32
+  %9 = arith.select %8, %a, %b : i32
+  %10 = arith.cmpi slt, %t, %u : tensor<4xi32>
+  %11 = arith.select %10, %t, %u : tensor<4xi1>, tensor<4xi32>
+  %12 = arith.cmpi sgt, %c5, %x : i32
+  %13 = arith.select %12, %x, %c5 : i32
+  tt.return %1, %3, %5, %7, %9, %11, %13, %6 : i32, i32, i32, i32, i32, tensor<4xi32>, i32, i1
+}
+""",
+    "bitwise_chains_of_constants": """
+tt.func @f(%a: i32) -> (i32, i32, i32, i32, i32, i32) {
+  %c1 = arith.constant 5 : i32
+  %c2 = arith.constant 12 : i32
+  %0 = arith.xori %a, %c1 : i32
+  %1 = arith.xori %0, %c2 : i32
+  %2 = arith.andi %a, %c1 : i32
+  %3 = arith.andi %2, %c2 : i32
+  %4 = arith.ori %a, %c1 : i32
+  %5 = arith.ori %4, %c2 : i32
+  tt.return %1, %3, %5, %0, %2, %4 : i32, i32, i32, i32, i32, i32
 }
 """,
     "remf_icu": """

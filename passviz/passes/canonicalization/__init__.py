@@ -15,6 +15,7 @@ from types import MappingProxyType
 from xdsl.ir import Attribute, Operation
 from xdsl.pattern_rewriter import RewritePattern
 
+from passviz.dialects.triton_version import triton_version
 from passviz.passes.canonicalization import arith, cf, math, scf
 from passviz.passes.canonicalization.arith import Folder, FoldResult
 
@@ -39,7 +40,10 @@ def patterns_for(op: Operation) -> tuple[RewritePattern, ...] | None:
     """
     if not has_table(op.name):
         return None
-    return _PATTERNS.get(op.name, ())
+    patterns = _PATTERNS.get(op.name, ())
+    # Patterns that came with Triton 3.9's newer LLVM name the release in ``since``.
+    version = triton_version()
+    return tuple(p for p in patterns if getattr(p, "since", version) <= version)
 
 
 def fold(op: Operation) -> FoldResult | None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import struct
 from collections.abc import Callable, Sequence
-from typing import TypeVar
+from typing import ClassVar, TypeVar
 
 from xdsl.dialects import arith, ub
 from xdsl.dialects.builtin import (
@@ -47,7 +47,7 @@ from passviz.dialects.matchers import (
     is_int,
     is_poison,
 )
-from passviz.dialects.triton_version import triton_version
+from passviz.dialects.triton_version import TritonVersion, triton_version
 from passviz.ir.hints import isa
 from passviz.passes.canonicalization.builders import (
     ARITH_OP_NAMES,
@@ -1462,6 +1462,94 @@ class SelectToExtUI(RewritePattern):
             _replace(rewriter, op, [const, xor, new], [new.result])
 
 
+class SelectToMinMax(RewritePattern):
+    """select(cmpi(p, a, b), a, b) -> min/max(a, b), by the predicate's sign and
+    direction (either value order); Triton 3.9's LLVM has it, 3.6's not."""
+
+    since: ClassVar[TritonVersion] = (3, 9)
+    """The Triton release whose LLVM has the pattern (``patterns_for`` leaves it out before)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: arith.SelectOp, rewriter: PatternRewriter) -> None:
+        cmp = _defining(op.cond, arith.CmpiOp)
+        if cmp is None or (predicate := _predicate(cmp)) in (EQ, NE):
+            return
+        if (op.lhs, op.rhs) == (cmp.lhs, cmp.rhs):
+            lhs_is_true = True
+        elif (op.lhs, op.rhs) == (cmp.rhs, cmp.lhs):
+            lhs_is_true = False
+        else:
+            return
+        less = predicate in (SLT, SLE, ULT, ULE)
+        signed = predicate in (SLT, SLE, SGT, SGE)
+        kinds = {
+            (True, True): arith.MinSIOp,
+            (True, False): arith.MinUIOp,
+            (False, True): arith.MaxSIOp,
+            (False, False): arith.MaxUIOp,
+        }
+        new = binary(kinds[less == lhs_is_true, signed], cmp.lhs, cmp.rhs)
+        _replace(rewriter, op, [new], [new.result])
+
+
+class _BitwiseConstantChain(RewritePattern):
+    """``op(op(x, c0), c1) -> op(x, combine(c0, c1))`` for a bitwise ``op``;
+    Triton 3.9's LLVM has these, 3.6's not."""
+
+    since: ClassVar[TritonVersion] = (3, 9)
+    """The Triton release whose LLVM has the pattern (``patterns_for`` leaves it out before)."""
+
+    op_type: ClassVar[type[arith.XOrIOp] | type[arith.AndIOp] | type[arith.OrIOp]]
+    """The bitwise op."""
+
+    @staticmethod
+    def combine(a: int, b: int) -> int:
+        """The constant that ``op`` by ``a`` then by ``b`` amounts to."""
+        raise NotImplementedError
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if not isinstance(op, self.op_type):
+            return
+        inner = _defining(op.lhs, self.op_type)
+        if inner is None or (c0 := _int_attr(inner.rhs)) is None or (c1 := _int_attr(op.rhs)) is None:
+            return
+        combined = int_attr(self.combine(c0.value.data, c1.value.data), op.result.type)
+        assert combined is not None
+        const = constant(combined)
+        new = binary(self.op_type, inner.lhs, const.result)
+        _replace(rewriter, op, [const, new], [new.result])
+
+
+class XOrIXOrIConstant(_BitwiseConstantChain):
+    """xori(xori(x, c0), c1) -> xori(x, c0 ^ c1)"""
+
+    op_type = arith.XOrIOp
+
+    @staticmethod
+    def combine(a: int, b: int) -> int:
+        return a ^ b
+
+
+class AndIAndIConstant(_BitwiseConstantChain):
+    """andi(andi(x, c0), c1) -> andi(x, c0 & c1)"""
+
+    op_type = arith.AndIOp
+
+    @staticmethod
+    def combine(a: int, b: int) -> int:
+        return a & b
+
+
+class OrIOrIConstant(_BitwiseConstantChain):
+    """ori(ori(x, c0), c1) -> ori(x, c0 | c1)"""
+
+    op_type = arith.OrIOp
+
+    @staticmethod
+    def combine(a: int, b: int) -> int:
+        return a | b
+
+
 class IndexCastOfIndexCast(RewritePattern):
     """index_cast(index_cast(x)) -> x, if dstType == srcType."""
 
@@ -1978,9 +2066,9 @@ PATTERNS: dict[str, tuple[RewritePattern, ...]] = {
     arith.MulSIExtendedOp.name: (MulSIExtendedToMulI(), MulSIExtendedRHSOne()),
     arith.MulUIExtendedOp.name: (MulUIExtendedToMulI(),),
     # Benefit 3 (three ops matched) before XOrINotCmpI's 2.
-    arith.XOrIOp.name: (XOrIOfExtUI(), XOrIOfExtSI(), XOrINotCmpI()),
-    arith.AndIOp.name: (AndOfExtUI(), AndOfExtSI()),
-    arith.OrIOp.name: (OrOfExtUI(), OrOfExtSI()),
+    arith.XOrIOp.name: (XOrIOfExtUI(), XOrIOfExtSI(), XOrINotCmpI(), XOrIXOrIConstant()),
+    arith.AndIOp.name: (AndOfExtUI(), AndOfExtSI(), AndIAndIConstant()),
+    arith.OrIOp.name: (OrOfExtUI(), OrOfExtSI(), OrIOrIConstant()),
     arith.CmpiOp.name: (CmpIExtSI(), CmpIExtUI()),
     arith.CmpfOp.name: (CmpFIntToFPConst(),),
     # Benefit 2 (two selects, or select and xori), then 1, each in registration order.
@@ -1990,6 +2078,7 @@ PATTERNS: dict[str, tuple[RewritePattern, ...]] = {
         SelectNotCond(),
         SelectI1ToNot(),
         SelectToExtUI(),
+        SelectToMinMax(),
     ),
     arith.IndexCastOp.name: (IndexCastOfIndexCast(), IndexCastOfExtSI()),
     "arith.index_castui": (IndexCastUIOfIndexCastUI(), IndexCastUIOfExtUI()),
