@@ -137,6 +137,7 @@ def _parser() -> argparse.ArgumentParser:
 
     sub.add_parser("passes", help="list the passes a pipeline may use")
     _add_run_parsers(sub)
+    _add_toy_parser(sub)
     return parser
 
 
@@ -419,6 +420,26 @@ def _cmd_bisect(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_toy_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:  # pyright: ignore[reportPrivateUsage]
+    """``toy``: the MLIR Toy tutorial's ``toyc``, recording MLIRGen as a trace."""
+    toy = sub.add_parser("toy", help="compile a Toy file as the MLIR tutorial's toyc does")
+    toy.add_argument("input", help="a .toy file (or a .mlir file of toy IR)")
+    # passviz.toy.driver's EMITS and CHAPTERS, spelled out so that startup imports no Toy code
+    toy.add_argument("-emit", choices=("ast", "mlir"), default="mlir", help="what to print (default mlir)")
+    toy.add_argument(
+        "--chapter", type=int, choices=(2, 3, 4, 5, 6), default=6, help="behave as toyc-chN (default 6)"
+    )
+    toy.add_argument("-o", "--output", help="also write the trace (MLIRGen onward) here")
+
+
+def _cmd_toy(args: argparse.Namespace) -> int:
+    from passviz.toy.driver import run_toy
+
+    result = run_toy(args.input, args.emit, chapter=args.chapter, output=args.output)
+    sys.stdout.write(result.text)
+    return 0
+
+
 _COMMANDS = {
     "trace": _cmd_trace,
     "steps": _cmd_steps,
@@ -430,6 +451,7 @@ _COMMANDS = {
     "passes": _cmd_passes,
     "run": _cmd_run,
     "bisect": _cmd_bisect,
+    "toy": _cmd_toy,
 }
 
 

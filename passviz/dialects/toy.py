@@ -216,6 +216,14 @@ class ReshapeOp(IRDLOperation):
             raise VerifyException(
                 f"result #0 must be statically shaped tensor of 64-bit float values, but got {output_type}"
             )
+        # Beyond the tutorial's ODS, which lets toyc crash later (folding the
+        # reshape of a constant): the element counts must agree, or the input
+        # be one element (``var a<2, 2> = 5.5``).
+        input_type = self.input.type
+        if isinstance(input_type, TensorType) and all(dim >= 0 for dim in input_type.get_shape()):
+            have, want = input_type.element_count(), output_type.element_count()
+            if have not in (1, want):
+                raise VerifyException(f"cannot reshape {have} elements to {output_type}")
 
 
 @irdl_op_definition

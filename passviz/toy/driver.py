@@ -1,0 +1,78 @@
+"""``passviz toy``: the tutorial's ``toyc`` driver, recording a trace from MLIRGen on."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from xdsl.dialects.builtin import ModuleOp
+
+from passviz.pipelines import InputError, RecordOptions, TraceRun, parse_ir, record, verify_input
+from passviz.toy.ast import dump
+from passviz.toy.lexer import Location, ToyError
+from passviz.toy.mlirgen import ToyMLIRGen, mlirgen
+from passviz.toy.parser import parse_toy
+from passviz.trace.irtext import print_module
+
+Emit = Literal["ast", "mlir"]
+"""What ``-emit=`` may ask for (so far)."""
+
+EMITS: tuple[Emit, ...] = ("ast", "mlir")
+CHAPTERS = (2, 3, 4, 5, 6)
+
+
+@dataclass
+class ToyResult:
+    """What ``passviz toy`` prints, and the trace it recorded."""
+
+    text: str
+    """The output, as ``toyc`` prints it."""
+    run: TraceRun | None
+    """The recorded run (none for ``-emit=ast``)."""
+
+
+def run_toy(path: str, emit: Emit, *, chapter: int = 6, output: str | Path | None = None) -> ToyResult:
+    """``toyc-ch<chapter> path -emit=<emit>``; a ``.mlir`` input is read as toy IR, as toyc reads it.
+
+    ``-emit=mlir`` records MLIRGen (one step per function) to ``output`` if given."""
+    text = _read(path)
+    if path.endswith(".mlir"):
+        if emit == "ast":
+            raise InputError(f"{path}: -emit=ast needs a .toy file")
+        module = parse_ir(text, path)
+        verify_input(module, path)
+        return ToyResult(mlir_text(module), None)
+    module_ast = parse_toy(text, path)
+    if emit == "ast":
+        return ToyResult(dump(module_ast), None)
+    generated = mlirgen(module_ast, chapter=chapter)
+    run = record(
+        ModuleOp([]),
+        [ToyMLIRGen(generated)],
+        filename=path,
+        output=output,
+        options=RecordOptions(),
+    )
+    return ToyResult(mlir_text(run.module), run)
+
+
+def mlir_text(module: ModuleOp) -> str:
+    """``module`` as MLIR prints it: the top module is ``module {``."""
+    text = print_module(module)
+    prefix = "builtin.module"
+    return "module" + text[len(prefix) :] if text.startswith(prefix) else text
+
+
+def _read(path: str) -> str:
+    """The file as UTF-8 text; a bad byte is a located error."""
+    data = Path(path).read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        before = data[: exc.start]
+        line = before.count(b"\n") + 1
+        column = len(before[before.rfind(b"\n") + 1 :].decode("utf-8", errors="replace")) + 1
+        raise ToyError(
+            Location(path, line, column), f"invalid UTF-8 (byte 0x{data[exc.start]:02x})"
+        ) from None
