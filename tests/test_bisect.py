@@ -178,3 +178,33 @@ def test_every_step_of_make_ttir_keeps_fused_softmax_s_results() -> None:
             trace.steps[step + 1].name
             == f"erase call to {trace.steps[step].name.removeprefix('inline body of ')}"
         )
+
+
+UNSTRUCTURED = "triton-shared/test/Conversion/TritonToUnstructured"
+"""triton-shared's inputs of fold-unstructured-ptr (``tests/test_fold_unstructured_ptr.py``)."""
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "gather_no_loop.mlir",
+        "gather_simple_loop.mlir",
+        "gather_reuse_loop_results.mlir",
+        "gather_nested.mlir",
+        "scf_for_ptr_in_iterargs.mlir",
+        "scalar_store.mlir",
+        "make_tensor_ptr.mlir",
+    ],
+)
+def test_every_step_of_fold_unstructured_ptr_keeps_the_results(name: str) -> None:
+    from passviz.pipelines import parse_ir
+    from passviz.run.inputs import derive_specs
+    from tests.conftest import peer_file
+
+    text = peer_file(f"{UNSTRUCTURED}/{name}").read_text()
+    trace = record(text, "fold-unstructured-ptr").trace
+    assert "tts.make_unstructured_tptr" in trace.ir_at(-1)
+    result = bisect(trace, make_arguments(derive_specs(parse_ir(text), size=256)), (2,), every=True)
+    initial = result.runs[INITIAL]
+    assert initial.error is None and initial.outputs
+    assert result.first is None and len(result.runs) == len(trace.steps) + 1

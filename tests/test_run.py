@@ -520,3 +520,25 @@ def test_block_pointers_before_and_after_rewrite_tensor_pointer_match_numpy() ->
             out = launch(parse_ir(text), arguments, (2,)).outputs["dst"].reshape(rows + 2, cols)
             np.testing.assert_array_equal(out[:rows], 2 * src)
             assert (out[rows:] == -1).all()
+
+
+STRUCTURED = """
+tt.func @k(%src: !tt.ptr<f32>, %dst: !tt.ptr<f32>, %off: i32) {
+  %c5 = arith.constant 5 : index
+  %o = arith.index_cast %off : i32 to index
+  %three = arith.constant 3 : index
+  %in = tts.make_tptr %src to sizes: [4, 8], strides: [1, %c5], offsets: [%o, 0], shape: [0, 0], order: [] : <f32> to tensor<4x8x!tt.ptr<f32>>
+  %x = "tts.load"(%in, %three) <{operandSegmentSizes = array<i32: 1, 1, 0>, static_mask_dims = array<i64: -9223372036854775808, 8>}> : (tensor<4x8x!tt.ptr<f32>>, index) -> tensor<4x8xf32>
+  %out = tts.make_tptr %dst to sizes: [4, 8], strides: [8, 1], offsets: [0, 0], shape: [0, 0], order: [] : <f32> to tensor<4x8x!tt.ptr<f32>>
+  "tts.store"(%out, %x) <{static_mask_dims = array<i64>}> : (tensor<4x8x!tt.ptr<f32>>, tensor<4x8xf32>) -> ()
+  tt.return
+}
+"""
+
+
+def test_structured_pointers_read_their_tile_under_mask_dims() -> None:
+    src = np.arange(64, dtype=np.float32)
+    out = launch(parse_ir(STRUCTURED), [("src", src), ("dst", np.full(32, -1, np.float32)), ("off", 2)], (1,))
+    rows, cols = np.meshgrid(np.arange(4), np.arange(8), indexing="ij")
+    want = np.where(rows < 3, src[2 + rows + 5 * cols], 0)  # mask_dims [3, 8]: the fourth row reads zero
+    np.testing.assert_array_equal(out.outputs["dst"].reshape(4, 8), want)

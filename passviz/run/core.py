@@ -218,6 +218,7 @@ def new_interpreter(module: ModuleOp, extra: tuple[InterpreterFunctions, ...] = 
     """An interpreter for ``module`` that knows every op passviz implements."""
     from passviz.run.arith import ArithFunctions, MathFunctions
     from passviz.run.tt_ops import TritonFunctions
+    from passviz.run.tts_ops import StructuredFunctions
 
     interpreter = KernelInterpreter(module)
     for functions in (
@@ -227,6 +228,7 @@ def new_interpreter(module: ModuleOp, extra: tuple[InterpreterFunctions, ...] = 
         ArithFunctions(),
         MathFunctions(),
         TritonFunctions(),
+        StructuredFunctions(),
         *extra,
     ):
         interpreter.register_implementations(functions)

@@ -19,10 +19,11 @@ from xdsl.dialects.builtin import ModuleOp
 
 from passviz.dialects.tt import PointerType
 from passviz.run.launch import Argument, kernel_function
-from passviz.run.values import Array, is_float
+from passviz.run.values import Array, is_float, round_bf16
 
 DTYPES: dict[str, np.dtype[np.generic]] = {
     "f16": np.dtype(np.float16),
+    "bf16": np.dtype(np.float32),
     "f32": np.dtype(np.float32),
     "f64": np.dtype(np.float64),
     "i1": np.dtype(np.bool_),
@@ -31,7 +32,8 @@ DTYPES: dict[str, np.dtype[np.generic]] = {
     "i32": np.dtype(np.int32),
     "i64": np.dtype(np.int64),
 }
-"""The element types a buffer argument may have, by their MLIR names."""
+"""The element types a buffer argument may have, by their MLIR names (bf16 is kept as float32
+rounded to bf16, as the interpreter computes it)."""
 
 FILLS = ("random", "zeros", "arange")
 """How a buffer's elements are made."""
@@ -132,7 +134,8 @@ def make_array(spec: ArgSpec, rng: np.random.Generator) -> Array:
         return rng.integers(0, 2, size=spec.shape).astype(bool)
     if np.issubdtype(dtype, np.integer):
         return rng.integers(0, 100, size=spec.shape).astype(dtype)
-    return rng.standard_normal(spec.shape).astype(dtype)
+    values = rng.standard_normal(spec.shape).astype(dtype)
+    return round_bf16(values) if spec.dtype == "bf16" else values
 
 
 def make_arguments(specs: Sequence[ArgSpec], seed: int = 0) -> list[Argument]:

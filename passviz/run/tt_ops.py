@@ -90,7 +90,7 @@ def _optional(op: Operation, args: PythonValues) -> dict[str, Any]:
     return found
 
 
-def _access(interpreter: Interpreter, op: Operation, ptr: Any, mask: Any) -> tuple[Array, Array, Array, int]:
+def access(interpreter: Interpreter, op: Operation, ptr: Any, mask: Any) -> tuple[Array, Array, Array, int]:
     """The buffer's elements, the offsets, the mask, and the buffer's index of a memory op."""
     state = kernel_state(interpreter)
     buffer, offsets = pointer_parts(ptr, op)
@@ -312,7 +312,7 @@ class TritonFunctions(InterpreterFunctions):
             out = np.full(offsets.shape, np.nan if nan else 0, dtype=storage_dtype(result_type, op))
             out[active] = data[offsets[active]]
             return (as_type(out, result_type, op),)
-        data, offsets, active, _ = _access(interpreter, op, operands["ptr"], operands.get("mask"))
+        data, offsets, active, _ = access(interpreter, op, operands["ptr"], operands.get("mask"))
         other = operands.get("other")
         out = np.zeros(offsets.shape, dtype=storage_dtype(result_type, op))
         if other is not None:
@@ -326,7 +326,7 @@ class TritonFunctions(InterpreterFunctions):
         if isinstance(operands["ptr"], BlockPointer):
             data, offsets, active, buffer = _block_access(interpreter, op, operands["ptr"], op.boundary_check)
         else:
-            data, offsets, active, buffer = _access(interpreter, op, operands["ptr"], operands.get("mask"))
+            data, offsets, active, buffer = access(interpreter, op, operands["ptr"], operands.get("mask"))
         value = np.broadcast_to(np.asarray(operands["value"]), offsets.shape)
         data[offsets[active]] = value[active]
         kernel_state(interpreter).memory.buffers[buffer].written = True
@@ -392,7 +392,7 @@ class TritonFunctions(InterpreterFunctions):
         self, interpreter: Interpreter, op: tt.AtomicRMWOp, args: PythonValues
     ) -> PythonValues:
         operands = _optional(op, args)
-        data, offsets, active, buffer = _access(interpreter, op, operands["ptr"], operands.get("mask"))
+        data, offsets, active, buffer = access(interpreter, op, operands["ptr"], operands.get("mask"))
         kind = op.atomic_rmw_op.value.data
         update = _ATOMIC.get(kind)
         if update is None:
@@ -417,7 +417,7 @@ class TritonFunctions(InterpreterFunctions):
         self, interpreter: Interpreter, op: tt.AtomicCASOp, args: PythonValues
     ) -> PythonValues:
         operands = _optional(op, args)
-        data, offsets, _, buffer = _access(interpreter, op, operands["ptr"], None)
+        data, offsets, _, buffer = access(interpreter, op, operands["ptr"], None)
         compare = np.broadcast_to(np.asarray(operands["cmp"]).astype(data.dtype), offsets.shape)
         values = np.broadcast_to(np.asarray(operands["val"]).astype(data.dtype), offsets.shape)
         old = np.zeros(offsets.shape, dtype=data.dtype)
