@@ -110,6 +110,8 @@ def test_the_command_line_runs_a_step_and_bisects(tmp_path: Path, capsys: pytest
     printed = capsys.readouterr().out.splitlines()
     found = next(line for line in printed if line.startswith("first differing step:"))
     assert found.split()[3:7] == ["3", "rewrite", "demo-rewrites", "OrderSubfOperands"]
+    # The matched op, located in its function (the demo's IR has no source locations).
+    assert found.endswith("OrderSubfOperands on arith.subf at @scale_sub, op #16")
     assert "1000 elements differ" in printed[printed.index(found) + 1]
     assert printed[printed.index(found) + 2].startswith("  out[0]: expected ")
     # Within a tolerance wider than the change, no step differs.

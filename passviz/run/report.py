@@ -7,9 +7,10 @@ from typing import Any, cast
 import numpy as np
 
 from passviz.run.bisect import INITIAL, BisectResult
-from passviz.run.values import Array
-from passviz.trace.model import Trace
+from passviz.run.values import Array, describe_location
+from passviz.trace.model import Step, Trace
 from passviz.trace.query import op_names, step_label
+from passviz.trace.replay import Replayer
 
 
 def step_name(step: int) -> str:
@@ -29,6 +30,17 @@ def summarize(name: str, data: Array, shown: int = 6) -> str:
     if finite.size == 0:
         return f"{line}  no finite element"
     return f"{line}  min {finite.min():.6g}  max {finite.max():.6g}  mean {finite.mean():.6g}"
+
+
+def matched_location(trace: Trace, step: Step) -> str | None:
+    """Where the op the step matched is, in the IR just before the step (its source line when the
+    IR has locations), or None when the step matched no op."""
+    if step.root is None:
+        return None
+    replayer = Replayer(trace)
+    replayer.advance_to(step.index - 1)
+    op = replayer.ops.get(step.root)
+    return describe_location(op) if op is not None else None
 
 
 def _ranges(steps: list[int]) -> str:
@@ -70,6 +82,8 @@ def describe_bisect(trace: Trace, result: BisectResult) -> list[str]:
     step = result.step
     names = op_names(trace.initial["delta"] if trace.initial else None, trace.steps)
     root = f" on {names.get(step.root, step.root)}" if step.root else ""
+    where = matched_location(trace, step)
+    root += f" at {where}" if where else ""
     lines.append(
         f"first differing step: {step.index}  {step.kind}  {step.pass_name or '-'}  "
         f"{step_label(step, names)}{root}"
