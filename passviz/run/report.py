@@ -70,7 +70,8 @@ def describe_bisect(trace: Trace, result: BisectResult) -> list[str]:
     """The lines ``passviz bisect`` prints: the verdict, the step, the elements that changed."""
     ran = _ranges(sorted(step for step in result.runs if step != INITIAL))
     reference = result.runs[INITIAL]
-    lines = [f"ran the initial IR and {len(result.runs) - 1} steps: {ran}"]
+    count = len(result.runs) - 1
+    lines = [f"ran the initial IR and {count} step{'s' * (count != 1)}: {ran}"]
     if reference.error is not None:
         lines.append(f"the initial IR fails: {reference.error}")
     for outcome in result.runs.values():
