@@ -23,6 +23,7 @@ from xdsl.dialects.builtin import (
     f64,
 )
 from xdsl.dialects.utils import parse_func_op_like, print_func_op_like
+from xdsl.interfaces import HasCanonicalizationPatternsInterface
 from xdsl.ir import Attribute, Block, Dialect, Operation, Region, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
@@ -38,6 +39,7 @@ from xdsl.irdl import (
     var_operand_def,
 )
 from xdsl.parser import Parser
+from xdsl.pattern_rewriter import RewritePattern
 from xdsl.printer import Printer
 from xdsl.traits import (
     CallableOpInterface,
@@ -175,8 +177,28 @@ class MulOp(_BinaryOp):
     name = "toy.mul"
 
 
+class _TransposePatterns(HasCanonicalizationPatternsInterface):
+    """``TransposeOp``'s canonicalization patterns (``passviz.dialects.toy_canonicalization``)."""
+
+    @classmethod
+    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
+        from passviz.dialects.toy_canonicalization import TRANSPOSE_PATTERNS
+
+        return TRANSPOSE_PATTERNS
+
+
+class _ReshapePatterns(HasCanonicalizationPatternsInterface):
+    """``ReshapeOp``'s canonicalization patterns (``passviz.dialects.toy_canonicalization``)."""
+
+    @classmethod
+    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
+        from passviz.dialects.toy_canonicalization import RESHAPE_PATTERNS
+
+        return RESHAPE_PATTERNS
+
+
 @irdl_op_definition
-class TransposeOp(IRDLOperation):
+class TransposeOp(IRDLOperation, _TransposePatterns):
     """``toy.transpose(%0 : tensor<2x3xf64>) to tensor<3x2xf64>``."""
 
     name = "toy.transpose"
@@ -197,7 +219,7 @@ class TransposeOp(IRDLOperation):
 
 
 @irdl_op_definition
-class ReshapeOp(IRDLOperation):
+class ReshapeOp(IRDLOperation, _ReshapePatterns):
     """``toy.reshape(%0 : tensor<6xf64>) to tensor<2x3xf64>``: the same data, a static shape."""
 
     name = "toy.reshape"

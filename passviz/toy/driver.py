@@ -8,7 +8,15 @@ from typing import Literal
 
 from xdsl.dialects.builtin import ModuleOp
 
-from passviz.pipelines import InputError, RecordOptions, TraceRun, parse_ir, record, verify_input
+from passviz.pipelines import (
+    InputError,
+    RecordOptions,
+    TraceRun,
+    parse_ir,
+    parse_pipeline,
+    record,
+    verify_input,
+)
 from passviz.toy.ast import dump
 from passviz.toy.lexer import Location, ToyError
 from passviz.toy.mlirgen import ToyMLIRGen, mlirgen
@@ -32,10 +40,19 @@ class ToyResult:
     """The recorded run (none for ``-emit=ast``)."""
 
 
-def run_toy(path: str, emit: Emit, *, chapter: int = 6, output: str | Path | None = None) -> ToyResult:
-    """``toyc-ch<chapter> path -emit=<emit>``; a ``.mlir`` input is read as toy IR, as toyc reads it.
+OPT_PIPELINES = {2: "", 3: "canonicalize"}
+"""What ``-opt`` runs after MLIRGen, by chapter (``toyc-chN``'s pass manager)."""
 
-    ``-emit=mlir`` records MLIRGen (one step per function) to ``output`` if given."""
+
+def run_toy(
+    path: str, emit: Emit, *, chapter: int = 6, opt: bool = False, output: str | Path | None = None
+) -> ToyResult:
+    """``toyc-ch<chapter> path -emit=<emit> [-opt]``; a ``.mlir`` input is read as toy IR, as toyc reads it.
+
+    ``-emit=mlir`` records MLIRGen (one step per function) and then ``-opt``'s
+    passes, rewrite by rewrite, to ``output`` if given."""
+    if opt and chapter not in OPT_PIPELINES:
+        raise InputError(f"-opt: toyc-ch{chapter}'s passes (the inliner, shape inference) are not here yet")
     text = _read(path)
     if path.endswith(".mlir"):
         if emit == "ast":
@@ -47,9 +64,10 @@ def run_toy(path: str, emit: Emit, *, chapter: int = 6, output: str | Path | Non
     if emit == "ast":
         return ToyResult(dump(module_ast), None)
     generated = mlirgen(module_ast, chapter=chapter)
+    passes = parse_pipeline(OPT_PIPELINES[chapter]) if opt and OPT_PIPELINES[chapter] else ()
     run = record(
         ModuleOp([]),
-        [ToyMLIRGen(generated)],
+        [ToyMLIRGen(generated), *passes],
         filename=path,
         output=output,
         options=RecordOptions(),
