@@ -151,16 +151,23 @@ def _add_run_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
     )
     for command in (run, bisect):
         command.add_argument("trace")
-        command.add_argument("--grid", default="1", help="programs along each axis: 4, or 4,2 (default 1)")
+        command.add_argument("--grid", help="programs along each axis: 4, or 4,2 (default 1)")
         command.add_argument(
             "--arg",
             action="append",
             default=[],
             metavar="SPEC",
             help="the next kernel argument, in the kernel's order: name=shape:dtype[:random|zeros|arange] "
-            "for a pointer (e.g. x=1024:f32), name=number for a scalar",
+            "or name=file.npy for a pointer (e.g. x=1024:f32), name=number for a scalar "
+            "(default: made from the kernel's signature, and printed)",
         )
-        command.add_argument("--seed", type=int, default=0, help="the seed of the random buffers (default 0)")
+        command.add_argument("--seed", type=int, help="the seed of the random buffers (default 0)")
+        command.add_argument(
+            "--inputs",
+            metavar="FILE.json",
+            help='arguments, grid and seed from a file: {"args": ["x=1024:f32", "n=1024"], "grid": [4], '
+            '"seed": 0}; --arg, --grid and --seed override it',
+        )
     run.add_argument(
         "--step", default="-1", help="step index (negative counts from the end), or 'initial' (default -1)"
     )
@@ -356,17 +363,27 @@ def _run_inputs(args: argparse.Namespace, trace: Trace) -> tuple[list[Argument],
     # passviz.run is imported where it is used: it loads xDSL's interpreters and
     # numpy, more than half a second that every other command would pay.
     from passviz.pipelines import parse_ir
-    from passviz.run.inputs import InputSpecError, derive_specs, make_arguments, parse_arg, parse_grid
+    from passviz.run.inputs import (
+        InputsFile,
+        InputSpecError,
+        derive_specs,
+        make_arguments,
+        parse_arg,
+        parse_grid,
+        read_inputs_file,
+    )
     from passviz.run.values import RunError
 
     try:
-        specs = [parse_arg(text) for text in args.arg]
+        saved = read_inputs_file(args.inputs) if args.inputs else InputsFile([], None, None)
+        specs = [parse_arg(text) for text in args.arg or saved.args]
         if not specs:
             initial = trace.ir_before(0) if trace.steps else trace.ir_at(-1)
             specs = derive_specs(parse_ir(initial, args.trace))
             spelled = " ".join(f"--arg {spec}" for spec in specs)
             print(one_line(f"inputs from the kernel's signature: {spelled}"))
-        return make_arguments(specs, args.seed), parse_grid(args.grid)
+        seed = args.seed if args.seed is not None else saved.seed or 0
+        return make_arguments(specs, seed), parse_grid(args.grid or saved.grid or "1")
     except (InputSpecError, RunError) as exc:
         raise CliError(str(exc)) from None
 

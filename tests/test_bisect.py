@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -129,6 +130,46 @@ def test_the_command_line_runs_a_step_and_bisects(tmp_path: Path, capsys: pytest
     assert main(["run", str(out), *common, "--save", str(saved)]) == 0
     x, y = (value for _, value in arguments()[:2])
     np.testing.assert_allclose(np.load(saved)["out"], y - 2 * x)  # pyright: ignore[reportOperatorIssue]
+
+
+def test_inputs_come_from_a_json_file_with_npy_buffers(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "demo.passviz.json"
+    record(DEMO, "demo-rewrites", output=out, extra_passes=PASSES)
+    x = np.arange(1000, dtype=np.float32)
+    np.save(tmp_path / "x.npy", x)
+    inputs = tmp_path / "inputs.json"
+    spec = {"args": ["x=x.npy", "y=1000:f32:zeros", "out=1000:f32:zeros", "n=1000"], "grid": [4], "seed": 3}
+    inputs.write_text(json.dumps(spec))
+    saved = tmp_path / "out.npz"
+    assert main(["run", str(out), "--step", "initial", "--inputs", str(inputs), "--save", str(saved)]) == 0
+    assert capsys.readouterr().out.startswith("the initial IR, grid 4: 1 buffer written\n")
+    np.testing.assert_array_equal(np.load(saved)["out"], 2 * x)  # pyright: ignore[reportOperatorIssue]
+    # --grid overrides the file's: one program covers the first 256 elements only.
+    assert (
+        main(
+            [
+                "run",
+                str(out),
+                "--step",
+                "initial",
+                "--inputs",
+                str(inputs),
+                "--grid",
+                "1",
+                "--save",
+                str(saved),
+            ]
+        )
+        == 0
+    )
+    np.testing.assert_array_equal(np.load(saved)["out"][256:], 0)  # pyright: ignore[reportIndexIssue]
+    inputs.write_text(json.dumps({**spec, "colour": "blue"}))
+    assert main(["bisect", str(out), "--inputs", str(inputs)]) == 1
+    assert capsys.readouterr().err == (
+        f"passviz: error: --inputs {inputs}: unknown field 'colour' (args, grid and seed are known)\n"
+    )
 
 
 UNSUPPORTED = """

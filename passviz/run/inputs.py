@@ -3,16 +3,20 @@
 ``x=1024:f32`` is a buffer of 1024 random floats (standard normal, from a
 seed fixed per run, drawn in argument order, so the same specs give the same
 arrays); ``a=64x32:f16:zeros`` a 64x32 buffer of zeros; ``n=1024`` and
-``eps=1e-5`` scalars.  Arguments are passed in the order given, which must be
-the kernel's.  Without any, ``derive_specs`` makes some from the kernel's
-signature.
+``eps=1e-5`` scalars, ``w=weights.npy`` a buffer read from a file.
+Arguments are passed in the order given, which must be the kernel's.
+Without any, ``derive_specs`` makes some from the kernel's signature;
+``read_inputs_file`` reads them, with a grid and a seed, from a JSON file.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from typing import cast
 
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
@@ -20,6 +24,7 @@ from xdsl.dialects.builtin import ModuleOp
 from passviz.dialects.tt import PointerType
 from passviz.run.launch import Argument, kernel_function
 from passviz.run.values import Array, is_float, round_bf16
+from passviz.trace.terminal import one_line
 
 DTYPES: dict[str, np.dtype[np.generic]] = {
     "f16": np.dtype(np.float16),
@@ -60,8 +65,12 @@ class ArgSpec:
     """How a buffer is filled (one of ``FILLS``)."""
     scalar: int | float = 0
     """A scalar's value."""
+    path: str | None = None
+    """A ``.npy`` file holding the buffer (its shape and type are the file's)."""
 
     def __str__(self) -> str:
+        if self.path is not None:
+            return f"{self.name}={self.path}"
         if self.shape is None:
             return f"{self.name}={self.scalar}"
         return f"{self.name}={'x'.join(map(str, self.shape))}:{self.dtype}:{self.fill}"
@@ -73,6 +82,8 @@ def parse_arg(text: str) -> ArgSpec:
     if match is None:
         raise InputSpecError(f"--arg {text!r}: expected name=shape:dtype[:{'|'.join(FILLS)}] or name=number")
     name, value = match["name"], match["value"]
+    if value.endswith(".npy"):
+        return ArgSpec(name, path=value)
     if ":" not in value:
         try:
             number: int | float = int(value)
@@ -141,7 +152,72 @@ def make_array(spec: ArgSpec, rng: np.random.Generator) -> Array:
 def make_arguments(specs: Sequence[ArgSpec], seed: int = 0) -> list[Argument]:
     """The kernel arguments ``specs`` describe, random buffers drawn from ``seed`` in order."""
     rng = np.random.default_rng(seed)
-    return [(spec.name, make_array(spec, rng) if spec.shape is not None else spec.scalar) for spec in specs]
+    arguments: list[Argument] = []
+    for spec in specs:
+        if spec.path is not None:
+            arguments.append((spec.name, _load_npy(spec)))
+        elif spec.shape is not None:
+            arguments.append((spec.name, make_array(spec, rng)))
+        else:
+            arguments.append((spec.name, spec.scalar))
+    return arguments
+
+
+def _load_npy(spec: ArgSpec) -> Array:
+    assert spec.path is not None
+    try:
+        data = np.load(spec.path, allow_pickle=False)
+    except (OSError, ValueError) as exc:
+        raise InputSpecError(f"--arg {spec}: cannot read {spec.path}: {one_line(str(exc))}") from None
+    if not isinstance(data, np.ndarray):
+        raise InputSpecError(f"--arg {spec}: {spec.path} holds no single array")
+    return cast(Array, data)
+
+
+@dataclass(frozen=True)
+class InputsFile:
+    """A kernel's inputs saved for reuse: ``{"args": ["x=1024:f32", "n=1024"], "grid": [4], "seed": 0}``."""
+
+    args: list[str]
+    """The ``--arg`` specs, in the kernel's order (``.npy`` paths relative to the file)."""
+    grid: str | None
+    """The grid, as ``--grid`` spells it."""
+    seed: int | None
+    """The seed of the random buffers."""
+
+
+def read_inputs_file(path: str) -> InputsFile:
+    """Read an ``--inputs`` JSON file."""
+    try:
+        data: object = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise InputSpecError(f"--inputs {path}: {one_line(str(exc))}") from None
+    if not isinstance(data, dict):
+        raise InputSpecError(f'--inputs {path}: expected an object such as {{"args": [...], "grid": [4]}}')
+    fields = cast("dict[str, object]", data)
+    unknown = sorted(set(fields) - {"args", "grid", "seed"})
+    if unknown:
+        raise InputSpecError(f"--inputs {path}: unknown field {unknown[0]!r} (args, grid and seed are known)")
+    args, grid, seed = fields.get("args", []), fields.get("grid"), fields.get("seed")
+    if not isinstance(args, list) or not all(isinstance(a, str) for a in cast("list[object]", args)):
+        raise InputSpecError(f'--inputs {path}: args must be a list of strings such as "x=1024:f32"')
+    if isinstance(grid, list):
+        grid = ",".join(str(size) for size in cast("list[object]", grid))
+    if grid is not None and not isinstance(grid, str | int):
+        raise InputSpecError(f"--inputs {path}: grid must be a list of sizes such as [4, 2]")
+    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
+        raise InputSpecError(f"--inputs {path}: seed must be an integer")
+    folder = Path(path).parent
+    specs = [_relative_npy(text, folder) for text in cast("list[str]", args)]
+    return InputsFile(specs, None if grid is None else str(grid), seed)
+
+
+def _relative_npy(text: str, folder: Path) -> str:
+    """A spec naming a ``.npy`` file, with the file's path taken relative to ``folder``."""
+    name, _, value = text.partition("=")
+    if value.endswith(".npy") and not Path(value).is_absolute():
+        return f"{name}={folder / value}"
+    return text
 
 
 def parse_grid(text: str) -> tuple[int, ...]:
