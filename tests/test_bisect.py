@@ -251,3 +251,24 @@ def test_every_step_of_fold_unstructured_ptr_keeps_the_results(name: str) -> Non
     initial = result.runs[INITIAL]
     assert initial.error is None and initial.outputs
     assert result.first is None and len(result.runs) == len(trace.steps) + 1
+
+
+def test_bf16_outputs_compare_within_a_bf16_ulp() -> None:
+    from passviz.pipelines import parse_ir
+    from passviz.run.bisect import Outcome, compare
+    from passviz.run.launch import launch
+
+    text = """
+    tt.func public @k(%out: !tt.ptr<bf16>) {
+      %v = arith.constant 1.0 : bf16
+      tt.store %out, %v : !tt.ptr<bf16>
+      tt.return
+    }
+    """
+    result = launch(parse_ir(text), [("out", np.zeros(2, np.float32))], (1,))
+    assert result.elements == {"out": "bf16"} and result.outputs["out"][0] == 1.0
+    one, next_up = np.array([1.0], np.float32), np.array([1.0078125], np.float32)  # bf16's next after 1
+    as_bf16 = Outcome(INITIAL, {"out": one}, {"out": "bf16"})
+    assert compare(as_bf16, Outcome(0, {"out": next_up}, {"out": "bf16"})).same
+    as_f32 = Outcome(INITIAL, {"out": one}, {"out": "f32"})
+    assert not compare(as_f32, Outcome(0, {"out": next_up}, {"out": "f32"})).same

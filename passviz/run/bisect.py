@@ -10,7 +10,7 @@ step, and both of its sides have been run.
 
 Outputs match when every buffer the kernel wrote holds the same elements
 within a tolerance for its element type (``TOLERANCES``: a few units in the
-last place of f16, f32 or f64; integers exactly; NaN matches NaN).  A run that
+last place of f16, bf16, f32 or f64; integers exactly; NaN matches NaN).  A run that
 fails (an out-of-bounds access, a failed assert) differs from one that does
 not; an op the interpreter lacks, or arguments that do not fit the kernel, stop
 the search with that error, as they say nothing about the step.  IR caught
@@ -36,8 +36,10 @@ TOLERANCES: dict[str, tuple[float, float]] = {
     "float16": (2e-3, 1e-5),
     "float32": (1e-5, 1e-7),
     "float64": (1e-12, 1e-15),
+    "bf16": (1.6e-2, 1e-5),
 }
-"""(relative, absolute) tolerance by a buffer's numpy element type; others compare exactly."""
+"""(relative, absolute) tolerance by a buffer's numpy element type, or ``bf16`` for a float32
+buffer the kernel stores bf16 into; other types compare exactly."""
 
 INITIAL = -1
 """The step index that stands for the initial IR, before step 0."""
@@ -65,6 +67,8 @@ class Outcome:
     """The step (``INITIAL`` for the initial IR)."""
     outputs: dict[str, Array] = field(default_factory=lambda: dict[str, Array]())
     """The buffers the kernel wrote, when it ran to the end."""
+    elements: dict[str, str] = field(default_factory=lambda: dict[str, str]())
+    """The element type the kernel wrote each output as."""
     error: str | None = None
     """Why it did not, located."""
     failure: str | None = None
@@ -140,7 +144,8 @@ def run_step(
         raise RunError(f"the IR after step {step} does not parse: {exc}") from None
     fresh = [(name, value.copy() if isinstance(value, np.ndarray) else value) for name, value in arguments]
     try:
-        return Outcome(step, launch(module, fresh, grid).outputs)
+        result = launch(module, fresh, grid)
+        return Outcome(step, result.outputs, result.elements)
     except (UnsupportedOpError, LaunchError):
         raise
     except DeclarationCallError as exc:
@@ -164,7 +169,7 @@ def compare(
     max_error = 0.0
     for name, expected in reference.outputs.items():
         got = outcome.outputs[name]
-        bad = _mismatches(expected, got, tolerance)
+        bad = _mismatches(expected, got, tolerance, reference.elements.get(name))
         count += int(bad.sum())
         if np.issubdtype(expected.dtype, np.number) and bad.any():
             finite = bad & np.isfinite(expected.astype(np.float64)) & np.isfinite(got.astype(np.float64))
@@ -176,8 +181,8 @@ def compare(
     return Comparison(differences, count, max_error)
 
 
-def _mismatches(expected: Array, got: Array, given: tuple[float, float] | None) -> Array:
-    tolerance = TOLERANCES.get(expected.dtype.name)
+def _mismatches(expected: Array, got: Array, given: tuple[float, float] | None, element: str | None) -> Array:
+    tolerance = TOLERANCES.get("bf16" if element == "bf16" else expected.dtype.name)
     if tolerance is not None and given is not None:
         tolerance = given
     if tolerance is None:

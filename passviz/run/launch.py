@@ -48,6 +48,11 @@ class LaunchResult:
         """The buffers the kernel stored into, by argument name."""
         return {buffer.name: buffer.data for buffer in self.buffers if buffer.written}
 
+    @property
+    def elements(self) -> dict[str, str]:
+        """The element type the kernel stored into each output as (``bf16`` buffers hold float32)."""
+        return {buffer.name: buffer.element or "" for buffer in self.buffers if buffer.written}
+
 
 def kernel_function(module: ModuleOp, name: str | None = None) -> Operation:
     """The kernel to launch: the function named ``name``, else the module's first public function."""

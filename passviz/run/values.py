@@ -238,6 +238,8 @@ class Buffer:
     """The elements, flat."""
     written: bool = False
     """Whether the kernel stored into it (its outputs)."""
+    element: str | None = None
+    """The element type the kernel accessed it as (``f32``, ``bf16``...), once it has."""
 
 
 @dataclass(frozen=True)
@@ -274,6 +276,7 @@ class Memory:
         """The buffer ``pointer`` points into, seen as elements of ``pointee``."""
         buffer = self.buffers[pointer.buffer]
         dtype = storage_dtype(pointee, op)
+        buffer.element = str(pointee)
         data = buffer.data
         if data.dtype == dtype:
             return data
