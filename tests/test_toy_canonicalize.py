@@ -109,3 +109,33 @@ def test_opt_from_chapter_4_on_is_refused_for_now(tmp_path: Path, capsys: pytest
     assert main(["toy", str(source), "-opt"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("passviz: error: -opt: toyc-ch6's passes") and err.count("\n") == 1
+
+
+def test_a_huge_splat_is_left_reshaped_not_spelled_out() -> None:
+    """MLIR keeps a splat as one value; spelling 10^11 doubles out would exhaust memory."""
+    steps, ir = _rewrites(
+        _main(
+            "  %0 = toy.constant dense<1.0> : tensor<f64>\n"
+            "  %1 = toy.reshape(%0 : tensor<f64>) to tensor<100000000000xf64>\n"
+            "  toy.print %1 : tensor<100000000000xf64>"
+        )
+    )
+    assert steps == [] and "toy.reshape" in ir
+
+
+def test_a_pattern_that_raises_is_one_error_line_naming_its_step(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from passviz.dialects import toy_canonicalization
+
+    def boom(self: object, op: object, rewriter: object, /) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(toy_canonicalization.SimplifyRedundantTranspose, "match_and_rewrite", boom)
+    source = tmp_path / "t.toy"
+    source.write_text("def main() { print(transpose([1, 2])); }\n")
+    out = tmp_path / "t.passviz.json"
+    assert main(["toy", str(source), "-opt", "--chapter", "3", "-o", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"passviz: error: {source}: step ") and err.count("\n") == 1
+    assert "SimplifyRedundantTranspose" in err and "boom" in err and f"(trace written to {out})" in err

@@ -13,6 +13,10 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewri
 
 from passviz.dialects.toy import ConstantOp, ReshapeOp, TransposeOp
 
+MAX_SPLAT_ELEMENTS = 1 << 20
+"""The largest splat ``FoldConstantReshapeOptPattern`` spells out: MLIR keeps a
+splat as one value, xDSL's attribute holds every element."""
+
 
 class SimplifyRedundantTranspose(RewritePattern):
     """``transpose(transpose(x))`` is ``x``."""
@@ -64,6 +68,8 @@ class FoldConstantReshapeOptPattern(RewritePattern):
         values = [float(value) for value in constant.value.get_values() if not isinstance(value, tuple)]
         count = new_type.element_count()
         if len(values) == 1:  # a splat reshapes to any shape, as a splat attribute does in MLIR
+            if count > MAX_SPLAT_ELEMENTS:
+                return
             values = values * count
         elif len(values) != count:
             return

@@ -72,6 +72,13 @@ def run_toy(
         output=output,
         options=RecordOptions(),
     )
+    failed = run.trace.failed_steps
+    if failed:
+        step = failed[0]
+        assert step.flag is not None
+        written = f" (trace written to {output})" if output is not None else ""
+        message = " ".join(str(step.flag["message"]).split())
+        raise InputError(f"{path}: step {step.index} ({step.pass_name or 'pipeline'}): {message}{written}")
     return ToyResult(mlir_text(run.module), run)
 
 
