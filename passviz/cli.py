@@ -20,6 +20,7 @@ from passviz.dialects.triton_version import (
     triton_version,
     use_triton_version,
 )
+from passviz.ir.deep import call_deep
 from passviz.passes import available_passes, pass_summary, traced_passes
 from passviz.pipelines import (
     NAMED_PIPELINES,
@@ -190,7 +191,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``passviz`` script."""
     args = _parser().parse_args(argv)
     try:
-        return _COMMANDS[args.command](args)
+        # Deeply nested IR recurses deep in xDSL's parser, verifier and printer.
+        return call_deep(lambda: _COMMANDS[args.command](args))
     except BrokenPipeError:  # `passviz steps t.json | head`
         sys.stderr.close()
         return 0
@@ -228,7 +230,9 @@ def _trace(args: argparse.Namespace) -> int:
     try:
         run = record_file(args.input, args.pipeline, output=args.output, options=options, extra_passes=extra)
     except KeyboardInterrupt:
-        partial = f"the partial trace is in {args.output}" if Path(args.output).exists() else "no trace written"
+        partial = (
+            f"the partial trace is in {args.output}" if Path(args.output).exists() else "no trace written"
+        )
         print(f"passviz: interrupted; {partial}", file=sys.stderr)
         return 130
     trace = run.trace

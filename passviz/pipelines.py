@@ -17,10 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.utils.arg_spec import ArgSpec, PipelineLexer, SpecTokenKind
 from xdsl.utils.arg_spec import parse_pipeline as parse_pipeline_specs
 from xdsl.utils.exceptions import ArgSpecParseError, ParseError, VerifyException
+from xdsl.utils.lexer import Span
 
 import passviz
 from passviz.dialects import make_context
@@ -54,23 +56,101 @@ class PipelineError(ValueError):
 
 def parse_ir(text: str, filename: str = "<input>") -> ModuleOp:
     """Parse MLIR text into a module; errors carry line and column."""
-    ctx = make_context()
+    return parse_located(text, filename).module
+
+
+@dataclass
+class ParsedInput:
+    """A parsed module and where its ops are in the text."""
+
+    module: ModuleOp
+    """The module."""
+    op_starts: Mapping[Operation, Span]
+    """Where each op of the text begins (ops the parser made up, the implicit module, are not there)."""
+
+
+def parse_located(text: str, filename: str = "<input>") -> ParsedInput:
+    """``parse_ir``, keeping where each op is, to locate the verifier's errors."""
+    parser: MLIRParser | None = None
     try:
-        return MLIRParser(ctx, text, filename).parse_module()
+        parser = MLIRParser(make_context(), text, filename)
+        return ParsedInput(parser.parse_module(), parser.op_starts)
     except ParseError as exc:
         location = exc.span.get_location()
-        raise IRParseError(filename, location.line, location.col, exc.msg) from None
+        raise IRParseError(filename, location.line, location.col, _first_line(exc.msg)) from None
+    except _PARSER_FAILURES as exc:
+        # What the parser's own located handling missed: say where it stopped.
+        line, column = _where(parser)
+        problem = "nested too deeply" if isinstance(exc, RecursionError) else f"{type(exc).__name__}: {exc}"
+        raise IRParseError(filename, line, column, _first_line(problem)) from None
 
 
-def verify_input(module: ModuleOp, filename: str, verifier: IncrementalVerifier | None = None) -> None:
+_PARSER_FAILURES = (RecursionError, VerifyException, ValueError, TypeError, AssertionError, LookupError)
+"""What xDSL's parser raises besides ``ParseError`` on input it cannot read."""
+
+
+def _where(parser: MLIRParser | None) -> tuple[int, int]:
+    """The line and column ``parser`` has read up to (1:1 if it never started)."""
+    if parser is None:
+        return 1, 1
+    location = parser._current_token.span.get_location()  # pyright: ignore[reportPrivateUsage]
+    return location.line, location.col
+
+
+def decode_input(data: bytes, filename: str) -> str:
+    """``data`` as UTF-8 text; invalid UTF-8 is an ``IRParseError`` at its first bad byte."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        before = data[: exc.start]
+        line = before.count(b"\n") + 1
+        line_start = before.rfind(b"\n") + 1
+        column = len(before[line_start:].decode("utf-8")) + 1
+        raise IRParseError(
+            filename, line, column, f"invalid UTF-8: byte 0x{data[exc.start]:02x} ({exc.reason})"
+        ) from None
+
+
+def verify_input(
+    module: ModuleOp,
+    filename: str,
+    verifier: IncrementalVerifier | None = None,
+    op_starts: Mapping[Operation, Span] | None = None,
+) -> None:
     """Reject input the verifier rejects, so that no pass is blamed for it.
 
-    ``verifier``, if given, does the verifying, and so knows the input verified."""
+    ``verifier``, if given, does the verifying, and so knows the input verified.
+    ``op_starts`` (from ``parse_located``) locates the error at the op that
+    fails, as ``file:line:col``."""
     try:
         (verifier or IncrementalVerifier(module)).verify()
     except VerifyException as exc:
-        lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
-        raise InputError(f"{filename}: the input does not verify: {lines[0] if lines else exc}") from None
+        message = _first_line(str(exc)) or type(exc).__name__
+        culprit = _failing_op(module) if op_starts else None
+        start = op_starts.get(culprit) if op_starts and culprit is not None else None
+        if start is None:
+            raise InputError(f"{filename}: the input does not verify: {message}") from None
+        location = start.get_location()
+        raise IRParseError(
+            filename, location.line, location.col, f"the input does not verify: {message}"
+        ) from None
+
+
+def _failing_op(module: ModuleOp) -> Operation | None:
+    """The first op (in the order the verifier reaches them) whose own checks fail.
+
+    xDSL's ``VerifyException`` does not say which op it is about, so each op
+    is verified alone: its place in its block and its own verifier."""
+    for op in module.walk():
+        try:
+            op.verify(verify_nested_ops=False)
+        except Exception:
+            return op
+    return None
+
+
+def _first_line(text: str) -> str:
+    return next((line.strip() for line in text.splitlines() if line.strip()), text.strip())
 
 
 def load_pass_module(source: str) -> dict[str, type[ModulePass]]:
@@ -328,11 +408,12 @@ def record(
         passes = tuple(pipeline)
         spec = ",".join(_spec_of(p) for p in passes)
     if isinstance(text, ModuleOp):
-        module, initial_ir = text.clone(), None
+        module, initial_ir, op_starts = text.clone(), None, None
     else:
-        module, initial_ir = parse_ir(text, filename), text
+        parsed = parse_located(text, filename)
+        module, initial_ir, op_starts = parsed.module, text, parsed.op_starts
     verifier = IncrementalVerifier(module)
-    verify_input(module, filename, verifier)
+    verify_input(module, filename, verifier, op_starts)
     meta = TraceMeta(
         input=filename,
         pipeline=spec,
@@ -366,7 +447,7 @@ def record_file(
     """``record`` on the contents of a file; ``output`` may not be that file."""
     if output is not None and _same_file(path, output):
         raise InputError(f"{output}: the trace would overwrite the input; write it elsewhere (-o)")
-    text = Path(path).read_text(encoding="utf-8")
+    text = decode_input(Path(path).read_bytes(), str(path))
     return record(
         text, pipeline, filename=str(path), output=output, options=options, extra_passes=extra_passes
     )

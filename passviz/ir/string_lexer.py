@@ -18,9 +18,6 @@ from __future__ import annotations
 
 import re
 
-from xdsl.parser import Parser
-from xdsl.parser.generic_parser import ParserState
-from xdsl.utils.lexer import Input
 from xdsl.utils.mlir_lexer import MLIRLexer
 
 _PLAIN = r'[^"\\\n\v\f]*'
@@ -35,10 +32,3 @@ class LinearStringLexer(MLIRLexer):
 
     _unescaped_characters_regex = re.compile(f'"{_PLAIN}(?:{_ESCAPE}{_PLAIN})*"')
 
-
-def use_linear_string_lexer(parser: Parser, text: str, name: str) -> None:
-    """Make ``parser`` (built on empty input) read ``text`` with ``LinearStringLexer``.
-
-    xDSL's ``Parser`` builds its lexer itself and lexes the first token at once,
-    so the lexer is swapped in before any token of ``text`` is read."""
-    parser._parser_state = ParserState(LinearStringLexer(Input(text, name)))  # pyright: ignore[reportPrivateUsage]

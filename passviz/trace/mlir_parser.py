@@ -8,15 +8,25 @@
 - Location aliases may be defined after their first use: ``triton.compile``'s
   TTIR (and any ``mlir-opt --mlir-print-debuginfo`` output) writes
   ``loc(#loc3)`` in the ops and ``#loc3 = loc("k.py":12:5)`` after the module.
+- Hostile input has bounds, each a located error: nesting deeper than
+  ``passviz.ir.deep.MAX_NESTING``, integer literals past
+  ``passviz.ir.literals.MAX_INTEGER_DIGITS``, dense literals past
+  ``passviz.ir.literals.MAX_DENSE_ELEMENTS``, aliases standing for more than
+  ``passviz.ir.aliases.AliasExpansion`` allows.
+- An exception other than ``ParseError`` raised while parsing an attribute,
+  type or op (an attribute's own ``VerifyException``, say) becomes a
+  ``ParseError`` located at what was being parsed; xDSL lets it escape.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import cast
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
+    AnyDenseElement,
     AnyFloat,
     ArrayAttr,
     CallSiteLoc,
@@ -29,17 +39,21 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     NameLoc,
     NoneAttr,
+    RankedStructure,
     StringAttr,
     UnknownLoc,
 )
-from xdsl.ir import Attribute, AttributeInvT, SSAValue
+from xdsl.ir import Attribute, AttributeInvT, Operation, Region, SSAValue, TypeAttribute
 from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.parser.attribute_parser import AttrParser
-from xdsl.utils.exceptions import ParseError
-from xdsl.utils.lexer import Span
+from xdsl.parser.generic_parser import ParserState
+from xdsl.utils.exceptions import ParseError, VerifyException
+from xdsl.utils.lexer import Input, Position, Span
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 
-from passviz.ir.string_lexer import use_linear_string_lexer
+from passviz.ir.aliases import AliasExpansion
+from passviz.ir.deep import MAX_NESTING
+from passviz.ir.literals import BoundedLexer, dense_size_problem
 
 
 @dataclass
@@ -82,11 +96,124 @@ class MLIRParser(Parser):
     _first_forward_uses: dict[str, Span]
     """Where each value used before its definition is first used, for errors."""
 
+    _nesting: int
+    """How many regions, attributes and types the parser is inside now."""
+
+    _expansion: AliasExpansion
+    """What the alias uses read so far stand for."""
+
+    op_starts: dict[Operation, Span]
+    """Where each op parsed begins, to locate the verifier's errors."""
+
     def __init__(self, ctx: Context, input: str, name: str = "<unknown>") -> None:
         super().__init__(ctx, "", name)
-        use_linear_string_lexer(self, input, name)
         self._late_alias_uses = None
         self._first_forward_uses = {}
+        self._nesting = 0
+        self._expansion = AliasExpansion(len(input))
+        self.op_starts = {}
+        # xDSL's Parser lexes its first token at once: the lexer is swapped in
+        # before any token of the input is read.  It may raise ParseError.
+        self._parser_state = ParserState(BoundedLexer(Input(input, name)))
+
+    # -- bounds and located failures -------------------------------------------------
+
+    def _enter(self) -> None:
+        """Go one level deeper, refusing to go past ``MAX_NESTING``."""
+        self._nesting += 1
+        if self._nesting > MAX_NESTING:
+            self.raise_error(
+                f"nested more than {MAX_NESTING:,} levels deep (regions, attributes and types); "
+                "passviz reads no deeper"
+            )
+
+    def _relocate(self, exc: Exception, start: Position, what: str) -> ParseError:
+        """``exc``, raised while parsing ``what`` from ``start``, as a located ``ParseError``."""
+        if isinstance(exc, RecursionError):
+            message = (
+                "nested too deeply for the Python stack here (the passviz command line reads "
+                f"{MAX_NESTING:,} levels)"
+            )
+        elif isinstance(exc, VerifyException):
+            message = _first_line(str(exc)) or f"invalid {what}"
+        else:
+            message = f"invalid {what}: {type(exc).__name__}: {_first_line(str(exc))}"
+        return ParseError(Span(start, max(start, self.pos), self.lexer.input), message)
+
+    def parse_optional_region(self, arguments: Iterable[Parser.Argument] | None = None) -> Region | None:
+        self._enter()
+        try:
+            return super().parse_optional_region(arguments)
+        finally:
+            self._nesting -= 1
+
+    def parse_optional_attribute(self) -> Attribute | None:
+        token = self._current_token
+        self._enter()
+        try:
+            value = super().parse_optional_attribute()
+        except (ParseError, MemoryError):
+            raise
+        except Exception as exc:
+            raise self._relocate(exc, token.span.start, "attribute") from None
+        finally:
+            self._nesting -= 1
+        self._count_alias_use(token.kind, token.span, value)
+        return value
+
+    def parse_optional_type(self) -> TypeAttribute | None:
+        token = self._current_token
+        self._enter()
+        try:
+            value = super().parse_optional_type()
+        except (ParseError, MemoryError):
+            raise
+        except Exception as exc:
+            raise self._relocate(exc, token.span.start, "type") from None
+        finally:
+            self._nesting -= 1
+        self._count_alias_use(token.kind, token.span, value)
+        return value
+
+    def _count_alias_use(self, kind: MLIRTokenKind, span: Span, value: Attribute | None) -> None:
+        """Count ``value`` against the alias expansion limit if ``span`` is a use of an alias of it."""
+        if kind not in (MLIRTokenKind.HASH_IDENT, MLIRTokenKind.EXCLAMATION_IDENT) or value is None:
+            return
+        if self.attribute_aliases.get(span.text) is not value or self._expansion.use(value):
+            return
+        self.raise_error(
+            f"the aliases used so far stand for {self._expansion.total:,} attributes and types, "
+            f"more than passviz reads in an input of this size ({self._expansion.limit:,})",
+            at_position=span,
+        )
+
+    def parse_operation(self) -> Operation:
+        start = self._current_token.span
+        try:
+            op = super().parse_operation()
+        except (ParseError, MemoryError):
+            raise
+        except Exception as exc:
+            raise self._relocate(exc, start.start, "operation") from None
+        self.op_starts[op] = start
+        return op
+
+    def _parse_dense_literal_type(self) -> RankedStructure[AnyDenseElement]:
+        start = self.pos
+        type = super()._parse_dense_literal_type()
+        self._check_dense_size(type.get_shape(), start)
+        return type
+
+    def parse_dense_int_or_fp_elements_attr(self, type: RankedStructure[AnyDenseElement] | None):
+        if type is not None:
+            self._check_dense_size(type.get_shape(), self.pos)
+        return super().parse_dense_int_or_fp_elements_attr(type)
+
+    def _check_dense_size(self, shape: Sequence[int], at: Position) -> None:
+        if (problem := dense_size_problem(shape)) is not None:
+            self.raise_error(problem, at, max(at, self.pos))
+
+    # -- MLIR's syntax -----------------------------------------------------------------
 
     def resolve_operand(self, operand: UnresolvedOperand, type: AttributeInvT) -> SSAValue[AttributeInvT]:
         if operand.operand_name not in self.ssa_values:
@@ -155,6 +282,10 @@ class MLIRParser(Parser):
                 return FusedLoc(resolved, location.metadata)
             case _:
                 return location
+
+
+def _first_line(text: str) -> str:
+    return next((line.strip() for line in text.splitlines() if line.strip()), "")
 
 
 def _is_location(attr: Attribute | None) -> bool:
