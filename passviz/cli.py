@@ -12,8 +12,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
+from xdsl.ir import Block
 from xdsl.passes import ModulePass
 
+from passviz.dialects import make_context
 from passviz.dialects.triton_version import (
     TritonVersion,
     parse_triton_version,
@@ -31,6 +33,7 @@ from passviz.pipelines import (
     pipeline_summary,
     record_file,
 )
+from passviz.trace.irtext import op_text
 from passviz.trace.model import Step, Trace
 from passviz.trace.query import op_names, step_label
 from passviz.trace.recorder import RecordOptions, VerifyEach
@@ -300,16 +303,55 @@ def _cmd_show(args: argparse.Namespace) -> int:
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
-    trace = read_trace(args.trace, validate=True)
+    trace = read_trace(args.trace, validate=True, context_factory=make_context)
     if trace.status == "incomplete" and not args.allow_partial:
         raise CliError(
             f"{args.trace}: incomplete trace: the run did not finish (no end record) after "
             f"{len(trace.steps)} steps; --allow-partial accepts it"
         )
+    _check_replay(args.trace, trace)
     for warning in trace.warnings:
         print(f"passviz: warning: {one_line(warning)}", file=sys.stderr)
     print(f"{args.trace}: valid passviz trace, {len(trace.steps)} steps, status {trace.status}")
     return 0
+
+
+def _check_replay(path: str, trace: Trace) -> None:
+    """Replay every step and check that each op text the trace records is what the replayed op prints.
+
+    The viewer shows the recorded texts and ``show`` prints the replayed IR, so
+    a trace where they differ would show two IRs for one step."""
+    replayer = Replayer(trace)
+    block_ids: dict[Block, str] = {}
+    deltas = [("the initial IR", trace.initial["delta"] if trace.initial else None)]
+    deltas += [(f"step {step.index}", step.delta) for step in trace.steps]
+    for index, (where, delta) in enumerate(deltas):
+        if index:
+            replayer.advance_to(index - 1)
+        if delta is None:
+            continue
+        if len(block_ids) != len(replayer.blocks):
+            block_ids = {block: block_id for block_id, block in replayer.blocks.items()}
+        erased = set(delta.get("ops_erased", ()))
+        for op_id, recorded in delta.get("texts", {}).items():
+            op = replayer.ops.get(op_id)
+            if op_id in erased or op is None:
+                continue
+            try:
+                replayed = op_text(op, replayer.value_ids, block_ids).strip()
+            except Exception as exc:
+                raise CliError(f"{path}: {where}: op {op_id} does not print after replay: {exc}") from None
+            if replayed != recorded:
+                raise CliError(
+                    f"{path}: {where}: replay and the recorded text disagree on op {op_id}: "
+                    f"the trace records {_clip(recorded)}, replay gives {_clip(replayed)}"
+                )
+
+
+def _clip(text: str, limit: int = 120) -> str:
+    """``text`` quoted on one line, cut at ``limit`` characters."""
+    line = one_line(text)
+    return repr(line if len(line) <= limit else line[:limit] + "...")
 
 
 def _cmd_dump(args: argparse.Namespace) -> int:

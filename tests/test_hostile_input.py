@@ -190,3 +190,26 @@ def test_verifier_errors_on_the_input_name_the_op_line_and_column() -> None:
     text = "func.func @f() -> i32 {\n  %c = arith.constant 1 : i32\n    func.return\n}\n"
     with pytest.raises(IRParseError, match=r"^<input>:3:5: the input does not verify: Expected arguments"):
         record(text, "cse")
+
+
+# -- validate -----------------------------------------------------------------------
+
+
+def test_validate_checks_replay_against_the_recorded_texts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source, out = tmp_path / "in.mlir", tmp_path / "t.json"
+    source.write_text(
+        "func.func @f(%a: i32) -> i32 {\n  %0 = arith.addi %a, %a : i32\n  %1 = arith.addi %a, %a : i32\n"
+        "  %2 = arith.muli %0, %1 : i32\n  func.return %2 : i32\n}\n"
+    )
+    assert main(["trace", str(source), "-p", "cse", "-o", str(out)]) == 0
+    assert main(["validate", str(out)]) == 0
+    recorded = out.read_text()
+    assert recorded.count('"%v3 = arith.muli %v1, %v1 : i32"') == 1
+    out.write_text(recorded.replace('"%v3 = arith.muli %v1, %v1 : i32"', '"%v3 = arith.muli %v1, %v2 : i32"'))
+    capsys.readouterr()
+    assert main(["validate", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"passviz: error: {out}: step 1: replay and the recorded text disagree on op o4: ")
+    assert err.count("\n") == 1
