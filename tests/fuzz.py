@@ -168,7 +168,13 @@ HOSTILE_MLIR: dict[str, Callable[[], str]] = {
     ),
     "not-verifying": lambda: "func.func @f() -> i32 {\n  func.return\n}\n",
 }
-"""Hand-made inputs from the issue's reproducers."""
+"""Hand-made inputs from the issue's reproducers, as bytes in latin-1 text (so that
+``invalid-utf8`` holds bytes that are not UTF-8)."""
+
+
+def _utf8(text: str) -> str:
+    """``text``'s UTF-8 bytes as latin-1 text, as ``Case.data`` holds file contents."""
+    return text.encode("utf-8").decode("latin-1")
 
 
 def recorded_traces(chunks: list[str], count: int) -> list[str]:
@@ -292,7 +298,8 @@ def campaign(cases: int, seed: int) -> list[Case]:
                 )
             )
         else:
-            made.append(Case("mlir-mutation", "mlir", mutate_text(rng.choice(chunks), rng), MLIR_COMMANDS[0]))
+            mutated = mutate_text(rng.choice(chunks), rng)
+            made.append(Case("mlir-mutation", "mlir", _utf8(mutated), MLIR_COMMANDS[0]))
     return made[:cases]
 
 
