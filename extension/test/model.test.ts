@@ -150,6 +150,13 @@ describe('the diff', () => {
     expect(diff.nodes.get('o6')!.status).toBe('added');
   });
 
+  test('a value renumbered by an erased namesake is not a change', () => {
+    const node = (label: string) => ({ id: 'o7', kind: 'op' as const, parent: 'b0', label, text: '%v7 = arith.muli %v1, %v2 : i32' });
+    const before = { nodes: new Map([['o7', node('%a_ptrs_8 = arith.muli')]]), edges: new Map() };
+    const after = { nodes: new Map([['o7', node('%a_ptrs_7 = arith.muli')]]), edges: new Map() };
+    expect(diffGraphs(before, after).nodes.get('o7')!.status).toBe('unchanged');
+  });
+
   test('a step that changed nothing leaves everything unchanged', () => {
     const cursor = new StateCursor(trace());
     const [before, after] = cursor.around(0);

@@ -75,7 +75,9 @@ export function diffGraphs(before: GraphData, after: GraphData, touched: Set<str
     let status: Status = 'unchanged';
     if (!old) {
       status = 'added';
-    } else if (touched.has(node.id) || old.text !== node.text || old.label !== node.label || old.parent !== node.parent) {
+    } else if (touched.has(node.id) || old.text !== node.text || old.parent !== node.parent) {
+      // Not the label: what it adds to the text is the value's shown name, and
+      // erasing one `%a_ptrs_6` renumbers every later `%a_ptrs_N` without changing them.
       status = 'modified';
     }
     nodes.set(node.id, { ...node, status });
