@@ -231,6 +231,22 @@ describe('structural layout', () => {
     expect(layout.frames(graph.nodes).has('o2')).toBe(true);
   });
 
+  test('a short block that gains ops keeps them in one column, top to bottom', () => {
+    const nodes = new Map<string, { id: string; kind: 'op' | 'block'; parent: string | null; label: string }>();
+    nodes.set('b0', { id: 'b0', kind: 'block', parent: null, label: '^b0' });
+    const layout = new StructureLayout();
+    const ids: string[] = [];
+    for (const label of ['cf.br', 'arith.select', 'tt.return']) {
+      ids.push(`o${ids.length}`);
+      nodes.set(ids[ids.length - 1], { id: ids[ids.length - 1], kind: 'op', parent: 'b0', label });
+      const frames = layout.frames(nodes);
+      const lefts = ids.map(id => frames.get(id)!.x - frames.get(id)!.width / 2);
+      expect(new Set(lefts).size).toBe(1);
+      const tops = ids.map(id => frames.get(id)!.y);
+      expect(tops).toEqual([...tops].sort((a, b) => a - b));
+    }
+  });
+
   test('a long block wraps into columns and keeps its column length while it changes a little', () => {
     const nodes = new Map<string, { id: string; kind: 'op' | 'block'; parent: string | null; label: string }>();
     nodes.set('b0', { id: 'b0', kind: 'block', parent: null, label: '^b0' });

@@ -235,7 +235,9 @@ export class StructureLayout {
     const count = ops.length;
     const kept = this.columns.get(blockId);
     const boxes = ops.filter(o => o.placed.length > 0).length;
-    if (kept !== undefined && count <= kept * kept * 2 && count * 4 >= kept * kept) {
+    // Only a wrapped block keeps its column length: a short block kept at the
+    // length it had (one op, say) would put the ops it gains side by side.
+    if (kept !== undefined && kept >= MIN_COLUMN && count <= kept * kept * 2 && count * 4 >= kept * kept) {
       return kept;
     }
     if (count <= MIN_COLUMN * 2 || boxes > 0) {
