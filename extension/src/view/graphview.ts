@@ -17,7 +17,7 @@
 import cytoscape from 'cytoscape';
 
 import type { DiffGraph } from '../model/diff';
-import { MAX_LEAF_WIDTH, type Frame } from '../model/layout';
+import { GAP, MAX_LEAF_WIDTH, type Frame } from '../model/layout';
 import { el } from './dom';
 import { Minimap } from './minimap';
 import { drawSketch, framesBounds, meets, type Area } from './sketch';
@@ -246,8 +246,24 @@ function grown(area: Area, fraction: number): Area {
 /** How far an edge bows out: more for edges that span more. */
 function bow(source: Frame, target: Frame): number {
   const span = Math.hypot(target.x - source.x, target.y - source.y);
-  const sameColumn = Math.abs(target.x - source.x) < 4;
-  return sameColumn ? Math.min(160, 12 + span * 0.18) : Math.min(60, span * 0.05);
+  // One above the other (ops of a column are aligned left, so their centres differ;
+  // a branch from a block's last op to a block two below): a straight edge would
+  // run through what lies between them and look like an edge to it.
+  const overlap =
+    Math.min(source.x + source.width / 2, target.x + target.width / 2) - Math.max(source.x - source.width / 2, target.x - target.width / 2);
+  if (overlap < Math.min(source.width, target.width) / 2) {
+    return Math.min(60, span * 0.05);
+  }
+  // Neighbours (nothing fits between them) are joined straight: a bow there
+  // would put the curve's control point inside one of them, and Cytoscape
+  // would not draw the edge at all.
+  const gap = Math.abs(target.y - source.y) - (source.height + target.height) / 2;
+  if (gap < GAP * 2) {
+    return 0;
+  }
+  // Negative: a downward edge bows right, where a column's ragged edge and a
+  // block's free room are (boxes and ops are aligned left); an edge back up bows left.
+  return -Math.min(160, 12 + span * 0.18);
 }
 
 export class GraphPane {
