@@ -67,6 +67,8 @@ const MAX_DEPTH = LEAF_Z - 2;
 
 /** The zoom the camera prefers for a change: labels legible, not blown up. */
 const CHANGE_ZOOM = 1.1;
+/** A step that changed nothing shows the whole graph if it reads at this zoom or closer (9 px labels). */
+const WHOLE_ZOOM = 0.8;
 /** Camera and node moves take this long; stepping while a key is held does not animate. */
 const ANIMATION_MS = 180;
 /** Graphs that move more nodes than this in one step jump instead of animating. */
@@ -468,7 +470,7 @@ export class GraphPane {
       return;
     }
     // Where the camera is going: what is in view there is drawn before it moves.
-    const camera = !this.userMoved && this.targets.length > 0 ? this.cameraFor(this.targets) : null;
+    const camera = this.userMoved ? null : this.targets.length > 0 ? this.cameraFor(this.targets) : this.wholeIfLegible();
     const areas = [this.visibleArea()];
     if (camera) {
       areas.push(this.areaSeenFrom(camera));
@@ -799,6 +801,23 @@ export class GraphPane {
   private cameraFor(ids: string[]): Camera {
     const bounds = framesBounds(ids.flatMap(id => this.frames.get(id) ?? []));
     return this.cameraOn(bounds, 40, CHANGE_ZOOM);
+  }
+
+  /**
+   * For a step that changed nothing: the whole graph, when it reads at a
+   * legible zoom and part of it is out of view (a module that shrank leaves
+   * the camera on a corner of it otherwise); else stay.
+   */
+  private wholeIfLegible(): Camera | null {
+    const bounds = framesBounds(this.frames.values());
+    if (!bounds) {
+      return null;
+    }
+    const camera = this.cameraOn(bounds, 20, CHANGE_ZOOM);
+    const seen = this.visibleArea();
+    const inView =
+      bounds.x >= seen.x && bounds.y >= seen.y && bounds.x + bounds.w <= seen.x + seen.w && bounds.y + bounds.h <= seen.y + seen.h;
+    return camera.zoom >= WHOLE_ZOOM && !inView ? camera : null;
   }
 
   /** The camera that shows the whole graph. */
