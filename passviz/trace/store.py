@@ -2,9 +2,12 @@
 
 A trace file holds one JSON record per line: a ``header`` (metadata and the
 initial IR), one ``step`` per step, and an ``end`` record once the run has
-finished.  A file whose name ends in ``.gz`` is gzip-compressed (reading
-knows gzip by its magic bytes, whatever the name).  Each line of a plain file
-is flushed when written, so a run that is killed leaves every completed step
+finished, then any ``run`` records (kernel runs at steps, which ``append_runs``
+adds after the last record: being last, they never hide a completed step when
+a file is cut, and a cut run record is dropped like any cut last line).
+A file whose name ends in ``.gz`` is gzip-compressed (reading knows gzip by
+its magic bytes, whatever the name).  Each line of a plain file is flushed
+when written, so a run that is killed leaves every completed step
 on disk; a gzip file is flushed at every pass boundary and every 64 KiB.
 Reading never trusts the file: every record is checked against the JSON
 Schema, and a file cut off at any byte opens with the steps completed before
@@ -22,13 +25,14 @@ from importlib import resources
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, cast
 
-from passviz.trace.envelope import end_problem, header_problem, step_problem
+from passviz.trace.envelope import end_problem, header_problem, run_problem, step_problem
 from passviz.trace.model import (
     TRACE_FORMAT,
     TRACE_VERSION,
     Delta,
     Flag,
     InitialState,
+    RunRecord,
     Step,
     StepKind,
     Trace,
@@ -162,6 +166,11 @@ def _dumps(record: dict[str, object]) -> str:
 GZIP_FLUSH_BYTES = 1 << 16
 """A gzip trace is flushed once this much NDJSON has gone in since the last flush."""
 
+GZIP_LEVEL = 9
+"""zlib's best compression: on the 10,000-op benchmark's trace it is 6% smaller
+than the default level 6 (0.136x ``--print-between-passes``, not 0.144x) for
+about 2% more recording time."""
+
 
 class TraceWriter:
     """Writes a trace as it is recorded, one flushed line per record.
@@ -177,7 +186,7 @@ class TraceWriter:
     def __init__(self, stream: IO[bytes], *, close: bool = False, compress: bool = False) -> None:
         self._stream = stream
         self._close = close
-        self._zip = zlib.compressobj(6, zlib.DEFLATED, 31) if compress else None
+        self._zip = zlib.compressobj(GZIP_LEVEL, zlib.DEFLATED, 31) if compress else None
         self._pending = 0
         """NDJSON bytes compressed since the last flush."""
         self._pass: tuple[str, int] | None = None
@@ -218,9 +227,11 @@ class TraceWriter:
         boundary = step.kind in ("pass-begin", "pass-end", "failure") or step.flag is not None
         self._write(step_to_record(step, in_pass=self._pass), flush=boundary)
 
-    def write_end(self, trace: Trace) -> None:
-        """Write the end record and close the file if this writer opened it."""
+    def write_end(self, trace: Trace, runs: list[RunRecord] | None = None) -> None:
+        """Write the end record (then ``runs``) and close the file if this writer opened it."""
         self._write(end_record(trace))
+        for run in runs or ():
+            self._write(dict(run))
         if self._zip is not None:
             self._stream.write(self._zip.flush(zlib.Z_FINISH))
         if self._close:
@@ -233,7 +244,7 @@ def write_trace(trace: Trace, path: str | Path) -> None:
     writer.write_header(trace)
     for step in trace.steps:
         writer.write_step(step)
-    writer.write_end(trace)
+    writer.write_end(trace, runs=trace.runs)
 
 
 def end_record(trace: Trace) -> dict[str, object]:
@@ -254,7 +265,39 @@ def trace_records(trace: Trace) -> list[dict[str, object]]:
         records.append(step_to_record(step, in_pass=in_pass))
     if trace.status != "incomplete":
         records.append(end_record(trace))
+    records.extend(dict(run) for run in trace.runs)
     return records
+
+
+def append_runs(path: str | Path, runs: list[RunRecord]) -> None:
+    """Add run records at the end of the trace file at ``path``.
+
+    A plain file gets the lines appended; a gzip file is rewritten whole
+    (through a temporary file renamed over it), as a stream with one member.
+    A file cut mid-line is refused: appending would turn its cut line into
+    an invalid record in the middle.
+    """
+    lines = b"".join((_dumps(dict(run)) + "\n").encode("utf-8") for run in runs)
+    with open(path, "rb") as stream:
+        gzipped = stream.read(2) == b"\x1f\x8b"
+    data = read_bytes(path) if gzipped else b""
+    if not gzipped:
+        with open(path, "rb") as stream:
+            stream.seek(0, 2)
+            if stream.tell():
+                stream.seek(-1, 2)
+                data = stream.read(1)
+    if data and not data.endswith(b"\n"):
+        raise TraceFormatError(f"{path}: the trace is cut off mid-line; run records cannot be appended")
+    if not gzipped:
+        with open(path, "ab") as stream:
+            stream.write(lines)
+        return
+    target = Path(path)
+    temporary = target.with_name(target.name + ".tmp")
+    packer = zlib.compressobj(6, zlib.DEFLATED, 31)
+    temporary.write_bytes(packer.compress(data + lines) + packer.flush())
+    temporary.replace(target)
 
 
 @dataclass
@@ -335,7 +378,16 @@ def read_trace(
                 context_factory=context_factory,
             )
             continue
-        if ended or kind == "header":
+        if kind == "run":
+            run = cast(RunRecord, line.record)
+            if run["step"] >= len(trace.steps):
+                raise TraceFormatError(
+                    f"{path}:{line.number}: a run record for step {run['step']}, "
+                    f"but the trace has {len(trace.steps)} steps"
+                )
+            trace.runs.append(run)
+            continue
+        if ended or kind == "header" or trace.runs:
             raise TraceFormatError(f"{path}:{line.number}: unexpected {kind} record")
         if kind == "end":
             trace.status = line.record["status"]
@@ -369,6 +421,8 @@ def _record_problem(record: dict[str, Any], validate: bool) -> str | None:
         return header_problem(record)
     if kind == "end":
         return end_problem(record)
+    if kind == "run":
+        return run_problem(record)
     if kind != "step" or "record" in record:
         return f"record: unknown record kind {kind!r}"
     return step_problem(record)
