@@ -23,7 +23,7 @@ from xdsl.dialects.builtin import (
     f64,
 )
 from xdsl.dialects.utils import parse_func_op_like, print_func_op_like
-from xdsl.interfaces import HasCanonicalizationPatternsInterface
+from xdsl.interfaces import HasCanonicalizationPatternsInterface, HasFolderInterface
 from xdsl.ir import Attribute, Block, Dialect, Operation, Region, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
@@ -249,7 +249,7 @@ class ReshapeOp(IRDLOperation, _ReshapePatterns):
 
 
 @irdl_op_definition
-class CastOp(IRDLOperation):
+class CastOp(IRDLOperation, HasFolderInterface):
     """``toy.cast %0 : tensor<2x3xf64> to tensor<*xf64>``: the same value, a more or less known shape."""
 
     name = "toy.cast"
@@ -260,6 +260,10 @@ class CastOp(IRDLOperation):
 
     def __init__(self, value: SSAValue, result_type: Attribute) -> None:
         super().__init__(operands=[value], result_types=[result_type])
+
+    def fold(self) -> Sequence[SSAValue | Attribute] | None:
+        """A cast to the type it already has is its input (MLIR's ``CastOpInterface`` folder)."""
+        return (self.input,) if self.input.type == self.output.type else None
 
     def verify_(self) -> None:
         if not _same_shape(self.input.type, self.output.type):
