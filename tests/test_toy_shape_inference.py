@@ -5,6 +5,11 @@ these run on IR without calls.)"""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
+from passviz.cli import main
 from passviz.passes.canonicalize import Canonicalize
 from passviz.passes.toy_shape_inference import ToyShapeInference
 from passviz.pipelines import parse_ir, record
@@ -70,3 +75,14 @@ def test_operands_that_stay_unranked_fail_the_pass() -> None:
     (failed,) = record(text, [ToyShapeInference()]).trace.failed_steps
     assert failed.flag is not None
     assert failed.flag["message"].endswith("@f: Shape inferencing failed, 2 operations couldn't be inferred")
+
+
+def test_a_pipeline_may_name_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = tmp_path / "inlined.mlir"
+    source.write_text(INLINED)
+    out = tmp_path / "t.passviz.json"
+    assert main(["trace", str(source), "-p", "toy-shape-inference,canonicalize", "-o", str(out)]) == 0
+    capsys.readouterr()
+    assert main(["steps", str(out)]) == 0
+    listing = capsys.readouterr().out
+    assert "infer toy.transpose" in listing and "fold toy.cast" in listing

@@ -82,6 +82,11 @@ def traced_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return RewriteTensorPointer
 
+    def toy_shape_inference() -> type[ModulePass]:
+        from passviz.passes.toy_shape_inference import ToyShapeInference
+
+        return ToyShapeInference
+
     return {
         "wrap-func-body-with-single-block": wrap,
         "canonicalize": canonicalize,
@@ -97,6 +102,7 @@ def traced_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "sccp": sccp,
         "inline": inline,
         "fold-unstructured-ptr": fold_unstructured_ptr,
+        "toy-shape-inference": toy_shape_inference,
     }
 
 
