@@ -14,7 +14,7 @@ The traces are recorded with ``canonicalize,cse`` on generated arith modules
 and exported with ``passviz export --html``.  Each figure is printed with its
 ratio to the target, measured in this one run; nothing is asserted.
 
-    python benchmarks/viewer.py [--open-ops 10000] [--step-ops 4000] [--jump-ops 2000] [--steps 60]
+    python benchmarks/viewer.py [--open-ops 10000] [--step-ops 5000] [--jump-ops 2000] [--steps 60]
 """
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ def main() -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--open-ops", type=int, default=10000)
-    parser.add_argument("--step-ops", type=int, default=4000, help="module size whose graph has ~5,000 nodes")
+    parser.add_argument("--step-ops", type=int, default=5000, help="module size whose graph has ~5,000 nodes")
     parser.add_argument("--jump-ops", type=int, default=2000, help="module size whose trace has 2,000+ steps")
     parser.add_argument("--steps", type=int, default=60)
     args = parser.parse_args()
