@@ -139,3 +139,24 @@ def test_a_pattern_that_raises_is_one_error_line_naming_its_step(
     err = capsys.readouterr().err
     assert err.startswith(f"passviz: error: {source}: step ") and err.count("\n") == 1
     assert "SimplifyRedundantTranspose" in err and "boom" in err and f"(trace written to {out})" in err
+
+
+def test_toy_ir_from_a_mlir_file_is_optimized_too(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """As toyc: a .mlir input is read as it is and -opt's passes run on it, traced."""
+    source = tmp_path / "tt.mlir"
+    source.write_text(
+        _main(
+            "  %0 = toy.transpose(%arg0 : tensor<2x3xf64>) to tensor<3x2xf64>\n"
+            "  %1 = toy.transpose(%0 : tensor<3x2xf64>) to tensor<2x3xf64>\n"
+            "  toy.print %1 : tensor<2x3xf64>",
+            "%arg0: tensor<2x3xf64>",
+        )
+    )
+    out = tmp_path / "t.passviz.json"
+    assert main(["toy", str(source), "-opt", "--chapter", "3", "-o", str(out)]) == 0
+    assert capsys.readouterr().out == (
+        "module {\n  toy.func @main(%arg0: tensor<2x3xf64>) {\n    toy.print %arg0 : tensor<2x3xf64>\n"
+        "    toy.return\n  }\n}\n"
+    )
+    assert main(["steps", str(out)]) == 0
+    assert "SimplifyRedundantTranspose" in capsys.readouterr().out

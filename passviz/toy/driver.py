@@ -12,10 +12,8 @@ from passviz.pipelines import (
     InputError,
     RecordOptions,
     TraceRun,
-    parse_ir,
     parse_pipeline,
     record,
-    verify_input,
 )
 from passviz.toy.ast import dump
 from passviz.toy.lexer import Location, ToyError
@@ -49,29 +47,26 @@ def run_toy(
 ) -> ToyResult:
     """``toyc-ch<chapter> path -emit=<emit> [-opt]``; a ``.mlir`` input is read as toy IR, as toyc reads it.
 
-    ``-emit=mlir`` records MLIRGen (one step per function) and then ``-opt``'s
-    passes, rewrite by rewrite, to ``output`` if given."""
+    ``-emit=mlir`` records MLIRGen (one step per function; none for a ``.mlir``
+    input) and then ``-opt``'s passes, rewrite by rewrite, to ``output`` if given."""
     if opt and chapter not in OPT_PIPELINES:
         raise InputError(f"-opt: toyc-ch{chapter}'s passes (the inliner, shape inference) are not here yet")
     text = _read(path)
+    passes = parse_pipeline(OPT_PIPELINES[chapter]) if opt and OPT_PIPELINES[chapter] else ()
     if path.endswith(".mlir"):
         if emit == "ast":
             raise InputError(f"{path}: -emit=ast needs a .toy file")
-        module = parse_ir(text, path)
-        verify_input(module, path)
-        return ToyResult(mlir_text(module), None)
-    module_ast = parse_toy(text, path)
-    if emit == "ast":
-        return ToyResult(dump(module_ast), None)
-    generated = mlirgen(module_ast, chapter=chapter)
-    passes = parse_pipeline(OPT_PIPELINES[chapter]) if opt and OPT_PIPELINES[chapter] else ()
-    run = record(
-        ModuleOp([]),
-        [ToyMLIRGen(generated), *passes],
-        filename=path,
-        output=output,
-        options=RecordOptions(),
-    )
+        # toyc reads toy IR as it is, then runs -opt's passes on it
+        run = record(text, list(passes), filename=path, output=output, options=RecordOptions())
+    else:
+        module_ast = parse_toy(text, path)
+        if emit == "ast":
+            return ToyResult(dump(module_ast), None)
+        generated = mlirgen(module_ast, chapter=chapter)
+        initial = ModuleOp([])
+        run = record(
+            initial, [ToyMLIRGen(generated), *passes], filename=path, output=output, options=RecordOptions()
+        )
     failed = run.trace.failed_steps
     if failed:
         step = failed[0]
