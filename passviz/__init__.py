@@ -19,9 +19,7 @@ def _jupyter_labextension_paths() -> list[dict[str, str]]:  # pyright: ignore[re
     return [{"src": "labextension", "dest": "passviz"}]
 
 
-def record(
-    module_or_text: str | ModuleOp, passes: str | Sequence[ModulePass], **options: Any
-) -> Trace:
+def record(module_or_text: str | ModuleOp, passes: str | Sequence[ModulePass], **options: Any) -> Trace:
     """Run ``passes`` on a module (copied) or MLIR text and return the recorded trace.
 
     ``passes`` is a pipeline spec (``"canonicalize,cse"``) or pass instances:
