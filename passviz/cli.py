@@ -34,7 +34,7 @@ from passviz.pipelines import (
     record_file,
 )
 from passviz.trace.irtext import op_text
-from passviz.trace.model import Step, Trace
+from passviz.trace.model import RunRecord, Step, Trace
 from passviz.trace.query import op_names, step_label
 from passviz.trace.recorder import RecordOptions, VerifyEach
 from passviz.trace.replay import Replayer, ReplayError
@@ -44,6 +44,7 @@ from passviz.trace.terminal import error_line, one_line, printable
 from passviz.widget.standalone import standalone_html
 
 if TYPE_CHECKING:
+    from passviz.run.bisect import Outcome
     from passviz.run.launch import Argument
 
 
@@ -176,6 +177,12 @@ def _add_run_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
         "--step", default="-1", help="step index (negative counts from the end), or 'initial' (default -1)"
     )
     run.add_argument("--save", metavar="OUT.npz", help="also save the written buffers, by argument name")
+    for command in (run, bisect):
+        command.add_argument(
+            "--record",
+            action="store_true",
+            help="append the runs to the trace as run records (run compares the step with the initial IR)",
+        )
     bisect.add_argument(
         "--tolerance",
         nargs=2,
@@ -271,8 +278,16 @@ def _cmd_steps(args: argparse.Namespace) -> int:
     trace = _load(args.trace)
     print(f"{'step':>5}  {'kind':<10}  {'pass':<34}  {'pattern / checkpoint':<40}  +added -erased ~modified")
     names = op_names(trace.initial["delta"] if trace.initial else None, trace.steps)
+    # The latest run of each step; a run's verdict ends its step's line.
+    verdicts = {run["step"]: run for run in trace.runs}
     for step in trace.steps:
-        print(one_line(_step_line(step, names)))
+        run = verdicts.get(step.index)
+        mark = f"  run: {run['verdict']}{' (first differing)' if run.get('first') else ''}" if run else ""
+        print(one_line(_step_line(step, names) + mark))
+    if trace.runs:
+        print(f"runs ({len(trace.runs)}):")
+        for run in trace.runs:
+            print(one_line(f"  {_run_line(run)}"))
     return 0
 
 
@@ -429,7 +444,12 @@ def _run_inputs(args: argparse.Namespace, trace: Trace) -> tuple[list[Argument],
             spelled = " ".join(f"--arg {spec}" for spec in specs)
             print(one_line(f"inputs from the kernel's signature: {spelled}"))
         seed = args.seed if args.seed is not None else saved.seed or 0
-        return make_arguments(specs, seed), parse_grid(args.grid or saved.grid or "1")
+        grid = parse_grid(args.grid or saved.grid or "1")
+        # What --record writes as the run records' spec, to run the same inputs again.
+        args.spec_text = " ".join(
+            [*(f"--arg {spec}" for spec in specs), f"--grid {','.join(map(str, grid))}", f"--seed {seed}"]
+        )
+        return make_arguments(specs, seed), grid
     except (InputSpecError, RunError) as exc:
         raise CliError(str(exc)) from None
 
@@ -463,7 +483,45 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if args.save is not None:
         save_outputs(args.save, outcome.outputs)
         print(f"saved to {args.save}")
+    if args.record:
+        _record_run(args, trace, outcome, arguments, grid)
     return 0
+
+
+def _record_run(
+    args: argparse.Namespace, trace: Trace, outcome: Outcome, arguments: list[Argument], grid: tuple[int, ...]
+) -> None:
+    """``run --record``: compare the step's outcome with the initial IR's and append the run record."""
+    from passviz.run.bisect import INITIAL, compare, run_step
+    from passviz.run.record import inputs_digest, run_record
+    from passviz.trace.store import append_runs
+
+    comparison = None
+    if outcome.step != INITIAL:
+        comparison = compare(run_step(trace, INITIAL, arguments, grid), outcome)
+    record = run_record(outcome, comparison, inputs_digest(arguments, grid), spec=args.spec_text)
+    append_runs(args.trace, [record])
+    print(f"recorded: {_run_line(record)}")
+
+
+def _run_line(run: RunRecord) -> str:
+    """One line about a run record: step, back end, verdict, error, elements, inputs."""
+    where = "initial" if run["step"] < 0 else f"step {run['step']}"
+    parts = [f"{where}: {run['verdict']}", run["backend"]]
+    if "max_error" in run:
+        parts.append(f"max error {run['max_error']:.6g}")
+    if "count" in run:
+        parts.append(f"{run['count']} element{'s' * (run['count'] != 1)} differ")
+    if "time_ms" in run:
+        parts.append(f"{run['time_ms']:.4g} ms")
+    if "gbps" in run:
+        parts.append(f"{run['gbps']:.4g} GB/s")
+    parts.append(f"inputs {run['inputs']}")
+    if run.get("first"):
+        parts.append("the first differing step bisect found")
+    if "message" in run:
+        parts.append(run["message"])
+    return ", ".join(parts)
 
 
 def _cmd_bisect(args: argparse.Namespace) -> int:
@@ -480,6 +538,15 @@ def _cmd_bisect(args: argparse.Namespace) -> int:
         raise CliError(str(exc)) from None
     for line in describe_bisect(trace, result):
         print(one_line(line))
+    if args.record:
+        from passviz.run.record import bisect_records, inputs_digest
+        from passviz.trace.store import append_runs
+
+        records = bisect_records(
+            result, inputs_digest(arguments, grid), spec=args.spec_text, tolerance=tolerance
+        )
+        append_runs(args.trace, records)
+        print(f"recorded {len(records)} run record{'s' * (len(records) != 1)} in {args.trace}")
     return 0
 
 

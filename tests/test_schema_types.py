@@ -44,8 +44,17 @@ def _object(path: str) -> dict[str, Any]:
 
 
 def _fields(node: dict[str, Any]) -> dict[str, bool]:
-    required = set(node.get("required", ()))
-    return {field: field not in required for field in node["properties"]}
+    """Each field and whether it is optional; for a ``oneOf`` (the header's versions), the fields of
+    every branch, required where every branch requires them."""
+    branches: list[dict[str, Any]] = node.get("oneOf", [node])
+    fields: dict[str, bool] = {}
+    for branch in branches:
+        for field in branch["properties"]:
+            fields[field] = fields.get(field, False) or field not in branch.get("required", ())
+    return {
+        field: optional or any(field not in b["properties"] for b in branches)
+        for field, optional in fields.items()
+    }
 
 
 OBJECTS = {
@@ -58,10 +67,12 @@ OBJECTS = {
     "Replacement": "$defs/delta/properties/replaced/items",
     "Flag": "$defs/flag",
     "HeaderRecord": "$defs/header",
-    "TraceMeta": "$defs/header/properties/meta",
-    "InitialState": "$defs/header/properties/initial",
+    "TraceMeta": "$defs/meta",
+    "InitialState": "$defs/initial",
     "StepRecord": "$defs/step",
     "EndRecord": "$defs/end",
+    "RunRecord": "$defs/run",
+    "RunDifference": "$defs/run/properties/differences/items",
 }
 """Each interface of schema.ts and the schema object it stands for."""
 
@@ -87,3 +98,4 @@ def test_every_schema_object_has_an_interface() -> None:
 def test_enums_have_the_schema_members() -> None:
     assert _union(SCHEMA_TS, "FlagKind") == set(_object("$defs/flag/properties/kind")["enum"])
     assert _union(SCHEMA_TS, "StepKind") == set(_object("$defs/step/properties/kind")["enum"])
+    assert _union(SCHEMA_TS, "Verdict") == set(_object("$defs/run/properties/verdict")["enum"])

@@ -133,7 +133,45 @@ export interface EndRecord {
   steps: number;
 }
 
-export type TraceRecord = HeaderRecord | StepRecord | EndRecord;
+export type Verdict = 'same' | 'differs' | 'error';
+
+/** One output element a run got differently from the reference (NaN and infinities as strings). */
+export interface RunDifference {
+  buffer: string;
+  index: number;
+  expected: number | string | boolean;
+  got: number | string | boolean;
+}
+
+/**
+ * One execution of the kernel at a step, against the initial IR's run on the
+ * same inputs.  Run records follow the end record (or the last step).
+ */
+export interface RunRecord {
+  record: 'run';
+  /** The step whose IR ran; -1 is the initial IR. */
+  step: number;
+  backend: 'cpu' | 'gpu';
+  origin?: 'run' | 'bisect';
+  /** True on the first differing step a bisect found. */
+  first?: boolean;
+  /** A digest of the arguments and grid. */
+  inputs: string;
+  /** The inputs as --arg specs, grid and seed. */
+  spec?: string;
+  /** A digest of the buffers written (absent when the run failed). */
+  outputs?: string;
+  verdict: Verdict;
+  max_error?: number;
+  count?: number;
+  differences?: RunDifference[];
+  device?: string;
+  time_ms?: number;
+  gbps?: number;
+  message?: string;
+}
+
+export type TraceRecord = HeaderRecord | StepRecord | EndRecord | RunRecord;
 
 /** The data of the `application/vnd.passviz.trace+json` MIME type. */
 export interface TraceDocument {

@@ -128,3 +128,73 @@ def end_problem(record: dict[str, Any]) -> str | None:
     if not _count(record.get("steps")):
         return "the end record's steps is not a count"
     return None
+
+
+_RUN_FIELDS = frozenset(
+    (
+        "record",
+        "step",
+        "backend",
+        "origin",
+        "first",
+        "inputs",
+        "spec",
+        "outputs",
+        "verdict",
+        "max_error",
+        "count",
+        "differences",
+        "device",
+        "time_ms",
+        "gbps",
+        "message",
+    )
+)
+_DIFFERENCE_FIELDS = frozenset(("buffer", "index", "expected", "got"))
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and value >= 0
+
+
+def run_problem(record: dict[str, Any]) -> str | None:
+    """What is wrong with a run record, or None (see the schema's ``run``)."""
+    extra = set(record) - _RUN_FIELDS
+    if extra:
+        return f"unexpected field {sorted(extra)[0]!r} in a run record"
+    step = record.get("step")
+    if type(step) is not int or step < -1:
+        return "a run record's step is not -1 or a step index"
+    if record.get("backend") not in ("cpu", "gpu"):
+        return "a run record's backend is not cpu or gpu"
+    if record.get("verdict") not in ("same", "differs", "error"):
+        return "a run record's verdict is not same, differs or error"
+    if "origin" in record and record["origin"] not in ("run", "bisect"):
+        return "a run record's origin is not run or bisect"
+    if "first" in record and not isinstance(record["first"], bool):
+        return "a run record's first is not true or false"
+    for name in ("inputs", "spec", "outputs", "device", "message"):
+        if (name == "inputs" or name in record) and not isinstance(record.get(name), str):
+            return f"a run record's {name} is not a string"
+    for name in ("max_error", "time_ms", "gbps"):
+        if name in record and not _number(record[name]):
+            return f"a run record's {name} is not a non-negative number"
+    if "count" in record and not _count(record["count"]):
+        return "a run record's count is not a count"
+    if "differences" in record:
+        return _differences_problem(record["differences"])
+    return None
+
+
+def _differences_problem(differences: object) -> str | None:
+    if not isinstance(differences, list):
+        return "a run record's differences is not a list"
+    for item in differences:  # pyright: ignore[reportUnknownVariableType]
+        if not isinstance(item, dict) or frozenset(item) != _DIFFERENCE_FIELDS:  # pyright: ignore[reportUnknownArgumentType]
+            return "a run record's difference is not {buffer, index, expected, got}"
+        fields: dict[str, Any] = item  # pyright: ignore[reportUnknownVariableType]
+        if not isinstance(fields["buffer"], str) or not _count(fields["index"]):
+            return "a run record's difference has no buffer name and element index"
+        if not all(isinstance(fields[k], int | float | str) for k in ("expected", "got")):
+            return "a run record's difference has an expected or got that is not a number"
+    return None

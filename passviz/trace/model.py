@@ -165,6 +165,53 @@ class Flag(TypedDict):
     cycle: NotRequired[list[str]]
 
 
+Verdict = Literal["same", "differs", "error"]
+"""A run against its reference: the same within tolerance, different, or not comparable."""
+
+VERDICTS: tuple[Verdict, ...] = ("same", "differs", "error")
+
+
+class RunDifference(TypedDict):
+    """One output element a run got differently from the reference."""
+
+    buffer: str
+    index: int
+    expected: float | int | bool | str
+    """The reference's value; ``nan``, ``inf`` and ``-inf`` are strings (JSON has no such numbers)."""
+    got: float | int | bool | str
+
+
+class RunRecord(TypedDict):
+    """One execution of the kernel at a step, compared with the initial IR's run on the same inputs.
+
+    Run records follow the end record of a trace file (``passviz run --record``,
+    ``passviz bisect --record`` append them), so a file cut anywhere still
+    opens with its completed steps.  A GPU run fills ``device``, ``time_ms`` and ``gbps``.
+    """
+
+    record: Literal["run"]
+    step: int
+    """The step whose IR ran; -1 is the initial IR."""
+    backend: Literal["cpu", "gpu"]
+    inputs: str
+    """A digest of the arguments and the grid."""
+    verdict: Verdict
+    origin: NotRequired[Literal["run", "bisect"]]
+    first: NotRequired[bool]
+    """True on the first differing step a bisect found."""
+    spec: NotRequired[str]
+    """The inputs as ``--arg`` specs, grid and seed."""
+    outputs: NotRequired[str]
+    """A digest of the buffers written; absent when the run failed."""
+    max_error: NotRequired[float]
+    count: NotRequired[int]
+    differences: NotRequired[list[RunDifference]]
+    device: NotRequired[str]
+    time_ms: NotRequired[float]
+    gbps: NotRequired[float]
+    message: NotRequired[str]
+
+
 class TraceMeta(TypedDict):
     """Where a trace came from."""
 
@@ -246,6 +293,8 @@ class Trace:
     """The source files the IR's locations name, by file name, as read at record time."""
     steps: list[Step] = field(default_factory=lambda: list[Step]())
     """The recorded steps, in order."""
+    runs: list[RunRecord] = field(default_factory=lambda: list[RunRecord]())
+    """Kernel runs recorded after the steps (``passviz run|bisect --record``, the run panel), in order."""
     status: TraceStatus = "incomplete"
     """``ok`` or ``failed`` once the run ended; ``incomplete`` if it was cut off."""
     warnings: list[str] = field(default_factory=lambda: list[str]())

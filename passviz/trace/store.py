@@ -295,7 +295,7 @@ def append_runs(path: str | Path, runs: list[RunRecord]) -> None:
         return
     target = Path(path)
     temporary = target.with_name(target.name + ".tmp")
-    packer = zlib.compressobj(6, zlib.DEFLATED, 31)
+    packer = zlib.compressobj(GZIP_LEVEL, zlib.DEFLATED, 31)
     temporary.write_bytes(packer.compress(data + lines) + packer.flush())
     temporary.replace(target)
 

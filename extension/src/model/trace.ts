@@ -6,6 +6,7 @@
 import type {
   HeaderRecord,
   InitialState,
+  RunRecord,
   StepRecord,
   TraceRecord
 } from '../schema';
@@ -129,12 +130,36 @@ function checkStep(record: unknown, position: number): StepRecord {
   return record as unknown as StepRecord;
 }
 
+const VERDICTS = new Set(['same', 'differs', 'error']);
+
+function isRun(record: unknown): boolean {
+  return isObject(record) && record.record === 'run';
+}
+
+/** A run record checked for the fields the viewer reads; `steps` is how many steps the trace has. */
+function checkRun(record: unknown, steps: number): RunRecord {
+  const run = record as Record<string, unknown>;
+  const step = run.step;
+  if (typeof step !== 'number' || !Number.isInteger(step) || step < -1 || step >= steps) {
+    throw new TraceError(`a run record names step ${String(step)}, but the trace has ${steps} steps`);
+  }
+  if (typeof run.verdict !== 'string' || !VERDICTS.has(run.verdict) || typeof run.inputs !== 'string') {
+    throw new TraceError(`the run record of step ${step} has no verdict (same, differs, error) or inputs`);
+  }
+  if (run.differences !== undefined && !Array.isArray(run.differences)) {
+    throw new TraceError(`the run record of step ${step}: its differences are not a list`);
+  }
+  return record as RunRecord;
+}
+
 /** A whole trace: header, steps, and how the run ended. */
 export class Trace {
   readonly header: HeaderRecord;
   readonly initial: InitialState;
   readonly steps: StepRecord[];
   readonly status: 'ok' | 'failed' | 'incomplete';
+  /** Kernel runs recorded after the steps (passviz run|bisect --record, the run panel), in order. */
+  readonly runs: RunRecord[];
   readonly groups: PassGroup[];
   /** The pass of each step, by index. */
   readonly passNames: string[] = [];
@@ -144,11 +169,17 @@ export class Trace {
   constructor(records: TraceRecord[]) {
     this.header = checkHeader(records[0]);
     this.initial = this.header.initial!;
-    const rest = records.slice(1);
+    // Run records come last (after the end record): the records before them are the steps.
+    let count = records.length;
+    while (count > 1 && isRun(records[count - 1])) {
+      count -= 1;
+    }
+    const rest = records.slice(1, count);
     const last = rest[rest.length - 1];
     const end = isObject(last) && last.record === 'end' ? last : null;
     this.steps = (end ? rest.slice(0, -1) : rest).map((record, index) => checkStep(record, index));
     this.status = end ? (end.status === 'failed' ? 'failed' : 'ok') : 'incomplete';
+    this.runs = records.slice(count).map(record => checkRun(record, this.steps.length));
     this.groups = groupByPass(this.steps);
     this.opNames = opNames(this.initial.delta, this.steps);
     for (const group of this.groups) {
