@@ -211,6 +211,10 @@ def test_untrusted_trace_never_runs_in_the_viewer(artifacts: Path, tmp_path: Pat
 # -- JupyterLab ------------------------------------------------------------------------
 
 
+GZIP_TRACE = "seed.passviz.json.gz"
+"""The trace file `passviz trace` writes for seed 000 by default, opened from JupyterLab's file browser."""
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -238,6 +242,9 @@ def lab(artifacts: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[d
     (root / "examples").mkdir()
     shutil.copy(ROOT / "notebooks" / "02-trace-viewer.ipynb", root / "notebooks")
     shutil.copy(SEED, root / "examples")
+    # what `passviz trace` writes by default: a gzip trace, for the file browser to open
+    pipeline = "wrap-func-body-with-single-block,canonicalize"
+    assert main(["trace", "-p", pipeline, str(SEED), "-o", str(root / "notebooks" / GZIP_TRACE)]) == 0
     token = secrets.token_hex(16)
     port = _free_port()
     env = {
@@ -310,6 +317,7 @@ def test_jupyterlab_renderer_widget_and_document(
         "url": url,
         "step": STEP,
         "trace_file": "demo.passviz.json",
+        "gzip_file": GZIP_TRACE,
         "long_cell": long_cell,
         "long_steps": long_steps,
     }
@@ -326,6 +334,9 @@ def test_jupyterlab_renderer_widget_and_document(
     assert report["document"]["step"] == -1 and report["document_next"] == 0
     document_ops = {n["id"] for n in report["document"]["nodes"] if n["kind"] in ("op", "box")}
     assert document_ops == set(TraceStates(seed_trace).at(-1).ops)
+    # the same trace written gzip-compressed by `passviz trace`, opened from the file browser
+    gzip_ops = {n["id"] for n in report["gzip_document"]["nodes"] if n["kind"] in ("op", "box")}
+    assert report["gzip_document"]["step"] == -1 and gzip_ops == document_ops
     assert report["errors"] == [], report["errors"]
     # a 2,000-op module's trace (thousands of steps), displayed in the notebook
     for step in long_steps:

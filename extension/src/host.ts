@@ -11,6 +11,17 @@ import { clear } from './view/dom';
 import { readViewOptions } from './view/options';
 import { TraceViewer } from './view/viewer';
 
+/** Base64 of a gzip stream's first bytes (1f 8b 08): a `*.passviz.json.gz` document. */
+const GZIP_BASE64 = /^\s*H4sI/;
+
+/** The text of a gzip file given as base64 (as JupyterLab reads a binary file; it may hold line breaks). */
+export async function gunzipBase64(text: string): Promise<string> {
+  const binary = atob(text.replace(/\s+/g, ''));
+  const bytes = Uint8Array.from(binary, c => c.charCodeAt(0));
+  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
+  return await new Response(stream).text();
+}
+
 export class TraceRenderer extends Widget implements IRenderMime.IRenderer {
   private viewer: TraceViewer | null = null;
 
@@ -26,7 +37,14 @@ export class TraceRenderer extends Widget implements IRenderMime.IRenderer {
   }
 
   async renderModel(model: IRenderMime.IMimeModel): Promise<void> {
-    const data = model.data[this.mimeType];
+    let data: unknown = model.data[this.mimeType];
+    if (typeof data === 'string' && GZIP_BASE64.test(data)) {
+      try {
+        data = await gunzipBase64(data);
+      } catch (error) {
+        data = `not a readable gzip file: ${String(error)}`;
+      }
+    }
     const step = this.viewer?.step;
     this.viewer?.dispose();
     clear(this.node);

@@ -180,6 +180,13 @@ async function lab(page) {
   await page.keyboard.press("ArrowRight");
   report.document_next = (await drawn(await rendered(page, doc, 0))).step;
   await shot(page, "lab-document");
+  if (plan.gzip_file) {
+    // A gzip trace, as `passviz trace` writes by default, opens in the same viewer.
+    await page.locator(".jp-DirListing-itemText", { hasText: plan.gzip_file }).first().dblclick();
+    const gzip = ".jp-MainAreaWidget:not(.jp-NotebookPanel):not(.lm-mod-hidden)";
+    report.gzip_document = await drawn(await rendered(page, gzip, -1));
+    await shot(page, "lab-gzip-document");
+  }
   if (plan.long_cell) await longTrace(page);
 }
 
