@@ -158,6 +158,16 @@ def test_seed_000(artifacts: Path) -> None:
         text = results[f"step{step}"]["irText"]
         assert "tt.func @wrap_multi_block_triton_func(" in text
         assert '"tt.func"()' not in text and '"builtin.module"()' not in text
+    # The last step changes nothing and the module has shrunk to a few nodes: all of it is in view.
+    final = results[f"step{len(trace.steps) - 1}"]
+    view = final["viewport"]
+    assert all(
+        view["x"] <= n["box"]["x"]
+        and view["y"] <= n["box"]["y"]
+        and n["box"]["x"] + n["box"]["w"] <= view["x"] + view["w"]
+        and n["box"]["y"] + n["box"]["h"] <= view["y"] + view["h"]
+        for n in final["nodes"]
+    )
     at_inliner = results[f"step{inliner}"]
     assert any(n["status"] == "erased" and n["label"] == "scf.execute_region" for n in at_inliner["nodes"])
     check_keyboard(results, 2)
