@@ -21,6 +21,7 @@ import { DetailsPane } from './details';
 import { el } from './dom';
 import { GraphPane, type DrawnNode, type EdgeFilter, type PageBox } from './graphview';
 import { IRPane, type CompareBase } from './irpane';
+import { RunsPane } from './runs';
 import { SourcePane } from './sourcepane';
 import { Timeline, type TimelineFilter } from './timeline';
 
@@ -109,6 +110,8 @@ export class TraceViewer {
   private readonly irPane: IRPane;
   private readonly details: DetailsPane;
   private readonly source: SourcePane;
+  /** The kernel runs recorded in the trace, above the timeline's steps. */
+  readonly runs: RunsPane;
   private readonly title: HTMLElement;
   private readonly legend: HTMLElement;
   private readonly graphs = new StepCache<GraphData>(6);
@@ -154,6 +157,10 @@ export class TraceViewer {
       id => this.select(id, true, true)
     );
     this.source = new SourcePane(this.trace.header.sources ?? {}, op => this.select(op, true, true));
+    this.runs = new RunsPane(step => this.go(step, true));
+    const stepList = this.timeline.node.querySelector<HTMLElement>('.pv-steps');
+    this.timeline.node.insertBefore(this.runs.node, stepList);
+    this.runs.show(this.trace.runs, stepList);
     this.title = el('div', { className: 'pv-title' });
     this.legend = el('div', { className: 'pv-legend' }, [
       el('span', { className: 'pv-key pv-key-added', text: 'added' }),
@@ -211,6 +218,7 @@ export class TraceViewer {
       registry!.splice(position, 1);
     }
     this.timeline.dispose();
+    this.runs.dispose();
     this.irPane.dispose();
     this.details.dispose();
     this.source.dispose();
