@@ -157,7 +157,7 @@ def test_input_that_does_not_verify_is_rejected_before_any_pass(tmp_path: Path) 
     path.write_text("func.func @f(%a: i32) -> i64 {\n  func.return %a : i32\n}\n")
     result = _run("trace", str(path), "-p", "canonicalize", "-o", str(tmp_path / "t.json"))
     assert result.returncode == 1 and "Traceback" not in result.stderr
-    assert result.stderr.startswith(f"passviz: error: {path}: the input does not verify:")
+    assert result.stderr.startswith(f"passviz: error: {path}:2:3: the input does not verify:")
     assert not (tmp_path / "t.json").exists()
 
 
