@@ -192,7 +192,9 @@ def test_not_a_trace(tmp_path: Path, content: str) -> None:
 def test_trace_layer_never_unpickles() -> None:
     root = Path(__file__).resolve().parents[1] / "passviz"
     for source in root.rglob("*.py"):
-        assert "pickle" not in source.read_text(), source
+        # numpy's loader may appear only with pickles refused (``.npy`` run inputs).
+        text = source.read_text().replace("allow_pickle=False", "")
+        assert "pickle" not in text, source
 
 
 def test_traces_are_deterministic(tmp_path: Path) -> None:
