@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 from xdsl.ir import Attribute, Block, BlockArgument, ErasedSSAValue, Operation, OpResult, Region, SSAValue
 
+from passviz.ir.walk import walk_ops
 from passviz.trace.irtext import AttrPrinter, op_text
 from passviz.trace.model import (
     BlockInfo,
@@ -302,6 +303,8 @@ class _Reconciliation:
         """How often each op's operands were looked up again."""
         self.cyclic: set[Operation] = set()
         """Ops found inside their own regions (directly or through other ops)."""
+        self.alive: dict[Operation, bool] = {}
+        """Whether each op looked at hangs under the root (``_alive_op``)."""
 
     # -- registration -------------------------------------------------------
 
@@ -388,26 +391,36 @@ class _Reconciliation:
     # -- liveness -----------------------------------------------------------
 
     def _alive_op(self, op: Operation) -> bool:
+        """Whether ``op`` hangs under the root.  The answer for every op on the
+        way up is remembered for this comparison (the live IR does not change
+        during it), so deep nesting costs each op one step up, not its depth."""
+        cache = self.alive
+        path: list[Operation] = []
         node: Operation | None = op
-        depth = 0
+        alive = False
         visited: set[Operation] = set()
         while node is not None:
+            known = cache.get(node)
+            if known is not None:
+                alive = known
+                break
             if node is self.s.root:
-                return True
+                alive = True
+                break
+            path.append(node)
             block = node.parent
-            if block is None:
-                return False
-            region = block.parent
+            region = block.parent if block is not None else None
             if region is None:
-                return False
+                break
             node = region.parent
-            depth += 1
-            if depth > 64 and node is not None:  # deep, or a cycle: from here on, remember
+            if len(path) > 64 and node is not None:  # deep, or a cycle: from here on, remember
                 if node in visited:
                     self._found_cycle(node)
-                    return False
+                    break
                 visited.add(node)
-        return False
+        for seen in path:
+            cache[seen] = alive
+        return alive
 
     def _found_cycle(self, op: Operation) -> None:
         if op in self.cyclic:
@@ -513,7 +526,7 @@ class _Reconciliation:
         """Queue every live op that may have changed; unchanged ones are only marked seen."""
         ops = self.s.ops
         op_ids = self.s.op_ids
-        for op in self.s.root.walk():
+        for op in walk_ops(self.s.root):
             self.walked_ops += 1
             for region in op.regions:
                 self.region_queue.append(region)
