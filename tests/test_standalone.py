@@ -65,7 +65,7 @@ def test_page_structure(fake_viewer: None, evil_trace: Trace) -> None:
     bundle = page[page.rindex("<script>") + len("<script>") : page.rindex("</script>")]
     assert directives["script-src"] == script_hash(bundle)
     assert directives["form-action"] == "'none'" and directives["base-uri"] == "'none'"
-    head, body = page.split("<body class=\"passviz-standalone\">")
+    head, body = page.split('<body class="passviz-standalone">')
     assert head.index("Content-Security-Policy") < head.index("<style>")
     assert "<style>#passviz-root { height: 100%; } /* <\\/style> */</style>" in head
     assert body.index('<div id="passviz-root"></div>') < body.index('id="passviz-trace"')

@@ -34,7 +34,13 @@ def test_long_string_is_clipped_with_the_rest_on_demand() -> None:
     constant = next(info["id"] for info in created if info["name"] == "arith.constant")
     page = artifacts / "long-string.html"
     page.write_text(standalone_html(trace), encoding="utf-8")
-    command = ["node", str(BROWSER / "long_text.mjs"), str(page), constant, str(artifacts / "long-string.png")]
+    command = [
+        "node",
+        str(BROWSER / "long_text.mjs"),
+        str(page),
+        constant,
+        str(artifacts / "long-string.png"),
+    ]
     done = subprocess.run(command, capture_output=True, text=True, timeout=180, check=False)
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)

@@ -31,4 +31,3 @@ class LinearStringLexer(MLIRLexer):
     """xDSL's MLIR lexer, matching string literals in time linear in their length."""
 
     _unescaped_characters_regex = re.compile(f'"{_PLAIN}(?:{_ESCAPE}{_PLAIN})*"')
-
