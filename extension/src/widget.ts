@@ -1,13 +1,15 @@
 /**
  * The view of `passviz.widget.TraceWidget`: the trace viewer with its `step`
- * and `selected_op` synced both ways with the Python object.
+ * and `selected_op` synced both ways with the Python object, under a run
+ * panel that runs the kernel through the widget's custom messages.
  */
 
 import { DOMWidgetModel, DOMWidgetView } from '@jupyter-widgets/base';
 import type { Message } from '@lumino/messaging';
 
-import { clear } from './view/dom';
+import { clear, el } from './view/dom';
 import { readViewOptions } from './view/options';
+import { RunPanel, type PanelReply, type PanelRequest } from './view/runpanel';
 import { TraceViewer } from './view/viewer';
 
 export const MODULE_NAME = 'passviz';
@@ -41,6 +43,14 @@ export class TraceWidgetModel extends DOMWidgetModel {
 
 export class TraceWidgetView extends DOMWidgetView {
   private viewer: TraceViewer | null = null;
+  private panel: RunPanel | null = null;
+  /** Where the viewer mounts, below the run panel. */
+  private readonly viewerHost = el('div', { className: 'pv-widget-viewer' });
+
+  /** The run panel (a widget has a kernel behind it). */
+  get runPanel(): RunPanel | null {
+    return this.panel;
+  }
 
   /** The viewer shown now, if the trace could be read. */
   get traceViewer(): TraceViewer | null {
@@ -50,6 +60,17 @@ export class TraceWidgetView extends DOMWidgetView {
   render(): void {
     this.el.classList.add('pv-host', 'pv-widget');
     this.el.style.height = String(this.model.get('height'));
+    this.panel = new RunPanel(
+      (request: PanelRequest) => this.send(request),
+      () => this.viewer?.step ?? -1,
+      // Through the model: Python reads the step, and a remount (new run records) keeps it.
+      step => {
+        this.model.set('step', step);
+        this.touch();
+      }
+    );
+    this.el.append(this.panel.node, this.viewerHost);
+    this.listenTo(this.model, 'msg:custom', (reply: PanelReply) => this.panel?.handle(reply));
     this.mount();
     this.listenTo(this.model, 'change:trace', this.mount);
     this.listenTo(this.model, 'change:view', this.mount);
@@ -60,8 +81,8 @@ export class TraceWidgetView extends DOMWidgetView {
 
   private mount = (): void => {
     this.viewer?.dispose();
-    clear(this.el);
-    this.viewer = TraceViewer.mount(this.el, this.model.get('trace'), {
+    clear(this.viewerHost);
+    this.viewer = TraceViewer.mount(this.viewerHost, this.model.get('trace'), {
       ...readViewOptions({ view: this.model.get('view') }),
       step: Number(this.model.get('step')),
       selected: (this.model.get('selected_op') as string | null) ?? null,
@@ -103,6 +124,8 @@ export class TraceWidgetView extends DOMWidgetView {
   }
 
   remove(): void {
+    this.panel?.dispose();
+    this.panel = null;
     this.viewer?.dispose();
     this.viewer = null;
     super.remove();

@@ -82,7 +82,7 @@ describe('the Runs section', () => {
     const picked: number[] = [];
     const pane = new RunsPane(step => picked.push(step));
     const list = timelineRows();
-    pane.show([...RUNS, run(3, 'same')], list);
+    pane.show([...RUNS, run(3, 'same'), run(2, 'differs', { origin: 'run' })], list);
     expect(pane.node.hidden).toBe(false);
     expect(pane.found).toBe(2);
     const items = Array.from(pane.node.querySelectorAll<HTMLElement>('.pv-run'));

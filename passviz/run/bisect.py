@@ -21,7 +21,7 @@ differing step is the first runnable one that differs.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -198,14 +198,18 @@ def bisect(
     grid: Sequence[int],
     every: bool = False,
     tolerance: tuple[float, float] | None = None,
+    on_run: Callable[[int], None] | None = None,
 ) -> BisectResult:
     """The first step of ``trace`` whose outputs on ``arguments`` differ from the initial IR's
-    (beyond ``tolerance``, relative and absolute, for floats; see ``compare``)."""
+    (beyond ``tolerance``, relative and absolute, for floats; see ``compare``).  ``on_run`` is
+    told each step about to run (``INITIAL`` first), to show progress."""
     runs: dict[int, Outcome] = {}
     texts = StepTexts(trace)
 
     def outcome(step: int) -> Outcome:
         if step not in runs:
+            if on_run is not None:
+                on_run(step)
             runs[step] = run_step(trace, step, arguments, grid, texts)
         return runs[step]
 

@@ -4,19 +4,28 @@ The widget only syncs data: the trace's MIME data (its records, the initial
 IR as a delta in the header), the step shown and the op selected.  The
 extension's ``TraceWidgetView`` rebuilds the IR at every step from that data
 and draws it; without the extension, the widget shows as plain text.
+
+Its run panel talks to this object through custom messages: ``{"action":
+"inputs"}`` asks for inputs derived from the kernel's signature, ``{"action":
+"run", "step": N, "inputs": TEXT}`` and ``{"action": "bisect", "inputs":
+TEXT}`` run on the CPU (``passviz.run.panel``) in a thread, so the kernel
+keeps answering; the widget replies with ``progress`` events, then a
+``result`` (or ``error``) event, and adds the run records to its trace.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any
+import threading
+from typing import Any, cast
 
 import ipywidgets as widgets  # pyright: ignore[reportMissingTypeStubs]
 import traitlets
 
 from passviz.trace.initial import ensure_initial
-from passviz.trace.model import Trace
+from passviz.trace.model import RunRecord, Trace
 from passviz.trace.summary import trace_mime_data
+from passviz.trace.terminal import one_line
 
 _OP_ID = re.compile(r"o[0-9]+")
 
@@ -60,6 +69,77 @@ class TraceWidget(widgets.DOMWidget):
         """Raises ``ReplayError`` for a trace without ``initial`` that cannot be replayed."""
         ensure_initial(trace)
         super().__init__(trace=trace_mime_data(trace), step=step, **kwargs)  # pyright: ignore[reportUnknownMemberType]
+        self._trace = trace
+        """The trace itself, which the run panel's runs replay."""
+        self._worker: threading.Thread | None = None
+        """The thread of the run in progress, if any."""
+        self.on_msg(self._on_panel_message)  # pyright: ignore[reportUnknownMemberType]
+
+    @property
+    def runs(self) -> list[RunRecord]:
+        """The run records of the trace, those the run panel added included."""
+        return self._trace.runs
+
+    def _on_panel_message(self, _widget: object, content: object, _buffers: object) -> None:
+        """A run panel request: answered from a thread, so that the kernel stays free."""
+        if not isinstance(content, dict):
+            return
+        message = cast(dict[str, Any], content)
+        action = message.get("action")
+        if action not in ("inputs", "run", "bisect"):
+            return
+        if self._worker is not None and self._worker.is_alive():
+            self.send({"event": "error", "action": action, "message": "a run is in progress"})  # pyright: ignore[reportUnknownMemberType]
+            return
+        self._worker = threading.Thread(target=self._serve, args=(message,), daemon=True)
+        self._worker.start()
+
+    def wait(self, timeout: float | None = None) -> None:
+        """Wait for the run panel's run in progress, if any, to end."""
+        if self._worker is not None:
+            self._worker.join(timeout)
+
+    def _serve(self, message: dict[str, Any]) -> None:
+        # passviz.run loads xDSL's interpreters and numpy: only when a panel asks.
+        from passviz.run.panel import PanelError, bisect_at, default_inputs, run_at
+
+        action = str(message.get("action"))
+        send = self.send  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+
+        def progress(text: str) -> None:
+            send({"event": "progress", "action": action, "message": text})
+
+        try:
+            if action == "inputs":
+                send({"event": "inputs", "action": action, "inputs": default_inputs(self._trace).text()})
+                return
+            text = str(message.get("inputs", ""))
+            if action == "run":
+                step = message.get("step", -1)
+                if not isinstance(step, int) or not -1 <= step < len(self._trace.steps):
+                    raise PanelError(f"step {step!r} is not a step of this trace")
+                result = run_at(self._trace, step, text, progress)
+            else:
+                result = bisect_at(self._trace, text, progress)
+        except PanelError as exc:
+            send({"event": "error", "action": action, "message": one_line(str(exc))})
+            return
+        except Exception as exc:  # noqa: BLE001 - the panel shows it; the kernel must not die with the thread
+            send({"event": "error", "action": action, "message": one_line(f"{type(exc).__name__}: {exc}")})
+            return
+        self._trace.runs.extend(result.records)
+        data: dict[str, Any] = dict(self.trace)
+        data["records"] = [*data.get("records", []), *(dict(run) for run in result.records)]
+        self.trace = data
+        send(
+            {
+                "event": "result",
+                "action": action,
+                "records": result.records,
+                "lines": result.lines,
+                "found": result.found,
+            }
+        )
 
     @traitlets.validate("step")
     def _valid_step(self, proposal: dict[str, Any]) -> int:

@@ -109,15 +109,17 @@ export class RunsPane {
       const tip = [runSummary(run), `inputs ${run.inputs}`, run.spec ?? '', run.message ?? '', ...differenceLines(run)]
         .filter(t => t !== '')
         .join('\n');
+      // The step bisect found keeps its ⚑ when a later run of it (the run panel's) is the latest.
+      const first = run.step === found;
       return el(
         'div',
         {
-          className: `pv-run pv-run-${run.verdict}${run.first ? ' pv-run-first' : ''}`,
+          className: `pv-run pv-run-${run.verdict}${first ? ' pv-run-first' : ''}`,
           title: tip,
           attrs: { 'data-step': String(run.step), role: 'button' }
         },
         [
-          el('span', { className: 'pv-run-mark', text: run.first ? '⚑' : VERDICT_MARK[run.verdict] ?? '?' }),
+          el('span', { className: 'pv-run-mark', text: first ? '⚑' : VERDICT_MARK[run.verdict] ?? '?' }),
           el('span', { className: 'pv-run-step', text: where }),
           el('span', { className: 'pv-run-summary', text: runSummary(run) })
         ]
