@@ -177,6 +177,23 @@ def _add_run_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
         "--step", default="-1", help="step index (negative counts from the end), or 'initial' (default -1)"
     )
     run.add_argument("--save", metavar="OUT.npz", help="also save the written buffers, by argument name")
+    run.add_argument(
+        "--gpu",
+        action="store_true",
+        help="also compile the TTIR at the step with Triton's back end and run the cubin on the GPU "
+        "(pycuda, in a child process): compared with the CPU interpreter, timed",
+    )
+    run.add_argument("--num-warps", type=int, default=4, help="warps per program on the GPU (default 4)")
+    run.add_argument(
+        "--timeout", type=float, default=60.0, help="seconds the GPU launch may take before it is flagged"
+    )
+    run.add_argument(
+        "--tolerance",
+        nargs=2,
+        type=float,
+        metavar=("RTOL", "ATOL"),
+        help="with --gpu: relative and absolute tolerance of float outputs (default: bisect's, by type)",
+    )
     for command in (run, bisect):
         command.add_argument(
             "--record",
@@ -468,6 +485,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
             step = trace.normalize_step(int(args.step)) if trace.steps else INITIAL
         except (ValueError, IndexError) as exc:
             raise CliError(f"--step {args.step}: {exc}") from None
+    if args.gpu:
+        return _run_gpu(args, trace, step, arguments, grid)
     try:
         outcome = run_step(trace, step, arguments, grid)
     except RunError as exc:
@@ -522,6 +541,30 @@ def _run_line(run: RunRecord) -> str:
     if "message" in run:
         parts.append(run["message"])
     return ", ".join(parts)
+
+
+def _run_gpu(
+    args: argparse.Namespace, trace: Trace, step: int, arguments: list[Argument], grid: tuple[int, ...]
+) -> int:
+    """``passviz run --gpu``: the TTIR at ``step`` compiled by Triton, run on the GPU and on the CPU."""
+    from passviz.run.gpu import run_step_on_gpu
+    from passviz.run.gpu_compile import GpuError
+
+    try:
+        lines, same = run_step_on_gpu(
+            trace,
+            step,
+            arguments,
+            grid,
+            num_warps=args.num_warps,
+            timeout=args.timeout,
+            tolerance=args.tolerance,
+        )
+    except GpuError as exc:
+        raise CliError(f"--gpu: {exc}") from None
+    for line in lines:
+        print(one_line(line))
+    return 0 if same else 1
 
 
 def _cmd_bisect(args: argparse.Namespace) -> int:

@@ -1,0 +1,79 @@
+"""The IR at a step on the GPU: ``passviz run --gpu``.
+
+The TTIR after the step, printed by passviz as Triton reads it, is compiled by
+the installed Triton's back end for the GPU's compute capability
+(``gpu_compile``), launched by pycuda in a child process (``gpu_launch``), and
+compared with the CPU interpreter's run of the same step on the same inputs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from passviz.pipelines import InputError, parse_ir
+from passviz.run.bisect import Outcome, StepTexts, run_step
+from passviz.run.gpu_compile import GpuError, GpuKernel, compile_ttir, triton_missing
+from passviz.run.gpu_launch import GpuRun, compare_with_cpu, probe, pycuda_missing, run_on_gpu
+from passviz.run.launch import Argument
+from passviz.run.report import step_name
+from passviz.run.values import RunError
+from passviz.trace.irtext import print_module
+from passviz.trace.model import Trace
+
+
+def ttir_at(trace: Trace, step: int) -> str:
+    """The IR after ``step`` (``INITIAL``: before the first), printed as Triton's parser reads it."""
+    text = StepTexts(trace).text(step)
+    try:
+        return print_module(parse_ir(text, f"step {step}"))
+    except InputError as exc:
+        raise GpuError(f"the IR after {step_name(step)} does not parse: {exc}") from None
+
+
+def describe_gpu_run(gpu: GpuRun) -> str:
+    """One line: the kernel time and the bandwidth it gives, or why the run is flagged."""
+    if gpu.error is not None:
+        return f"flagged: {gpu.error}"
+    megabytes = gpu.bytes_moved / 1e6
+    return (
+        f"GPU time {gpu.milliseconds:.4g} ms (mean of {gpu.repeats} launches, CUDA events) on {gpu.device}; "
+        f"{megabytes:.4g} MB of buffers: {gpu.gbps:.4g} GB/s"
+    )
+
+
+def run_step_on_gpu(
+    trace: Trace,
+    step: int,
+    arguments: Sequence[Argument],
+    grid: tuple[int, ...],
+    num_warps: int = 4,
+    timeout: float = 60.0,
+    tolerance: tuple[float, float] | None = None,
+) -> tuple[list[str], bool]:
+    """Compile and run the step on the GPU and the CPU: the lines to print, and whether the GPU's
+    buffers match the CPU's (False when flagged)."""
+    for missing in (pycuda_missing(), triton_missing()):
+        if missing is not None:
+            raise GpuError(missing)
+    text = ttir_at(trace, step)
+    device = probe(timeout)
+    kernel: GpuKernel = compile_ttir(text, device.capability, num_warps=num_warps)
+    lines = [f"{step_name(step)} compiled: {kernel.describe(grid)}"]
+    try:
+        cpu: Outcome | None = run_step(trace, step, arguments, grid)
+    except RunError as exc:
+        lines.append(f"the CPU interpreter cannot run it ({exc}): the GPU's buffers are not checked")
+        cpu = None
+    gpu = run_on_gpu(kernel, arguments, grid, timeout=timeout)
+    lines.append(describe_gpu_run(gpu))
+    if gpu.error is not None or cpu is None:
+        return lines, False
+    comparison = compare_with_cpu(cpu, gpu, tolerance)
+    if comparison.same:
+        written = len(cpu.outputs)
+        lines.append(f"the GPU matches the CPU interpreter on {written} buffer{'s' * (written != 1)}")
+        return lines, True
+    how = comparison.reason or f"{comparison.count} elements, max error {comparison.max_error:.6g}"
+    lines.append(f"the GPU differs from the CPU interpreter: {how}")
+    lines.extend(f"  {d.buffer}[{d.index}]: CPU {d.expected}, GPU {d.got}" for d in comparison.differences)
+    return lines, False
