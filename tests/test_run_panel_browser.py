@@ -1,7 +1,13 @@
-"""The run panel in JupyterLab, in headless Chromium: a notebook shows a ``TraceWidget`` of the
-bisect demo; the panel gets inputs from the kernel, bisects on the CPU, links to the step it found,
-runs that step, and the kernel's Python holds the run records.  Screenshots go to
-``tests/artifacts/`` (``lab-run-panel-bisect.png``, ``lab-run-panel.png``)."""
+"""Run records and the run panel in headless Chromium.
+
+- The offline page of a trace that ``passviz bisect --record`` ran on shows its Runs section and
+  the ⚑ on the found step's row, goes to that step on a click, and has no run panel (no kernel).
+- JupyterLab: a notebook shows a ``TraceWidget`` of the bisect demo; the panel gets inputs from
+  the kernel, bisects on the CPU, links to the step it found, runs that step, and the kernel's
+  Python holds the run records.
+
+Screenshots go to ``tests/artifacts/`` (``offline-runs.png``, ``lab-run-panel-bisect.png``,
+``lab-run-panel.png``)."""
 
 from __future__ import annotations
 
@@ -13,8 +19,11 @@ from typing import Any
 
 import nbformat
 
+from passviz.cli import main
+from passviz.pipelines import load_trace
+from passviz.widget.standalone import standalone_html
 from tests.conftest import BROWSER
-from tests.test_bisect import ARGS
+from tests.test_bisect import ARGS, EXAMPLES
 from tests.test_viewer_browser import ROOT, artifacts, lab  # noqa: F401 - fixtures
 
 NOTEBOOK = "run-panel.ipynb"
@@ -33,6 +42,36 @@ def _notebook(folder: Path) -> None:
     book = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
     book.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nbformat.write(book, folder / NOTEBOOK)
+
+
+def test_the_offline_page_shows_the_recorded_runs(artifacts: Path, tmp_path: Path) -> None:  # noqa: F811
+    path = tmp_path / "demo.passviz.json"
+    demo = ["trace", str(EXAMPLES / "bisect_demo.mlir"), "-p", "demo-rewrites,canonicalize"]
+    assert main([*demo, "--passes-from", str(EXAMPLES / "bisect_demo.py"), "-o", str(path)]) == 0
+    assert main(["bisect", str(path), "--grid", "4", *(f"--arg={a}" for a in ARGS), "--record"]) == 0
+    page = artifacts / "offline-runs.html"
+    page.write_text(standalone_html(load_trace(path)), encoding="utf-8")
+    actions = [
+        {"text": ".pv-runs-title", "as": "title"},
+        {"text": ".pv-step[data-step='3'] .pv-row-run", "as": "mark"},
+        {"text": ".pv-step[data-step='1'] .pv-row-run", "as": "same"},
+        {"text": ".pv-runpanel", "as": "panel"},
+        {"click": ".pv-run-found"},
+        {"inspect": "after"},
+        {"shot": "offline-runs"},
+    ]
+    plan = artifacts / "plan-offline-runs.json"
+    plan.write_text(json.dumps({"url": page.as_uri(), "artifacts": str(artifacts), "actions": actions}))
+    done = subprocess.run(
+        ["node", str(BROWSER / "inspect_page.mjs"), str(plan)], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    report: dict[str, Any] = json.loads(done.stdout)
+    assert report["errors"] == [] and report["blocked"] == []
+    results = report["results"]
+    assert results["title"] == "Runs (5)⚑ first differing: step 3"
+    assert (results["mark"], results["same"], results["panel"]) == ("⚑", "✓", None)
+    assert results["after"]["step"] == 3
 
 
 def test_the_run_panel_bisects_and_runs_on_the_cpu(
