@@ -31,9 +31,13 @@ if [ -z "${DRY:-}" ] && ! python3 -c "import pycuda.driver as d; d.init(); print
   libcuda=$(ldconfig -p | awk '/libcuda\.so\.1 /{print $NF; exit}')
   mkdir -p /tmp/cudalib && ln -sf "$libcuda" /tmp/cudalib/libcuda.so
   rm -rf /tmp/pycuda-src && mkdir /tmp/pycuda-src && tar xzf .whl/src/pycuda-*.tar.gz -C /tmp/pycuda-src
+  # Without curand (not every toolkit has its headers); build_ext -j compiles on every core first.
   (cd /tmp/pycuda-src/pycuda-* && python3 configure.py --cuda-root="$root" > /dev/null \
-    && LIBRARY_PATH=/tmp/cudalib PATH="$root/bin:$PATH" python3 -m pip install -q --no-build-isolation \
-      --no-index --no-deps --no-compile --target "$SITE" .) || exit 1
+    && sed -i 's/^CUDA_ENABLE_CURAND = True/CUDA_ENABLE_CURAND = False/' siteconf.py \
+    && export LIBRARY_PATH=/tmp/cudalib PATH="$root/bin:$PATH" \
+    && python3 setup.py -q build_ext -j "$(nproc)" > /tmp/pycuda-build.log 2>&1 \
+    && python3 -m pip install -q --no-build-isolation --no-index --no-deps --no-compile --target "$SITE" .) \
+    || { tail -20 /tmp/pycuda-build.log; exit 1; }
   python3 -c "import pycuda.driver as d; d.init(); print('pycuda', d.get_version())" || exit 1
 fi
 
