@@ -49,13 +49,14 @@ def test_patterns_in_mlir_order() -> None:
     assert names("tt.load") == ["CanonicalizeMaskedLoadPattern"]
     assert names("tt.store") == ["CanonicalizeMaskedStorePattern"]
     assert names("tt.expand_dims") == ["ExpandDimsOpCanonicalize"]
-    assert names("tt.reshape") == ["ReshapeOpCanonicalize"]
     assert names("tt.splat") == []
     assert names("tt.trans") == []
     with use_triton_version("3.6"):
         assert names("tt.int_to_ptr") == []
+        assert names("tt.reshape") == ["ReshapeOpCanonicalize"]
     with use_triton_version("3.9"):
         assert names("tt.int_to_ptr") == ["CanonicalizeIntToPtrOfPtrToInt", "CanonicalizeIntToPtrWithAdd"]
+        assert names("tt.reshape") == ["ReshapeOpCanonicalize", "ReshapeOfExpandDimsPattern"]
 
 
 EXTRA = {
@@ -148,6 +149,15 @@ tt.func @f(%x: tensor<2x4x8xf32>) -> tensor<8x2x4xf32> {
   %a = tt.trans %x {order = array<i32: 1, 0, 2>} : tensor<2x4x8xf32> -> tensor<4x2x8xf32>
   %b = tt.trans %a {order = array<i32: 2, 1, 0>} : tensor<4x2x8xf32> -> tensor<8x2x4xf32>
   tt.return %b : tensor<8x2x4xf32>
+}
+""",
+    "reshape_of_expand_dims": """
+tt.func @f(%x: tensor<16x16xf32>) -> (tensor<16x16xf32>, tensor<256xf32>, tensor<16x16xf32>) {
+  %a = tt.expand_dims %x {axis = 2 : i32} : tensor<16x16xf32> -> tensor<16x16x1xf32>
+  %back = tt.reshape %a : tensor<16x16x1xf32> -> tensor<16x16xf32>
+  %flat = tt.reshape %a : tensor<16x16x1xf32> -> tensor<256xf32>
+  %reordered = tt.reshape %a allow_reorder : tensor<16x16x1xf32> -> tensor<16x16xf32>
+  tt.return %back, %flat, %reordered : tensor<16x16xf32>, tensor<256xf32>, tensor<16x16xf32>
 }
 """,
     "efficient_layout_reshape_stays": """

@@ -321,6 +321,23 @@ class ReshapeOpCanonicalize(TritonPattern):
             rewriter.replace(op, SplatOp(source.src, op.result.type))
 
 
+class ReshapeOfExpandDimsPattern(TritonPattern):
+    """Triton 3.9: ``reshape(expand_dims(x))`` back to ``x``'s own type is ``x``.
+
+    What 3.9's combine leaves of a mul-reduce turned into a dot; 3.9 registers
+    it with ``tt.expand_dims``'s canonicalization patterns (reorder-broadcast
+    applies it too), not as a folder (its combine keeps the pair)."""
+
+    root = "tt.reshape"
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if not isinstance(op, ReshapeOp) or op.allow_reorder is not None or op.efficient_layout is not None:
+            return
+        expand = op.src.owner
+        if isinstance(expand, ExpandDimsOp) and expand.src.type == op.result.type:
+            rewriter.replace_op(op, [], [expand.src])
+
+
 # ===----------------------------------------------------------------------=== #
 # tt.int_to_ptr (Triton 3.9)
 # ===----------------------------------------------------------------------=== #
@@ -436,6 +453,8 @@ def patterns_for(op_name: str) -> tuple[RewritePattern, ...]:
             return ordered((BroadcastSplatPattern(), BroadcastBroadcastPattern()))
         case "tt.expand_dims":
             return (ExpandDimsOpCanonicalize(),)
+        case "tt.reshape" if triton_version() >= (3, 9):
+            return (ReshapeOpCanonicalize(), ReshapeOfExpandDimsPattern())
         case "tt.reshape":
             return (ReshapeOpCanonicalize(),)
         case "tt.int_to_ptr" if triton_version() >= (3, 9):
@@ -454,6 +473,7 @@ __all__ = [
     "ElementwisePattern",
     "ExpandDimsOpCanonicalize",
     "PatternTable",
+    "ReshapeOfExpandDimsPattern",
     "ReshapeOpCanonicalize",
     "TritonPattern",
     "defining",

@@ -22,6 +22,7 @@ from xdsl.rewriter import InsertPoint
 from xdsl.utils.type import get_element_type_or_self
 
 from passviz.dialects.matchers import constant_attr, dense
+from passviz.dialects.triton_version import triton_version
 from passviz.dialects.tt import BroadcastOp, SplatOp
 from passviz.dialects.tt_canonicalization import (
     BroadcastBroadcastPattern,
@@ -29,6 +30,7 @@ from passviz.dialects.tt_canonicalization import (
     ElementwisePattern,
     ExpandDimsOpCanonicalize,
     PatternTable,
+    ReshapeOfExpandDimsPattern,
     TritonPattern,
     is_memory_effect_free,
     splat_element,
@@ -147,10 +149,13 @@ def _splat_of(type_: TensorType[Attribute], element: IntegerAttr | FloatAttr) ->
 
 def reorder_broadcast_patterns() -> tuple[TritonPattern, ...]:
     """``ReorderBroadcastPass``'s patterns, in its registration order."""
+    expand_dims = (ExpandDimsOpCanonicalize(),)
+    if triton_version() >= (3, 9):
+        expand_dims += (ReshapeOfExpandDimsPattern(),)
     return (
         BroadcastSplatPattern(),
         BroadcastBroadcastPattern(),
-        ExpandDimsOpCanonicalize(),
+        *expand_dims,
         MoveBroadcastAfterElementwisePattern(),
         MoveSplatAfterElementwisePattern(),
     )
