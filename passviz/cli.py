@@ -485,6 +485,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
             step = trace.normalize_step(int(args.step)) if trace.steps else INITIAL
         except (ValueError, IndexError) as exc:
             raise CliError(f"--step {args.step}: {exc}") from None
+    if args.gpu and args.record:
+        # The GPU path does not hand back its GpuRun yet (passviz.run.record.gpu_run_record takes it).
+        raise CliError("--record records CPU runs only for now; run without --gpu to record the step")
     if args.gpu:
         return _run_gpu(args, trace, step, arguments, grid)
     try:

@@ -120,6 +120,7 @@ GOOD: dict[str, Any] = {
     "step": 3,
     "backend": "gpu",
     "origin": "run",
+    "reference": "cpu",
     "inputs": "0123456789abcdef",
     "outputs": "fedcba9876543210",
     "verdict": "differs",
@@ -138,6 +139,7 @@ BAD: list[tuple[str, Any]] = [
     ("backend", "tpu"),
     ("verdict", "maybe"),
     ("origin", "guess"),
+    ("reference", "gpu"),
     ("first", 1),
     ("inputs", 7),
     ("max_error", -1),
@@ -160,3 +162,37 @@ def test_bad_run_records_fail_both(field: str, value: Any) -> None:
     run[field] = value
     assert schema_errors(run), "the schema accepts it: the case is not bad"
     assert run_problem(run) is not None
+
+
+def test_a_gpu_run_becomes_a_run_record_against_the_cpu() -> None:
+    import numpy as np
+
+    from passviz.run.bisect import Comparison, Difference
+    from passviz.run.gpu_launch import GpuRun
+    from passviz.run.record import gpu_run_record
+
+    out = np.arange(4, dtype=np.float32)
+    ran = GpuRun({"out": out, "x": out}, {"out"}, 0.0123456789012, 10, 32, "NVIDIA H100 80GB HBM3")
+    same = gpu_run_record(3, ran, Comparison([], 0, 0.0), "0123456789abcdef", spec="--grid 1")
+    assert (same["backend"], same["reference"], same["verdict"], same["step"]) == ("gpu", "cpu", "same", 3)
+    assert same["device"] == "NVIDIA H100 80GB HBM3" and same["time_ms"] == 0.012345678901
+    assert same["gbps"] == pytest.approx(32 / 0.0123456789012e-3 / 1e9, rel=1e-9)
+    differs = gpu_run_record(3, ran, Comparison([Difference("out", 1, 1.0, float("nan"))], 1, 0.0), "0" * 16)
+    assert differs["verdict"] == "differs" and differs["differences"][0]["got"] == "nan"
+    flagged = gpu_run_record(3, GpuRun(device="H100", error="an illegal memory access"), None, "0" * 16)
+    assert flagged["verdict"] == "error" and flagged["message"] == "an illegal memory access"
+    assert "outputs" not in flagged and "time_ms" not in flagged
+    for record in (same, differs, flagged):
+        assert schema_errors(dict(record)) == [] and run_problem(dict(record)) is None
+
+
+def test_record_with_gpu_is_refused_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = _trace(tmp_path)
+    before = path.read_bytes()
+    assert main(["run", str(path), *COMMON, "--gpu", "--record"]) == 1
+    assert (
+        capsys.readouterr()
+        .err.strip()
+        .endswith("--record records CPU runs only for now; run without --gpu to record the step")
+    )
+    assert path.read_bytes() == before

@@ -155,6 +155,8 @@ export interface RunRecord {
   origin?: 'run' | 'bisect';
   /** True on the first differing step a bisect found. */
   first?: boolean;
+  /** What the verdict compares with: the initial IR's run (absent: this), or the CPU's of the same step. */
+  reference?: 'initial' | 'cpu';
   /** A digest of the arguments and grid. */
   inputs: string;
   /** The inputs as --arg specs, grid and seed. */

@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import math
 from collections.abc import Sequence
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
@@ -21,6 +21,9 @@ from passviz.run.bisect import INITIAL, BisectResult, Comparison, Outcome, compa
 from passviz.run.launch import Argument
 from passviz.run.values import Array
 from passviz.trace.model import RunDifference, RunRecord, Verdict
+
+if TYPE_CHECKING:
+    from passviz.run.gpu_launch import GpuRun
 
 DIGEST_LENGTH = 16
 """Hex digits kept of a SHA-256 digest: enough to tell inputs apart at a glance."""
@@ -120,6 +123,30 @@ def run_record(
     message = (comparison.reason if comparison is not None else None) or outcome.error
     if message is not None:
         record["message"] = message
+    return record
+
+
+def gpu_run_record(
+    step: int,
+    gpu: GpuRun,
+    comparison: Comparison | None,
+    digest: str,
+    *,
+    spec: str | None = None,
+) -> RunRecord:
+    """The record of a GPU run of ``step``, judged against the CPU interpreter's run of the same
+    step (``comparison``, as ``gpu_launch.compare_with_cpu`` gives it; None when the CPU could not
+    run it): ``error`` when the launch was flagged, its device, kernel time and GB/s when it ran."""
+    outcome = Outcome(step, {name: gpu.buffers[name] for name in sorted(gpu.changed)}, error=gpu.error)
+    record = run_record(outcome, comparison if gpu.error is None else None, digest, spec=spec)
+    record["backend"] = "gpu"
+    record["reference"] = "cpu"
+    if gpu.device:
+        record["device"] = gpu.device
+    if gpu.milliseconds is not None:
+        record["time_ms"] = json_float(gpu.milliseconds)
+    if gpu.gbps is not None:
+        record["gbps"] = json_float(gpu.gbps)
     return record
 
 

@@ -137,6 +137,7 @@ _RUN_FIELDS = frozenset(
         "backend",
         "origin",
         "first",
+        "reference",
         "inputs",
         "spec",
         "outputs",
@@ -171,6 +172,8 @@ def run_problem(record: dict[str, Any]) -> str | None:
         return "a run record's verdict is not same, differs or error"
     if "origin" in record and record["origin"] not in ("run", "bisect"):
         return "a run record's origin is not run or bisect"
+    if "reference" in record and record["reference"] not in ("initial", "cpu"):
+        return "a run record's reference is not initial or cpu"
     if "first" in record and not isinstance(record["first"], bool):
         return "a run record's first is not true or false"
     for name in ("inputs", "spec", "outputs", "device", "message"):

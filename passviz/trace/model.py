@@ -199,6 +199,9 @@ class RunRecord(TypedDict):
     origin: NotRequired[Literal["run", "bisect"]]
     first: NotRequired[bool]
     """True on the first differing step a bisect found."""
+    reference: NotRequired[Literal["initial", "cpu"]]
+    """What the verdict compares with: the initial IR's run (absent means this), or the CPU
+    interpreter's run of the same step (a GPU run)."""
     spec: NotRequired[str]
     """The inputs as ``--arg`` specs, grid and seed."""
     outputs: NotRequired[str]
