@@ -103,6 +103,15 @@ describe('the Runs section', () => {
     pane.dispose();
   });
 
+  test('a later bisect that finds nothing clears the find', () => {
+    const pane = new RunsPane(() => undefined);
+    const list = timelineRows();
+    pane.show([...RUNS, run(-1, 'same'), run(4, 'same')], list);
+    expect(pane.found).toBeNull();
+    expect(list.querySelector('.pv-run-first')).toBeNull();
+    expect(pane.node.querySelector('.pv-run-found')).toBeNull();
+  });
+
   test('is hidden without runs, and says what differs', () => {
     const pane = new RunsPane(() => undefined);
     pane.show([], timelineRows());

@@ -51,11 +51,22 @@ export class RunsPane {
     this.node.addEventListener('click', this.onClick);
   }
 
-  /** The step the latest bisect found as the first that differs, if any. */
+  /**
+   * The step the latest bisect found as the first that differs, if any.  A
+   * bisect's records start with the initial IR's run: reaching it without a
+   * `first` means that bisect found none (an older bisect's find is stale).
+   */
   get found(): number | null {
     for (let i = this.runs.length - 1; i >= 0; i -= 1) {
-      if (this.runs[i].first) {
-        return this.runs[i].step;
+      const run = this.runs[i];
+      if (run.origin !== 'bisect') {
+        continue;
+      }
+      if (run.first) {
+        return run.step;
+      }
+      if (run.step === -1) {
+        return null;
       }
     }
     return null;
