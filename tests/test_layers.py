@@ -6,7 +6,8 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1] / "passviz"
-ORDER = ["ir", "trace", "dialects", "passes", "pipelines", "graph", "widget", "backend", "run", "cli"]
+# run comes before widget: the widget's run panel executes the IR through it.
+ORDER = ["ir", "trace", "dialects", "passes", "pipelines", "graph", "run", "widget", "backend", "cli"]
 FORBIDDEN_IN_TRACE = {"networkx", "ipywidgets", "IPython", "jupyterlab", "pyvis", "notebook"}
 
 
