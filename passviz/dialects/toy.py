@@ -24,7 +24,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.dialects.utils import parse_func_op_like, print_func_op_like
 from xdsl.interfaces import HasCanonicalizationPatternsInterface, HasFolderInterface
-from xdsl.ir import Attribute, Block, Dialect, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, Dialect, Region, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
     attr_def,
@@ -42,7 +42,6 @@ from xdsl.parser import Parser
 from xdsl.pattern_rewriter import RewritePattern
 from xdsl.printer import Printer
 from xdsl.traits import (
-    CallableOpInterface,
     HasParent,
     IsolatedFromAbove,
     IsTerminator,
@@ -50,6 +49,8 @@ from xdsl.traits import (
     SymbolOpInterface,
 )
 from xdsl.utils.exceptions import VerifyException
+
+from passviz.ir.callables import FunctionTypeCallable
 
 F64Tensor = irdl_to_attr_constraint(TensorType[Float64Type]) | irdl_to_attr_constraint(
     UnrankedTensorType[Float64Type]
@@ -284,25 +285,6 @@ class PrintOp(IRDLOperation):
         super().__init__(operands=[value])
 
 
-class _ToyFuncCallable(CallableOpInterface):
-    """Lets the inliner and call graph see ``toy.func``'s body and signature."""
-
-    @classmethod
-    def get_callable_region(cls, op: Operation) -> Region:
-        assert isinstance(op, FuncOp)
-        return op.body
-
-    @classmethod
-    def get_argument_types(cls, op: Operation) -> tuple[Attribute, ...]:
-        assert isinstance(op, FuncOp)
-        return op.function_type.inputs.data
-
-    @classmethod
-    def get_result_types(cls, op: Operation) -> tuple[Attribute, ...]:
-        assert isinstance(op, FuncOp)
-        return op.function_type.outputs.data
-
-
 @irdl_op_definition
 class FuncOp(IRDLOperation):
     """``toy.func [private] @name(%arg0: tensor<*xf64>) -> tensor<*xf64> { ... }``."""
@@ -312,7 +294,7 @@ class FuncOp(IRDLOperation):
     sym_name = attr_def(SymbolNameConstraint())
     function_type = attr_def(FunctionType)
     sym_visibility = opt_attr_def(StringAttr)
-    traits = traits_def(SymbolOpInterface(), _ToyFuncCallable(), IsolatedFromAbove())
+    traits = traits_def(SymbolOpInterface(), FunctionTypeCallable(), IsolatedFromAbove())
 
     _RESERVED: ClassVar[tuple[str, ...]] = ("sym_name", "function_type", "sym_visibility")
 

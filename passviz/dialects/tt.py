@@ -119,7 +119,6 @@ from xdsl.parser import AttrParser, Parser, UnresolvedOperand
 from xdsl.pattern_rewriter import RewritePattern
 from xdsl.printer import Printer
 from xdsl.traits import (
-    CallableOpInterface,
     ConditionallySpeculatable,
     ConstantLike,
     DefaultResource,
@@ -143,6 +142,7 @@ from xdsl.traits import (
 from xdsl.utils.exceptions import VerifyException
 
 from passviz.dialects.triton_version import triton_version
+from passviz.ir.callables import FunctionTypeCallable
 from passviz.ir.hints import isa
 
 __all__ = [
@@ -1504,25 +1504,6 @@ class _SameTypeSyntax:
 # ===----------------------------------------------------------------------=== #
 
 
-class FuncOpCallableInterface(CallableOpInterface):
-    """``tt.func`` is callable: its body takes the arguments of its type."""
-
-    @classmethod
-    def get_callable_region(cls, op: Operation) -> Region:
-        assert isinstance(op, FuncOp)
-        return op.body
-
-    @classmethod
-    def get_argument_types(cls, op: Operation) -> tuple[Attribute, ...]:
-        assert isinstance(op, FuncOp)
-        return op.function_type.inputs.data
-
-    @classmethod
-    def get_result_types(cls, op: Operation) -> tuple[Attribute, ...]:
-        assert isinstance(op, FuncOp)
-        return op.function_type.outputs.data
-
-
 class CallOpSymbolUserOpInterface(SymbolUserOpInterface):
     """``tt.call`` must name a ``tt.func`` whose type matches the call."""
 
@@ -1583,7 +1564,7 @@ class FuncOp(IRDLOperation):
     traits = traits_def(
         IsolatedFromAbove(),
         SymbolOpInterface(),
-        FuncOpCallableInterface(),
+        FunctionTypeCallable(),
         HasParent(ModuleOp),
         TensorSizeTrait(),
     )
