@@ -175,3 +175,13 @@ def test_debugging_notebook_flags_the_loop_and_converges_after_the_fix() -> None
     assert "3 steps, status: ok" in fixed and "1 rewrite SwapAddiOperandsFixed" in fixed
     assert "%0 = arith.addi %x, %c4 : i32" in fixed
     assert TRACE_MIME in _bundle(_tagged(nb, "fixed-display")[0])
+
+
+def test_bisect_notebook_names_the_pattern_that_breaks_the_kernel() -> None:
+    nb = _executed(Path(__file__).parents[1] / "notebooks" / "05-which-rewrite-broke-my-kernel.ipynb")
+    assert "status: ok" in _stdout(_tagged(nb, "trace")[0])  # the verifier is happy at every step
+    printed = _stdout(_tagged(nb, "bisect")[0])
+    assert "first differing step: 3  rewrite  demo-rewrites  OrderSubfOperands on arith.subf" in printed
+    assert "1000 elements differ" in printed
+    bundle = _bundle(_tagged(nb, "stepper")[0])
+    assert bundle[TRACE_MIME]["view"]["step"] == 3
