@@ -187,26 +187,18 @@ def _add_run_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
     run.add_argument(
         "--timeout", type=float, default=60.0, help="seconds the GPU launch may take before it is flagged"
     )
-    run.add_argument(
-        "--tolerance",
-        nargs=2,
-        type=float,
-        metavar=("RTOL", "ATOL"),
-        help="with --gpu: relative and absolute tolerance of float outputs (default: bisect's, by type)",
-    )
-    for command in (run, bisect):
+    for command, tolerance_help in (
+        (run, "with --gpu: relative and absolute tolerance of float outputs (default: bisect's, by type)"),
+        (bisect, "relative and absolute tolerance of float outputs (default: by type, a few ulps)"),
+    ):
+        command.add_argument(
+            "--tolerance", nargs=2, type=float, metavar=("RTOL", "ATOL"), help=tolerance_help
+        )
         command.add_argument(
             "--record",
             action="store_true",
             help="append the runs to the trace as run records (run compares the step with the initial IR)",
         )
-    bisect.add_argument(
-        "--tolerance",
-        nargs=2,
-        type=float,
-        metavar=("RTOL", "ATOL"),
-        help="relative and absolute tolerance of float outputs (default: by type, a few ulps)",
-    )
     bisect.add_argument(
         "--every",
         action="store_true",
