@@ -18,18 +18,10 @@ from xdsl.passes import ModulePass
 from passviz.pipelines import load_trace, record
 from passviz.trace.recorder import RecordOptions
 from tests import user_passes
+from tests.user_passes import INPUT
 
 ROOT = Path(__file__).resolve().parents[1]
 USER_PASSES = ROOT / "tests" / "user_passes.py"
-
-INPUT = """\
-func.func @f(%a: i32, %b: i32) -> i32 {
-  %0 = arith.muli %a, %b : i32
-  %1 = arith.addi %0, %a : i32
-  %2 = arith.muli %1, %b : i32
-  func.return %2 : i32
-}
-"""
 
 REGION_INPUT = """\
 func.func @f(%a: i32) -> i32 {

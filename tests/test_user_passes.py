@@ -36,20 +36,12 @@ from passviz.pipelines import load_trace, record
 from passviz.trace.model import Trace
 from passviz.trace.recorder import NullRecorder, RecordOptions
 from tests import user_passes
+from tests.user_passes import INPUT
 
 ROOT = Path(__file__).resolve().parents[1]
 USER_PASSES = ROOT / "tests" / "user_passes.py"
 MY_PATTERN = ROOT / "examples" / "my_pattern.py"
 MY_INPUT = ROOT / "examples" / "my_pattern.mlir"
-
-INPUT = """\
-func.func @f(%a: i32, %b: i32) -> i32 {
-  %0 = arith.muli %a, %b : i32
-  %1 = arith.addi %0, %a : i32
-  %2 = arith.muli %1, %b : i32
-  func.return %2 : i32
-}
-"""
 
 AFTER_FIRST_MULI = """\
 builtin.module {

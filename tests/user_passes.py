@@ -22,6 +22,16 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.rewriter import InsertPoint, Rewriter
 
+INPUT = """\
+func.func @f(%a: i32, %b: i32) -> i32 {
+  %0 = arith.muli %a, %b : i32
+  %1 = arith.addi %0, %a : i32
+  %2 = arith.muli %1, %b : i32
+  func.return %2 : i32
+}
+"""
+"""Two ``arith.muli`` around an ``arith.addi`` that uses the first: the IR the tests run these passes on."""
+
 
 class MuliToAddi(RewritePattern):
     """muli(a, b) -> addi(a, a): a rewrite that converges."""
