@@ -176,7 +176,11 @@ def _add_run_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
     run.add_argument(
         "--step", default="-1", help="step index (negative counts from the end), or 'initial' (default -1)"
     )
-    run.add_argument("--save", metavar="OUT.npz", help="also save the written buffers, by argument name")
+    run.add_argument(
+        "--save",
+        metavar="OUT.npz",
+        help="also save the written buffers (the GPU's with --gpu), by argument name",
+    )
     run.add_argument(
         "--gpu",
         action="store_true",
@@ -544,9 +548,10 @@ def _run_gpu(
     """``passviz run --gpu``: the TTIR at ``step`` compiled by Triton, run on the GPU and on the CPU."""
     from passviz.run.gpu import run_step_on_gpu
     from passviz.run.gpu_compile import GpuError
+    from passviz.run.report import save_outputs
 
     try:
-        lines, same = run_step_on_gpu(
+        found = run_step_on_gpu(
             trace,
             step,
             arguments,
@@ -557,9 +562,12 @@ def _run_gpu(
         )
     except GpuError as exc:
         raise CliError(f"--gpu: {exc}") from None
-    for line in lines:
+    for line in found.lines:
         print(one_line(line))
-    return 0 if same else 1
+    if args.save is not None and found.gpu.error is None:
+        save_outputs(args.save, {name: found.gpu.buffers[name] for name in sorted(found.gpu.changed)})
+        print(f"saved the buffers the GPU wrote to {args.save}")
+    return 0 if found.same else 1
 
 
 def _cmd_bisect(args: argparse.Namespace) -> int:

@@ -9,6 +9,7 @@ compared with the CPU interpreter's run of the same step on the same inputs.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from passviz.pipelines import InputError, parse_ir
 from passviz.run.bisect import Outcome, StepTexts, run_step
@@ -41,6 +42,18 @@ def describe_gpu_run(gpu: GpuRun) -> str:
     )
 
 
+@dataclass(frozen=True)
+class GpuStepRun:
+    """What ``run_step_on_gpu`` found."""
+
+    lines: list[str]
+    """What ``passviz run --gpu`` prints."""
+    same: bool
+    """Whether the GPU's buffers match the CPU interpreter's (False when flagged or unchecked)."""
+    gpu: GpuRun
+    """The GPU's run: its buffers, time and bandwidth, or why it is flagged."""
+
+
 def run_step_on_gpu(
     trace: Trace,
     step: int,
@@ -49,9 +62,8 @@ def run_step_on_gpu(
     num_warps: int = 4,
     timeout: float = 60.0,
     tolerance: tuple[float, float] | None = None,
-) -> tuple[list[str], bool]:
-    """Compile and run the step on the GPU and the CPU: the lines to print, and whether the GPU's
-    buffers match the CPU's (False when flagged)."""
+) -> GpuStepRun:
+    """Compile and run the step on the GPU and on the CPU, and compare."""
     for missing in (pycuda_missing(), triton_missing()):
         if missing is not None:
             raise GpuError(missing)
@@ -67,13 +79,13 @@ def run_step_on_gpu(
     gpu = run_on_gpu(kernel, arguments, grid, timeout=timeout)
     lines.append(describe_gpu_run(gpu))
     if gpu.error is not None or cpu is None:
-        return lines, False
+        return GpuStepRun(lines, False, gpu)
     comparison = compare_with_cpu(cpu, gpu, tolerance)
     if comparison.same:
         written = len(cpu.outputs)
         lines.append(f"the GPU matches the CPU interpreter on {written} buffer{'s' * (written != 1)}")
-        return lines, True
+        return GpuStepRun(lines, True, gpu)
     how = comparison.reason or f"{comparison.count} elements, max error {comparison.max_error:.6g}"
     lines.append(f"the GPU differs from the CPU interpreter: {how}")
     lines.extend(f"  {d.buffer}[{d.index}]: CPU {d.expected}, GPU {d.got}" for d in comparison.differences)
-    return lines, False
+    return GpuStepRun(lines, False, gpu)

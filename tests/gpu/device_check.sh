@@ -53,7 +53,10 @@ from tests.gpu_cases import make_ttir_trace
 path = tempfile.mktemp(suffix=".passviz.json")
 write_trace(make_ttir_trace("vector_add"), path)
 print("exit", main(["run", path, "--gpu", "--arg", "x=65536:f32", "--arg", "y=65536:f32",
-                    "--arg", "out=65536:f32:zeros", "--arg", "n=65536", "--grid", "64"]))
+                    "--arg", "out=65536:f32:zeros", "--arg", "n=65536", "--grid", "64",
+                    "--save", path + ".npz"]))
+import numpy as np
+print({name: array.shape for name, array in np.load(path + ".npz").items()})
 EOF
 
 stamp "benchmarks/run_panel.py"

@@ -64,9 +64,12 @@ def test_run_step_on_gpu_reports_the_match_and_the_bandwidth(device: Device) -> 
 
     trace = make_ttir_trace("vector_add")
     case = CASES["vector_add"](1 << 20)
-    lines, same = run_step_on_gpu(trace, len(trace.steps) - 1, case.arguments, case.grid)
-    assert same, lines
-    assert any("GB/s" in line for line in lines) and any("matches the CPU" in line for line in lines)
+    found = run_step_on_gpu(trace, len(trace.steps) - 1, case.arguments, case.grid)
+    assert found.same, found.lines
+    assert any("GB/s" in line for line in found.lines)
+    assert any("matches the CPU" in line for line in found.lines)
+    assert found.gpu.changed == {"out"}
+    case.check({"out": found.gpu.buffers["out"]})
     assert ttir_at(trace, len(trace.steps) - 1) == print_module(parse_ir(trace.ir_at(-1)))
 
 
