@@ -7,6 +7,8 @@ import io
 import os
 import re
 import shutil
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -104,6 +106,33 @@ def peer_file(relative: str) -> Path:
     if not path.exists():
         pytest.skip(f"peer file {path} is not available")
     return path
+
+
+ROOT = Path(__file__).resolve().parents[1]
+"""The checkout: where the command-line tests run ``passviz``."""
+
+
+def run_passviz(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    """``python -m passviz.cli args`` in ``cwd``, its output captured as text."""
+    command = [sys.executable, "-m", "passviz.cli", *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=cwd)
+
+
+def trace_text(tmp_path: Path, text: str, *args: str) -> tuple[subprocess.CompletedProcess[str], Path]:
+    """``passviz trace`` on ``text`` with ``args``; the run and the trace file it names."""
+    source = tmp_path / "in.mlir"
+    source.write_text(text)
+    out = tmp_path / "t.passviz.json"
+    return run_passviz("trace", str(source), "-o", str(out), *args), out
+
+
+def one_error_line(done: subprocess.CompletedProcess[str]) -> str:
+    """The one ``passviz: error:`` line a failed run prints, without a traceback."""
+    assert done.returncode == 1, (done.stdout, done.stderr)
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
+    assert lines[0].startswith("passviz: error: ")
+    return lines[0]
 
 
 CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))

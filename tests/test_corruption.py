@@ -8,8 +8,6 @@ is the IR the pass really left.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,9 +16,9 @@ from xdsl.passes import ModulePass
 from passviz.pipelines import load_trace, record
 from passviz.trace.recorder import RecordOptions
 from tests import user_passes
+from tests.conftest import ROOT, one_error_line, run_passviz, trace_text
 from tests.user_passes import INPUT
 
-ROOT = Path(__file__).resolve().parents[1]
 USER_PASSES = ROOT / "tests" / "user_passes.py"
 
 REGION_INPUT = """\
@@ -90,20 +88,11 @@ def test_detaching_a_used_op_in_a_pass_of_its_own_is_flagged_at_the_pass_end() -
 
 
 def test_the_command_line_stops_on_a_detached_used_op_with_one_line(tmp_path: Path) -> None:
-    source = tmp_path / "in.mlir"
-    source.write_text(INPUT)
-    out = tmp_path / "t.json"
-    command = [sys.executable, "-m", "passviz.cli", "trace", str(source), "-p", "user-detach-used"]
-    command += ["--passes-from", str(USER_PASSES), "-o", str(out)]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=60, cwd=ROOT)
-    assert done.returncode == 1
-    lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1 and "Traceback" not in done.stderr
-    assert "IR corrupted by DetachUsed: arith.addi (o3) uses a result of arith.muli (o2)" in lines[0]
-    assert str(out) in lines[0]
-    steps = subprocess.run(
-        [sys.executable, "-m", "passviz.cli", "steps", str(out)], capture_output=True, text=True, timeout=60
-    )
+    done, out = trace_text(tmp_path, INPUT, "-p", "user-detach-used", "--passes-from", str(USER_PASSES))
+    line = one_error_line(done)
+    assert "IR corrupted by DetachUsed: arith.addi (o3) uses a result of arith.muli (o2)" in line
+    assert str(out) in line
+    steps = run_passviz("steps", str(out))
     assert steps.returncode == 0, steps.stderr
     assert "DetachUsed" in steps.stdout and "!! verify: IR corrupted" in steps.stdout
     assert load_trace(out).status == "failed"

@@ -36,9 +36,9 @@ from passviz.pipelines import load_trace, record
 from passviz.trace.model import Trace
 from passviz.trace.recorder import NullRecorder, RecordOptions
 from tests import user_passes
+from tests.conftest import ROOT, one_error_line, run_passviz, trace_text
 from tests.user_passes import INPUT
 
-ROOT = Path(__file__).resolve().parents[1]
 USER_PASSES = ROOT / "tests" / "user_passes.py"
 MY_PATTERN = ROOT / "examples" / "my_pattern.py"
 MY_INPUT = ROOT / "examples" / "my_pattern.mlir"
@@ -83,27 +83,6 @@ func.func @f(%a: i32) -> i32 {
 """Canonicalize needs three iterations here: a constant branch folds, a dead block goes, blocks merge."""
 
 
-def _passviz(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "passviz.cli", *args]
-    return subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=cwd)
-
-
-def _trace(tmp_path: Path, text: str, *args: str) -> tuple[subprocess.CompletedProcess[str], Path]:
-    """``passviz trace`` on ``text`` with ``args``; the run and the trace file it names."""
-    source = tmp_path / "in.mlir"
-    source.write_text(text)
-    out = tmp_path / "t.passviz.json"
-    return _passviz("trace", str(source), "-o", str(out), *args), out
-
-
-def _one_error_line(done: subprocess.CompletedProcess[str]) -> str:
-    assert done.returncode == 1, (done.stdout, done.stderr)
-    lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
-    assert lines[0].startswith("passviz: error: ")
-    return lines[0]
-
-
 def _rewrites(trace: Trace) -> list[str | None]:
     return [s.name for s in trace.steps if s.kind == "rewrite"]
 
@@ -120,10 +99,10 @@ def _assert_live_ir_at_every_step(text: str, passes: list[ModulePass]) -> Trace:
 
 
 def test_a_walker_pass_from_a_file_is_one_step_per_rewrite(tmp_path: Path) -> None:
-    done, out = _trace(tmp_path, INPUT, "-p", "user-converges", "--passes-from", str(USER_PASSES))
+    done, out = trace_text(tmp_path, INPUT, "-p", "user-converges", "--passes-from", str(USER_PASSES))
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == f"recorded 4 steps to {out}"
-    steps = _passviz("steps", str(out)).stdout.splitlines()[1:]
+    steps = run_passviz("steps", str(out)).stdout.splitlines()[1:]
     assert [line.split()[1:4] for line in steps] == [
         ["pass-begin", "user-converges", "Converges"],
         ["rewrite", "user-converges", "MuliToAddi"],
@@ -132,12 +111,12 @@ def test_a_walker_pass_from_a_file_is_one_step_per_rewrite(tmp_path: Path) -> No
     ]
     assert "+1 -1 ~1" in steps[1] and "+1 -1 ~1" in steps[2]
     assert (
-        _passviz("show", str(out), "--step", "0").stdout
+        run_passviz("show", str(out), "--step", "0").stdout
         == "builtin.module {\n" + "".join("  " + line + "\n" for line in INPUT.splitlines()) + "}\n"
     )
-    assert _passviz("show", str(out), "--step", "1").stdout == AFTER_FIRST_MULI
-    assert _passviz("show", str(out), "--step", "2").stdout == AFTER_BOTH_MULIS
-    diff = _passviz("show", str(out), "--step", "2", "--diff").stdout
+    assert run_passviz("show", str(out), "--step", "1").stdout == AFTER_FIRST_MULI
+    assert run_passviz("show", str(out), "--step", "2").stdout == AFTER_BOTH_MULIS
+    diff = run_passviz("show", str(out), "--step", "2", "--diff").stdout
     assert "-    %2 = arith.muli %1, %b : i32\n+    %2 = arith.addi %1, %1 : i32\n" in diff
     trace = load_trace(out)
     assert trace.status == "ok" and trace.ir_at(1) == AFTER_FIRST_MULI and trace.ir_at(-1) == AFTER_BOTH_MULIS
@@ -194,10 +173,10 @@ def test_a_pass_with_its_own_rewriters_and_static_edits_is_one_step_per_rewrite(
 
 
 def test_patterns_undoing_each_other_end_in_a_flagged_cycle(tmp_path: Path) -> None:
-    done, out = _trace(
+    done, out = trace_text(
         tmp_path, INPUT, "-p", "user-loops", "--passes-from", str(USER_PASSES), "--max-rewrites", "20"
     )
-    line = _one_error_line(done)
+    line = one_error_line(done)
     assert line == (
         "passviz: error: step 22 (user-loops): greedy rewrite did not converge within 20 rewrites; "
         f"patterns kept firing: SubiToAddi → AddiToSubi → SubiToAddi (trace written to {out})"
@@ -211,13 +190,13 @@ def test_patterns_undoing_each_other_end_in_a_flagged_cycle(tmp_path: Path) -> N
         "SubiToAddi",
         "AddiToSubi",
     ]
-    listing = _passviz("steps", str(out))
+    listing = run_passviz("steps", str(out))
     assert listing.returncode == 0 and "!! nonconvergence: greedy rewrite did not converge" in listing.stdout
 
 
 def test_my_pattern_example_is_flagged_and_its_fix_converges(tmp_path: Path) -> None:
     out = tmp_path / "t.json"
-    done = _passviz(
+    done = run_passviz(
         "trace",
         str(MY_INPUT),
         "-p",
@@ -229,7 +208,7 @@ def test_my_pattern_example_is_flagged_and_its_fix_converges(tmp_path: Path) -> 
         "-o",
         str(out),
     )
-    line = _one_error_line(done)
+    line = one_error_line(done)
     assert "step 22 (my-pass): greedy rewrite did not converge within 20 rewrites; " in line
     assert "patterns kept firing: SwapAddiOperands → SwapAddiOperands" in line
     trace = load_trace(out)
@@ -238,7 +217,7 @@ def test_my_pattern_example_is_flagged_and_its_fix_converges(tmp_path: Path) -> 
     swaps = [s.index for s in trace.steps if s.name == "SwapAddiOperands"]
     assert "arith.addi %x, %c4" in trace.ir_at(swaps[0]) and "arith.addi %c4, %x" in trace.ir_at(swaps[1])
     assert trace.ir_at(-1) == trace.ir_at(swaps[-1])  # the flagged step changes nothing
-    shown = _passviz("show", str(out), "--step", str(swaps[1]), "--diff")
+    shown = run_passviz("show", str(out), "--step", str(swaps[1]), "--diff")
     assert "-    %0 = arith.addi %x, %c4 : i32\n+    %0 = arith.addi %c4, %x : i32\n" in shown.stdout
 
     # The fix README.md describes: uncomment the check.
@@ -250,7 +229,7 @@ def test_my_pattern_example_is_flagged_and_its_fix_converges(tmp_path: Path) -> 
             "        #     return\n", "            return\n"
         )
     )
-    again = _passviz(
+    again = run_passviz(
         "trace",
         str(MY_INPUT),
         "-p",
@@ -270,8 +249,8 @@ def test_my_pattern_example_is_flagged_and_its_fix_converges(tmp_path: Path) -> 
 
 def test_max_iterations_reaches_xdsls_walker(tmp_path: Path) -> None:
     args = ("-p", "user-walks-forever", "--passes-from", str(USER_PASSES), "--max-iterations", "2")
-    done, out = _trace(tmp_path, INPUT, *args)
-    line = _one_error_line(done)
+    done, out = trace_text(tmp_path, INPUT, *args)
+    line = one_error_line(done)
     assert "step 3 (user-walks-forever): greedy rewrite did not converge within 2 iterations" in line
     trace = load_trace(out)
     assert _rewrites(trace) == ["CountWalks", "CountWalks"]
@@ -279,10 +258,10 @@ def test_max_iterations_reaches_xdsls_walker(tmp_path: Path) -> None:
 
 
 def test_max_iterations_reaches_passvizs_greedy_driver(tmp_path: Path) -> None:
-    done, out = _trace(tmp_path, BRANCHES, "-p", "canonicalize", "--max-iterations", "2")
-    assert "(canonicalize): greedy rewrite did not converge within 2 iterations" in _one_error_line(done)
+    done, out = trace_text(tmp_path, BRANCHES, "-p", "canonicalize", "--max-iterations", "2")
+    assert "(canonicalize): greedy rewrite did not converge within 2 iterations" in one_error_line(done)
     assert load_trace(out).steps[-1].name == "nonconvergence"
-    done, _ = _trace(tmp_path, BRANCHES, "-p", "canonicalize", "--max-iterations", "3")
+    done, _ = trace_text(tmp_path, BRANCHES, "-p", "canonicalize", "--max-iterations", "3")
     assert done.returncode == 0, done.stderr
 
 
@@ -314,14 +293,14 @@ def test_max_iterations_reaches_passvizs_greedy_driver_under_a_plain_pass() -> N
     [("user-slow", "in pattern Sleepy after 1 rewrite"), ("user-spins", "in pattern Spin after 0")],
 )
 def test_a_timeout_stops_a_slow_or_spinning_pass(tmp_path: Path, name: str, where: str) -> None:
-    done, out = _trace(tmp_path, INPUT, "-p", name, "--passes-from", str(USER_PASSES), "--timeout", "0.5")
-    line = _one_error_line(done)
+    done, out = trace_text(tmp_path, INPUT, "-p", name, "--passes-from", str(USER_PASSES), "--timeout", "0.5")
+    line = one_error_line(done)
     assert f"the pass did not finish within the 0.5 s timeout: stopped {where}" in line and str(out) in line
     trace = load_trace(out)
     assert trace.status == "failed"
     flagged = trace.steps[-1]
     assert flagged.flag is not None and flagged.flag["kind"] == "nonconvergence"
-    assert _passviz("steps", str(out)).returncode == 0
+    assert run_passviz("steps", str(out)).returncode == 0
 
 
 def test_a_timeout_stops_a_spinning_pass_outside_the_main_thread() -> None:
@@ -356,7 +335,7 @@ def test_ctrl_c_leaves_a_readable_partial_trace(tmp_path: Path) -> None:
         stdout, stderr = run.communicate(timeout=60)
     assert run.returncode == 130, stderr
     assert stderr == f"passviz: interrupted; the partial trace is in {out}\n" and stdout == ""
-    listing = _passviz("steps", str(out))
+    listing = run_passviz("steps", str(out))
     assert listing.returncode == 0, listing.stderr
     assert "!! exception: interrupted (KeyboardInterrupt) in pattern Spin" in listing.stdout
     trace = load_trace(out)
