@@ -10,11 +10,11 @@
 import { chromium } from "playwright-core";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { KERNEL_TIMEOUT, allRun, idle } from "./jupyterlab.mjs";
 
 const plan = JSON.parse(readFileSync(process.argv[2], "utf8"));
 const report = { errors: [] };
 const TIMEOUT = 60000;
-const KERNEL_TIMEOUT = 180000;
 
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
@@ -24,24 +24,6 @@ const browser = await chromium.launch({
 
 async function shot(page, name) {
   await page.screenshot({ path: join(plan.artifacts, `${name}.png`) });
-}
-
-async function idle(page) {
-  await page.waitForFunction(() => {
-    const panel = window.jupyterapp?.shell.currentWidget;
-    const kernel = panel?.sessionContext?.session?.kernel;
-    if (!kernel || kernel.status !== "idle" || kernel.connectionStatus !== "connected") return false;
-    return ![...panel.node.querySelectorAll(".jp-InputPrompt")].some((p) => p.textContent.includes("*"));
-  }, null, { timeout: KERNEL_TIMEOUT });
-}
-
-async function allRun(page) {
-  await page.waitForFunction(() => {
-    const panel = window.jupyterapp?.shell.currentWidget;
-    const prompts = [...(panel?.node.querySelectorAll(".jp-CodeCell .jp-InputPrompt") ?? [])];
-    return prompts.length > 0 && prompts.every((p) => /\[\d+\]/.test(p.textContent));
-  }, null, { timeout: KERNEL_TIMEOUT });
-  await idle(page);
 }
 
 // What `code` prints, run on the notebook's kernel directly (no new cell to click into).

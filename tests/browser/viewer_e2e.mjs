@@ -11,12 +11,11 @@
 import { chromium } from "playwright-core";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { KERNEL_TIMEOUT, allRun, idle } from "./jupyterlab.mjs";
 
 const plan = JSON.parse(readFileSync(process.argv[2], "utf8"));
 const report = { errors: [], dialogs: [], blocked: [] };
 const TIMEOUT = 60000;
-// Starting a kernel and running the notebook is the slow part on a busy 2-core machine.
-const KERNEL_TIMEOUT = 180000;
 
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
@@ -100,28 +99,6 @@ async function runCell(page, code) {
   await allRun(page);
   const outputs = page.locator(".jp-Notebook .jp-CodeCell").last().locator(".jp-OutputArea-output");
   return (await outputs.count()) > 0 ? outputs.last().innerText() : "";
-}
-
-// The notebook's kernel is connected and idle and no cell waits to run.
-// (JupyterLab's own status indicator reads "idle" before a kernel is attached,
-// and a cell run with no kernel yet opens the kernel picker instead.)
-async function idle(page) {
-  await page.waitForFunction(() => {
-    const panel = window.jupyterapp?.shell.currentWidget;
-    const kernel = panel?.sessionContext?.session?.kernel;
-    if (!kernel || kernel.status !== "idle" || kernel.connectionStatus !== "connected") return false;
-    return ![...panel.node.querySelectorAll(".jp-InputPrompt")].some((p) => p.textContent.includes("*"));
-  }, null, { timeout: KERNEL_TIMEOUT });
-}
-
-// Every code cell of the open notebook has run (its prompt holds a count).
-async function allRun(page) {
-  await page.waitForFunction(() => {
-    const panel = window.jupyterapp?.shell.currentWidget;
-    const prompts = [...(panel?.node.querySelectorAll(".jp-CodeCell .jp-InputPrompt") ?? [])];
-    return prompts.length > 0 && prompts.every((p) => /\[\d+\]/.test(p.textContent));
-  }, null, { timeout: KERNEL_TIMEOUT });
-  await idle(page);
 }
 
 // What the page shows when a step fails: which viewers drew what, the notebook's
