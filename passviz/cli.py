@@ -481,9 +481,6 @@ def _cmd_run(args: argparse.Namespace) -> int:
             step = trace.normalize_step(int(args.step)) if trace.steps else INITIAL
         except (ValueError, IndexError) as exc:
             raise CliError(f"--step {args.step}: {exc}") from None
-    if args.gpu and args.record:
-        # The GPU path does not hand back its GpuRun yet (passviz.run.record.gpu_run_record takes it).
-        raise CliError("--record records CPU runs only for now; run without --gpu to record the step")
     if args.gpu:
         return _run_gpu(args, trace, step, arguments, grid)
     try:
@@ -567,6 +564,14 @@ def _run_gpu(
     if args.save is not None and found.gpu.error is None:
         save_outputs(args.save, {name: found.gpu.buffers[name] for name in sorted(found.gpu.changed)})
         print(f"saved the buffers the GPU wrote to {args.save}")
+    if args.record:
+        from passviz.run.record import gpu_run_record, inputs_digest
+        from passviz.trace.store import append_runs
+
+        digest = inputs_digest(arguments, grid)
+        record = gpu_run_record(step, found.gpu, found.comparison, digest, spec=args.spec_text)
+        append_runs(args.trace, [record])
+        print(f"recorded: {_run_line(record)}")
     return 0 if found.same else 1
 
 

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from passviz.pipelines import InputError, parse_ir
-from passviz.run.bisect import Outcome, StepTexts, run_step
+from passviz.run.bisect import Comparison, Outcome, StepTexts, run_step
 from passviz.run.gpu_compile import GpuError, GpuKernel, compile_ttir, triton_missing
 from passviz.run.gpu_launch import GpuRun, compare_with_cpu, probe, pycuda_missing, run_on_gpu
 from passviz.run.launch import Argument
@@ -52,6 +52,8 @@ class GpuStepRun:
     """Whether the GPU's buffers match the CPU interpreter's (False when flagged or unchecked)."""
     gpu: GpuRun
     """The GPU's run: its buffers, time and bandwidth, or why it is flagged."""
+    comparison: Comparison | None = None
+    """The GPU's buffers against the CPU interpreter's (None when flagged or unchecked)."""
 
 
 def run_step_on_gpu(
@@ -84,8 +86,8 @@ def run_step_on_gpu(
     if comparison.same:
         written = len(cpu.outputs)
         lines.append(f"the GPU matches the CPU interpreter on {written} buffer{'s' * (written != 1)}")
-        return GpuStepRun(lines, True, gpu)
+        return GpuStepRun(lines, True, gpu, comparison)
     how = comparison.reason or f"{comparison.count} elements, max error {comparison.max_error:.6g}"
     lines.append(f"the GPU differs from the CPU interpreter: {how}")
     lines.extend(f"  {d.buffer}[{d.index}]: CPU {d.expected}, GPU {d.got}" for d in comparison.differences)
-    return GpuStepRun(lines, False, gpu)
+    return GpuStepRun(lines, False, gpu, comparison)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import os
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -124,3 +125,19 @@ def test_a_hanging_kernel_is_flagged_after_the_timeout(device: Device) -> None:
     kernel = compile_ttir(print_module(parse_ir(SPIN)), device.capability)
     gpu = run_on_gpu(kernel, [("flag", np.zeros(1, np.int32))], (1,), timeout=10)
     assert gpu.error is not None and "no result within 10 s" in gpu.error
+
+
+def test_run_gpu_record_appends_a_gpu_run_record(device: Device, tmp_path: Path) -> None:
+    from passviz.cli import main
+    from passviz.pipelines import load_trace
+    from passviz.trace.store import write_trace
+    from tests.gpu_cases import make_ttir_trace
+
+    path = tmp_path / "vector_add.passviz.json"
+    write_trace(make_ttir_trace("vector_add"), path)
+    args = ["--arg", "x=4096:f32", "--arg", "y=4096:f32", "--arg", "out=4096:f32:zeros", "--arg", "n=4096"]
+    assert main(["run", str(path), "--gpu", "--record", "--grid", "4", *args]) == 0
+    [run] = load_trace(path).runs
+    assert run["backend"] == "gpu" and run["verdict"] == "same", run
+    assert run["step"] == len(load_trace(path).steps) - 1
+    assert run.get("device") and run.get("time_ms", 0) > 0 and run.get("gbps", 0) > 0
