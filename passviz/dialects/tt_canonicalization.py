@@ -335,7 +335,7 @@ class ReshapeOfExpandDimsPattern(TritonPattern):
             return
         expand = op.src.owner
         if isinstance(expand, ExpandDimsOp) and expand.src.type == op.result.type:
-            rewriter.replace_op(op, [], [expand.src])
+            rewriter.replace(op, [], [expand.src])
 
 
 # ===----------------------------------------------------------------------=== #
