@@ -123,6 +123,16 @@ def test_records_nested_up_to_the_limit_still_read(trace_file: Path) -> None:
         decode_record('{"a":' * 64 + "[1]" + "}" * 64)
 
 
+def test_a_string_past_the_limit_is_one_clean_line(
+    trace_file: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(untrusted, "MAX_STRING_CHARS", 1000)
+    assert decode_record('{"index": 0, "name": "' + "x" * 1000 + '"}') is not None
+    _with_line(trace_file, 2, '{"index": 0, "kind": "rewrite", "name": "' + "x" * 1001 + '"}')
+    error = _one_error(capsys, ["steps", str(trace_file)])
+    assert error.endswith(f"{trace_file}:2: a string of 1,001 characters; the limit is 1,000 characters")
+
+
 def test_a_gzip_bomb_stops_at_the_size_limit(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

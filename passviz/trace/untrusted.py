@@ -9,7 +9,13 @@ one-line ``TraceLimitError`` naming the limit, never a crash or a hang:
 - ``MAX_JSON_DEPTH``: how deeply a record's arrays and objects may nest
   (Python's JSON decoder and the schema validator recurse);
 - ``MAX_NUMBER_DIGITS``: the digits of a number (numbers in a trace are
-  counts and indices; a longer one would overflow where it is used).
+  counts and indices; a longer one would overflow where it is used);
+- ``MAX_STRING_CHARS``: the characters of one string (an op's text, an
+  attribute): the viewer shows at most the first thousand of a string
+  anyway, and the largest ``dense`` literal passviz reads prints well under it.
+
+Replay work is bounded by these: each step's delta is applied once, so the
+work of replaying a trace grows with its records, which the size limit bounds.
 
 IR texts in a trace are read by ``passviz.trace.mlir_parser``, whose own
 limits (nesting, literal sizes) apply to them as to an ``.mlir`` file.
@@ -30,6 +36,10 @@ MAX_JSON_DEPTH = 64
 
 MAX_NUMBER_DIGITS = 15
 """The most digits a number in a trace may have."""
+
+
+MAX_STRING_CHARS = 32 << 20
+"""The most characters one string in a trace may have (32 Mi)."""
 
 
 class TraceLimitError(ValueError):
@@ -81,7 +91,28 @@ def decode_record(chunk: str) -> object:
         raise _too_deep() from None
     if chunk.count("[") + chunk.count("{") > MAX_JSON_DEPTH and not _nests_within(value, MAX_JSON_DEPTH):
         raise _too_deep()
+    if len(chunk) > MAX_STRING_CHARS and (longest := _longest_string(value)) > MAX_STRING_CHARS:
+        raise TraceLimitError(
+            f"a string of {longest:,} characters; the limit is {MAX_STRING_CHARS:,} characters"
+        )
     return value
+
+
+def _longest_string(value: object) -> int:
+    """The length of the longest string in ``value`` (keys included), without recursion."""
+    longest = 0
+    pending: list[object] = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            longest = max(longest, len(item))
+        elif isinstance(item, dict):
+            fields = cast(dict[str, object], item)
+            pending.extend(fields)
+            pending.extend(fields.values())
+        elif isinstance(item, list):
+            pending.extend(cast(list[object], item))
+    return longest
 
 
 def _too_deep() -> TraceLimitError:
