@@ -3,11 +3,27 @@ driven from Python without a kernel or a browser."""
 
 from __future__ import annotations
 
+import importlib.util
+from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 import pytest
 
-from passviz.run.panel import PanelError, bisect_at, default_inputs, parse_inputs, run_at
+import passviz.run.panel as panel
+from passviz.run.bisect import run_step
+from passviz.run.gpu import GpuStepRun
+from passviz.run.gpu_launch import GpuRun, compare_with_cpu
+from passviz.run.launch import Argument
+from passviz.run.panel import (
+    PanelError,
+    bisect_at,
+    default_inputs,
+    gpu_available,
+    parse_inputs,
+    run_at,
+    run_gpu_at,
+)
 from passviz.trace.model import Trace
 from passviz.trace.store import schema_errors
 from passviz.widget.trace_widget import TraceWidget
@@ -98,3 +114,57 @@ def test_the_widget_runs_in_a_thread_and_adds_the_records(
     assert error["event"] == "error" and "unknown element type" in error["message"]
     assert len(widget.trace["records"]) == count
     assert _talk(widget, {"action": "unknown"}, monkeypatch) == []
+
+
+HAS_PYCUDA = importlib.util.find_spec("pycuda") is not None
+"""pycuda is installed here: the tests of its absence do not apply."""
+
+
+@pytest.mark.skipif(HAS_PYCUDA, reason="pycuda is installed")
+def test_without_pycuda_the_gpu_is_unavailable_and_says_why(
+    trace: Trace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    why = gpu_available()
+    assert why is not None and why.startswith("running on the GPU needs pycuda: pip install 'passviz[cuda]'")
+    with pytest.raises(PanelError) as caught:
+        run_gpu_at(trace, 3, INPUTS)
+    assert str(caught.value) == why and "\n" not in why
+    widget = TraceWidget(trace)
+    assert widget.gpu_missing is not None and widget.gpu_missing.startswith("not checked yet")
+    _talk(widget, {"action": "inputs"}, monkeypatch)
+    assert widget.gpu_missing == why
+    count = len(widget.trace["records"])
+    (error,) = _talk(widget, {"action": "run-gpu", "step": 3, "inputs": INPUTS}, monkeypatch)
+    assert error == {"event": "error", "action": "run-gpu", "message": why}
+    assert len(widget.trace["records"]) == count
+
+
+def _fake_gpu(trace: Trace, step: int, arguments: Sequence[Argument], grid: tuple[int, ...]) -> GpuStepRun:
+    """A GPU that computes what the CPU interpreter computes, in 0.01 ms."""
+    cpu = run_step(trace, step, arguments, grid)
+    moved = sum(value.nbytes for _, value in arguments if isinstance(value, np.ndarray))
+    gpu = GpuRun(dict(cpu.outputs), set(cpu.outputs), 0.01, 100, moved, "Fake GPU")
+    return GpuStepRun([f"GPU time 0.01 ms on {gpu.device}"], True, gpu, compare_with_cpu(cpu, gpu))
+
+
+def test_a_gpu_run_is_judged_against_the_cpu_and_recorded(
+    trace: Trace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(panel, "pycuda_missing", lambda: None)
+    monkeypatch.setattr(panel, "triton_missing", lambda: None)
+    monkeypatch.setattr(panel, "run_step_on_gpu", _fake_gpu)
+    assert gpu_available() is None
+    found = run_gpu_at(trace, 3, INPUTS)
+    (record,) = found.records
+    assert (record["backend"], record.get("reference"), record["verdict"]) == ("gpu", "cpu", "same")
+    assert (record.get("device"), record.get("time_ms")) == ("Fake GPU", 0.01)
+    assert record.get("gbps", 0) > 0
+    assert found.lines == ["step 3 on the GPU, grid 4: same", "GPU time 0.01 ms on Fake GPU"]
+    assert schema_errors({**record}) == []
+    widget = TraceWidget(trace)
+    _talk(widget, {"action": "inputs"}, monkeypatch)
+    assert widget.gpu_missing is None
+    sent = _talk(widget, {"action": "run-gpu", "step": 3, "inputs": INPUTS}, monkeypatch)
+    assert sent[0]["event"] == "progress" and "for the GPU" in sent[0]["message"]
+    assert sent[-1]["event"] == "result" and sent[-1]["records"][0]["backend"] == "gpu"
+    assert widget.runs[-1] == sent[-1]["records"][0] == widget.trace["records"][-1]

@@ -1,9 +1,10 @@
-"""What the ``TraceWidget``'s run panel runs in the kernel: one step on the CPU, or a bisect,
-on inputs written as the command line writes them (``--arg x=1024:f32 --grid 4 --seed 0``).
+"""What the ``TraceWidget``'s run panel runs in the kernel: one step on the CPU or on the GPU, or
+a bisect, on inputs written as the command line writes them (``--arg x=1024:f32 --grid 4 --seed 0``).
 
 Each returns a ``PanelResult``: the run records to add to the trace, the lines
 ``passviz run|bisect`` would print, and the step bisect found.  Errors (inputs
-that do not parse, an op the interpreter lacks) are ``PanelError``s of one line.
+that do not parse, an op the interpreter lacks, pycuda or a GPU missing) are
+``PanelError``s of one line.
 """
 
 from __future__ import annotations
@@ -14,9 +15,12 @@ from dataclasses import dataclass, field
 
 from passviz.pipelines import InputError, parse_ir
 from passviz.run.bisect import INITIAL, bisect, compare, run_step
+from passviz.run.gpu import run_step_on_gpu
+from passviz.run.gpu_compile import GpuError, triton_missing
+from passviz.run.gpu_launch import pycuda_missing
 from passviz.run.inputs import ArgSpec, InputSpecError, derive_specs, make_arguments, parse_arg, parse_grid
 from passviz.run.launch import Argument
-from passviz.run.record import bisect_records, inputs_digest, run_record
+from passviz.run.record import bisect_records, gpu_run_record, inputs_digest, run_record
 from passviz.run.report import describe_bisect, step_name, summarize
 from passviz.run.values import RunError
 from passviz.trace.model import RunRecord, Trace
@@ -133,6 +137,37 @@ def run_at(trace: Trace, step: int, text: str, progress: Progress | None = None)
     if outcome.error is not None:
         lines.append(outcome.error)
     lines += [summarize(name, data) for name, data in outcome.outputs.items()]
+    return PanelResult([record], [one_line(line) for line in lines])
+
+
+def gpu_available() -> str | None:
+    """Why the panel cannot run on the GPU here (pycuda or Triton missing), or None.
+
+    Cheap: it looks for the packages and launches nothing, so a machine without
+    a GPU passes; its run then fails with a one-line ``PanelError``."""
+    return pycuda_missing() or triton_missing()
+
+
+def run_gpu_at(trace: Trace, step: int, text: str, progress: Progress | None = None) -> PanelResult:
+    """Compile the TTIR after ``step`` (``INITIAL``: the initial IR) with Triton's back end, run it on
+    the GPU and on the CPU interpreter on the same inputs, and judge the GPU against the CPU."""
+    tell = progress or _quiet
+    if (missing := gpu_available()) is not None:
+        raise PanelError(one_line(missing))
+    inputs = _inputs(trace, text)
+    arguments = inputs.arguments()
+    tell(f"compiling {step_name(step)} for the GPU, running it there and on the CPU")
+    try:
+        found = run_step_on_gpu(trace, step, arguments, inputs.grid)
+    except (GpuError, RunError) as exc:
+        raise PanelError(one_line(f"{step_name(step)} on the GPU: {exc}")) from None
+    digest = inputs_digest(arguments, inputs.grid)
+    record = gpu_run_record(step, found.gpu, found.comparison, digest, spec=_spec(inputs))
+    if found.gpu.error is None and found.comparison is None:
+        # gpu_run_record's verdict cannot say "unchecked"; the message does.
+        record["message"] = "not checked: the CPU interpreter cannot run this step"
+    grid = "x".join(map(str, inputs.grid))
+    lines = [f"{step_name(step)} on the GPU, grid {grid}: {record['verdict']}", *found.lines]
     return PanelResult([record], [one_line(line) for line in lines])
 
 

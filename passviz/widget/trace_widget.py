@@ -8,9 +8,11 @@ and draws it; without the extension, the widget shows as plain text.
 Its run panel talks to this object through custom messages: ``{"action":
 "inputs"}`` asks for inputs derived from the kernel's signature, ``{"action":
 "run", "step": N, "inputs": TEXT}`` and ``{"action": "bisect", "inputs":
-TEXT}`` run on the CPU (``passviz.run.panel``) in a thread, so the kernel
-keeps answering; the widget replies with ``progress`` events, then a
-``result`` (or ``error``) event, and adds the run records to its trace.
+TEXT}`` run on the CPU, ``{"action": "run-gpu", "step": N, "inputs": TEXT}``
+on the GPU (``passviz.run.panel``), in a thread, so the kernel keeps
+answering; the widget replies with ``progress`` events, then a ``result`` (or
+``error``) event, and adds the run records to its trace.  ``gpu_missing``
+tells the panel whether it can offer the GPU, checked when it first asks.
 """
 
 from __future__ import annotations
@@ -28,6 +30,12 @@ from passviz.trace.summary import trace_mime_data
 from passviz.trace.terminal import one_line
 
 _OP_ID = re.compile(r"o[0-9]+")
+
+ACTIONS = ("inputs", "run", "run-gpu", "bisect")
+"""The run panel's requests."""
+
+GPU_UNCHECKED = "not checked yet: the run panel checks when it opens"
+"""``gpu_missing`` before the run panel first asks the kernel."""
 
 EXTENSION_VERSION = "^0.1.0"
 """The versions of the ``passviz`` frontend module whose widget views fit these models."""
@@ -64,6 +72,9 @@ class TraceWidget(widgets.DOMWidget):
     """How the viewer opens: which edges it draws, which steps it offers (``Stepper.view_options``)."""
     height = traitlets.Unicode("640px").tag(sync=True)
     """The CSS height of the view."""
+    gpu_missing = traitlets.Unicode(GPU_UNCHECKED, allow_none=True).tag(sync=True)
+    """Why the run panel cannot run on the GPU (pycuda or Triton missing), or None when it can.
+    Checked when the panel first asks for inputs, so that a widget loads no ``passviz.run``."""
 
     def __init__(self, trace: Trace, step: int = -1, **kwargs: Any) -> None:
         """Raises ``ReplayError`` for a trace without ``initial`` that cannot be replayed."""
@@ -86,7 +97,7 @@ class TraceWidget(widgets.DOMWidget):
             return
         message = cast(dict[str, Any], content)
         action = message.get("action")
-        if action not in ("inputs", "run", "bisect"):
+        if action not in ACTIONS:
             return
         if self._worker is not None and self._worker.is_alive():
             self.send({"event": "error", "action": action, "message": "a run is in progress"})  # pyright: ignore[reportUnknownMemberType]
@@ -101,7 +112,7 @@ class TraceWidget(widgets.DOMWidget):
 
     def _serve(self, message: dict[str, Any]) -> None:
         # passviz.run loads xDSL's interpreters and numpy: only when a panel asks.
-        from passviz.run.panel import PanelError, bisect_at, default_inputs, run_at
+        from passviz.run.panel import PanelError, bisect_at, default_inputs, gpu_available, run_at, run_gpu_at
 
         action = str(message.get("action"))
         send = self.send  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
@@ -111,16 +122,21 @@ class TraceWidget(widgets.DOMWidget):
 
         try:
             if action == "inputs":
+                self.gpu_missing = gpu_available()
                 send({"event": "inputs", "action": action, "inputs": default_inputs(self._trace).text()})
                 return
             text = str(message.get("inputs", ""))
-            if action == "run":
+            if action == "bisect":
+                result = bisect_at(self._trace, text, progress)
+            else:
                 step = message.get("step", -1)
                 if not isinstance(step, int) or not -1 <= step < len(self._trace.steps):
                     raise PanelError(f"step {step!r} is not a step of this trace")
-                result = run_at(self._trace, step, text, progress)
-            else:
-                result = bisect_at(self._trace, text, progress)
+                if action == "run":
+                    result = run_at(self._trace, step, text, progress)
+                else:
+                    self.gpu_missing = gpu_available()
+                    result = run_gpu_at(self._trace, step, text, progress)
         except PanelError as exc:
             send({"event": "error", "action": action, "message": one_line(str(exc))})
             return
