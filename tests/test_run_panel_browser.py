@@ -4,13 +4,14 @@
   the ⚑ on the found step's row, goes to that step on a click, and has no run panel (no kernel).
 - JupyterLab: a notebook shows a ``TraceWidget`` of the bisect demo; the panel gets inputs from
   the kernel, bisects on the CPU, links to the step it found, runs that step, and the kernel's
-  Python holds the run records.
+  Python holds the run records; its Run on GPU button says why it is disabled without pycuda.
 
 Screenshots go to ``tests/artifacts/`` (``offline-runs.png``, ``lab-run-panel-bisect.png``,
 ``lab-run-panel.png``)."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import shutil
 import subprocess
@@ -103,6 +104,12 @@ def test_the_run_panel_bisects_and_runs_on_the_cpu(
     # Inputs derived by the kernel from the kernel's signature, one option a line.
     assert report["derived_inputs"].splitlines()[0] == "--arg x=4096:f32:random"
     assert report["busy_seen"] == 1
+    # Run on GPU: present; without pycuda in the kernel's Python, disabled, saying why.
+    gpu = report["gpu"]
+    assert gpu["text"] == "Run on GPU at this step"
+    if importlib.util.find_spec("pycuda") is None:
+        assert gpu["disabled"], gpu
+        assert gpu["title"].startswith("unavailable: running on the GPU needs pycuda"), gpu
     # Bisect names the demo's wrong rewrite, step 3, and links to it.
     bisect = report["bisect"]
     assert bisect["verdict"] == "✗ differs" and bisect["goto"] == "3", bisect

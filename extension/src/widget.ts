@@ -1,7 +1,8 @@
 /**
  * The view of `passviz.widget.TraceWidget`: the trace viewer with its `step`
  * and `selected_op` synced both ways with the Python object, under a run
- * panel that runs the kernel through the widget's custom messages.
+ * panel that runs the kernel through the widget's custom messages (on the GPU
+ * where `gpu_missing` is null).
  */
 
 import { DOMWidgetModel, DOMWidgetView } from '@jupyter-widgets/base';
@@ -29,7 +30,8 @@ export class TraceWidgetModel extends DOMWidgetModel {
       step: -1,
       selected_op: null,
       view: {},
-      height: '640px'
+      height: '640px',
+      gpu_missing: 'not checked yet'
     };
   }
 
@@ -71,6 +73,8 @@ export class TraceWidgetView extends DOMWidgetView {
     );
     this.el.append(this.panel.node, this.viewerHost);
     this.listenTo(this.model, 'msg:custom', (reply: PanelReply) => this.panel?.handle(reply));
+    this.followGpu();
+    this.listenTo(this.model, 'change:gpu_missing', this.followGpu);
     this.mount();
     this.listenTo(this.model, 'change:trace', this.mount);
     this.listenTo(this.model, 'change:view', this.mount);
@@ -109,6 +113,10 @@ export class TraceWidgetView extends DOMWidgetView {
     if (this.viewer && this.viewer.selectedOp !== op) {
       this.viewer.selectOp(op);
     }
+  };
+
+  private followGpu = (): void => {
+    this.panel?.setGpu((this.model.get('gpu_missing') as string | null) ?? null);
   };
 
   private followHeight = (): void => {

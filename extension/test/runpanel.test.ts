@@ -51,3 +51,37 @@ test('asks for inputs once, runs at the viewer step, shows progress, verdict and
   expect(visited).toEqual([3]);
   panel.dispose();
 });
+
+test('the GPU button says why it is disabled, runs at the viewer step when enabled, and shows time and GB/s', () => {
+  const sent: PanelRequest[] = [];
+  const panel = new RunPanel(r => sent.push(r), () => 2, () => undefined);
+  const gpu = panel.node.querySelector<HTMLButtonElement>('.pv-run-gpu')!;
+  expect(gpu.textContent).toBe('Run on GPU at this step');
+  panel.setGpu('running on the GPU needs pycuda: pip install passviz[cuda]');
+  expect(gpu.disabled).toBe(true);
+  expect(gpu.title).toBe('unavailable: running on the GPU needs pycuda: pip install passviz[cuda]');
+  panel.setGpu(null);
+  expect(gpu.disabled).toBe(false);
+  gpu.click();
+  expect(sent).toEqual([{ action: 'run-gpu', step: 2, inputs: '' }]);
+  expect(gpu.disabled).toBe(true);
+  const run: RunRecord = {
+    record: 'run',
+    step: 2,
+    backend: 'gpu',
+    inputs: '0123456789abcdef',
+    verdict: 'same',
+    origin: 'run',
+    max_error: 0,
+    device: 'NVIDIA H100',
+    time_ms: 0.0125,
+    gbps: 1007.5
+  };
+  panel.handle({ event: 'result', action: 'run-gpu', records: [run], lines: ['step 2 on the GPU, grid 4: same'], found: null });
+  expect(gpu.disabled).toBe(false);
+  expect(panel.node.querySelector('.pv-run-verdict')!.textContent).toBe(
+    '✓ same · step 2 on NVIDIA H100 · gpu, max error 0, 0.0125 ms, 1007.5 GB/s'
+  );
+  expect(panel.node.querySelector('.pv-run-log summary')!.textContent).toBe('GPU run');
+  panel.dispose();
+});

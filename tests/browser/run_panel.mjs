@@ -6,7 +6,7 @@
 //
 // PLAN: {url, artifacts, inputs}: `url` opens a notebook whose cells show a
 // TraceWidget `w`; the panel's inputs are replaced by `inputs`, Bisect runs,
-// the link goes to the step found, and Run on CPU runs that step.
+// the link goes to the step found, and Run on CPU runs that step; the GPU button's state is read.
 import { chromium } from "playwright-core";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -80,6 +80,9 @@ try {
   const inputs = page.locator(".pv-run-inputs");
   await page.waitForFunction(() => document.querySelector(".pv-run-inputs")?.value.length > 0, null, { timeout: KERNEL_TIMEOUT });
   report.derived_inputs = await inputs.inputValue();
+  // The GPU button: present, and disabled with the reason in its title where the kernel lacks pycuda.
+  await page.waitForFunction(() => !document.querySelector(".pv-run-gpu")?.title.includes("not checked"), null, { timeout: KERNEL_TIMEOUT });
+  report.gpu = await page.locator(".pv-run-gpu").evaluate((b) => ({ text: b.textContent, disabled: b.disabled, title: b.title }));
   await inputs.fill(plan.inputs);
   // Bisect: progress while the kernel works, then the verdict and a link to the step found.
   await page.locator(".pv-run-bisect").click();

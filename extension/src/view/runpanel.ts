@@ -1,9 +1,10 @@
 /**
  * The run panel of `TraceWidget`: inputs (derived from the kernel's signature
  * by the kernel's Python, editable as `--arg`/`--grid`/`--seed` text), "Run on
- * CPU at this step" and "Bisect", progress while the kernel works, then the
- * verdict, the max error, the differing elements and a link to the step bisect
- * found.  It only exists where a kernel does (the widget), never on the
+ * CPU at this step", "Bisect" and "Run on GPU at this step" (disabled, saying
+ * why, when the kernel's Python lacks pycuda or Triton), progress while the
+ * kernel works, then the verdict, the max error, the differing elements, the
+ * GPU's time and GB/s, and a link to the step bisect found.  It only exists where a kernel does (the widget), never on the
  * offline page.  Requests and replies are the widget's custom messages (see
  * `passviz/widget/trace_widget.py`).
  */
@@ -16,6 +17,7 @@ import { differenceLines, runSummary } from './runs';
 export type PanelRequest =
   | { action: 'inputs' }
   | { action: 'run'; step: number; inputs: string }
+  | { action: 'run-gpu'; step: number; inputs: string }
   | { action: 'bisect'; inputs: string };
 
 /** A reply from the kernel. */
@@ -29,15 +31,21 @@ export interface PanelReply {
   found?: number | null;
 }
 
+/** The title of a run's log, by the action that ran. */
+const LOG_TITLES: Record<string, string> = { bisect: 'bisect report', 'run-gpu': 'GPU run' };
+
 export class RunPanel {
   readonly node: HTMLDetailsElement;
   private readonly inputs: HTMLTextAreaElement;
   private readonly runButton: HTMLButtonElement;
   private readonly bisectButton: HTMLButtonElement;
+  private readonly gpuButton: HTMLButtonElement;
   private readonly status: HTMLElement;
   private readonly result: HTMLElement;
   private busy = false;
   private asked = false;
+  /** Why the GPU cannot run (the widget's `gpu_missing`), or null when it can. */
+  private gpuMissing: string | null = 'not checked yet';
 
   constructor(
     private readonly send: (request: PanelRequest) => void,
@@ -51,6 +59,7 @@ export class RunPanel {
     });
     this.runButton = el('button', { className: 'pv-link pv-run-cpu', text: 'Run on CPU at this step' });
     this.bisectButton = el('button', { className: 'pv-link pv-run-bisect', text: 'Bisect' });
+    this.gpuButton = el('button', { className: 'pv-link pv-run-gpu', text: 'Run on GPU at this step' });
     this.status = el('span', { className: 'pv-run-status', attrs: { role: 'status' } });
     this.result = el('div', { className: 'pv-run-result' });
     // data-lm-suppress-shortcuts: JupyterLab's notebook keys stay out of the inputs box.
@@ -58,15 +67,28 @@ export class RunPanel {
       el('summary', { text: 'Run the kernel' }),
       el('div', { className: 'pv-runpanel-body' }, [
         this.inputs,
-        el('div', { className: 'pv-runpanel-buttons' }, [this.runButton, this.bisectButton, this.status]),
+        el('div', { className: 'pv-runpanel-buttons' }, [
+          this.runButton,
+          this.bisectButton,
+          this.gpuButton,
+          this.status
+        ]),
         this.result
       ])
     ]);
     this.node.addEventListener('toggle', this.onToggle);
     this.runButton.addEventListener('click', this.onRun);
     this.bisectButton.addEventListener('click', this.onBisect);
-    // Keys typed into the inputs are the person's, not the viewer's shortcuts.
-    this.inputs.addEventListener('keydown', event => event.stopPropagation());
+    this.gpuButton.addEventListener('click', this.onRunGpu);
+    this.inputs.addEventListener('keydown', this.onKey);
+    this.setGpu(this.gpuMissing);
+  }
+
+  /** Whether the GPU can run: null, or why not (shown as the GPU button's title). */
+  setGpu(missing: string | null): void {
+    this.gpuMissing = missing;
+    this.gpuButton.disabled = this.busy || missing !== null;
+    this.gpuButton.title = missing === null ? 'compile this step with Triton and run it with pycuda' : `unavailable: ${missing}`;
   }
 
   /** Open the panel (and ask for inputs the first time). */
@@ -87,6 +109,16 @@ export class RunPanel {
     this.send({ action: 'run', step: this.currentStep(), inputs: this.inputs.value });
   };
 
+  private onRunGpu = (): void => {
+    this.start('running on the GPU…');
+    this.send({ action: 'run-gpu', step: this.currentStep(), inputs: this.inputs.value });
+  };
+
+  // Keys typed into the inputs are the person's, not the viewer's shortcuts.
+  private onKey = (event: KeyboardEvent): void => {
+    event.stopPropagation();
+  };
+
   private onBisect = (): void => {
     this.start('bisecting…');
     this.send({ action: 'bisect', inputs: this.inputs.value });
@@ -102,6 +134,7 @@ export class RunPanel {
     this.busy = busy;
     this.runButton.disabled = busy;
     this.bisectButton.disabled = busy;
+    this.gpuButton.disabled = busy || this.gpuMissing !== null;
     this.node.classList.toggle('pv-busy', busy);
   }
 
@@ -144,7 +177,8 @@ export class RunPanel {
     const main = records.find(r => r.first) ?? records[records.length - 1];
     const parts: Array<Node | null> = [];
     if (main) {
-      const where = main.step < 0 ? 'the initial IR' : `step ${main.step}`;
+      const step = main.step < 0 ? 'the initial IR' : `step ${main.step}`;
+      const where = main.device ? `${step} on ${main.device}` : step;
       parts.push(
         el('div', { className: `pv-run-verdict pv-run-${main.verdict}` }, [
           el('strong', { text: `${main.verdict === 'same' ? '✓' : main.verdict === 'differs' ? '✗' : '!'} ${main.verdict}` }),
@@ -172,7 +206,7 @@ export class RunPanel {
     if (lines.length > 0) {
       parts.push(
         el('details', { className: 'pv-run-log' }, [
-          el('summary', { text: reply.action === 'bisect' ? 'bisect report' : 'outputs' }),
+          el('summary', { text: LOG_TITLES[reply.action] ?? 'outputs' }),
           el('pre', { text: lines.join('\n') })
         ])
       );
@@ -184,5 +218,7 @@ export class RunPanel {
     this.node.removeEventListener('toggle', this.onToggle);
     this.runButton.removeEventListener('click', this.onRun);
     this.bisectButton.removeEventListener('click', this.onBisect);
+    this.gpuButton.removeEventListener('click', this.onRunGpu);
+    this.inputs.removeEventListener('keydown', this.onKey);
   }
 }
