@@ -134,3 +134,13 @@ def test_unranked_types_pass_the_shape_checks() -> None:
             "() -> tensor<*xf64>",
         )
     )
+
+
+def test_visibility_may_also_be_an_attribute_as_mlir_reads_it() -> None:
+    """``attributes { sym_visibility = "private" }`` (the tutorial's older tests) is
+    ``toy.func private``; given twice it is a one-line located error."""
+    body = '() -> tensor<*xf64> attributes {sym_visibility = "private", x = 1 : i64} {\n  %0 = toy.constant dense<1.0> : tensor<f64>\n  toy.return %0 : tensor<f64>\n}\n'
+    text = print_module(parse_ir(f"toy.func @f{body}"))
+    assert "toy.func private @f() -> tensor<*xf64> attributes {x = 1 : i64} {" in text
+    with pytest.raises(InputError, match="sym_visibility given twice"):
+        parse_ir(f"toy.func private @f{body}")

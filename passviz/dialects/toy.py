@@ -12,6 +12,7 @@ from typing import ClassVar, cast
 
 from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
+    DictionaryAttr,
     FlatSymbolRefAttrConstr,
     Float64Type,
     FunctionType,
@@ -323,9 +324,17 @@ class FuncOp(IRDLOperation):
     @classmethod
     def parse(cls, parser: Parser) -> FuncOp:
         visibility = parser.parse_optional_visibility_keyword()
+        # MLIR reads ``attributes { sym_visibility = "private" }`` too (the tutorial's older tests)
         name, inputs, outputs, region, extra, arg_attrs, res_attrs = parse_func_op_like(
-            parser, reserved_attr_names=cls._RESERVED
+            parser, reserved_attr_names=cls._RESERVED[:2]
         )
+        if extra is not None and "sym_visibility" in extra.data:
+            found = extra.data["sym_visibility"]
+            if visibility is not None or not isinstance(found, StringAttr):
+                parser.raise_error("toy.func: sym_visibility given twice or not a string")
+            visibility = found
+            rest = {key: value for key, value in extra.data.items() if key != "sym_visibility"}
+            extra = DictionaryAttr(rest) if rest else None
         if arg_attrs is not None or res_attrs is not None:
             parser.raise_error("toy.func takes no argument or result attributes")
         if not region.blocks:
