@@ -610,7 +610,9 @@ def _add_toy_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     toy.add_argument(
         "--chapter", type=int, choices=(2, 3, 4, 5, 6), default=6, help="behave as toyc-chN (default 6)"
     )
-    toy.add_argument("-opt", action="store_true", help="run toyc's optimizations (chapters 2 and 3 so far)")
+    toy.add_argument(
+        "-opt", action="store_true", help="run toyc's optimizations (chapter 4 on: inliner, shape inference)"
+    )
     toy.add_argument("-o", "--output", help="also write the trace (MLIRGen onward) here")
 
 

@@ -103,14 +103,6 @@ def test_a_single_transpose_stays() -> None:
     assert steps == [] and "toy.transpose" in ir
 
 
-def test_opt_from_chapter_4_on_is_refused_for_now(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    source = tmp_path / "m.toy"
-    source.write_text("def main() { print([1]); }\n")
-    assert main(["toy", str(source), "-opt"]) == 1
-    err = capsys.readouterr().err
-    assert err.startswith("passviz: error: -opt: toyc-ch6's passes") and err.count("\n") == 1
-
-
 def test_a_huge_splat_is_left_reshaped_not_spelled_out() -> None:
     """MLIR keeps a splat as one value; spelling 10^11 doubles out would exhaust memory."""
     steps, ir = _rewrites(

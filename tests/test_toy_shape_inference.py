@@ -1,7 +1,7 @@
 """``toy-shape-inference`` (issue 14, chapter 4): the tutorial's worklist, one
-step per op whose shape is inferred, and the cast folding it enables.  (The
-chapter 4 pipeline also needs the Toy inliner, which is not here yet, so
-these run on IR without calls.)"""
+step per op whose shape is inferred, and the cast folding it enables, on IR
+without calls (the whole chapter 4 pipeline, inliner first, is in
+test_toy_inline.py)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
 """MLIR's call graph (``mlir/lib/Analysis/CallGraph.cpp``) and the inliner's
 symbol use counts (``CGUseList`` in ``mlir/lib/Transforms/Utils/Inliner.cpp``).
 
-xDSL has no ``CallOpInterface``; the calls this module knows are ``tt.call``
-and ``func.call``.
+xDSL has no ``CallOpInterface``; the calls this module knows are ``tt.call``,
+``func.call`` and ``toy.generic_call``.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from xdsl.dialects.builtin import StringAttr, SymbolRefAttr
 from xdsl.ir import Operation, Region, SSAValue
 from xdsl.traits import CallableOpInterface, SymbolOpInterface, SymbolTable
 
-from passviz.dialects import tt
+from passviz.dialects import toy, tt
 from passviz.passes.symbol_dce import op_symbol_refs
 
 EdgeKind = Literal["abstract", "call", "child"]
@@ -67,12 +67,12 @@ class CallGraphNode:
 
 def is_call(op: Operation) -> bool:
     """Whether ``op`` is a call the call graph knows."""
-    return isinstance(op, tt.CallOp | func.CallOp)
+    return isinstance(op, tt.CallOp | func.CallOp | toy.GenericCallOp)
 
 
 def call_callee(op: Operation) -> SymbolRefAttr | None:
     """The symbol a call names, or None for an op that is no call."""
-    if isinstance(op, tt.CallOp | func.CallOp):
+    if isinstance(op, tt.CallOp | func.CallOp | toy.GenericCallOp):
         return op.callee
     return None
 
@@ -81,6 +81,8 @@ def call_arguments(op: Operation) -> tuple[SSAValue, ...]:
     """The values a call passes to its callee."""
     if isinstance(op, tt.CallOp | func.CallOp):
         return tuple(op.arguments)
+    if isinstance(op, toy.GenericCallOp):
+        return tuple(op.inputs)
     return ()
 
 

@@ -12,6 +12,10 @@ This follows ``mlir/lib/Transforms/Utils/Inliner.cpp`` and
   and the call sits in an op that may only hold one block (``scf.for``,
   ``scf.if``, ...), its callee is ``noinline``, or an op of the callee comes
   from a dialect that has no inliner interface;
+- where a call passes a value whose type differs from the callee's argument
+  (or expects a result of another type), the call's dialect must materialize
+  the conversion: only Toy's interface does, with a ``toy.cast`` (one step
+  each); for ``tt`` and ``func`` the call stays;
 - the body of a private callee with one use left is moved instead of
   cloned, and the callee is erased at the end; so are private functions that
   nobody calls.
@@ -27,12 +31,13 @@ canonicalizer later merges what it can.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import cf, func
 from xdsl.dialects.builtin import BoolAttr, ModuleOp, StringAttr
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 from xdsl.traits import (
     CallableOpInterface,
@@ -41,7 +46,7 @@ from xdsl.traits import (
     SingleBlockImplicitTerminator,
 )
 
-from passviz.dialects import tt
+from passviz.dialects import toy, tt
 from passviz.ir.hints import isa
 from passviz.passes.callgraph import (
     CallGraph,
@@ -54,11 +59,14 @@ from passviz.passes.callgraph import (
 from passviz.passes.canonicalize import canonicalize_op
 from passviz.trace.recorder import StepRecorder, TracedPass
 
-INLINABLE_DIALECTS = frozenset({"tt", "arith", "math", "scf", "cf", "func", "gpu", "ub", "tensor"})
+INLINABLE_DIALECTS = frozenset({"tt", "arith", "math", "scf", "cf", "func", "gpu", "ub", "tensor", "toy"})
 """Dialects whose inliner interface lets any of their ops be inlined."""
 
-HOST_DIALECTS = frozenset({"tt", "scf", "func"})
+HOST_DIALECTS = frozenset({"tt", "scf", "func", "toy"})
 """Dialects whose inliner interface accepts bodies inlined into their ops' regions."""
+
+CONVERTING_DIALECTS = frozenset({"toy"})
+"""Dialects whose inliner interface materializes a call's type conversions (Toy's ``toy.cast``)."""
 
 SINGLE_BLOCK_OPS = frozenset({"scf.while", "scf.forall", "tt.reduce", "tt.scan"})
 """Ops with MLIR's ``SingleBlock`` trait that passviz does not mark as such
@@ -225,20 +233,57 @@ class _Inliner:
         entry_types = src.blocks[0].arg_types
         interface = callee.get_trait(CallableOpInterface)
         assert interface is not None
-        if tuple(a.type for a in arguments) != tuple(entry_types):
-            return False  # neither tt nor func materializes conversions
-        if tuple(call.result_types) != tuple(interface.get_result_types(callee)):
+        result_types = tuple(interface.get_result_types(callee))
+        converts = _dialect(call) in CONVERTING_DIALECTS
+        if tuple(a.type for a in arguments) != tuple(entry_types) and not converts:
+            return False
+        if tuple(call.result_types) != result_types and not converts:
             return False
         host = call.parent_op()
         if not _legal_call(call, callee) or host is None or _dialect(host) not in HOST_DIALECTS:
             return False
         if not all(_dialect(op) in INLINABLE_DIALECTS for op in src.walk()):
             return False
+        arguments = self._convert_arguments(call, callee, arguments, entry_types)
+        self._convert_results(call, callee, result_types)
         if len(src.blocks) == 1:
             self._splice_single_block(call, callee, _Body(src, arguments, clone))
         else:
             self._inline_blocks(call, callee, _Body(src, arguments, clone))
         return True
+
+    def _convert_arguments(
+        self, call: Operation, callee: Operation, arguments: tuple[SSAValue, ...], types: Sequence[Attribute]
+    ) -> tuple[SSAValue, ...]:
+        """Cast, before the call, each argument whose type is not the callee's (MLIR's
+        ``materializeCallConversion``, in argument order); the values to pass instead."""
+        converted: list[SSAValue] = []
+        for index, (argument, type_) in enumerate(zip(arguments, types, strict=True)):
+            if argument.type == type_:
+                converted.append(argument)
+                continue
+            with self.recorder.step(
+                f"cast argument #{index} of call to {_symbol(callee)} to {type_}", root=call, full=True
+            ):
+                cast = toy.CastOp(argument, type_)
+                self.recorder.rewriter(InsertPoint.before(call)).insert(cast)
+            converted.append(cast.output)
+        return tuple(converted)
+
+    def _convert_results(self, call: Operation, callee: Operation, types: tuple[Attribute, ...]) -> None:
+        """Give each result whose type is not the callee's a cast after the call, to the
+        type its users expect; the cast then reads the inlined value of the callee's type."""
+        point = InsertPoint.after(call)
+        for index, (result, type_) in enumerate(zip(call.results, types, strict=True)):
+            if result.type == type_:
+                continue
+            with self.recorder.step(
+                f"cast result #{index} of call to {_symbol(callee)} to {result.type}", root=call, full=True
+            ):
+                cast = toy.CastOp(result, result.type)
+                self.recorder.rewriter(point).insert(cast)
+                result.replace_uses_with_if(cast.output, lambda use, cast=cast: use.operation is not cast)
+            point = InsertPoint.after(cast)
 
     def _enclosing_node(self, region: Region) -> CallGraphNode:
         """The call graph node of the closest callable around ``region``."""
@@ -313,16 +358,19 @@ class _Body:
         region = self.region.clone() if self.clone else self.region
         entry = region.blocks[0]
         for argument, value in zip(entry.args, self.arguments, strict=True):
+            # MLIR has no names to carry over: the callee's argument names stay out of the caller
+            hint = value.name_hint
             argument.replace_all_uses_with(value)
+            value.name_hint = hint
         for argument in reversed(entry.args):
             entry.erase_arg(argument)
         return [region.detach_block(block) for block in list(region.blocks)]
 
 
 def _return_to_branch(block: Block, continuation: Block) -> None:
-    """The inliner interfaces of tt and func: a return branches to the continuation."""
+    """The inliner interfaces of tt, func and toy: a return branches to the continuation."""
     terminator = block.last_op
-    if not isinstance(terminator, tt.ReturnOp | func.ReturnOp):
+    if not isinstance(terminator, tt.ReturnOp | func.ReturnOp | toy.ReturnOp):
         return
     block.insert_op_before(cf.BranchOp(continuation, *terminator.operands), terminator)
     block.erase_op(terminator)
@@ -331,7 +379,7 @@ def _return_to_branch(block: Block, continuation: Block) -> None:
 def _legal_call(call: Operation, callee: Operation) -> bool:
     """The call's dialect's ``isLegalToInline(call, callable)``."""
     dialect = _dialect(call)
-    if dialect == "func":
+    if dialect in ("func", "toy"):
         return True
     if dialect != "tt":
         return False
