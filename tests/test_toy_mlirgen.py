@@ -164,7 +164,10 @@ def test_a_file_that_is_not_utf8_is_a_located_error(
     source = tmp_path / "bad.toy"
     source.write_bytes(b"def main() {\n  print(\xff);\n}\n")
     status, _, err = _toy(capsys, str(source))
-    assert (status, err) == (1, f"passviz: error: {source}:2:9: invalid UTF-8 (byte 0xff)\n")
+    assert (status, err) == (
+        1,
+        f"passviz: error: {source}:2:9: invalid UTF-8: byte 0xff (invalid start byte)\n",
+    )
 
 
 def test_the_command_writes_the_trace(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

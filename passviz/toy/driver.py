@@ -12,11 +12,11 @@ from passviz.pipelines import (
     InputError,
     RecordOptions,
     TraceRun,
+    decode_input,
     parse_pipeline,
     record,
 )
 from passviz.toy.ast import dump
-from passviz.toy.lexer import Location, ToyError
 from passviz.toy.mlirgen import ToyMLIRGen, mlirgen
 from passviz.toy.parser import parse_toy
 from passviz.trace.irtext import print_module
@@ -54,7 +54,7 @@ def run_toy(
 
     ``-emit=mlir`` records MLIRGen (one step per function; none for a ``.mlir``
     input) and then ``-opt``'s passes, rewrite by rewrite, to ``output`` if given."""
-    text = _read(path)
+    text = decode_input(Path(path).read_bytes(), path)
     passes = parse_pipeline(OPT_PIPELINES[chapter]) if opt and OPT_PIPELINES[chapter] else ()
     if path.endswith(".mlir"):
         if emit == "ast":
@@ -85,17 +85,3 @@ def mlir_text(module: ModuleOp) -> str:
     text = print_module(module)
     prefix = "builtin.module"
     return "module" + text[len(prefix) :] if text.startswith(prefix) else text
-
-
-def _read(path: str) -> str:
-    """The file as UTF-8 text; a bad byte is a located error."""
-    data = Path(path).read_bytes()
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        before = data[: exc.start]
-        line = before.count(b"\n") + 1
-        column = len(before[before.rfind(b"\n") + 1 :].decode("utf-8", errors="replace")) + 1
-        raise ToyError(
-            Location(path, line, column), f"invalid UTF-8 (byte 0x{data[exc.start]:02x})"
-        ) from None
