@@ -32,7 +32,6 @@ from xdsl.dialects.builtin import (
     FixedBitwidthType,
     FloatAttr,
     IntegerAttr,
-    IntegerType,
     TensorType,
     i32,
 )
@@ -42,11 +41,11 @@ from xdsl.traits import HasFolder, is_side_effect_free
 from xdsl.utils.type import get_element_type_or_self
 
 from passviz.dialects.matchers import (
-    APInt,
     constant_attr,
     dense,
     float_value,
     int_attr,
+    int_value,
     is_float_zero,
     is_int,
 )
@@ -360,13 +359,8 @@ class CanonicalizeIntToPtrOfPtrToInt(TritonPattern):
 def _constant_offset(value: SSAValue) -> int | None:
     """The signed value of an ``arith.constant`` integer, or splat of one, defining ``value``."""
     constant = defining(value, arith.ConstantOp)
-    if constant is None:
-        return None
-    attr = constant.value
-    element = attr if isinstance(attr, IntegerAttr) else splat_element(attr)
-    if not isinstance(element, IntegerAttr) or not isinstance(element.type, IntegerType):
-        return None
-    return APInt.of(element.value.data, element.type.bitwidth).signed
+    found = int_value(constant.value) if constant is not None else None
+    return found.signed if found is not None else None
 
 
 class CanonicalizeIntToPtrWithAdd(TritonPattern):
