@@ -10,7 +10,7 @@
 - ``dense<0> : tensor<300000000xi8>`` is 64 bytes of text, but xDSL's
   ``AttrParser.parse_dense_int_or_fp_elements_attr`` builds a Python list of
   every element (3.8 GB here) before packing them, and every print unpacks
-  them again.  ``check_dense_size`` refuses a dense literal of more than
+  them again.  ``dense_size_problem`` refuses a dense literal of more than
   ``MAX_DENSE_ELEMENTS`` elements before anything is allocated; it stands for
   a limit MLIR does not have, since MLIR stores a splat as one value.
 """

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from passviz.trace.model import READ_VERSIONS, TRACE_FORMAT
+from passviz.trace.model import READ_VERSIONS, TRACE_FORMAT, VERDICTS
 
 STEP_KINDS = frozenset(("pass-begin", "pass-end", "rewrite", "checkpoint", "failure"))
 FLAG_KINDS = frozenset(("exception", "verify", "nonconvergence"))
@@ -168,7 +168,7 @@ def run_problem(record: dict[str, Any]) -> str | None:
         return "a run record's step is not -1 or a step index"
     if record.get("backend") not in ("cpu", "gpu"):
         return "a run record's backend is not cpu or gpu"
-    if record.get("verdict") not in ("same", "differs", "error"):
+    if record.get("verdict") not in VERDICTS:
         return "a run record's verdict is not same, differs or error"
     if "origin" in record and record["origin"] not in ("run", "bisect"):
         return "a run record's origin is not run or bisect"

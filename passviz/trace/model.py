@@ -169,6 +169,7 @@ Verdict = Literal["same", "differs", "error"]
 """A run against its reference: the same within tolerance, different, or not comparable."""
 
 VERDICTS: tuple[Verdict, ...] = ("same", "differs", "error")
+"""Every ``Verdict``, for checking a run record's."""
 
 
 class RunDifference(TypedDict):
