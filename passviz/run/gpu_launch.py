@@ -27,7 +27,7 @@ import numpy as np
 from passviz.run.bisect import Comparison, Outcome, compare
 from passviz.run.gpu_compile import GpuError, GpuKernel
 from passviz.run.launch import Argument, normalize_grid
-from passviz.run.values import Array
+from passviz.run.values import Array, round_bf16
 
 CHILD = Path(__file__).with_name("gpu_child.py")
 """The script the child process runs."""
@@ -145,9 +145,8 @@ def to_device(value: Array | int | float, kind: str, name: str) -> Array:
         raise GpuError(f"argument {name!r} is {kind}; give it {'an array' if pointer else 'a number'}")
     data = np.asarray(value).reshape(-1) if pointer else np.asarray(value)
     if element == "bf16":
-        bits = data.astype(np.float32).view(np.uint32)
-        rounded = (bits + np.uint32(0x7FFF) + ((bits >> np.uint32(16)) & np.uint32(1))) >> np.uint32(16)
-        return np.where(np.isnan(data), np.uint32(0x7FC0), rounded).astype(np.uint16)
+        upper = round_bf16(data).view(np.uint32) >> np.uint32(16)
+        return np.where(np.isnan(data), np.uint32(0x7FC0), upper).astype(np.uint16)
     if element in ("f16", "fp16"):
         return data.astype(np.float16).view(np.uint16)
     return data.astype(dtype)
