@@ -88,6 +88,10 @@ class ConstantOp(IRDLOperation):
         """A constant of ``shape`` holding ``values`` in row-major order."""
         return ConstantOp(DenseIntOrFPElementsAttr.from_list(TensorType(f64, shape), values))
 
+    def float_values(self) -> list[float]:
+        """The elements in row-major order (f64, as the verifier requires; never complex)."""
+        return [float(value) for value in self.value.get_values() if not isinstance(value, tuple)]
+
     def verify_(self) -> None:
         result_type = self.output.type
         attr_type = self.value.type

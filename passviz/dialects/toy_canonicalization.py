@@ -64,8 +64,7 @@ class FoldConstantReshapeOptPattern(RewritePattern):
             return
         new_type = op.output.type
         assert isinstance(new_type, TensorType)
-        # toy constants are f64 (the verifier says so), never complex
-        values = [float(value) for value in constant.value.get_values() if not isinstance(value, tuple)]
+        values = constant.float_values()
         count = new_type.element_count()
         if len(values) == 1:  # a splat reshapes to any shape, as a splat attribute does in MLIR
             if count > MAX_SPLAT_ELEMENTS:

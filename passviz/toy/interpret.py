@@ -95,8 +95,7 @@ class _Interpreter:
         match op:
             case ConstantOp():
                 shape = op.value.get_shape() or ()
-                data = [float(v) for v in op.value.get_values() if not isinstance(v, tuple)]
-                result = np.array(data, dtype=np.float64).reshape(shape)
+                result = np.array(op.float_values(), dtype=np.float64).reshape(shape)
             case AddOp() | MulOp():
                 lhs, rhs = arg(0), arg(1)
                 if lhs.shape != rhs.shape:
