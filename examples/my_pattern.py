@@ -37,7 +37,7 @@ class MuliByOne(RewritePattern):
         one = op.rhs.owner
         if isinstance(one, arith.ConstantOp) and getattr(one.value, "value", None) is not None:
             if one.value.value.data == 1:  # pyright: ignore[reportAttributeAccessIssue]
-                rewriter.replace_op(op, [], [op.lhs])
+                rewriter.replace(op, [], [op.lhs])
 
 
 class SwapAddiOperands(RewritePattern):
@@ -51,7 +51,7 @@ class SwapAddiOperands(RewritePattern):
         # The fix: stop once the constant is on the right.
         # if isinstance(op.rhs.owner, arith.ConstantOp):
         #     return
-        rewriter.replace_op(op, arith.AddiOp(op.rhs, op.lhs))
+        rewriter.replace(op, arith.AddiOp(op.rhs, op.lhs))
 
 
 @dataclass(frozen=True)
