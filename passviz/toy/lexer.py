@@ -98,8 +98,7 @@ def tokenize(text: str, filename: str) -> list[Token]:
         if group == "identifier":
             tokens.append(Token(_KEYWORDS.get(word, Kind.IDENTIFIER), word, location))
         elif group == "number":
-            prefix = _FLOAT.match(word)
-            if prefix is None or prefix.group() != word or word == ".":
+            if _FLOAT.fullmatch(word) is None or word == ".":
                 raise ToyError(location, f"Parse error: invalid number '{word}'")
             tokens.append(Token(Kind.NUMBER, word, location))
         else:
