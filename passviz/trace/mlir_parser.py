@@ -20,9 +20,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import cast
+from typing import TypeVar, cast
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
@@ -54,6 +54,8 @@ from xdsl.utils.mlir_lexer import MLIRTokenKind
 from passviz.ir.aliases import AliasExpansion
 from passviz.ir.deep import MAX_NESTING
 from passviz.ir.literals import BoundedLexer, dense_size_problem
+
+_AttributeT = TypeVar("_AttributeT", bound=Attribute)
 
 
 @dataclass
@@ -148,28 +150,21 @@ class MLIRParser(Parser):
             self._nesting -= 1
 
     def parse_optional_attribute(self) -> Attribute | None:
-        token = self._current_token
-        self._enter()
-        try:
-            value = super().parse_optional_attribute()
-        except (ParseError, MemoryError):
-            raise
-        except Exception as exc:
-            raise self._relocate(exc, token.span.start, "attribute") from None
-        finally:
-            self._nesting -= 1
-        self._count_alias_use(token.kind, token.span, value)
-        return value
+        return self._parse_nested(super().parse_optional_attribute, "attribute")
 
     def parse_optional_type(self) -> TypeAttribute | None:
+        return self._parse_nested(super().parse_optional_type, "type")
+
+    def _parse_nested(self, parse: Callable[[], _AttributeT | None], what: str) -> _AttributeT | None:
+        """``parse()`` one level deeper, its failures located, its alias use counted."""
         token = self._current_token
         self._enter()
         try:
-            value = super().parse_optional_type()
+            value = parse()
         except (ParseError, MemoryError):
             raise
         except Exception as exc:
-            raise self._relocate(exc, token.span.start, "type") from None
+            raise self._relocate(exc, token.span.start, what) from None
         finally:
             self._nesting -= 1
         self._count_alias_use(token.kind, token.span, value)
