@@ -183,7 +183,10 @@ def test_a_gpu_run_becomes_a_run_record_against_the_cpu() -> None:
     flagged = gpu_run_record(3, GpuRun(device="H100", error="an illegal memory access"), None, "0" * 16)
     assert flagged["verdict"] == "error" and flagged["message"] == "an illegal memory access"
     assert "outputs" not in flagged and "time_ms" not in flagged
-    for record in (same, differs, flagged):
+    unchecked = gpu_run_record(3, ran, None, "0" * 16)
+    assert unchecked["verdict"] == "same"
+    assert unchecked["message"] == "not checked: the CPU interpreter cannot run this step"
+    for record in (same, differs, flagged, unchecked):
         assert schema_errors(dict(record)) == [] and run_problem(dict(record)) is None
 
 

@@ -163,9 +163,6 @@ def run_gpu_at(trace: Trace, step: int, text: str, progress: Progress | None = N
         raise PanelError(one_line(f"{step_name(step)} on the GPU: {exc}")) from None
     digest = inputs_digest(arguments, inputs.grid)
     record = gpu_run_record(step, found.gpu, found.comparison, digest, spec=_spec(inputs))
-    if found.gpu.error is None and found.comparison is None:
-        # gpu_run_record's verdict cannot say "unchecked"; the message does.
-        record["message"] = "not checked: the CPU interpreter cannot run this step"
     grid = "x".join(map(str, inputs.grid))
     lines = [f"{step_name(step)} on the GPU, grid {grid}: {record['verdict']}", *found.lines]
     return PanelResult([record], [one_line(line) for line in lines])

@@ -136,7 +136,8 @@ def gpu_run_record(
 ) -> RunRecord:
     """The record of a GPU run of ``step``, judged against the CPU interpreter's run of the same
     step (``comparison``, as ``gpu_launch.compare_with_cpu`` gives it; None when the CPU could not
-    run it): ``error`` when the launch was flagged, its device, kernel time and GB/s when it ran."""
+    run it, said in its message): ``error`` when the launch was flagged, its device, kernel time and
+    GB/s when it ran."""
     outcome = Outcome(step, {name: gpu.buffers[name] for name in sorted(gpu.changed)}, error=gpu.error)
     record = run_record(outcome, comparison if gpu.error is None else None, digest, spec=spec)
     record["backend"] = "gpu"
@@ -147,6 +148,9 @@ def gpu_run_record(
         record["time_ms"] = json_float(gpu.milliseconds)
     if gpu.gbps is not None:
         record["gbps"] = json_float(gpu.gbps)
+    if gpu.error is None and comparison is None:
+        # The verdict cannot say "unchecked"; the message does.
+        record["message"] = "not checked: the CPU interpreter cannot run this step"
     return record
 
 
