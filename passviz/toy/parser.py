@@ -258,11 +258,11 @@ class _Parser:
         if not nested:
             return LiteralExpr(loc, tuple(values), (len(values),))
         first = values[0]
-        if len(nested) != len(values) or not isinstance(first, LiteralExpr):
-            raise ToyError(
-                loc, "Parse error: expected uniform well-nested dimensions inside literal expression"
-            )
-        if any(value.dims != first.dims for value in nested):
+        if (
+            len(nested) != len(values)
+            or not isinstance(first, LiteralExpr)
+            or any(value.dims != first.dims for value in nested)
+        ):
             raise ToyError(
                 loc, "Parse error: expected uniform well-nested dimensions inside literal expression"
             )
