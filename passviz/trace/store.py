@@ -278,15 +278,14 @@ def append_runs(path: str | Path, runs: list[RunRecord]) -> None:
     an invalid record in the middle.
     """
     lines = b"".join((_dumps(dict(run)) + "\n").encode("utf-8") for run in runs)
+    data = b""
     with open(path, "rb") as stream:
         gzipped = stream.read(2) == b"\x1f\x8b"
-    data = read_bytes(path) if gzipped else b""
-    if not gzipped:
-        with open(path, "rb") as stream:
-            stream.seek(0, 2)
-            if stream.tell():
-                stream.seek(-1, 2)
-                data = stream.read(1)
+        if not gzipped and stream.seek(0, 2):
+            stream.seek(-1, 2)
+            data = stream.read(1)  # the last byte: a newline unless the file is cut
+    if gzipped:
+        data = read_bytes(path)
     if data and not data.endswith(b"\n"):
         raise TraceFormatError(f"{path}: the trace is cut off mid-line; run records cannot be appended")
     if not gzipped:
