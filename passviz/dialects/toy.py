@@ -343,7 +343,7 @@ class FuncOp(IRDLOperation):
             parser.raise_error("toy.func takes no argument or result attributes")
         if not region.blocks:
             region = Region(Block(arg_types=inputs))
-        op = FuncOp(name, FunctionType.from_lists(inputs, outputs), region, private=visibility is not None)
+        op = FuncOp(name, FunctionType.from_lists(inputs, outputs), region)
         if visibility is not None:
             op.sym_visibility = visibility
         if extra is not None:
