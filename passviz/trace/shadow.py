@@ -832,7 +832,7 @@ class _Reconciliation:
             if value_id is None:
                 dangling = self._dangling(value)
                 if dangling is not None or self.retries.get(op, 0) >= _MAX_RETRIES:
-                    self._bad_operand(op, op_id, value, dangling or "a value the IR does not define")
+                    self._bad_operand(op, value, dangling or "a value the IR does not define")
                     # The IR still names the value (an ErasedSSAValue stands for the
                     # value it replaced): so does the trace, for replay to match.
                     known = value.old_value if isinstance(value, ErasedSSAValue) else value
@@ -920,7 +920,7 @@ class _Reconciliation:
             self.block_queue.append(value.block)
             self.seen_blocks.discard(value.block)
 
-    def _bad_operand(self, op: Operation, op_id: str, value: SSAValue, why: str) -> None:
+    def _bad_operand(self, op: Operation, value: SSAValue, why: str) -> None:
         index = next((i for i, v in enumerate(op.operands) if v is value), 0)
         self.problems.append(f"{self._describe(op)} uses {why} (operand {index})")
 
