@@ -10,9 +10,8 @@ import pytest
 
 from passviz.pipelines import InputError, parse_ir, verify_input
 from passviz.trace.irtext import print_module
-from tests.conftest import PEER
+from tests.toy_support import TOY
 
-TOY = PEER / "llvm-project/mlir/test/Examples/Toy"
 INVALID_TESTS = sorted(TOY.glob("Ch*/invalid.mlir"))
 
 ROUNDTRIP = """\

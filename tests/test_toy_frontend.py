@@ -20,22 +20,15 @@ from passviz.toy.ast import (
 )
 from passviz.toy.lexer import ToyError
 from passviz.toy.parser import parse_toy
-from tests.conftest import PEER, filecheck
-
-TOY = PEER / "llvm-project/mlir/test/Examples/Toy"
-"""The tutorial's tests, one folder per chapter."""
+from tests.conftest import filecheck
+from tests.toy_support import TOY, needs_toy_peer
 
 AST_TESTS = sorted(TOY.glob("Ch*/ast.toy"))
 EMPTY_TESTS = sorted(TOY.glob("Ch*/empty.toy"))
 
 
-def _require_peer() -> None:
-    if not TOY.is_dir():
-        pytest.skip("the peer Toy tests (../shared/peer/llvm-project) are not here")
-
-
 def test_every_chapter_has_the_files_we_test() -> None:
-    _require_peer()
+    needs_toy_peer()
     assert [path.parent.name for path in AST_TESTS] == ["Ch2", "Ch3", "Ch4", "Ch5", "Ch6"]
     assert [path.parent.name for path in EMPTY_TESTS] == ["Ch4", "Ch6"]
 

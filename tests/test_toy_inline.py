@@ -12,13 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from passviz.cli import main
 from passviz.pipelines import load_trace, parse_ir
 from passviz.toy.driver import run_toy
 from passviz.toy.interpret import run_main
-from tests.conftest import PEER, filecheck
+from tests.conftest import filecheck
+from tests.toy_support import TOY, needs_toy_peer, toy_cli
 
-TOY = PEER / "llvm-project/mlir/test/Examples/Toy"
 CHAPTERS = (4, 5, 6)
 
 CALL_WITH_OTHER_RESULT_TYPE = """\
@@ -36,12 +35,6 @@ toy.func @main() {
 """A call whose argument and result are both of other types than the callee's."""
 
 
-def _toy(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    status = main(["toy", *argv])
-    captured = capsys.readouterr()
-    return status, captured.out, captured.err
-
-
 def _toy_func_input(path: Path, folder: Path) -> Path:
     """``path`` with the pre-2022 ``func @`` of its input spelled ``toy.func @``
     (see ``../shared/peer/SOURCES.md``: the OLD files)."""
@@ -53,19 +46,14 @@ def _toy_func_input(path: Path, folder: Path) -> Path:
     return rewritten
 
 
-def _needs_peer() -> None:
-    if not TOY.is_dir():
-        pytest.skip("the peer Toy tests (../shared/peer/llvm-project) are not here")
-
-
 @pytest.mark.parametrize("chapter", CHAPTERS)
 def test_shape_inference_mlir_passes_the_chapter_checks(
     chapter: int, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """``toyc-chN shape_inference.mlir -emit=mlir -opt``: the callee is gone, every shape known."""
-    _needs_peer()
+    needs_toy_peer()
     path = TOY / f"Ch{chapter}/shape_inference.mlir"
-    status, out, err = _toy(
+    status, out, err = toy_cli(
         capsys, str(_toy_func_input(path, tmp_path)), "-emit=mlir", "-opt", "--chapter", str(chapter)
     )
     assert status == 0, err
@@ -78,8 +66,8 @@ def test_codegen_toy_with_opt_is_the_shape_inference_result(
 ) -> None:
     """``codegen.toy`` is the program that ``shape_inference.mlir`` holds as MLIRGen makes it:
     with ``-opt`` it gives what that test checks."""
-    _needs_peer()
-    status, out, err = _toy(
+    needs_toy_peer()
+    status, out, err = toy_cli(
         capsys, str(TOY / f"Ch{chapter}/codegen.toy"), "-emit=mlir", "-opt", "--chapter", str(chapter)
     )
     assert status == 0, err
@@ -107,8 +95,8 @@ def test_chapter_4_opt_inlines_and_folds_the_peer_programs(
 ) -> None:
     """At chapter 4 ``-opt`` inlines ``transpose_transpose``, whose transposes then cancel;
     the reshapes of the constant fold as in chapter 3."""
-    _needs_peer()
-    status, out, err = _toy(capsys, str(TOY / f"Ch4/{name}"), "-emit=mlir", "-opt", "--chapter", "4")
+    needs_toy_peer()
+    status, out, err = toy_cli(capsys, str(TOY / f"Ch4/{name}"), "-emit=mlir", "-opt", "--chapter", "4")
     assert status == 0, err
     assert out == f"module {{\n  toy.func @main() {{\n    %0 = {printed}\n    toy.return\n  }}\n}}\n"
 
@@ -116,7 +104,7 @@ def test_chapter_4_opt_inlines_and_folds_the_peer_programs(
 def test_each_inliner_edit_is_a_step_and_every_step_prints_the_same() -> None:
     """The casts, the inlined bodies, the erased calls and the erased callee are steps of
     ``inline``; the interpreter prints the same at every step of the pipeline."""
-    _needs_peer()
+    needs_toy_peer()
     result = run_toy(str(TOY / "Ch4/codegen.toy"), "mlir", chapter=4, opt=True)
     assert result.run is not None
     trace = result.run.trace
@@ -185,9 +173,9 @@ def test_a_result_of_another_type_is_cast_back_after_the_call(tmp_path: Path) ->
 
 def test_the_trace_file_ends_at_the_printed_ir(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """``-o``: the trace of the whole ``-opt`` pipeline is written, and the command prints its end."""
-    _needs_peer()
+    needs_toy_peer()
     out_file = tmp_path / "trace.json"
-    status, out, err = _toy(
+    status, out, err = toy_cli(
         capsys, str(TOY / "Ch4/codegen.toy"), "-opt", "--chapter", "4", "-o", str(out_file)
     )
     assert status == 0, err

@@ -14,9 +14,7 @@ from passviz.toy.driver import run_toy
 from passviz.toy.interpret import ToyRunError, format_print, run_main
 from passviz.toy.mlirgen import mlirgen
 from passviz.toy.parser import parse_toy
-from tests.conftest import PEER
-
-TOY = PEER / "llvm-project/mlir/test/Examples/Toy"
+from tests.toy_support import TOY
 
 
 def _prints(source: str) -> str:

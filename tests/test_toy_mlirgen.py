@@ -17,9 +17,9 @@ from passviz.toy.driver import run_toy
 from passviz.toy.lexer import ToyError
 from passviz.toy.mlirgen import location_of, mlirgen
 from passviz.toy.parser import parse_toy
-from tests.conftest import PEER, filecheck
+from tests.conftest import filecheck
+from tests.toy_support import TOY, toy_cli
 
-TOY = PEER / "llvm-project/mlir/test/Examples/Toy"
 _RUN = re.compile(r"RUN: (not )?toyc-ch(\d) %s (-emit=\w+)( -opt)?")
 
 
@@ -51,12 +51,6 @@ EMIT_MLIR = [
 ]
 
 
-def _toy(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    status = main(["toy", *argv])
-    captured = capsys.readouterr()
-    return status, captured.out, captured.err
-
-
 def test_the_peer_files_we_check_are_there() -> None:
     if not TOY.is_dir():
         pytest.skip("the peer Toy tests (../shared/peer/llvm-project) are not here")
@@ -76,10 +70,10 @@ def test_emit_mlir_passes_the_chapter_checks(
     passes the file's CHECK lines."""
     name = f"{path.parent.name}/{path.name}"
     if name in PRE_PRIVATE:
-        status, out, _ = _toy(capsys, str(path), "-emit=mlir", "--chapter", str(chapter))
+        status, out, _ = toy_cli(capsys, str(path), "-emit=mlir", "--chapter", str(chapter))
         assert status == 0 and re.search(r"toy\.func private @\w+\(", out), out
         chapter = 3
-    status, out, err = _toy(capsys, str(path), "-emit=mlir", "--chapter", str(chapter))
+    status, out, err = toy_cli(capsys, str(path), "-emit=mlir", "--chapter", str(chapter))
     assert status == 0, err
     filecheck(out, path.read_text())
 
@@ -87,7 +81,7 @@ def test_emit_mlir_passes_the_chapter_checks(
 @pytest.mark.parametrize("path", sorted(TOY.glob("Ch*/ast.toy")) + sorted(TOY.glob("Ch*/empty.toy")), ids=str)
 def test_emit_ast_from_the_command_line(path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """``toyc-chN FILE -emit=ast 2>&1``: the AST, or for an empty file the parse error, passes the CHECK lines."""
-    status, out, err = _toy(capsys, str(path), "-emit=ast")
+    status, out, err = toy_cli(capsys, str(path), "-emit=ast")
     assert status == (1 if path.name == "empty.toy" else 0)
     filecheck(out + err, path.read_text())
     assert err.count("\n") == (1 if status else 0)  # one line, never a traceback
@@ -96,7 +90,7 @@ def test_emit_ast_from_the_command_line(path: Path, capsys: pytest.CaptureFixtur
 @pytest.mark.parametrize("path", sorted(TOY.glob("Ch*/invalid.mlir")), ids=str)
 def test_invalid_mlir_is_refused(path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """``not toyc-chN invalid.mlir -emit=mlir``: a .mlir input is read and verified, and this one fails."""
-    status, out, err = _toy(capsys, str(path), "-emit=mlir")
+    status, out, err = toy_cli(capsys, str(path), "-emit=mlir")
     assert status == 1 and out == ""
     assert err.startswith(f"passviz: error: {path}") and err.count("\n") == 1
     assert "the input does not verify:" in err and "toy.print" in err
@@ -163,7 +157,7 @@ def test_a_file_that_is_not_utf8_is_a_located_error(
 ) -> None:
     source = tmp_path / "bad.toy"
     source.write_bytes(b"def main() {\n  print(\xff);\n}\n")
-    status, _, err = _toy(capsys, str(source))
+    status, _, err = toy_cli(capsys, str(source))
     assert (status, err) == (
         1,
         f"passviz: error: {source}:2:9: invalid UTF-8: byte 0xff (invalid start byte)\n",
@@ -174,7 +168,7 @@ def test_the_command_writes_the_trace(tmp_path: Path, capsys: pytest.CaptureFixt
     source = tmp_path / "m.toy"
     source.write_text(SOURCE)
     out = tmp_path / "t.passviz.json"
-    status, text, _ = _toy(capsys, str(source), "-emit=mlir", "-o", str(out))
+    status, text, _ = toy_cli(capsys, str(source), "-emit=mlir", "-o", str(out))
     assert status == 0 and text.startswith("module {\n  toy.func private @multiply_transpose(")
     assert main(["steps", str(out)]) == 0
     assert "MLIRGen @main" in capsys.readouterr().out
