@@ -26,6 +26,8 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation
 from xdsl.traits import SymbolTable, SymbolUserOpInterface
 
+from passviz.ir.walk import walk_ops
+
 
 def _terminator(block: Block) -> Hashable:
     last = block.last_op
@@ -99,7 +101,7 @@ class IncrementalVerifier:
         verified: dict[Operation, Hashable] = {}
         places: dict[Block | None, Hashable] = {}
         try:
-            for op in self.module.walk():
+            for op in walk_ops(self.module):
                 fingerprint = _fingerprint(op, places)
                 always = self._always.get(type(op))
                 if always is None:
@@ -124,7 +126,7 @@ class IncrementalVerifier:
         self._verified = {}
         self.module.verify()
         places: dict[Block | None, Hashable] = {}
-        self._verified = {op: _fingerprint(op, places) for op in self.module.walk()}
+        self._verified = {op: _fingerprint(op, places) for op in walk_ops(self.module)}
 
 
 def _check_block(block: Block) -> None:
