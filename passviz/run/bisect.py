@@ -25,6 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+from xdsl.dialects.builtin import ModuleOp
 
 from passviz.pipelines import InputError, parse_ir
 from passviz.run.launch import Argument, launch
@@ -128,6 +129,15 @@ class StepTexts:
         self.replayer.advance_to(step)
         return self.replayer.text()
 
+    def module(self, step: int) -> ModuleOp:
+        """The IR after ``step`` parsed; ``RunError`` naming the step when it does not parse."""
+        initial = step == INITIAL
+        try:
+            return parse_ir(self.text(step), "initial IR" if initial else f"step {step}")
+        except InputError as exc:
+            what = "the initial IR" if initial else f"the IR after step {step}"
+            raise RunError(f"{what} does not parse: {exc}") from None
+
 
 def run_step(
     trace: Trace,
@@ -137,11 +147,7 @@ def run_step(
     texts: StepTexts | None = None,
 ) -> Outcome:
     """Run the IR after ``step`` (``INITIAL``: before the first step) on fresh copies of ``arguments``."""
-    text = (texts or StepTexts(trace)).text(step)
-    try:
-        module = parse_ir(text, f"step {step}")
-    except InputError as exc:
-        raise RunError(f"the IR after step {step} does not parse: {exc}") from None
+    module = (texts or StepTexts(trace)).module(step)
     fresh = [(name, value.copy() if isinstance(value, np.ndarray) else value) for name, value in arguments]
     try:
         result = launch(module, fresh, grid)

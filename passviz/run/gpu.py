@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from passviz.pipelines import InputError, parse_ir
 from passviz.run.bisect import Comparison, Outcome, StepTexts, run_step
 from passviz.run.gpu_compile import GpuError, GpuKernel, compile_ttir, triton_missing
 from passviz.run.gpu_launch import GpuRun, compare_with_cpu, probe, pycuda_missing, run_on_gpu
@@ -24,11 +23,10 @@ from passviz.trace.model import Trace
 
 def ttir_at(trace: Trace, step: int) -> str:
     """The IR after ``step`` (``INITIAL``: before the first), printed as Triton's parser reads it."""
-    text = StepTexts(trace).text(step)
     try:
-        return print_module(parse_ir(text, f"step {step}"))
-    except InputError as exc:
-        raise GpuError(f"the IR after {step_name(step)} does not parse: {exc}") from None
+        return print_module(StepTexts(trace).module(step))
+    except RunError as exc:
+        raise GpuError(str(exc)) from None
 
 
 def describe_gpu_run(gpu: GpuRun) -> str:
