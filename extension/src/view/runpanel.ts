@@ -11,7 +11,7 @@
 
 import type { RunRecord } from '../schema';
 import { el } from './dom';
-import { differenceLines, runSummary } from './runs';
+import { differenceLines, runDetails, VERDICT_MARK } from './runs';
 
 /** A request to the kernel. */
 export type PanelRequest =
@@ -181,8 +181,8 @@ export class RunPanel {
       const where = main.device ? `${step} on ${main.device}` : step;
       parts.push(
         el('div', { className: `pv-run-verdict pv-run-${main.verdict}` }, [
-          el('strong', { text: `${main.verdict === 'same' ? '✓' : main.verdict === 'differs' ? '✗' : '!'} ${main.verdict}` }),
-          el('span', { text: ` · ${where} · ${runSummary(main).split(', ').slice(1).join(', ')}` })
+          el('strong', { text: `${VERDICT_MARK[main.verdict] ?? '!'} ${main.verdict}` }),
+          el('span', { text: ` · ${where} · ${runDetails(main)}` })
         ])
       );
     }

@@ -9,7 +9,8 @@
 import type { RunRecord } from '../schema';
 import { clear, el } from './dom';
 
-const VERDICT_MARK: Record<string, string> = { same: '✓', differs: '✗', error: '!' };
+/** The mark of each verdict, on run rows, timeline rows and the run panel. */
+export const VERDICT_MARK: Record<string, string> = { same: '✓', differs: '✗', error: '!' };
 
 /** A value of a run record as text: numbers short, anything else as it is. */
 function show(value: number | string | boolean | undefined): string {
@@ -18,7 +19,12 @@ function show(value: number | string | boolean | undefined): string {
 
 /** One line about a run: verdict, back end, error, elements, time. */
 export function runSummary(run: RunRecord): string {
-  const parts: string[] = [run.verdict, run.backend];
+  return [run.verdict, runDetails(run)].join(', ');
+}
+
+/** `runSummary` without the verdict: back end, error, elements, time. */
+export function runDetails(run: RunRecord): string {
+  const parts: string[] = [run.backend];
   if (run.max_error !== undefined) {
     parts.push(`max error ${show(run.max_error)}`);
   }
