@@ -23,6 +23,9 @@ EdgeKind = Literal["abstract", "call", "child"]
 """An edge of the external node to every top-level callable, a call, or a
 callable to a callable nested in it."""
 
+KnownCall = tt.CallOp | func.CallOp | toy.GenericCallOp
+"""The calls the call graph knows."""
+
 
 @dataclass(frozen=True)
 class Edge:
@@ -67,12 +70,12 @@ class CallGraphNode:
 
 def is_call(op: Operation) -> bool:
     """Whether ``op`` is a call the call graph knows."""
-    return isinstance(op, tt.CallOp | func.CallOp | toy.GenericCallOp)
+    return isinstance(op, KnownCall)
 
 
 def call_callee(op: Operation) -> SymbolRefAttr | None:
     """The symbol a call names, or None for an op that is no call."""
-    if isinstance(op, tt.CallOp | func.CallOp | toy.GenericCallOp):
+    if isinstance(op, KnownCall):
         return op.callee
     return None
 
