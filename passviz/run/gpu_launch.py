@@ -81,16 +81,9 @@ def probe(timeout: float = 60.0) -> Device:
     """The first GPU, asked in a child process; ``GpuError`` when pycuda or a GPU is missing."""
     if (missing := pycuda_missing()) is not None:
         raise GpuError(missing)
-    try:
-        done = subprocess.run(
-            [sys.executable, str(CHILD), "probe"],
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            check=False,
-        )
-    except subprocess.TimeoutExpired:
-        raise GpuError(f"asking CUDA for the GPU took over {timeout:g} s") from None
+    done = _child(["probe"], timeout)
+    if done is None:
+        raise GpuError(f"asking CUDA for the GPU took over {timeout:g} s")
     lines = done.stdout.strip().splitlines()
     if done.returncode != 0 or not lines:
         raise GpuError(f"asking CUDA for the GPU failed: {_last_line(done.stderr, done.returncode)}")
@@ -213,15 +206,8 @@ def run_on_gpu(
         (folder / "launch.json").write_text(json.dumps(spec))
         (folder / "kernel.cubin").write_bytes(kernel.cubin)
         np.savez(folder / "inputs.npz", **arrays)  # pyright: ignore[reportArgumentType]
-        try:
-            done = subprocess.run(
-                [sys.executable, str(CHILD), "run", str(folder)],
-                capture_output=True,
-                text=True,
-                timeout=timeout,
-                check=False,
-            )
-        except subprocess.TimeoutExpired:
+        done = _child(["run", str(folder)], timeout)
+        if done is None:
             return GpuRun(
                 bytes_moved=moved, error=f"no result within {timeout:g} s (a hang?): the child was killed"
             )
@@ -262,6 +248,20 @@ def compare_with_cpu(
     names = [*cpu.outputs, *sorted(gpu.changed - set(cpu.outputs))]
     outcome = Outcome(cpu.step, {name: gpu.buffers[name] for name in names}, cpu.elements)
     return compare(cpu, outcome, limit=limit, tolerance=tolerance)
+
+
+def _child(arguments: list[str], timeout: float) -> subprocess.CompletedProcess[str] | None:
+    """Run ``gpu_child.py`` with ``arguments``; None when it ran past ``timeout`` seconds (killed)."""
+    try:
+        return subprocess.run(
+            [sys.executable, str(CHILD), *arguments],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        return None
 
 
 def _last_line(stderr: str, code: int) -> str:
