@@ -473,14 +473,17 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from passviz.run.values import RunError
 
     trace = _load(args.trace)
-    arguments, grid = _run_inputs(args, trace)
+    # The step is checked before the inputs, which may print what they derived.
     if args.step == "initial":
         step = INITIAL
     else:
         try:
             step = trace.normalize_step(int(args.step)) if trace.steps else INITIAL
-        except (ValueError, IndexError) as exc:
+        except ValueError:
+            raise CliError(f"--step {args.step}: expected a step index or 'initial'") from None
+        except IndexError as exc:
             raise CliError(f"--step {args.step}: {exc}") from None
+    arguments, grid = _run_inputs(args, trace)
     if args.gpu:
         return _run_gpu(args, trace, step, arguments, grid)
     try:

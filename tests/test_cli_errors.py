@@ -178,3 +178,19 @@ def test_a_trace_cut_inside_its_header_says_so(
         assert (
             err.splitlines()[-1] == "passviz: error: the trace holds no IR: it is truncated inside its header"
         )
+
+
+@pytest.mark.parametrize(
+    ("step", "expected"),
+    [("x", "--step x: expected a step index or 'initial'"), ("99", "--step 99: step 99 is out of range")],
+)
+def test_run_checks_its_step_before_making_inputs(
+    step: str, expected: str, module_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = _traced(module_file, tmp_path)
+    capsys.readouterr()
+    assert main(["run", str(out), "--step", step]) == 1
+    printed = capsys.readouterr()
+    assert printed.out == ""  # nothing derived from the signature printed first
+    assert printed.err.splitlines() == [printed.err.strip()]
+    assert printed.err.startswith(f"passviz: error: {expected}")
