@@ -77,6 +77,22 @@ def test_operands_that_stay_unranked_fail_the_pass() -> None:
     assert failed.flag["message"].endswith("@f: Shape inferencing failed, 2 operations couldn't be inferred")
 
 
+def test_a_failure_names_the_source_line_where_the_ir_has_one() -> None:
+    text = (
+        "toy.func private @f(%arg0: tensor<*xf64>) -> tensor<*xf64> {\n  toy.return %arg0 : tensor<*xf64>\n}\n"
+        "toy.func @main() {\n"
+        "  %0 = toy.constant dense<[1.0]> : tensor<1xf64>\n"
+        '  %1 = toy.generic_call @f(%0) : (tensor<1xf64>) -> tensor<*xf64> loc("k.toy":6:3)\n'
+        "  toy.print %1 : tensor<*xf64>\n  toy.return\n}\n"
+    )
+    (failed,) = record(text, [ToyShapeInference()]).trace.failed_steps
+    assert failed.flag is not None
+    assert failed.flag["message"] == (
+        "ShapeInferenceError: k.toy:6:3: 'toy.generic_call' op unable to infer shape of operation "
+        "without shape inference interface"
+    )
+
+
 def test_a_pipeline_may_name_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     source = tmp_path / "inlined.mlir"
     source.write_text(INLINED)

@@ -19,6 +19,7 @@ from xdsl.ir import Attribute, Operation
 from xdsl.rewriter import InsertPoint
 
 from passviz.dialects.toy import AddOp, CastOp, FuncOp, MulOp, TransposeOp
+from passviz.ir.locations import located
 from passviz.trace.recorder import StepRecorder, TracedPass
 
 
@@ -47,7 +48,7 @@ def inferred_type(op: Operation) -> Attribute:
         assert isinstance(input_type, TensorType)
         return TensorType(f64, tuple(reversed(input_type.get_shape())))
     raise ShapeInferenceError(
-        f"'{op.name}' op unable to infer shape of operation without shape inference interface"
+        located(op, f"'{op.name}' op unable to infer shape of operation without shape inference interface")
     )
 
 
@@ -75,4 +76,4 @@ def _infer_function(function: FuncOp, recorder: StepRecorder) -> None:
     if worklist:
         name, count = function.sym_name.data, len(worklist)
         message = f"Shape inferencing failed, {count} operations couldn't be inferred"
-        raise ShapeInferenceError(f"@{name}: {message}")
+        raise ShapeInferenceError(located(function, f"@{name}: {message}"))
