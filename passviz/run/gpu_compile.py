@@ -17,7 +17,7 @@ import importlib
 import os
 import tempfile
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -111,13 +111,6 @@ class GpuKernel:
             f"grid {'x'.join(map(str, grid))}, block {self.block} ({self.num_warps} warps), "
             f"{self.shared} B shared memory, {scratch} B global scratch"
         )
-
-    def to_json(self) -> dict[str, Any]:
-        """The launch parameters without the cubin (for the child process that launches it)."""
-        fields = asdict(self)
-        del fields["cubin"], fields["ptx"]
-        fields["signature"] = list(self.signature)
-        return fields
 
 
 def triton_missing() -> str | None:

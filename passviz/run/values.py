@@ -14,7 +14,6 @@ Offsets count elements of the pointee type.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -34,7 +33,7 @@ from xdsl.dialects.builtin import (
     NameLoc,
     TensorType,
 )
-from xdsl.ir import Attribute, Dialect, Operation
+from xdsl.ir import Attribute, Operation
 
 from passviz.dialects.tt import PointerType
 
@@ -113,11 +112,6 @@ def _file_line_col(loc: Attribute) -> str | None:
             return None
         case _:
             return None
-
-
-def op_classes(*dialects: Dialect) -> dict[str, type[Operation]]:
-    """The op classes of ``dialects`` by name: those a context made by passviz creates."""
-    return {op.name: op for dialect in dialects for op in dialect.operations}
 
 
 # -- types -------------------------------------------------------------------------
@@ -375,11 +369,3 @@ def make_pointer(buffer: int, offsets: Array) -> Pointer | PointerTensor:
     if offsets.ndim == 0:
         return Pointer(buffer, int(offsets))
     return PointerTensor(buffer, offsets)
-
-
-def same_buffer(values: Iterable[Any], op: Operation) -> int:
-    """The one buffer that the pointer values all point into."""
-    found = {pointer_parts(value, op)[0] for value in values}
-    if len(found) != 1:
-        raise UnsupportedOpError(op, "pointers into different buffers in one tensor")
-    return found.pop()
