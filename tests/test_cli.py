@@ -17,10 +17,13 @@ from tests.irgen import arith_module
 from tests.test_wrap_func_body import SEED_INPUT
 
 
-def _run(*args: str) -> subprocess.CompletedProcess[str]:
+def _run(
+    *args: str, cwd: Path | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """The installed ``passviz`` script (``python -m passviz.cli`` without one), output captured."""
     exe = shutil.which("passviz")
     command = [exe] if exe else [sys.executable, "-m", "passviz.cli"]
-    return subprocess.run([*command, *args], capture_output=True, text=True, timeout=120)
+    return subprocess.run([*command, *args], capture_output=True, text=True, timeout=120, cwd=cwd, env=env)
 
 
 @pytest.fixture
@@ -206,10 +209,7 @@ def test_trace_with_broken_initial_delta_gets_a_one_line_error(
 
 
 def test_trace_writes_gzip_by_default(seed_file: Path, tmp_path: Path) -> None:
-    exe = shutil.which("passviz") or "passviz"
-    done = subprocess.run(
-        [exe, "trace", str(seed_file), "-p", "canonicalize"], cwd=tmp_path, capture_output=True, text=True
-    )
+    done = _run("trace", str(seed_file), "-p", "canonicalize", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     out = tmp_path / "seed.passviz.json.gz"
     assert done.stdout.strip().endswith(str(out.name)) and out.read_bytes()[:2] == b"\x1f\x8b"
@@ -227,12 +227,11 @@ def _plain_copy(seed_file: Path, tmp_path: Path) -> Path:
 def test_traces_are_byte_identical_across_processes(tmp_path: Path) -> None:
     source = tmp_path / "in.mlir"
     source.write_text(arith_module(400, seed=7))
-    exe = shutil.which("passviz") or "passviz"
     outputs: list[bytes] = []
     for hash_seed in ("1", "2"):
         out = tmp_path / f"t{hash_seed}.passviz.json.gz"
         env = {**os.environ, "PYTHONHASHSEED": hash_seed}
-        argv = [exe, "trace", str(source), "-p", "canonicalize,cse,canonicalize,cse", "-o", str(out)]
-        assert subprocess.run(argv, env=env, capture_output=True, check=False).returncode == 0
+        done = _run("trace", str(source), "-p", "canonicalize,cse,canonicalize,cse", "-o", str(out), env=env)
+        assert done.returncode == 0, done.stderr
         outputs.append(out.read_bytes())
     assert outputs[0] == outputs[1]
