@@ -21,10 +21,10 @@ from passviz.trace.irtext import print_module
 from passviz.trace.model import Trace
 
 
-def ttir_at(trace: Trace, step: int) -> str:
+def ttir_at(trace: Trace, step: int, texts: StepTexts | None = None) -> str:
     """The IR after ``step`` (``INITIAL``: before the first), printed as Triton's parser reads it."""
     try:
-        return print_module(StepTexts(trace).module(step))
+        return print_module((texts or StepTexts(trace)).module(step))
     except RunError as exc:
         raise GpuError(str(exc)) from None
 
@@ -67,12 +67,13 @@ def run_step_on_gpu(
     for missing in (pycuda_missing(), triton_missing()):
         if missing is not None:
             raise GpuError(missing)
-    text = ttir_at(trace, step)
+    texts = StepTexts(trace)  # the CPU's run below reuses the replay to the step
+    text = ttir_at(trace, step, texts)
     device = probe(timeout)
     kernel: GpuKernel = compile_ttir(text, device.capability, num_warps=num_warps)
     lines = [f"{step_name(step)} compiled: {kernel.describe(grid)}"]
     try:
-        cpu: Outcome | None = run_step(trace, step, arguments, grid)
+        cpu: Outcome | None = run_step(trace, step, arguments, grid, texts)
     except RunError as exc:
         lines.append(f"the CPU interpreter cannot run it ({exc}): the GPU's buffers are not checked")
         cpu = None
