@@ -10,6 +10,7 @@ or ``module::function[id]`` (one parameter).
 
 from __future__ import annotations
 
+import functools
 import sys
 import types
 from collections.abc import Iterable
@@ -182,7 +183,13 @@ def _in_tests(name: str, module: types.ModuleType) -> bool:
     if "." in name and not name.startswith("tests."):
         return False
     file = getattr(module, "__file__", None)
-    return file is not None and Path(file).resolve().parent == TESTS
+    return isinstance(file, str) and _file_in_tests(file)
+
+
+@functools.cache
+def _file_in_tests(file: str) -> bool:
+    # Cached: guard_triton asks for every module before every test, and resolving is a syscall each.
+    return Path(file).resolve().parent == TESTS
 
 
 def guard_triton(item: pytest.Item, monkeypatch: pytest.MonkeyPatch) -> None:
