@@ -512,13 +512,20 @@ def _record_run(
     """``run --record``: compare the step's outcome with the initial IR's and append the run record."""
     from passviz.run.bisect import INITIAL, compare, run_step
     from passviz.run.record import inputs_digest, run_record
-    from passviz.trace.store import append_runs
 
     comparison = None
     if outcome.step != INITIAL:
         comparison = compare(run_step(trace, INITIAL, arguments, grid), outcome)
-    record = run_record(outcome, comparison, inputs_digest(arguments, grid), spec=args.spec_text)
-    append_runs(args.trace, [record])
+    _append_run(
+        args.trace, run_record(outcome, comparison, inputs_digest(arguments, grid), spec=args.spec_text)
+    )
+
+
+def _append_run(path: str, record: RunRecord) -> None:
+    """``--record``: append one run record to the trace at ``path`` and say so."""
+    from passviz.trace.store import append_runs
+
+    append_runs(path, [record])
     print(f"recorded: {_run_line(record)}")
 
 
@@ -569,12 +576,11 @@ def _run_gpu(
         print(f"saved the buffers the GPU wrote to {args.save}")
     if args.record:
         from passviz.run.record import gpu_run_record, inputs_digest
-        from passviz.trace.store import append_runs
 
         digest = inputs_digest(arguments, grid)
-        record = gpu_run_record(step, found.gpu, found.comparison, digest, spec=args.spec_text)
-        append_runs(args.trace, [record])
-        print(f"recorded: {_run_line(record)}")
+        _append_run(
+            args.trace, gpu_run_record(step, found.gpu, found.comparison, digest, spec=args.spec_text)
+        )
     return 0 if found.same else 1
 
 
