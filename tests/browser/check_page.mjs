@@ -2,23 +2,12 @@
 // blocked, and reports what the graph frame drew, as JSON on stdout.
 //
 //   node check_page.mjs PAGE.html SCREENSHOT.png [HOVER_NODE_ID]
-import { chromium } from "playwright-core";
+import { launch } from "./chromium.mjs";
 import { pathToFileURL } from "node:url";
 
 const [page_path, screenshot_path, hover_node] = process.argv.slice(2);
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-  args: [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-  ],
-});
+const browser = await launch();
 const result = { blocked: [], errors: [], dialogs: [] };
 try {
   const context = await browser.newContext({ viewport: { width: 1400, height: 1100 } });

@@ -3,14 +3,11 @@
 // and reports the step before and after as JSON.
 //
 //   node frame_step.mjs PAGE.html SCREENSHOT.png
-import { chromium } from "playwright-core";
+import { launch } from "./chromium.mjs";
 
 const [page_path, shot] = process.argv.slice(2);
 const report = { errors: [], blocked: [], template: [], frames: 0 };
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-  args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
-});
+const browser = await launch();
 try {
   const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
   await context.route("**/*", (route) => {

@@ -15,7 +15,7 @@
 //                                the ids Cytoscape draws and whether the sketch stands in)
 //   {shot: "name"}               save a screenshot to ARTIFACTS/name.png
 //   {text: "selector", as: "name"}  record the text of the first element matching (null if none)
-import { chromium } from "playwright-core";
+import { launch } from "./chromium.mjs";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 
@@ -23,11 +23,7 @@ const plan = JSON.parse(readFileSync(process.argv[2], "utf8"));
 const report = { errors: [], blocked: [], results: {} };
 const TIMEOUT = 60000;
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-  args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-});
+const browser = await launch();
 try {
   const context = await browser.newContext({ viewport: { width: plan.width ?? 1400, height: plan.height ?? 900 } });
   await context.route("**/*", (route) => {

@@ -3,15 +3,12 @@
 // how much text the IR and details panes hold before and after "show all".
 //
 //   node long_text.mjs PAGE.html OP_ID SCREENSHOT.png
-import { chromium } from "playwright-core";
+import { launch } from "./chromium.mjs";
 import { pathToFileURL } from "node:url";
 
 const [page_path, op_id, screenshot_path] = process.argv.slice(2);
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-  args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
-});
+const browser = await launch();
 const result = { errors: [] };
 try {
   const page = await (await browser.newContext({ viewport: { width: 1400, height: 900 } })).newPage();

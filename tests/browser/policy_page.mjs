@@ -4,15 +4,12 @@
 // ran (READY, a selector), which requests left the page, and what the policy refused.
 //
 //   node policy_page.mjs PAGE.html READY_SELECTOR SCREENSHOT.png
-import { chromium } from "playwright-core";
+import { launch } from "./chromium.mjs";
 import { pathToFileURL } from "node:url";
 
 const [page_path, ready, screenshot_path] = process.argv.slice(2);
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-  args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
-});
+const browser = await launch();
 const result = { blocked: [], errors: [], dialogs: [], refused: [] };
 try {
   const context = await browser.newContext({ viewport: { width: 1200, height: 800 } });

@@ -7,7 +7,7 @@
 // PLAN: {url, artifacts, inputs}: `url` opens a notebook whose cells show a
 // TraceWidget `w`; the panel's inputs are replaced by `inputs`, Bisect runs,
 // the link goes to the step found, and Run on CPU runs that step; the GPU button's state is read.
-import { chromium } from "playwright-core";
+import { launch } from "./chromium.mjs";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { KERNEL_TIMEOUT, allRun, idle } from "./jupyterlab.mjs";
@@ -16,11 +16,7 @@ const plan = JSON.parse(readFileSync(process.argv[2], "utf8"));
 const report = { errors: [] };
 const TIMEOUT = 60000;
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-  args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-});
+const browser = await launch();
 
 async function shot(page, name) {
   await page.screenshot({ path: join(plan.artifacts, `${name}.png`) });

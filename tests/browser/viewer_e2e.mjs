@@ -8,7 +8,7 @@
 //   lab: `url` is JupyterLab's notebook URL with its token; runs the notebook,
 //        checks the MIME viewer and the TraceWidget (Python drives `w.step`),
 //        then opens `trace_file` from the file browser.
-import { chromium } from "playwright-core";
+import { launch } from "./chromium.mjs";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { KERNEL_TIMEOUT, allRun, idle } from "./jupyterlab.mjs";
@@ -17,11 +17,7 @@ const plan = JSON.parse(readFileSync(process.argv[2], "utf8"));
 const report = { errors: [], dialogs: [], blocked: [] };
 const TIMEOUT = 60000;
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-  args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-});
+const browser = await launch();
 
 async function shot(page, name) {
   await page.screenshot({ path: join(plan.artifacts, `${name}.png`) });
