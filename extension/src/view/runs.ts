@@ -45,9 +45,43 @@ export function differenceLines(run: RunRecord): string[] {
   return (run.differences ?? []).map(d => `${d.buffer}[${d.index}]: expected ${show(d.expected)}, got ${show(d.got)}`);
 }
 
+/**
+ * The step the latest bisect of `runs` found as the first that differs, if
+ * any.  A bisect's records start with the initial IR's run: reaching it
+ * without a `first` means that bisect found none (an older bisect's find is stale).
+ */
+function bisectFound(runs: RunRecord[]): number | null {
+  for (let i = runs.length - 1; i >= 0; i -= 1) {
+    const run = runs[i];
+    if (run.origin !== 'bisect') {
+      continue;
+    }
+    if (run.first) {
+      return run.step;
+    }
+    if (run.step === -1) {
+      return null;
+    }
+  }
+  return null;
+}
+
+/** Each step's latest run in `runs`, by step (-1: the initial IR). */
+function latestByStep(runs: RunRecord[]): Map<number, RunRecord> {
+  const byStep = new Map<number, RunRecord>();
+  for (const run of runs) {
+    byStep.set(run.step, run);
+  }
+  return byStep;
+}
+
 export class RunsPane {
   readonly node: HTMLElement;
   private runs: RunRecord[] = [];
+  /** Each step's latest run: read again each time the timeline redraws its rows. */
+  private latest = new Map<number, RunRecord>();
+  /** The step the latest bisect found as the first that differs, if any. */
+  private foundStep: number | null = null;
   private list: HTMLElement | null = null;
   private observer: MutationObserver | null = null;
 
@@ -57,39 +91,16 @@ export class RunsPane {
     this.node.addEventListener('click', this.onClick);
   }
 
-  /**
-   * The step the latest bisect found as the first that differs, if any.  A
-   * bisect's records start with the initial IR's run: reaching it without a
-   * `first` means that bisect found none (an older bisect's find is stale).
-   */
+  /** The step the latest bisect found as the first that differs, if any. */
   get found(): number | null {
-    for (let i = this.runs.length - 1; i >= 0; i -= 1) {
-      const run = this.runs[i];
-      if (run.origin !== 'bisect') {
-        continue;
-      }
-      if (run.first) {
-        return run.step;
-      }
-      if (run.step === -1) {
-        return null;
-      }
-    }
-    return null;
-  }
-
-  /** Each step's latest run, by step (-1: the initial IR). */
-  latest(): Map<number, RunRecord> {
-    const byStep = new Map<number, RunRecord>();
-    for (const run of this.runs) {
-      byStep.set(run.step, run);
-    }
-    return byStep;
+    return this.foundStep;
   }
 
   /** Show `runs`, and mark the rows of `list` (the timeline's) that ran, now and as it redraws. */
   show(runs: RunRecord[], list: HTMLElement | null = this.list): void {
     this.runs = runs;
+    this.latest = latestByStep(runs);
+    this.foundStep = bisectFound(runs);
     if (list !== this.list) {
       this.observer?.disconnect();
       this.list = list;
@@ -120,7 +131,7 @@ export class RunsPane {
             attrs: { 'data-step': String(found) }
           })
     ]);
-    const items = [...this.latest().values()].sort((a, b) => a.step - b.step);
+    const items = [...this.latest.values()].sort((a, b) => a.step - b.step);
     const rows = items.map(run => {
       const where = run.step < 0 ? 'initial IR' : `step ${run.step}`;
       const tip = [runSummary(run), `inputs ${run.inputs}`, run.spec ?? '', run.message ?? '', ...differenceLines(run)]
@@ -151,7 +162,7 @@ export class RunsPane {
     if (!list) {
       return;
     }
-    const latest = this.latest();
+    const latest = this.latest;
     const found = this.found;
     for (const row of Array.from(list.querySelectorAll<HTMLElement>('.pv-step'))) {
       const step = Number(row.dataset.step);
