@@ -37,6 +37,7 @@ from xdsl.ir import Operation
 
 from passviz.dialects import gpu, llvm, tt, ttg
 from passviz.run.values import (
+    FUNCTION_OPS,
     DeclarationCallError,
     KernelAssertionError,
     RunError,
@@ -47,9 +48,6 @@ from passviz.run.values import (
 
 Implementation = Callable[[InterpreterFunctions, Interpreter, Operation, PythonValues], OpImplResult]
 """What ``@impl`` and ``@impl_terminator`` make of an implementation method."""
-
-FUNCTION_OPS = ("tt.func", "func.func")
-"""The ops that define functions."""
 
 
 @dataclass

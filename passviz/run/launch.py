@@ -17,8 +17,9 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 
 from passviz.dialects.tt import PointerType
-from passviz.run.core import FUNCTION_OPS, new_interpreter
+from passviz.run.core import new_interpreter
 from passviz.run.values import (
+    FUNCTION_OPS,
     Array,
     Buffer,
     DeclarationCallError,

@@ -70,13 +70,17 @@ class KernelAssertionError(RunError):
     """A ``tt.assert`` that failed in some program of the grid."""
 
 
+FUNCTION_OPS = ("tt.func", "func.func")
+"""The ops that define functions."""
+
+
 def describe_location(op: Operation) -> str:
     """Where ``op`` is: the source line its location names, else its place in its function."""
     found = _file_line_col(op.location)
     if found is not None:
         return found
     func: Operation | None = op
-    while func is not None and not _is_function(func):
+    while func is not None and func.name not in FUNCTION_OPS:
         func = func.parent_op()
     if func is None:
         return "(no location)"
@@ -90,10 +94,6 @@ def describe_location(op: Operation) -> str:
 def describe_op(op: Operation) -> str:
     """``op``'s name and location, as errors print them."""
     return f"{describe_location(op)}: {op.name}"
-
-
-def _is_function(op: Operation) -> bool:
-    return op.name in ("tt.func", "func.func")
 
 
 def _file_line_col(loc: Attribute) -> str | None:
