@@ -220,8 +220,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.close()
         return 0
     except (CliError, InputError, PipelineError, TraceFormatError, ReplayError, OSError) as exc:
-        print(f"passviz: error: {error_line(str(exc))}", file=sys.stderr)
+        print(f"passviz: error: {error_line(_message(exc))}", file=sys.stderr)
         return 1
+
+
+def _message(exc: Exception) -> str:
+    """``exc`` as the error line says it: a file's error as ``path: what went wrong``, like the others."""
+    if isinstance(exc, OSError) and exc.filename is not None and exc.strerror:
+        return f"{exc.filename}: {exc.strerror}"
+    return str(exc)
 
 
 def _triton_version(text: str) -> TritonVersion:

@@ -194,3 +194,13 @@ def test_run_checks_its_step_before_making_inputs(
     assert printed.out == ""  # nothing derived from the signature printed first
     assert printed.err.splitlines() == [printed.err.strip()]
     assert printed.err.startswith(f"passviz: error: {expected}")
+
+
+def test_a_missing_file_is_named_first(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    missing = tmp_path / "nope.mlir"
+    error = _error(capsys, ["trace", str(missing), "-p", "cse", "-o", str(tmp_path / "t.json")])
+    assert error == f"{missing}: No such file or directory"
+    assert (
+        _error(capsys, ["steps", str(tmp_path / "nope.json")])
+        == f"{tmp_path / 'nope.json'}: No such file or directory"
+    )
