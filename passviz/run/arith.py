@@ -79,21 +79,20 @@ def _elementwise(function: Callable[..., Any], view: str = "value") -> Method:
     return run
 
 
+def _safe(b: Array) -> Array:
+    """The divisor with zeros replaced by ones: division by zero is undefined, not a crash."""
+    return np.where(b == 0, 1, b)
+
+
 def _trunc_div(a: Array, b: Array) -> Array:
     """Integer division rounding toward zero (C's, LLVM's ``sdiv``)."""
-    safe = np.where(b == 0, 1, b)
+    safe = _safe(b)
     quotient = np.abs(a) // np.abs(safe)
     return np.where((a < 0) != (safe < 0), -quotient, quotient)
 
 
 def _ceil_div(a: Array, b: Array) -> Array:
-    safe = np.where(b == 0, 1, b)
-    return -(-a // safe)
-
-
-def _safe(b: Array) -> Array:
-    """The divisor with zeros replaced by ones: division by zero is undefined, not a crash."""
-    return np.where(b == 0, 1, b)
+    return -(-a // _safe(b))
 
 
 def _floor_div(a: Array, b: Array) -> Array:
