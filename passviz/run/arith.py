@@ -148,16 +148,19 @@ _CMPI: dict[int, tuple[str, Callable[[Array, Array], Array]]] = {
 """``arith.cmpi``'s predicates: how to read the operands and the comparison."""
 
 
+_CMPF: dict[int, Callable[[Array, Array], Array]] = {
+    1: np.equal,
+    2: np.greater,
+    3: np.greater_equal,
+    4: np.less,
+    5: np.less_equal,
+    6: np.not_equal,
+}
+"""``arith.cmpf``'s ordered predicates (oeq .. one); 8..13 are their unordered forms."""
+
+
 def _cmpf(predicate: int, a: Array, b: Array) -> Array:
     unordered = np.isnan(a) | np.isnan(b)
-    compare: dict[int, Callable[[Array, Array], Array]] = {
-        1: np.equal,
-        2: np.greater,
-        3: np.greater_equal,
-        4: np.less,
-        5: np.less_equal,
-        6: np.not_equal,
-    }
     if predicate == 0:
         return np.zeros(np.broadcast(a, b).shape, dtype=bool)
     if predicate == 15:
@@ -167,9 +170,9 @@ def _cmpf(predicate: int, a: Array, b: Array) -> Array:
     if predicate == 14:
         return unordered
     if 1 <= predicate <= 6:
-        return compare[predicate](a, b) & ~unordered
+        return _CMPF[predicate](a, b) & ~unordered
     # 8..13: ueq, ugt, uge, ult, ule, une: the ordered comparison, or unordered.
-    return compare[predicate - 7](a, b) | unordered
+    return _CMPF[predicate - 7](a, b) | unordered
 
 
 def constant_value(op: Operation, value: Attribute, type_: Attribute) -> Any:
@@ -198,10 +201,12 @@ def _cast(function: Callable[[Operation, Array], Array]) -> Method:
 
 
 def _extsi(op: Operation, x: Array) -> Array:
+    """The operand read as signed, in the result's type (``extsi``, ``index_cast``)."""
     return signed(x, op.operands[0].type).astype(storage_dtype(op.results[0].type))
 
 
 def _extui(op: Operation, x: Array) -> Array:
+    """The operand read as unsigned, in the result's type (``extui``, ``index_castui``)."""
     return unsigned(x, op.operands[0].type).astype(storage_dtype(op.results[0].type))
 
 
@@ -236,14 +241,6 @@ def bitcast(op: Operation, x: Array) -> Array:
     if np.asarray(x).dtype.itemsize != dtype.itemsize:
         raise RunError(f"cannot bitcast {source} to {target}", op)
     return np.array(x, order="C").view(dtype)
-
-
-def _index_cast(op: Operation, x: Array) -> Array:
-    return signed(x, op.operands[0].type).astype(storage_dtype(op.results[0].type))
-
-
-def _index_castui(op: Operation, x: Array) -> Array:
-    return unsigned(x, op.operands[0].type).astype(storage_dtype(op.results[0].type))
 
 
 @register_impls
@@ -321,8 +318,8 @@ class ArithFunctions(InterpreterFunctions):
     run_extf = impl(arith.ExtFOp)(_cast(_float_cast))
     run_truncf = impl(arith.TruncFOp)(_cast(_float_cast))
     run_bitcast = impl(arith.BitcastOp)(_cast(bitcast))
-    run_index_cast = impl(arith.IndexCastOp)(_cast(_index_cast))
-    run_index_castui = impl(pv_arith.IndexCastUIOp)(_cast(_index_castui))
+    run_index_cast = impl(arith.IndexCastOp)(_cast(_extsi))
+    run_index_castui = impl(pv_arith.IndexCastUIOp)(_cast(_extui))
 
     @impl(arith.AddUIExtendedOp)
     def run_addui_extended(
