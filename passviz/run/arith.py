@@ -28,6 +28,8 @@ from passviz.run.values import (
     RunError,
     UnsupportedOpError,
     as_type,
+    bf16_bits,
+    bf16_from_bits,
     int_width,
     is_bf16,
     make_pointer,
@@ -233,10 +235,9 @@ def bitcast(op: Operation, x: Array) -> Array:
     """The bits of ``x`` (of the operand's type) read as the result's type, bf16 included."""
     source, target = op.operands[0].type, op.results[0].type
     if is_bf16(source):
-        x = (x.astype(np.float32).view(np.uint32) >> np.uint32(16)).astype(np.uint16)
+        x = bf16_bits(x)
     if is_bf16(target):
-        bits = np.asarray(x).view(np.uint16).astype(np.uint32) << np.uint32(16)
-        return bits.view(np.float32)
+        return bf16_from_bits(np.asarray(x).view(np.uint16))
     dtype = storage_dtype(target)
     if np.asarray(x).dtype.itemsize != dtype.itemsize:
         raise RunError(f"cannot bitcast {source} to {target}", op)

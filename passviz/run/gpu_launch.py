@@ -27,7 +27,7 @@ import numpy as np
 from passviz.run.bisect import Comparison, Outcome, compare
 from passviz.run.gpu_compile import GpuError, GpuKernel
 from passviz.run.launch import Argument, normalize_grid
-from passviz.run.values import Array, round_bf16
+from passviz.run.values import Array, bf16_bits, bf16_from_bits, round_bf16
 
 CHILD = Path(__file__).with_name("gpu_child.py")
 """The script the child process runs."""
@@ -138,8 +138,7 @@ def to_device(value: Array | int | float, kind: str, name: str) -> Array:
         raise GpuError(f"argument {name!r} is {kind}; give it {'an array' if pointer else 'a number'}")
     data = np.asarray(value).reshape(-1) if pointer else np.asarray(value)
     if element == "bf16":
-        upper = round_bf16(data).view(np.uint32) >> np.uint32(16)
-        return np.where(np.isnan(data), np.uint32(0x7FC0), upper).astype(np.uint16)
+        return np.where(np.isnan(data), np.uint16(0x7FC0), bf16_bits(round_bf16(data)))
     if element in ("f16", "fp16"):
         return data.astype(np.float16).view(np.uint16)
     return data.astype(dtype)
@@ -149,7 +148,7 @@ def from_device(data: Array, kind: str, like: Array) -> Array:
     """A buffer back from the GPU in the type the CPU interpreter holds ``like`` in."""
     element = element_of(kind)
     if element == "bf16":
-        return (data.astype(np.uint32) << np.uint32(16)).view(np.float32).astype(like.dtype)
+        return bf16_from_bits(data).astype(like.dtype)
     if element in ("f16", "fp16"):
         return data.view(np.float16).astype(like.dtype)
     return data.astype(like.dtype)

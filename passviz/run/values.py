@@ -192,6 +192,16 @@ def round_bf16(values: Any) -> Array:
     return np.where(np.isnan(x), x, out)
 
 
+def bf16_bits(values: Any) -> Array:
+    """The upper 16 bits of float32 values as ``uint16``: bf16's bits, for values rounded to bf16."""
+    return (np.asarray(values, dtype=np.float32).view(np.uint32) >> np.uint32(16)).astype(np.uint16)
+
+
+def bf16_from_bits(bits: Any) -> Array:
+    """bf16 bits (``uint16``) as the float32 values they stand for."""
+    return (np.asarray(bits, dtype=np.uint16).astype(np.uint32) << np.uint32(16)).view(np.float32)
+
+
 def round_tf32(values: Any) -> Array:
     """float32 values rounded to tf32 (10 mantissa bits, ties to even), kept as float32."""
     x = np.asarray(values, dtype=np.float32)
