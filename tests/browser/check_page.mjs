@@ -2,7 +2,7 @@
 // blocked, and reports what the graph frame drew, as JSON on stdout.
 //
 //   node check_page.mjs PAGE.html SCREENSHOT.png [HOVER_NODE_ID]
-import { launch } from "./chromium.mjs";
+import { launch, offline } from "./chromium.mjs";
 import { pathToFileURL } from "node:url";
 
 const [page_path, screenshot_path, hover_node] = process.argv.slice(2);
@@ -11,14 +11,7 @@ const browser = await launch();
 const result = { blocked: [], errors: [], dialogs: [] };
 try {
   const context = await browser.newContext({ viewport: { width: 1400, height: 1100 } });
-  await context.route("**/*", (route) => {
-    const url = route.request().url();
-    if (url.startsWith("file:") || url.startsWith("data:") || url.startsWith("about:")) {
-      return route.continue();
-    }
-    result.blocked.push(url);
-    return route.abort();
-  });
+  await offline(context, result.blocked);
   const page = await context.newPage();
   page.on("pageerror", (error) => result.errors.push(String(error)));
   page.on("dialog", (dialog) => {

@@ -17,3 +17,15 @@ export function launch() {
     ],
   });
 }
+
+// Block every request of `context` but the page's own files (file:, data:,
+// about:), and list each blocked address in `blocked`: the pages must work
+// offline and ask nothing of the network.
+export async function offline(context, blocked) {
+  await context.route("**/*", (route) => {
+    const url = route.request().url();
+    if (url.startsWith("file:") || url.startsWith("data:") || url.startsWith("about:")) return route.continue();
+    blocked.push(url);
+    return route.abort();
+  });
+}

@@ -15,7 +15,7 @@
 //                                the ids Cytoscape draws and whether the sketch stands in)
 //   {shot: "name"}               save a screenshot to ARTIFACTS/name.png
 //   {text: "selector", as: "name"}  record the text of the first element matching (null if none)
-import { launch } from "./chromium.mjs";
+import { launch, offline } from "./chromium.mjs";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 
@@ -26,12 +26,7 @@ const TIMEOUT = 60000;
 const browser = await launch();
 try {
   const context = await browser.newContext({ viewport: { width: plan.width ?? 1400, height: plan.height ?? 900 } });
-  await context.route("**/*", (route) => {
-    const url = route.request().url();
-    if (url.startsWith("file:") || url.startsWith("data:") || url.startsWith("about:")) return route.continue();
-    report.blocked.push(url);
-    return route.abort();
-  });
+  await offline(context, report.blocked);
   const page = await context.newPage();
   page.on("pageerror", (error) => report.errors.push(String(error)));
   page.on("console", (message) => {

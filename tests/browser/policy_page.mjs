@@ -4,7 +4,7 @@
 // ran (READY, a selector), which requests left the page, and what the policy refused.
 //
 //   node policy_page.mjs PAGE.html READY_SELECTOR SCREENSHOT.png
-import { launch } from "./chromium.mjs";
+import { launch, offline } from "./chromium.mjs";
 import { pathToFileURL } from "node:url";
 
 const [page_path, ready, screenshot_path] = process.argv.slice(2);
@@ -13,14 +13,7 @@ const browser = await launch();
 const result = { blocked: [], errors: [], dialogs: [], refused: [] };
 try {
   const context = await browser.newContext({ viewport: { width: 1200, height: 800 } });
-  await context.route("**/*", (route) => {
-    const url = route.request().url();
-    if (url.startsWith("file:") || url.startsWith("data:") || url.startsWith("about:")) {
-      return route.continue();
-    }
-    result.blocked.push(url);
-    return route.abort();
-  });
+  await offline(context, result.blocked);
   const page = await context.newPage();
   page.on("pageerror", (error) => result.errors.push(String(error)));
   page.on("console", (message) => {

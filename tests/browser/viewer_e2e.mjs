@@ -8,7 +8,7 @@
 //   lab: `url` is JupyterLab's notebook URL with its token; runs the notebook,
 //        checks the MIME viewer and the TraceWidget (Python drives `w.step`),
 //        then opens `trace_file` from the file browser.
-import { launch } from "./chromium.mjs";
+import { launch, offline } from "./chromium.mjs";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { KERNEL_TIMEOUT, allRun, idle } from "./jupyterlab.mjs";
@@ -62,12 +62,7 @@ async function stepThrough(page, scope, name) {
 }
 
 async function standalone(context, page) {
-  await context.route("**/*", (route) => {
-    const url = route.request().url();
-    if (url.startsWith("file:") || url.startsWith("data:") || url.startsWith("about:")) return route.continue();
-    report.blocked.push(url);
-    return route.abort();
-  });
+  await offline(context, report.blocked);
   await page.goto(plan.url);
   await rendered(page, "body", -1);
   await shot(page, "standalone-initial");
