@@ -10,7 +10,7 @@ import tempfile
 import webbrowser
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, NoReturn, cast
 
 from xdsl.ir import Block
 from xdsl.passes import ModulePass
@@ -52,8 +52,15 @@ class CliError(Exception):
     """An error reported as one line, without a traceback."""
 
 
+class _OneLineParser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line (with where to find the usage), like every other error."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {one_line(message)} (see {self.prog} -h)\n")
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _OneLineParser(
         prog="passviz", description="Record and step through every IR mutation of a pass pipeline."
     )
     sub = parser.add_subparsers(dest="command", required=True)
@@ -146,7 +153,7 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _add_run_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:  # pyright: ignore[reportPrivateUsage]
+def _add_run_parsers(sub: argparse._SubParsersAction[_OneLineParser]) -> None:  # pyright: ignore[reportPrivateUsage]
     """``run`` and ``bisect``: the IR at a step, run on the CPU."""
     run = sub.add_parser(
         "run", help="run the kernel at a step on the CPU and summarize the buffers it writes"
@@ -617,7 +624,7 @@ def _cmd_bisect(args: argparse.Namespace) -> int:
     return 0
 
 
-def _add_toy_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:  # pyright: ignore[reportPrivateUsage]
+def _add_toy_parser(sub: argparse._SubParsersAction[_OneLineParser]) -> None:  # pyright: ignore[reportPrivateUsage]
     """``toy``: the MLIR Toy tutorial's ``toyc``, recording MLIRGen as a trace."""
     toy = sub.add_parser("toy", help="compile a Toy file as the MLIR tutorial's toyc does")
     toy.add_argument("input", help="a .toy file (or a .mlir file of toy IR)")

@@ -204,3 +204,22 @@ def test_a_missing_file_is_named_first(tmp_path: Path, capsys: pytest.CaptureFix
         _error(capsys, ["steps", str(tmp_path / "nope.json")])
         == f"{tmp_path / 'nope.json'}: No such file or directory"
     )
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["show", "t.json", "--step", "x"], "passviz show: error: argument --step: invalid int value: 'x'"),
+        (["trace"], "passviz trace: error: the following arguments are required: input, -p/--pipeline"),
+        (["bogus"], "passviz: error: argument command: invalid choice: 'bogus'"),
+    ],
+)
+def test_a_usage_error_is_one_line(
+    argv: list[str], expected: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    assert exited.value.code == 2
+    error = capsys.readouterr().err
+    assert error.startswith(expected) and error.count("\n") == 1, error
+    assert error.rstrip().endswith("-h)")
