@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from pathlib import Path
 
@@ -12,17 +11,14 @@ import pytest
 from passviz.pipelines import record
 from passviz.trace.initial import ensure_initial
 from passviz.widget.standalone import standalone_html
-from tests.conftest import BROWSER, browser_missing, need
+from tests.conftest import BROWSER
+from tests.test_viewer_browser import artifacts  # noqa: F401 - fixture
 
-HERE = Path(__file__).resolve().parent
 LENGTH = 400_000
 
 
 @pytest.mark.browser
-def test_long_string_is_clipped_with_the_rest_on_demand() -> None:
-    need(browser_missing())
-    artifacts = Path(os.environ.get("PASSVIZ_ARTIFACTS", HERE / "artifacts"))
-    artifacts.mkdir(parents=True, exist_ok=True)
+def test_long_string_is_clipped_with_the_rest_on_demand(artifacts: Path) -> None:  # noqa: F811
     note = "ab" * (LENGTH // 2)
     ir = f"""func.func @f(%x: i32) -> i32 {{
   %0 = arith.constant {{note = "{note}"}} 1 : i32
