@@ -338,23 +338,34 @@ class ArithFunctions(InterpreterFunctions):
     def run_mului_extended(
         self, interpreter: Interpreter, op: arith.MulUIExtendedOp, args: PythonValues
     ) -> PythonValues:
-        return _wide_product(op, [unsigned(a, op.operands[0].type) for a in args])
+        return wide_product(op, [unsigned(a, op.operands[0].type) for a in args])
 
     @impl(arith.MulSIExtendedOp)
     def run_mulsi_extended(
         self, interpreter: Interpreter, op: arith.MulSIExtendedOp, args: PythonValues
     ) -> PythonValues:
-        return _wide_product(op, [signed(a, op.operands[0].type) for a in args])
+        return wide_product(op, [signed(a, op.operands[0].type) for a in args])
 
 
-def _wide_product(op: Operation, operands: list[Array]) -> PythonValues:
-    """The low and high halves of the double-width product of two integer arrays (Python ints)."""
+def wide_product(op: Operation, operands: list[Array]) -> PythonValues:
+    """The low and high halves of the double-width product of two integer arrays (read signed or
+    unsigned), in the type of ``op``'s first result: numpy's 64-bit product when it is exact (up to
+    32 bits), else Python ints."""
     width = int_width(op.operands[0].type)
     lhs, rhs = operands
-    products = [int(a) * int(b) for a, b in zip(lhs.ravel().tolist(), rhs.ravel().tolist(), strict=True)]
     mask = (1 << width) - 1
-    low = np.array([p & mask for p in products], dtype=unsigned_dtype(width)).reshape(lhs.shape)
-    high = np.array([(p >> width) & mask for p in products], dtype=unsigned_dtype(width)).reshape(lhs.shape)
+    if width <= 32:
+        wide = np.int64 if lhs.dtype.kind == "i" else np.uint64
+        products = lhs.astype(wide) * rhs.astype(wide)
+        low = (products & mask).astype(unsigned_dtype(width))
+        high = ((products >> width) & mask).astype(unsigned_dtype(width))
+    else:
+        pairs = zip(lhs.ravel().tolist(), rhs.ravel().tolist(), strict=True)
+        products = [int(a) * int(b) for a, b in pairs]
+        low = np.array([p & mask for p in products], dtype=unsigned_dtype(width)).reshape(lhs.shape)
+        high = np.array([(p >> width) & mask for p in products], dtype=unsigned_dtype(width)).reshape(
+            lhs.shape
+        )
     type_ = op.results[0].type
     dtype = storage_dtype(type_)
     return (as_type(low.view(dtype), type_, op), as_type(high.view(dtype), type_, op))

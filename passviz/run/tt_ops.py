@@ -29,7 +29,7 @@ from xdsl.interpreter import (
 from xdsl.ir import Attribute, Operation, Region
 
 from passviz.dialects import tt
-from passviz.run.arith import BINARY, UNARY, bitcast, fma, reciprocal
+from passviz.run.arith import BINARY, UNARY, bitcast, fma, reciprocal, unsigned, wide_product
 from passviz.run.core import kernel_state
 from passviz.run.values import (
     Array,
@@ -526,16 +526,7 @@ class TritonFunctions(InterpreterFunctions):
 
     @impl(tt.MulhiUIOp)
     def run_mulhiui(self, interpreter: Interpreter, op: Operation, args: PythonValues) -> PythonValues:
-        a, b = (np.asarray(x) for x in args)
-        width = a.dtype.itemsize * 8
-        if width == 32:
-            product = a.view(np.uint32).astype(np.uint64) * b.view(np.uint32).astype(np.uint64)
-            return (
-                as_type((product >> np.uint64(32)).astype(np.uint32).view(np.int32), op.results[0].type, op),
-            )
-        high = [(int(x) % 2**64) * (int(y) % 2**64) >> 64 for x, y in zip(a.ravel(), b.ravel(), strict=True)]
-        bits = np.array(high, dtype=np.uint64).reshape(a.shape).view(np.int64)
-        return (as_type(bits, op.results[0].type, op),)
+        return (wide_product(op, [unsigned(a, op.operands[0].type) for a in args])[1],)
 
     @impl(tt.ExternElementwiseOp)
     def run_extern(
