@@ -150,8 +150,7 @@ def _fake_gpu(trace: Trace, step: int, arguments: Sequence[Argument], grid: tupl
 def test_a_gpu_run_is_judged_against_the_cpu_and_recorded(
     trace: Trace, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(panel, "pycuda_missing", lambda: None)
-    monkeypatch.setattr(panel, "triton_missing", lambda: None)
+    monkeypatch.setattr(panel, "gpu_missing", lambda: None)
     monkeypatch.setattr(panel, "run_step_on_gpu", _fake_gpu)
     assert gpu_available() is None
     found = run_gpu_at(trace, 3, INPUTS)

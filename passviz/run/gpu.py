@@ -29,6 +29,11 @@ def ttir_at(trace: Trace, step: int, texts: StepTexts | None = None) -> str:
         raise GpuError(str(exc)) from None
 
 
+def gpu_missing() -> str | None:
+    """Why the GPU path cannot run here (pycuda or Triton missing), or None; it launches nothing."""
+    return pycuda_missing() or triton_missing()
+
+
 def describe_gpu_run(gpu: GpuRun) -> str:
     """One line: the kernel time and the bandwidth it gives, or why the run is flagged."""
     if gpu.error is not None:
@@ -64,9 +69,8 @@ def run_step_on_gpu(
     tolerance: tuple[float, float] | None = None,
 ) -> GpuStepRun:
     """Compile and run the step on the GPU and on the CPU, and compare."""
-    for missing in (pycuda_missing(), triton_missing()):
-        if missing is not None:
-            raise GpuError(missing)
+    if (missing := gpu_missing()) is not None:
+        raise GpuError(missing)
     texts = StepTexts(trace)  # the CPU's run below reuses the replay to the step
     text = ttir_at(trace, step, texts)
     device = probe(timeout)

@@ -15,9 +15,8 @@ from dataclasses import dataclass, field
 
 from passviz.pipelines import InputError, parse_ir
 from passviz.run.bisect import INITIAL, bisect, compare, run_step
-from passviz.run.gpu import run_step_on_gpu
-from passviz.run.gpu_compile import GpuError, triton_missing
-from passviz.run.gpu_launch import pycuda_missing
+from passviz.run.gpu import gpu_missing, run_step_on_gpu
+from passviz.run.gpu_compile import GpuError
 from passviz.run.inputs import ArgSpec, InputSpecError, derive_specs, make_arguments, parse_arg, parse_grid
 from passviz.run.launch import Argument
 from passviz.run.record import bisect_records, gpu_run_record, inputs_digest, run_record
@@ -145,7 +144,7 @@ def gpu_available() -> str | None:
 
     Cheap: it looks for the packages and launches nothing, so a machine without
     a GPU passes; its run then fails with a one-line ``PanelError``."""
-    return pycuda_missing() or triton_missing()
+    return gpu_missing()
 
 
 def run_gpu_at(trace: Trace, step: int, text: str, progress: Progress | None = None) -> PanelResult:
