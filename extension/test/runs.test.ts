@@ -59,6 +59,10 @@ describe('run records in the model', () => {
     expect(() => new Trace(withRuns([{ ...run(1, 'same'), verdict: 'maybe' } as unknown as RunRecord]))).toThrow(
       /no verdict/
     );
+    // The error names the record (the header is record 0), as a bad step record's does.
+    expect(() => new Trace(withRuns([run(0, 'same'), run(9, 'same')]))).toThrow(
+      `record ${records().length + 1}: a run record names step 9`
+    );
   });
 });
 

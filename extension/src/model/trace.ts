@@ -136,18 +136,21 @@ function isRun(record: unknown): boolean {
   return isObject(record) && record.record === 'run';
 }
 
-/** A run record checked for the fields the viewer reads; `steps` is how many steps the trace has. */
-function checkRun(record: unknown, steps: number): RunRecord {
+/**
+ * A run record checked for the fields the viewer reads; `position` is its
+ * place among the records (the header is 0), `steps` how many steps the trace has.
+ */
+function checkRun(record: unknown, position: number, steps: number): RunRecord {
   const run = record as Record<string, unknown>;
   const step = run.step;
   if (typeof step !== 'number' || !Number.isInteger(step) || step < -1 || step >= steps) {
-    throw new TraceError(`a run record names step ${String(step)}, but the trace has ${steps} steps`);
+    throw new TraceError(`record ${position}: a run record names step ${String(step)}, but the trace has ${steps} steps`);
   }
   if (typeof run.verdict !== 'string' || !VERDICTS.has(run.verdict) || typeof run.inputs !== 'string') {
-    throw new TraceError(`the run record of step ${step} has no verdict (same, differs, error) or inputs`);
+    throw new TraceError(`record ${position}: the run record of step ${step} has no verdict (same, differs, error) or inputs`);
   }
   if (run.differences !== undefined && !Array.isArray(run.differences)) {
-    throw new TraceError(`the run record of step ${step}: its differences are not a list`);
+    throw new TraceError(`record ${position}: the run record of step ${step}: its differences are not a list`);
   }
   return record as RunRecord;
 }
@@ -179,7 +182,7 @@ export class Trace {
     const end = isObject(last) && last.record === 'end' ? last : null;
     this.steps = (end ? rest.slice(0, -1) : rest).map((record, index) => checkStep(record, index));
     this.status = end ? (end.status === 'failed' ? 'failed' : 'ok') : 'incomplete';
-    this.runs = records.slice(count).map(record => checkRun(record, this.steps.length));
+    this.runs = records.slice(count).map((record, index) => checkRun(record, count + index, this.steps.length));
     this.groups = groupByPass(this.steps);
     this.opNames = opNames(this.initial.delta, this.steps);
     for (const group of this.groups) {
