@@ -87,7 +87,7 @@ export class RunPanel {
   /** Whether the GPU can run: null, or why not (shown as the GPU button's title). */
   setGpu(missing: string | null): void {
     this.gpuMissing = missing;
-    this.gpuButton.disabled = this.busy || missing !== null;
+    this.setBusy(this.busy);
     this.gpuButton.title = missing === null ? 'compile this step with Triton and run it with pycuda' : `unavailable: ${missing}`;
   }
 
@@ -130,6 +130,7 @@ export class RunPanel {
     this.result.replaceChildren();
   }
 
+  /** Enable the buttons, or not while a run is in progress (the GPU's also while it cannot run). */
   private setBusy(busy: boolean): void {
     this.busy = busy;
     this.runButton.disabled = busy;
