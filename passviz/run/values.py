@@ -20,22 +20,18 @@ from typing import Any, cast
 import numpy as np
 from xdsl.dialects.builtin import (
     AnyFloat,
-    ArrayAttr,
     BFloat16Type,
-    CallSiteLoc,
-    FileLineColLoc,
     Float16Type,
     Float32Type,
     Float64Type,
-    FusedLoc,
     IndexType,
     IntegerType,
-    NameLoc,
     TensorType,
 )
 from xdsl.ir import Attribute, Operation
 
 from passviz.dialects.tt import PointerType
+from passviz.ir.locations import source_position
 
 Array = np.ndarray[Any, Any]
 """A numpy array of any shape and dtype."""
@@ -76,7 +72,7 @@ FUNCTION_OPS = ("tt.func", "func.func")
 
 def describe_location(op: Operation) -> str:
     """Where ``op`` is: the source line its location names, else its place in its function."""
-    found = _file_line_col(op.location)
+    found = source_position(op.location)
     if found is not None:
         return found
     func: Operation | None = op
@@ -94,24 +90,6 @@ def describe_location(op: Operation) -> str:
 def describe_op(op: Operation) -> str:
     """``op``'s name and location, as errors print them."""
     return f"{describe_location(op)}: {op.name}"
-
-
-def _file_line_col(loc: Attribute) -> str | None:
-    match loc:
-        case FileLineColLoc():
-            return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
-        case NameLoc():
-            return _file_line_col(loc.location)
-        case CallSiteLoc():
-            return _file_line_col(loc.callee)
-        case FusedLoc():
-            for inner in cast(ArrayAttr[Attribute], loc.locations).data:
-                found = _file_line_col(inner)
-                if found is not None:
-                    return found
-            return None
-        case _:
-            return None
 
 
 # -- types -------------------------------------------------------------------------
