@@ -32,6 +32,7 @@ from passviz.trace.mlir_parser import MLIRParser
 from passviz.trace.model import Trace, TraceMeta
 from passviz.trace.recorder import RecordOptions, Tracer
 from passviz.trace.store import TraceWriter, read_trace
+from passviz.trace.terminal import first_line
 from passviz.trace.verify import IncrementalVerifier
 
 
@@ -77,12 +78,12 @@ def parse_located(text: str, filename: str = "<input>") -> ParsedInput:
         return ParsedInput(parser.parse_module(), parser.op_starts)
     except ParseError as exc:
         location = exc.span.get_location()
-        raise IRParseError(filename, location.line, location.col, _first_line(exc.msg)) from None
+        raise IRParseError(filename, location.line, location.col, first_line(exc.msg)) from None
     except _PARSER_FAILURES as exc:
         # What the parser's own located handling missed: say where it stopped.
         line, column = _where(parser)
         problem = "nested too deeply" if isinstance(exc, RecursionError) else f"{type(exc).__name__}: {exc}"
-        raise IRParseError(filename, line, column, _first_line(problem)) from None
+        raise IRParseError(filename, line, column, first_line(problem)) from None
 
 
 _PARSER_FAILURES = (RecursionError, VerifyException, ValueError, TypeError, AssertionError, LookupError)
@@ -125,7 +126,7 @@ def verify_input(
     try:
         (verifier or IncrementalVerifier(module)).verify()
     except VerifyException as exc:
-        message = _first_line(str(exc)) or type(exc).__name__
+        message = first_line(str(exc)) or type(exc).__name__
         culprit = _failing_op(module) if op_starts else None
         start = op_starts.get(culprit) if op_starts and culprit is not None else None
         if start is None:
@@ -147,10 +148,6 @@ def _failing_op(module: ModuleOp) -> Operation | None:
         except Exception:
             return op
     return None
-
-
-def _first_line(text: str) -> str:
-    return next((line.strip() for line in text.splitlines() if line.strip()), text.strip())
 
 
 def load_pass_module(source: str) -> dict[str, type[ModulePass]]:

@@ -54,6 +54,7 @@ from xdsl.utils.mlir_lexer import MLIRTokenKind
 from passviz.ir.aliases import AliasExpansion
 from passviz.ir.deep import MAX_NESTING
 from passviz.ir.literals import BoundedLexer, dense_size_problem
+from passviz.trace.terminal import first_line
 
 _AttributeT = TypeVar("_AttributeT", bound=Attribute)
 
@@ -137,9 +138,9 @@ class MLIRParser(Parser):
                 f"{MAX_NESTING:,} levels)"
             )
         elif isinstance(exc, VerifyException):
-            message = _first_line(str(exc)) or f"invalid {what}"
+            message = first_line(str(exc)) or f"invalid {what}"
         else:
-            message = f"invalid {what}: {type(exc).__name__}: {_first_line(str(exc))}"
+            message = f"invalid {what}: {type(exc).__name__}: {first_line(str(exc))}"
         return ParseError(Span(start, max(start, self.pos), self.lexer.input), message)
 
     def parse_optional_region(self, arguments: Iterable[Parser.Argument] | None = None) -> Region | None:
@@ -277,10 +278,6 @@ class MLIRParser(Parser):
                 return FusedLoc(resolved, location.metadata)
             case _:
                 return location
-
-
-def _first_line(text: str) -> str:
-    return next((line.strip() for line in text.splitlines() if line.strip()), "")
 
 
 def _is_location(attr: Attribute | None) -> bool:

@@ -43,6 +43,7 @@ from passviz.trace.model import Delta, Flag, Step, StepKind, Trace, TraceMeta
 from passviz.trace.shadow import PendingReplacement, ReconcileError, Removal, Shadow
 from passviz.trace.sources import read_sources
 from passviz.trace.store import TraceWriter
+from passviz.trace.terminal import first_line
 from passviz.trace.verify import IncrementalVerifier
 
 VerifyEach = Literal["off", "pass", "rewrite"]
@@ -479,7 +480,7 @@ class Tracer(StepRecorder):
         try:
             self.verifier.verify()
         except VerifyException as exc:
-            return Flag(kind="verify", message=f"verifier: {_first_line(str(exc))}", detail=str(exc))
+            return Flag(kind="verify", message=f"verifier: {first_line(str(exc))}", detail=str(exc))
         return None
 
     def _stop_on(self, step: Step) -> None:
@@ -613,7 +614,7 @@ class Tracer(StepRecorder):
         if root_id is not None and root_text is not None:
             delta.setdefault("texts", {}).setdefault(root_id, root_text)
         text = safe_str(exc)
-        message = f"{type(exc).__name__}: {_first_line(text)}" if text else type(exc).__name__
+        message = f"{type(exc).__name__}: {first_line(text)}" if text else type(exc).__name__
         if isinstance(exc, KeyboardInterrupt):
             message = "interrupted (KeyboardInterrupt)" + (f" in pattern {name}" if name else "")
         elif name:
@@ -954,11 +955,6 @@ def _count(n: int, noun: str) -> str:
 
 def _seconds(value: float | None) -> str:
     return f"{value:g} s" if value is not None else "no"
-
-
-def _first_line(text: str) -> str:
-    lines = [line for line in text.strip().splitlines() if line.strip()]
-    return lines[0].strip() if lines else text
 
 
 def _root_cause(exc: BaseException) -> BaseException:

@@ -38,6 +38,11 @@ def one_line(text: str) -> str:
 _CARET_LINE = re.compile(r"\s*\^+\s*")
 
 
+def first_line(text: str) -> str:
+    """The first line of ``text`` that is not blank, stripped ("" if there is none)."""
+    return next((line.strip() for line in text.splitlines() if line.strip()), "")
+
+
 def error_line(message: str) -> str:
     """An error message as one printable line.
 
