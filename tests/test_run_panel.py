@@ -19,7 +19,7 @@ from passviz.run.panel import (
     PanelError,
     bisect_at,
     default_inputs,
-    gpu_available,
+    gpu_missing,
     parse_inputs,
     run_at,
     run_gpu_at,
@@ -124,7 +124,7 @@ HAS_PYCUDA = importlib.util.find_spec("pycuda") is not None
 def test_without_pycuda_the_gpu_is_unavailable_and_says_why(
     trace: Trace, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    why = gpu_available()
+    why = gpu_missing()
     assert why is not None and why.startswith("running on the GPU needs pycuda: pip install 'passviz[cuda]'")
     with pytest.raises(PanelError) as caught:
         run_gpu_at(trace, 3, INPUTS)
@@ -152,7 +152,7 @@ def test_a_gpu_run_is_judged_against_the_cpu_and_recorded(
 ) -> None:
     monkeypatch.setattr(panel, "gpu_missing", lambda: None)
     monkeypatch.setattr(panel, "run_step_on_gpu", _fake_gpu)
-    assert gpu_available() is None
+    assert gpu_missing() is None
     found = run_gpu_at(trace, 3, INPUTS)
     (record,) = found.records
     assert (record["backend"], record.get("reference"), record["verdict"]) == ("gpu", "cpu", "same")

@@ -139,19 +139,11 @@ def run_at(trace: Trace, step: int, text: str, progress: Progress | None = None)
     return PanelResult([record], [one_line(line) for line in lines])
 
 
-def gpu_available() -> str | None:
-    """Why the panel cannot run on the GPU here (pycuda or Triton missing), or None.
-
-    Cheap: it looks for the packages and launches nothing, so a machine without
-    a GPU passes; its run then fails with a one-line ``PanelError``."""
-    return gpu_missing()
-
-
 def run_gpu_at(trace: Trace, step: int, text: str, progress: Progress | None = None) -> PanelResult:
     """Compile the TTIR after ``step`` (``INITIAL``: the initial IR) with Triton's back end, run it on
     the GPU and on the CPU interpreter on the same inputs, and judge the GPU against the CPU."""
     tell = progress or _quiet
-    if (missing := gpu_available()) is not None:
+    if (missing := gpu_missing()) is not None:
         raise PanelError(one_line(missing))
     inputs = _inputs(trace, text)
     arguments = inputs.arguments()

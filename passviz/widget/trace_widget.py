@@ -112,7 +112,7 @@ class TraceWidget(widgets.DOMWidget):
 
     def _serve(self, message: dict[str, Any]) -> None:
         # passviz.run loads xDSL's interpreters and numpy: only when a panel asks.
-        from passviz.run.panel import PanelError, bisect_at, default_inputs, gpu_available, run_at, run_gpu_at
+        from passviz.run.panel import PanelError, bisect_at, default_inputs, gpu_missing, run_at, run_gpu_at
 
         action = str(message.get("action"))
         send = self.send  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
@@ -122,7 +122,7 @@ class TraceWidget(widgets.DOMWidget):
 
         try:
             if action == "inputs":
-                self.gpu_missing = gpu_available()
+                self.gpu_missing = gpu_missing()
                 send({"event": "inputs", "action": action, "inputs": default_inputs(self._trace).text()})
                 return
             text = str(message.get("inputs", ""))
@@ -135,7 +135,7 @@ class TraceWidget(widgets.DOMWidget):
                 if action == "run":
                     result = run_at(self._trace, step, text, progress)
                 else:
-                    self.gpu_missing = gpu_available()
+                    self.gpu_missing = gpu_missing()
                     result = run_gpu_at(self._trace, step, text, progress)
         except PanelError as exc:
             send({"event": "error", "action": action, "message": one_line(str(exc))})
