@@ -152,7 +152,7 @@ def test_a_gpu_run_is_judged_against_the_cpu_and_recorded(
 ) -> None:
     monkeypatch.setattr(panel, "gpu_missing", lambda: None)
     monkeypatch.setattr(panel, "run_step_on_gpu", _fake_gpu)
-    assert gpu_missing() is None
+    assert panel.gpu_missing() is None
     found = run_gpu_at(trace, 3, INPUTS)
     (record,) = found.records
     assert (record["backend"], record.get("reference"), record["verdict"]) == ("gpu", "cpu", "same")
