@@ -107,8 +107,14 @@ def test_ctrl_c_reaches_the_deep_worker() -> None:
         assert main_thread is not None
         signal.pthread_kill(main_thread, signal.SIGINT)
 
-    threading.Thread(target=press_ctrl_c).start()
-    assert call_deep(work) == "interrupted"
+    # Ctrl-C as a terminal delivers it, even where this process was started with SIGINT
+    # ignored (a shell's background job): then nothing would ever stop ``work``.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        threading.Thread(target=press_ctrl_c).start()
+        assert call_deep(work) == "interrupted"
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 # -- literals -----------------------------------------------------------------------

@@ -324,8 +324,14 @@ def test_ctrl_c_leaves_a_readable_partial_trace(tmp_path: Path) -> None:
     out = tmp_path / "t.passviz.json"
     command = [sys.executable, "-m", "passviz.cli", "trace", str(source), "-p", "user-spins"]
     command += ["--passes-from", str(USER_PASSES), "-o", str(out)]
+    # The child gets SIGINT's default, as from a terminal, even where pytest runs with it ignored.
     with subprocess.Popen(
-        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     ) as run:
         deadline = time.monotonic() + 60
         while not (out.exists() and '"kind":"pass-begin"' in out.read_text()):
