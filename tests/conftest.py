@@ -162,6 +162,19 @@ def browser_missing() -> str | None:
     return None
 
 
+def iree_opt() -> str:
+    """The path of ``iree-opt`` (the ``[iree]`` extra), beside this Python first; needs ``need(iree_opt_missing())``."""
+    beside = Path(sys.executable).parent / "iree-opt"
+    return str(beside) if beside.exists() else shutil.which("iree-opt") or "iree-opt"
+
+
+def iree_opt_missing() -> str | None:
+    """What the tests that compare with ``iree-opt`` lack on this machine, or None."""
+    if (Path(sys.executable).parent / "iree-opt").exists() or shutil.which("iree-opt"):
+        return None
+    return "iree-opt is not installed (pip install -e '.[iree]')"
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark tests by what they need (``tests/markers.py``); each test skips itself where what it
     needs is missing (``need``), so a test that uses Triton only in part still runs the rest."""
