@@ -37,6 +37,7 @@ from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
 
 from passviz.dialects.triton_version import triton_version
+from passviz.passes.canonicalization.scf import trip_count_3_9
 from passviz.trace.recorder import StepRecorder, TracedPass
 
 UNROLL_FACTOR = "tt.loop_unroll_factor"
@@ -218,7 +219,8 @@ def static_trip_count(loop: scf.ForOp) -> int | None:
     width = _bitwidth(lb.type)
     step_value = _constant_int(step, width)
     if triton_version() >= (3, 9):
-        return _static_trip_count_3_9(loop, width, step_value)
+        lb_value, ub_value = _constant_int(lb, width), _constant_int(ub, width)
+        return trip_count_3_9(lb_value, ub_value, step_value, width)
     if step_value is not None:
         if step_value == 0:
             return None
@@ -235,21 +237,6 @@ def static_trip_count(loop: scf.ForOp) -> int | None:
         return 0
     quotient, remainder = diff // step_value, diff % step_value
     return (quotient + (1 if remainder else 0)) % (1 << width)
-
-
-def _static_trip_count_3_9(loop: scf.ForOp, width: int, step_value: int | None) -> int | None:
-    """``getStaticTripCount`` of Triton 3.9's LLVM: bounds that do not increase
-    mean no trip whatever the step; otherwise the count needs a positive
-    constant step, and ``ub - lb`` is read unsigned, so it cannot overflow."""
-    lb_value, ub_value = _constant_int(loop.lb, width), _constant_int(loop.ub, width)
-    if lb_value is None or ub_value is None:
-        return None
-    if ub_value <= lb_value:
-        return 0
-    if step_value is None or step_value <= 0:
-        return None
-    diff = (ub_value - lb_value) % (1 << width)
-    return -(-diff // step_value) % (1 << width)
 
 
 def _bitwidth(type_: Attribute) -> int:

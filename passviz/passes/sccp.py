@@ -573,21 +573,16 @@ def _entry_successors(
 
 
 def _trip_count_3_9(op: scf.ForOp, attrs: Sequence[Attribute | None]) -> int | None:
-    """How many times ``op`` runs, from its bounds' constant values, as Triton
-    3.9's ``constantTripCount`` counts (signed bounds, a positive step); None if unknown."""
+    """How many times ``op`` runs, from its bounds' constant values (Triton 3.9); None if unknown."""
     if op.lb == op.ub:
         return 0
-    lb, ub, step = attrs[0], attrs[1], attrs[2]
-    if not isinstance(lb, IntegerAttr) or not isinstance(ub, IntegerAttr):
-        return None
     bound_type: Attribute = op.lb.type
     width = bound_type.bitwidth if isinstance(bound_type, IntegerType) else 64
-    low, high = APInt.of(lb.value.data, width), APInt.of(ub.value.data, width)
-    if high.signed <= low.signed:
-        return 0
-    if not isinstance(step, IntegerAttr) or (stride := APInt.of(step.value.data, width).signed) <= 0:
-        return None
-    return -(-((high.signed - low.signed) % (1 << width)) // stride)
+
+    def signed(attr: Attribute | None) -> int | None:
+        return APInt.of(attr.value.data, width).signed if isinstance(attr, IntegerAttr) else None
+
+    return mlir.scf.trip_count_3_9(signed(attrs[0]), signed(attrs[1]), signed(attrs[2]), width)
 
 
 def _terminator_successors(

@@ -245,23 +245,37 @@ def static_trip_count(op: scf.ForOp) -> int | None:
 
 
 def _static_trip_count_3_9(op: scf.ForOp, width: int, step: APInt | None) -> int | None:
-    """``constantTripCount`` of Triton 3.9's LLVM: bounds that do not increase
-    mean no trip whatever the step; otherwise the count needs a positive
-    constant step, and ``ub - lb`` is read unsigned, so it cannot overflow."""
     lb, ub = int_value(constant_attr(op.lb)), int_value(constant_attr(op.ub))
+    return trip_count_3_9(
+        None if lb is None else lb.signed,
+        None if ub is None else ub.signed,
+        None if step is None else step.signed,
+        width,
+        _ub_minus_lb(op.lb, op.ub) if lb is None and ub is None else None,
+    )
+
+
+def trip_count_3_9(
+    lb: int | None, ub: int | None, step: int | None, width: int, ub_minus_lb: int | None = None
+) -> int | None:
+    """``constantTripCount`` of Triton 3.9's LLVM, from the bounds' signed constant
+    values (None where not constant): bounds that do not increase mean no trip
+    whatever the step; otherwise the count needs a positive constant step, and
+    ``ub - lb`` is read unsigned, so it cannot overflow.  ``ub_minus_lb`` is the
+    difference known without constant bounds (``ub = lb + c``), if any."""
     if lb is not None and ub is not None:
-        if ub.signed <= lb.signed:
+        if ub <= lb:
             return 0
-        diff = (ub.signed - lb.signed) % (1 << width)
-    elif lb is None and ub is None and (signed_diff := _ub_minus_lb(op.lb, op.ub)) is not None:
-        if signed_diff <= 0:
+        diff = (ub - lb) % (1 << width)
+    elif ub_minus_lb is not None:
+        if ub_minus_lb <= 0:
             return 0
-        diff = signed_diff
+        diff = ub_minus_lb
     else:
         return None
-    if step is None or step.signed <= 0:
+    if step is None or step <= 0:
         return None
-    return -(-diff // step.signed)
+    return -(-diff // step)
 
 
 class SimplifyTrivialLoops(RewritePattern):
