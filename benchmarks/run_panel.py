@@ -21,10 +21,12 @@ printed, never asserted; the script exits 0, or 1 with one line when something i
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -56,11 +58,20 @@ def peak_bandwidth(device: str) -> tuple[float, str] | None:
     return None
 
 
-def fresh_cache() -> tempfile.TemporaryDirectory[str]:
-    """A cache folder that ``TRITON_CACHE_DIR`` points to while it is open."""
-    folder = tempfile.TemporaryDirectory(prefix="run-panel-cache-")
-    os.environ["TRITON_CACHE_DIR"] = folder.name
-    return folder
+@contextlib.contextmanager
+def fresh_cache() -> Iterator[str]:
+    """A new, empty cache folder that ``TRITON_CACHE_DIR`` points to inside the
+    ``with``; afterwards the variable is as it was (no folder that is gone)."""
+    before = os.environ.get("TRITON_CACHE_DIR")
+    with tempfile.TemporaryDirectory(prefix="run-panel-cache-") as folder:
+        os.environ["TRITON_CACHE_DIR"] = folder
+        try:
+            yield folder
+        finally:
+            if before is None:
+                os.environ.pop("TRITON_CACHE_DIR", None)
+            else:
+                os.environ["TRITON_CACHE_DIR"] = before
 
 
 def final_ttir(name: str) -> tuple[str, float]:
@@ -104,15 +115,14 @@ def bandwidth(args: argparse.Namespace, capability: int, device: str) -> None:
     rng = np.random.default_rng(0)
     x, y = rng.standard_normal(n, dtype=np.float32), rng.standard_normal(n, dtype=np.float32)
     grid = (-(-n // 1024),)
-    moved = 3 * n * 4
     ours = run_on_gpu(
         kernel, [("x", x), ("y", y), ("out", np.zeros(n, np.float32)), ("n", n)], grid, repeats=args.repeats
     )
-    if ours.error is not None or ours.milliseconds is None:
+    if ours.error is not None or ours.milliseconds is None or ours.gbps is None:
         print(f"passviz's launch flagged: {ours.error}")
         return
     right = np.array_equal(ours.buffers["out"], x + y)
-    ours_gbps = moved / (ours.milliseconds * 1e-3) / 1e9
+    moved, ours_gbps = ours.bytes_moved, ours.gbps
     print(f"vector add, {n} f32 elements ({moved / 1e6:.0f} MB moved), grid {grid[0]}, on {device}:")
     print(
         f"  passviz (pycuda, child process): {ours.milliseconds * 1e3:8.1f} us  {ours_gbps:7.1f} GB/s  "
