@@ -38,6 +38,8 @@ def _our_dialect_factories() -> dict[str, Callable[[], Dialect]]:
         "gpu": _load_gpu,
         "llvm": _load_llvm,
         "toy": _load_toy,
+        "util": _load_util,
+        "hal": _load_hal,
     }
 
 
@@ -87,3 +89,15 @@ def _load_toy() -> Dialect:
     from passviz.dialects.toy import Toy
 
     return Toy
+
+
+def _load_util() -> Dialect:
+    from passviz.dialects.util import Util
+
+    return Util
+
+
+def _load_hal() -> Dialect:
+    from passviz.dialects.hal import HAL
+
+    return HAL

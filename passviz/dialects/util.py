@@ -1,0 +1,323 @@
+"""IREE's ``util`` dialect as IREE 3.13 prints it: functions, returns, globals.
+
+``util.func`` is IREE's function (``func.func`` with tied results); the Flow
+passes run on it.  ``util.global`` with ``util.global.load``/``store`` holds
+module state such as devices; ``util.optimization_barrier`` keeps values from
+being folded away in tests.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Self
+
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DictionaryAttr,
+    FunctionType,
+    IntegerAttr,
+    StringAttr,
+    SymbolNameConstraint,
+    SymbolRefAttr,
+    UnitAttr,
+)
+from xdsl.dialects.utils import parse_func_op_like, print_func_op_like
+from xdsl.ir import Attribute, Block, Dialect, Region, SSAValue, TypedAttribute
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    prop_def,
+    region_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+    var_result_def,
+)
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.traits import (
+    CallableOpInterface,
+    HasParent,
+    IsolatedFromAbove,
+    IsTerminator,
+    SymbolOpInterface,
+)
+from xdsl.utils.exceptions import VerifyException
+
+
+class _FuncCallable(CallableOpInterface):
+    @classmethod
+    def get_callable_region(cls, op: IRDLOperation) -> Region:  # pyright: ignore[reportIncompatibleMethodOverride]
+        assert isinstance(op, FuncOp)
+        return op.body
+
+    @classmethod
+    def get_argument_types(cls, op: IRDLOperation) -> tuple[Attribute, ...]:  # pyright: ignore[reportIncompatibleMethodOverride]
+        assert isinstance(op, FuncOp)
+        return op.function_type.inputs.data
+
+    @classmethod
+    def get_result_types(cls, op: IRDLOperation) -> tuple[Attribute, ...]:  # pyright: ignore[reportIncompatibleMethodOverride]
+        assert isinstance(op, FuncOp)
+        return op.function_type.outputs.data
+
+
+_RESERVED = ("sym_name", "function_type", "sym_visibility", "arg_attrs", "res_attrs", "tied_operands")
+
+
+@irdl_op_definition
+class FuncOp(IRDLOperation):
+    """``util.func public @f(%a: tensor<4xf32>) -> tensor<4xf32> { ... }``.
+
+    IREE prints the visibility always (``public`` where none is set); a
+    function without body is a declaration.  Tied results (``-> %arg0``) are
+    not read: Flow's inputs do not use them.
+    """
+
+    name = "util.func"
+
+    body = region_def()
+    """The body; empty for a declaration."""
+    sym_name = prop_def(SymbolNameConstraint())
+    """The function's name."""
+    function_type = prop_def(FunctionType)
+    """Its signature."""
+    sym_visibility = opt_prop_def(StringAttr)
+    """``public`` (also when absent), ``private`` or ``nested``."""
+    arg_attrs = opt_prop_def(ArrayAttr[DictionaryAttr])
+    """Attributes of each argument."""
+    res_attrs = opt_prop_def(ArrayAttr[DictionaryAttr])
+    """Attributes of each result."""
+    tied_operands = opt_prop_def(ArrayAttr[IntegerAttr])
+    """For each result the argument it is tied to, or -1 (IREE sets all -1 by default)."""
+
+    traits = traits_def(IsolatedFromAbove(), SymbolOpInterface(), _FuncCallable())
+
+    def __init__(
+        self,
+        name: str,
+        function_type: FunctionType,
+        region: Region | None = None,
+        visibility: str | None = None,
+    ) -> None:
+        if region is None:
+            region = Region(Block(arg_types=function_type.inputs))
+        properties: dict[str, Attribute | None] = {
+            "sym_name": StringAttr(name),
+            "function_type": function_type,
+            "sym_visibility": StringAttr(visibility) if visibility is not None else None,
+        }
+        super().__init__(properties=properties, regions=[region])
+
+    @property
+    def args(self) -> tuple[SSAValue, ...]:
+        """The entry block's arguments."""
+        block = self.body.blocks.first
+        return () if block is None else tuple(block.args)
+
+    def verify_(self) -> None:
+        block = self.body.blocks.first
+        if block is None:
+            return
+        if self.function_type.inputs.data != tuple(block.arg_types):
+            raise VerifyException("entry block arguments must have the function's input types")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        visibility = parser.parse_optional_visibility_keyword()
+        name, inputs, outputs, region, extra, arg_attrs, res_attrs = parse_func_op_like(
+            parser, reserved_attr_names=_RESERVED
+        )
+        op = cls(name, FunctionType.from_lists(inputs, outputs), region, None)
+        if visibility is not None:
+            op.properties["sym_visibility"] = visibility
+        if arg_attrs is not None:
+            op.properties["arg_attrs"] = arg_attrs
+        if res_attrs is not None:
+            op.properties["res_attrs"] = res_attrs
+        if extra is not None:
+            op.attributes |= extra.data
+        return op
+
+    def print(self, printer: Printer) -> None:
+        visibility = self.sym_visibility.data if self.sym_visibility is not None else "public"
+        printer.print_string(f" {visibility}")
+        print_func_op_like(
+            printer,
+            self.sym_name,
+            self.function_type,
+            self.body,
+            self.attributes,
+            arg_attrs=self.arg_attrs,
+            res_attrs=self.res_attrs,
+            reserved_attr_names=_RESERVED,
+            print_empty_outputs=False,
+        )
+
+
+@irdl_op_definition
+class ReturnOp(IRDLOperation):
+    """``util.return %a, %b : t0, t1``: a ``util.func``'s terminator."""
+
+    name = "util.return"
+
+    operands_ = var_operand_def()
+    """The returned values."""
+
+    traits = traits_def(IsTerminator(), HasParent(FuncOp))
+    assembly_format = "attr-dict ($operands_^ `:` type($operands_))?"
+
+    def __init__(self, *values: SSAValue) -> None:
+        super().__init__(operands=[values])
+
+
+def _parse_global_value(parser: Parser) -> tuple[Attribute | None, Attribute | None]:
+    """IREE's ``custom<TypeOrAttr>``: ``: type``, ``= typed-attr`` or ``: type = attr``."""
+    if parser.parse_optional_punctuation(":") is not None:
+        type_ = parser.parse_type()
+        value = parser.parse_attribute() if parser.parse_optional_punctuation("=") is not None else None
+        return type_, value
+    if parser.parse_optional_punctuation("=") is not None:
+        value = parser.parse_attribute()
+        if not isinstance(value, TypedAttribute):
+            parser.raise_error("expected a typed initial value or ': type'")
+        return value.get_type(), value
+    parser.raise_error("expected ': type' or '= value' after the global's name")
+
+
+@irdl_op_definition
+class GlobalOp(IRDLOperation):
+    """``util.global private mutable @g = 1 : i32`` / ``util.global private @device : !hal.device``."""
+
+    name = "util.global"
+
+    sym_name = prop_def(SymbolNameConstraint())
+    """The global's name."""
+    sym_visibility = opt_prop_def(StringAttr)
+    """Its visibility (public where absent)."""
+    type = prop_def(Attribute)
+    """The type of its value."""
+    is_mutable = opt_prop_def(UnitAttr)
+    """Present when ``util.global.store`` may change it."""
+    initial_value = opt_prop_def(Attribute)
+    """Its value at start, if any."""
+
+    traits = traits_def(SymbolOpInterface())
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        visibility = parser.parse_optional_visibility_keyword()
+        mutable = parser.parse_optional_keyword("mutable") is not None
+        name = parser.parse_symbol_name()
+        attrs = parser.parse_optional_attr_dict()
+        type_, value = _parse_global_value(parser)
+        props: dict[str, Attribute | None] = {
+            "sym_name": name,
+            "sym_visibility": visibility,
+            "type": type_,
+            "is_mutable": UnitAttr() if mutable else None,
+            "initial_value": value,
+        }
+        op = cls(properties=props)
+        op.attributes |= attrs
+        return op
+
+    def print(self, printer: Printer) -> None:
+        visibility = self.sym_visibility.data if self.sym_visibility is not None else "public"
+        printer.print_string(f" {visibility}")
+        if self.is_mutable is not None:
+            printer.print_string(" mutable")
+        printer.print_string(" ")
+        printer.print_symbol_name(self.sym_name.data)
+        printer.print_op_attributes(self.attributes)
+        value = self.initial_value
+        if value is not None and isinstance(value, TypedAttribute) and value.get_type() == self.type:
+            printer.print_string(" = ")
+            printer.print_attribute(value)
+            return
+        printer.print_string(" : ")
+        printer.print_attribute(self.type)
+        if value is not None:
+            printer.print_string(" = ")
+            printer.print_attribute(value)
+
+
+@irdl_op_definition
+class GlobalLoadOp(IRDLOperation):
+    """``util.global.load (immutable)? @g : i32``."""
+
+    name = "util.global.load"
+
+    global_ = prop_def(SymbolRefAttr, prop_name="global")
+    """The global read."""
+    is_immutable = opt_prop_def(UnitAttr)
+    """Present when the global is known never to change."""
+    result = result_def()
+    """Its value."""
+
+    assembly_format = "(`immutable` $is_immutable^)? $global attr-dict `:` type($result)"
+
+
+@irdl_op_definition
+class GlobalStoreOp(IRDLOperation):
+    """``util.global.store %v, @g : i32``."""
+
+    name = "util.global.store"
+
+    value = operand_def()
+    """The value stored."""
+    global_ = prop_def(SymbolRefAttr, prop_name="global")
+    """The global written."""
+
+    assembly_format = "$value `,` $global attr-dict `:` type($value)"
+
+
+@irdl_op_definition
+class OptimizationBarrierOp(IRDLOperation):
+    """``util.optimization_barrier %a : tensor<4xf32>``: its results are its operands, opaquely."""
+
+    name = "util.optimization_barrier"
+
+    operands_ = var_operand_def()
+    """The values passed through."""
+    results_ = var_result_def()
+    """The same values, which no pass may see through."""
+
+    def __init__(self, values: Sequence[SSAValue]) -> None:
+        super().__init__(operands=[values], result_types=[[v.type for v in values]])
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        operands = (
+            parser.parse_optional_undelimited_comma_separated_list(
+                parser.parse_optional_unresolved_operand, parser.parse_unresolved_operand
+            )
+            or []
+        )
+        attrs = parser.parse_optional_attr_dict()
+        types: list[Attribute] = []
+        if operands:
+            parser.parse_punctuation(":")
+            types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+        op = cls(parser.resolve_operands(operands, types, parser.pos))
+        op.attributes |= attrs
+        return op
+
+    def print(self, printer: Printer) -> None:
+        if self.operands_:
+            printer.print_string(" ")
+            printer.print_list(self.operands_, printer.print_operand)
+        printer.print_op_attributes(self.attributes)
+        if self.operands_:
+            printer.print_string(" : ")
+            printer.print_list((v.type for v in self.operands_), printer.print_attribute)
+
+
+Util = Dialect(
+    "util",
+    [FuncOp, ReturnOp, GlobalOp, GlobalLoadOp, GlobalStoreOp, OptimizationBarrierOp],
+    [],
+)
+"""IREE's util dialect, the part Flow-level IR uses."""
