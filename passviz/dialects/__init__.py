@@ -40,6 +40,7 @@ def _our_dialect_factories() -> dict[str, Callable[[], Dialect]]:
         "toy": _load_toy,
         "util": _load_util,
         "hal": _load_hal,
+        "affine": _load_affine,
     }
 
 
@@ -101,3 +102,9 @@ def _load_hal() -> Dialect:
     from passviz.dialects.hal import HAL
 
     return HAL
+
+
+def _load_affine() -> Dialect:
+    from passviz.dialects.affine import Affine
+
+    return Affine

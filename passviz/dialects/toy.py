@@ -16,6 +16,7 @@ from xdsl.dialects.builtin import (
     FlatSymbolRefAttrConstr,
     Float64Type,
     FunctionType,
+    MemRefType,
     StringAttr,
     SymbolNameConstraint,
     SymbolRefAttr,
@@ -283,7 +284,8 @@ class PrintOp(IRDLOperation):
     """``toy.print %0 : tensor<2x3xf64>``."""
 
     name = "toy.print"
-    input = operand_def(F64Tensor)
+    input = operand_def(F64Tensor | irdl_to_attr_constraint(MemRefType[Float64Type]))
+    """A tensor, or the buffer holding it once lowered to affine loops (chapter 5)."""
     assembly_format = "$input attr-dict `:` type($input)"
 
     def __init__(self, value: SSAValue) -> None:

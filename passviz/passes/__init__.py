@@ -87,6 +87,11 @@ def traced_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return ToyShapeInference
 
+    def toy_lower_to_affine() -> type[ModulePass]:
+        from passviz.passes.toy_lower_to_affine import ToyLowerToAffine
+
+        return ToyLowerToAffine
+
     return {
         "wrap-func-body-with-single-block": wrap,
         "canonicalize": canonicalize,
@@ -103,6 +108,7 @@ def traced_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "inline": inline,
         "fold-unstructured-ptr": fold_unstructured_ptr,
         "toy-shape-inference": toy_shape_inference,
+        "toy-lower-to-affine": toy_lower_to_affine,
     }
 
 

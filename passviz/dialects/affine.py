@@ -1,0 +1,196 @@
+"""xDSL's ``affine`` dialect, with the memory effects and canonicalization MLIR gives its ops.
+
+``affine.load`` reads its memref and ``affine.store`` writes it (so CSE may
+merge two loads with no write between them, as MLIR's does); ``affine.for``
+has no effects declared (xDSL's), so nothing moves across it.  Loads and stores canonicalize as MLIR's
+``SimplifyAffineOp`` does: an operand that is a valid symbol (a constant, a
+value of the function's top level) moves from a dimension to a symbol, a
+constant symbol becomes a constant in the map, repeated operands are merged
+and unused ones dropped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar, TypeVar
+
+from xdsl.dialects import affine, arith, func
+from xdsl.dialects.builtin import AffineMapAttr, IndexType, IntegerAttr, MemRefType
+from xdsl.interfaces import HasCanonicalizationPatternsInterface
+from xdsl.ir import BlockArgument, Dialect, Operation, SSAValue
+from xdsl.ir.affine import AffineExpr, AffineMap
+from xdsl.irdl import (
+    AnyAttr,
+    VarConstraint,
+    irdl_op_definition,
+    operand_def,
+    prop_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+)
+from xdsl.parser import Parser
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
+from xdsl.traits import MemoryReadEffect, MemoryWriteEffect
+
+
+def constant_index(value: SSAValue) -> int | None:
+    """The value of an ``arith.constant`` of index or integer type, else None."""
+    owner = value.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return owner.value.value.data
+    return None
+
+
+def _affine_scope(value: SSAValue) -> Operation | None:
+    """The op whose region ``value`` is defined at the top level of."""
+    block = value.block if isinstance(value, BlockArgument) else value.owner.parent_block()
+    return block.parent_op() if block is not None else None
+
+
+def is_valid_symbol(value: SSAValue) -> bool:
+    """MLIR's ``isValidSymbol`` for what Toy's IR holds: a constant, or a value of a function's top level."""
+    if not isinstance(value.type, IndexType):
+        return False
+    if constant_index(value) is not None:
+        return True
+    return isinstance(_affine_scope(value), func.FuncOp)
+
+
+def canonicalize_map_and_operands(
+    map_: AffineMap, operands: Sequence[SSAValue]
+) -> tuple[AffineMap, list[SSAValue]]:
+    """MLIR's ``canonicalizeMapAndOperands``: promote symbols, fold constants, merge and drop operands."""
+    num_dims, num_symbols = map_.num_dims, map_.num_symbols
+    dims, symbols = list(operands[:num_dims]), list(operands[num_dims:])
+    # canonicalizePromotedSymbols: a valid symbol in a dimension's place becomes a symbol
+    dim_remap: list[AffineExpr] = []
+    kept_dims: list[SSAValue] = []
+    for value in dims:
+        if is_valid_symbol(value):
+            dim_remap.append(AffineExpr.symbol(len(symbols)))
+            symbols.append(value)
+        else:
+            dim_remap.append(AffineExpr.dimension(len(kept_dims)))
+            kept_dims.append(value)
+    map_ = map_.replace_dims_and_symbols(
+        dim_remap, [AffineExpr.symbol(i) for i in range(num_symbols)], len(kept_dims), len(symbols)
+    )
+    used_dims = set[int]()
+    used_symbols = set[int]()
+    for result in map_.results:
+        for expr in result.dfs():
+            position = getattr(expr, "position", None)
+            if position is None:
+                continue
+            kind = type(expr).__name__
+            (used_dims if kind == "AffineDimExpr" else used_symbols).add(position)
+    result_operands: list[SSAValue] = []
+    seen_dims: dict[SSAValue, AffineExpr] = {}
+    new_dims: list[AffineExpr] = []
+    for i, value in enumerate(kept_dims):
+        if i not in used_dims:
+            new_dims.append(AffineExpr.constant(0))
+            continue
+        if value not in seen_dims:
+            seen_dims[value] = AffineExpr.dimension(len(seen_dims))
+            result_operands.append(value)
+        new_dims.append(seen_dims[value])
+    seen_symbols: dict[SSAValue, AffineExpr] = {}
+    new_symbols: list[AffineExpr] = []
+    for i, value in enumerate(symbols):
+        if i not in used_symbols:
+            new_symbols.append(AffineExpr.constant(0))
+            continue
+        constant = constant_index(value)
+        if constant is not None:
+            new_symbols.append(AffineExpr.constant(constant))
+            continue
+        if value not in seen_symbols:
+            seen_symbols[value] = AffineExpr.symbol(len(seen_symbols))
+            result_operands.append(value)
+        new_symbols.append(seen_symbols[value])
+    map_ = map_.replace_dims_and_symbols(new_dims, new_symbols, len(seen_dims), len(seen_symbols))
+    simplified = tuple(expr.simplify(map_.num_dims, map_.num_symbols) for expr in map_.results)
+    return AffineMap(map_.num_dims, map_.num_symbols, simplified), result_operands
+
+
+OpT = TypeVar("OpT", bound=Operation)
+
+
+class SimplifyAffineOp(RewritePattern):
+    """MLIR's ``SimplifyAffineOp`` for ``affine.load`` and ``affine.store``: a canonical map and operands."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, LoadOp | StoreOp):
+            return
+        old_map, old_operands = op.map.data, list(op.indices)
+        new_map, new_operands = canonicalize_map_and_operands(old_map, old_operands)
+        if new_map == old_map and new_operands == old_operands:
+            return
+        if isinstance(op, LoadOp):
+            rewriter.replace(op, LoadOp(op.memref, new_operands, AffineMapAttr(new_map), op.result.type))
+        else:
+            rewriter.replace(op, StoreOp(op.value, op.memref, new_operands, AffineMapAttr(new_map)))
+
+
+class _AccessPatterns(HasCanonicalizationPatternsInterface):
+    @classmethod
+    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
+        return (SimplifyAffineOp(),)
+
+
+def _rebuilt(cls: type[OpT], parsed: Operation) -> OpT:
+    """``parsed`` (xDSL's class, which xDSL's parsers build) as passviz's ``cls``."""
+    op = cls.create(
+        operands=list(parsed.operands),
+        result_types=[result.type for result in parsed.results],
+        properties=dict(parsed.properties),
+        attributes=dict(parsed.attributes),
+        regions=[parsed.detach_region(region) for region in list(parsed.regions)],
+    )
+    parsed.drop_all_references()
+    return op
+
+
+@irdl_op_definition
+class LoadOp(affine.LoadOp, _AccessPatterns):
+    """``affine.load``: reads its memref."""
+
+    T: ClassVar = VarConstraint("T", AnyAttr())
+    memref = operand_def(MemRefType.constr(T))
+    indices = var_operand_def(IndexType)
+    result = result_def(T)
+    map = prop_def(AffineMapAttr)
+    traits = traits_def(MemoryReadEffect())
+
+    @classmethod
+    def parse(cls, parser: Parser) -> LoadOp:
+        return _rebuilt(cls, affine.LoadOp.parse(parser))
+
+
+@irdl_op_definition
+class StoreOp(affine.StoreOp, _AccessPatterns):
+    """``affine.store``: writes its memref."""
+
+    T: ClassVar = VarConstraint("T", AnyAttr())
+    value = operand_def(T)
+    memref = operand_def(MemRefType.constr(T))
+    indices = var_operand_def(IndexType)
+    map = prop_def(AffineMapAttr)
+    traits = traits_def(MemoryWriteEffect())
+
+    @classmethod
+    def parse(cls, parser: Parser) -> StoreOp:
+        return _rebuilt(cls, affine.StoreOp.parse(parser))
+
+
+_OURS: dict[type, type] = {affine.LoadOp: LoadOp, affine.StoreOp: StoreOp}
+"""xDSL's ops that passviz replaces, and their replacements."""
+
+Affine = Dialect(
+    "affine",
+    [_OURS.get(op, op) for op in affine.Affine.operations],
+    list(affine.Affine.attributes),
+)
+"""The affine dialect as passviz registers it."""
