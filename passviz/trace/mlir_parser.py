@@ -13,6 +13,11 @@
   ``passviz.ir.literals.MAX_INTEGER_DIGITS``, dense literals past
   ``passviz.ir.literals.MAX_DENSE_ELEMENTS``, aliases standing for more than
   ``passviz.ir.aliases.AliasExpansion`` allows.
+- A splat ``dense<1.0> : tensor<128x64xf32>`` is packed once and its bytes
+  repeated, as MLIR stores it; xDSL 0.74 repeats the parsed element into a
+  Python list of every element and normalises and packs each one (half of
+  parsing a Triton kernel).  Its check of the literal's type builds an IRDL
+  constraint on every call; it is built once here.
 - An exception other than ``ParseError`` raised while parsing an attribute,
   type or op (an attribute's own ``VerifyException``, say) becomes a
   ``ParseError`` located at what was being parsed; xDSL lets it escape.
@@ -20,17 +25,20 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import TypeVar, cast
+from typing import Any, TypeVar, cast
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     AnyDenseElement,
     AnyFloat,
     ArrayAttr,
     CallSiteLoc,
     ComplexType,
+    DenseIntOrFPElementsAttr,
     FileLineColLoc,
     FusedLoc,
     IndexType,
@@ -44,6 +52,7 @@ from xdsl.dialects.builtin import (
     UnknownLoc,
 )
 from xdsl.ir import Attribute, AttributeInvT, Operation, Region, SSAValue, TypeAttribute
+from xdsl.irdl import AttrConstraint, base
 from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.parser.attribute_parser import AttrParser
 from xdsl.parser.generic_parser import ParserState
@@ -78,6 +87,17 @@ class _BitPatternAwareElement(AttrParser._TensorLiteralElement):  # pyright: ign
 def _is_hex(span: Span) -> bool:
     return span.text.lstrip("-")[:2] in ("0x", "0X")
 
+
+_DENSE_LITERAL_TYPE: AttrConstraint[RankedStructure[AnyDenseElement]] = base(RankedStructure[AnyDenseElement])
+"""What a dense literal's type may be (a shaped type of integers, indices,
+floats or complex numbers), built once: xDSL builds it on every literal."""
+
+_NEXT_CHAR = re.compile(r"\s*(.)")
+"""The next character that is not white space."""
+
+_SPLAT_STARTS = frozenset("-0123456789tf(")
+"""The characters a splat's one element may begin with (a number, ``true``,
+``false``, a complex ``(re, im)``); a list begins with ``[``, hex data with ``"``."""
 
 _DEFERRED = "\0passviz: location alias defined later: "
 """Marks the name of a placeholder ``NameLoc`` that stands for a late alias.
@@ -196,14 +216,39 @@ class MLIRParser(Parser):
 
     def _parse_dense_literal_type(self) -> RankedStructure[AnyDenseElement]:
         start = self.pos
-        type = super()._parse_dense_literal_type()
-        self._check_dense_size(type.get_shape(), start)
+        type = self.expect(self.parse_optional_type, "Dense attribute must be typed!")
+        if not _DENSE_LITERAL_TYPE.verifies(type):
+            self.raise_error(
+                "Expected memref, vector or tensor type of integer, index, float, or complex type"
+            )
+        shape = type.get_shape()
+        if DYNAMIC_INDEX in shape:
+            self.raise_error("Dense literal attribute should have a static shape.")
+        self._check_dense_size(shape, start)
         return type
 
-    def parse_dense_int_or_fp_elements_attr(self, type: RankedStructure[AnyDenseElement] | None):
+    def parse_dense_int_or_fp_elements_attr(
+        self, type: RankedStructure[AnyDenseElement] | None
+    ) -> DenseIntOrFPElementsAttr:
         if type is not None:
             self._check_dense_size(type.get_shape(), self.pos)
-        return super().parse_dense_int_or_fp_elements_attr(type)
+        token = self._current_token
+        after = _NEXT_CHAR.match(self.lexer.input.content, token.span.end)
+        if token.kind is not MLIRTokenKind.LESS or after is None or after[1] not in _SPLAT_STARTS:
+            return super().parse_dense_int_or_fp_elements_attr(type)
+        return self._parse_dense_splat(type)
+
+    def _parse_dense_splat(self, type: RankedStructure[AnyDenseElement] | None) -> DenseIntOrFPElementsAttr:
+        """``<element>`` then the type if not given: the element packed once, its bytes repeated."""
+        self.parse_punctuation("<", " in dense attribute")
+        element = self._parse_tensor_literal_element()
+        self.parse_punctuation(">", " in dense attribute")
+        if type is None:
+            self.parse_punctuation(":", " in dense attribute")
+            type = self._parse_dense_literal_type()
+        value = element.to_type(self, type.get_element_type())
+        # from_list packs a one-element list once and repeats its bytes.
+        return DenseIntOrFPElementsAttr.from_list(cast(Any, type), cast(Any, [value]))
 
     def _check_dense_size(self, shape: Sequence[int], at: Position) -> None:
         if (problem := dense_size_problem(shape)) is not None:
