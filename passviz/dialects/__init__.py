@@ -40,7 +40,8 @@ def _our_dialect_factories() -> dict[str, Callable[[], Dialect]]:
         "toy": _load_toy,
         "util": _load_util,
         "hal": _load_hal,
-        "affine": _load_affine,
+        "flow": _load_flow,
+        "iree_tensor_ext": _load_iree_tensor_ext,
     }
 
 
@@ -104,7 +105,13 @@ def _load_hal() -> Dialect:
     return HAL
 
 
-def _load_affine() -> Dialect:
-    from passviz.dialects.affine import Affine
+def _load_flow() -> Dialect:
+    from passviz.dialects.flow import Flow
 
-    return Affine
+    return Flow
+
+
+def _load_iree_tensor_ext() -> Dialect:
+    from passviz.dialects.iree_tensor_ext import IREETensorExt
+
+    return IREETensorExt
