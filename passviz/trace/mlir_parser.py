@@ -18,6 +18,10 @@
   Python list of every element and normalises and packs each one (half of
   parsing a Triton kernel).  Its check of the literal's type builds an IRDL
   constraint on every call; it is built once here.
+- Speed, no change in meaning: ``loc(#alias)``, ``loc("file":1:2)`` and
+  ``loc("name"(#alias))`` (every op and location alias of Triton's IR) are
+  read in one step, and a type as simple as ``i32`` or
+  ``tensor<128x64x!tt.ptr<f16>>`` is parsed once per text and reused.
 - An exception other than ``ParseError`` raised while parsing an attribute,
   type or op (an attribute's own ``VerifyException``, say) becomes a
   ``ParseError`` located at what was being parsed; xDSL lets it escape.
@@ -42,6 +46,7 @@ from xdsl.dialects.builtin import (
     FileLineColLoc,
     FusedLoc,
     IndexType,
+    IntAttr,
     IntegerType,
     LocationAttr,
     ModuleOp,
@@ -99,6 +104,29 @@ _SPLAT_STARTS = frozenset("-0123456789tf(")
 """The characters a splat's one element may begin with (a number, ``true``,
 ``false``, a complex ``(re, im)``); a list begins with ``[``, hex data with ``"``."""
 
+_WS = r"[ \t\r\n]*"
+_ALIAS = r"(#(?:[0-9]+|[a-zA-Z$._-][a-zA-Z0-9$._-]*))"
+_PLAIN_STRING = r'"([^"\\\n]*)"'
+_LINE = r"([0-9]{1,18})"
+_SIMPLE_LOCATION = re.compile(
+    rf"{_WS}\({_WS}(?:{_ALIAS}|{_PLAIN_STRING}{_WS}(?::{_WS}{_LINE}{_WS}:{_WS}{_LINE}|\({_WS}{_ALIAS}{_WS}\))){_WS}\)"
+)
+"""What follows ``loc`` in nearly every location of Triton's IR, spelled as the
+lexer reads it: ``(#alias)``, ``("file":line:col)`` or ``("name"(#alias))``,
+with no escape in the string.  Groups: alias; or string, then line and
+column, or the alias it names."""
+
+_SCALAR = r"(?:[su]?i[0-9]+|bf16|f16|f32|f64|index)"
+_SIMPLE_TYPE = re.compile(
+    rf"(?:(?:tensor|vector)<(?:[0-9]+x)*(?:{_SCALAR}|!tt\.ptr<{_SCALAR}>)>|!tt\.ptr<{_SCALAR}>|{_SCALAR})"
+    r"(?![a-zA-Z0-9_$.<])"
+)
+"""Types whose text alone says what they are (no alias, encoding or nested
+attribute): one parse per distinct text is enough."""
+
+_SIMPLE_TYPE_DEPTH = 3
+"""How many levels deep a ``_SIMPLE_TYPE`` nests (a tensor of pointers to scalars)."""
+
 _DEFERRED = "\0passviz: location alias defined later: "
 """Marks the name of a placeholder ``NameLoc`` that stands for a late alias.
 
@@ -128,6 +156,15 @@ class MLIRParser(Parser):
     op_starts: dict[Operation, Span]
     """Where each op parsed begins, to locate the verifier's errors."""
 
+    _placeholders: dict[str, NameLoc]
+    """The placeholder of each late alias (one per alias, shared by its uses)."""
+
+    _simple_types: dict[str, TypeAttribute]
+    """Each ``_SIMPLE_TYPE`` text parsed so far, with its type."""
+
+    _strings: dict[str, StringAttr]
+    """The string attributes of locations read so far, by text."""
+
     def __init__(self, ctx: Context, input: str, name: str = "<unknown>") -> None:
         super().__init__(ctx, "", name)
         self._late_alias_uses = None
@@ -135,6 +172,9 @@ class MLIRParser(Parser):
         self._nesting = 0
         self._expansion = AliasExpansion(len(input))
         self.op_starts = {}
+        self._placeholders = {}
+        self._simple_types = {}
+        self._strings = {}
         # xDSL's Parser lexes its first token at once: the lexer is swapped in
         # before any token of the input is read.  It may raise ParseError.
         self._parser_state = ParserState(BoundedLexer(Input(input, name)))
@@ -174,7 +214,20 @@ class MLIRParser(Parser):
         return self._parse_nested(super().parse_optional_attribute, "attribute")
 
     def parse_optional_type(self) -> TypeAttribute | None:
-        return self._parse_nested(super().parse_optional_type, "type")
+        start = self._current_token.span.start
+        simple = _SIMPLE_TYPE.match(self.lexer.input.content, start)
+        if simple is None or self._nesting + _SIMPLE_TYPE_DEPTH > MAX_NESTING:
+            return self._parse_nested(super().parse_optional_type, "type")
+        text = simple[0]
+        known = self._simple_types.get(text)
+        if known is not None and "!tt.ptr" not in self.attribute_aliases:
+            self._resume_from(simple.end())
+            return known
+        value = self._parse_nested(super().parse_optional_type, "type")
+        # Keep it only if the parse read exactly the text matched.
+        if value is not None and not self.lexer.input.content[simple.end() : self.pos].strip():
+            self._simple_types[text] = value
+        return value
 
     def _parse_nested(self, parse: Callable[[], _AttributeT | None], what: str) -> _AttributeT | None:
         """``parse()`` one level deeper, its failures located, its alias use counted."""
@@ -268,6 +321,47 @@ class MLIRParser(Parser):
         first = min(uses, key=lambda span: span.start)
         self.raise_error(f"use of undefined value {first.text}", at_position=first)
 
+    def parse_optional_location(self) -> LocationAttr | None:
+        token = self._current_token
+        if token.text != "loc":
+            return None
+        content = self.lexer.input.content
+        simple = _SIMPLE_LOCATION.match(content, token.span.end)
+        if simple is None or self._nesting >= MAX_NESTING:
+            return super().parse_optional_location()
+        alias, string, line, column, named = simple.groups()
+        if string is None:
+            location = self._alias_location(alias, simple.span(1))
+        elif line is not None:
+            location = FileLineColLoc(self._string_attr(string), IntAttr(int(line)), IntAttr(int(column)))
+        else:
+            inner = self._alias_location(named, simple.span(5))
+            location = None if inner is None else NameLoc(self._string_attr(string), inner)
+        if location is None:  # xDSL's path says what is wrong
+            return super().parse_optional_location()
+        self._resume_from(simple.end())
+        return location
+
+    def _alias_location(self, alias: str, where: tuple[int, int]) -> LocationAttr | None:
+        """The location a use of ``alias`` at ``where`` stands for, a placeholder if
+        it is defined later; None if it is not a location."""
+        span = Span(where[0], where[1], self.lexer.input)
+        value = self.attribute_aliases.get(alias)
+        if value is None and self._late_alias_uses is not None:
+            self._late_alias_uses.setdefault(alias, span)
+            return self._placeholder(alias)
+        if not _is_location(value):
+            return None
+        self._count_alias_use(MLIRTokenKind.HASH_IDENT, span, value)
+        return cast(LocationAttr, value)
+
+    def _string_attr(self, text: str) -> StringAttr:
+        """``StringAttr(text)``, one per distinct text (file names repeat in every location)."""
+        attr = self._strings.get(text)
+        if attr is None:
+            attr = self._strings[text] = StringAttr(text)
+        return attr
+
     def _parse_location(self) -> LocationAttr:
         token = self._current_token
         late = self._late_alias_uses
@@ -275,7 +369,14 @@ class MLIRParser(Parser):
             return super()._parse_location()
         self._consume_token(MLIRTokenKind.HASH_IDENT)
         late.setdefault(token.text, token.span)
-        return NameLoc(StringAttr(_DEFERRED + token.text), NoneAttr())
+        return self._placeholder(token.text)
+
+    def _placeholder(self, alias: str) -> NameLoc:
+        """The location standing for ``alias`` until its definition is read."""
+        placeholder = self._placeholders.get(alias)
+        if placeholder is None:
+            placeholder = self._placeholders[alias] = NameLoc(StringAttr(_DEFERRED + alias), NoneAttr())
+        return placeholder
 
     def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
         late: dict[str, Span] = {}
