@@ -42,6 +42,7 @@ def _our_dialect_factories() -> dict[str, Callable[[], Dialect]]:
         "hal": _load_hal,
         "flow": _load_flow,
         "iree_tensor_ext": _load_iree_tensor_ext,
+        "linalg": _load_linalg,
     }
 
 
@@ -115,3 +116,9 @@ def _load_iree_tensor_ext() -> Dialect:
     from passviz.dialects.iree_tensor_ext import IREETensorExt
 
     return IREETensorExt
+
+
+def _load_linalg() -> Dialect:
+    from passviz.dialects.linalg import Linalg
+
+    return Linalg

@@ -1,0 +1,400 @@
+"""xDSL's ``linalg`` dialect with what IREE's Flow inputs need and xDSL 0.74 lacks.
+
+Added: the depthwise convolutions (``depthwise_conv_2d_nhwc_hwc`` and its
+quantized ``_q`` form), ``batch_matmul`` and ``batch_matvec`` (what
+``convert-conv2d-to-img2col`` makes of batched and depthwise convolutions).
+``linalg.generic`` reads a parenthesized list of several result types
+(``-> (tensor<4xf32>, tensor<4xf32>)``), which xDSL's parser takes for a
+function type.  Named convolutions take their strides and dilations as
+``vector<2xi64>`` as well as ``tensor<2xi64>``, as MLIR does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar, Self
+
+from xdsl.builder import Builder
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import (
+    I64,
+    AffineMapAttr,
+    AnyFloat,
+    ArrayAttr,
+    IntegerAttr,
+    IntegerType,
+    ShapedType,
+    StringAttr,
+    TensorType,
+)
+from xdsl.dialects.linalg import Linalg as _XdslLinalg
+from xdsl.dialects.linalg import ops as xdsl_linalg
+from xdsl.dialects.linalg.abstract_ops import ConvOperation, NamedOperation
+from xdsl.dialects.linalg.attrs import IteratorType, IteratorTypeAttr
+from xdsl.dialects.linalg.ops import GenericOp as _XdslGenericOp
+from xdsl.dialects.linalg.ops import YieldOp
+from xdsl.ir import Attribute, BlockArgument, Dialect, Operation, Region, SSAValue
+from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    prop_def,
+    region_def,
+    var_operand_def,
+    var_result_def,
+)
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.utils.hints import isa
+
+
+def _parse_operands(parser: Parser, keyword: str) -> Sequence[SSAValue]:
+    """``ins(%a, %b : t0, t1)`` (or ``outs(...)``), or nothing where the keyword is absent."""
+    pos = parser.pos
+    if not parser.parse_optional_characters(keyword):
+        return ()
+    parser.parse_punctuation("(")
+    names = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_unresolved_operand)
+    parser.parse_punctuation(":")
+    types = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_type)
+    parser.parse_punctuation(")")
+    return parser.resolve_operands(names, types, pos)
+
+
+def _parse_result_types(parser: Parser) -> Sequence[Attribute]:
+    """``-> t`` or ``-> (t0, t1)``; nothing for none."""
+    if not parser.parse_optional_punctuation("->"):
+        return []
+    if parser.parse_optional_punctuation("(") is None:
+        return [parser.parse_type()]
+    types = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_type)
+    parser.parse_punctuation(")")
+    return types
+
+
+@irdl_op_definition
+class GenericOp(_XdslGenericOp):
+    """``linalg.generic {indexing_maps = ..., iterator_types = [...]} ins(...) outs(...) {...} -> types``.
+
+    xDSL's, reading ``-> (t0, t1)`` for an op with several results.
+    """
+
+    name = "linalg.generic"
+
+    # irdl_op_definition takes a subclass's fields from its own body.
+    inputs = var_operand_def()
+    outputs = var_operand_def(ShapedType)
+    res = var_result_def(TensorType)
+    body = region_def("single_block")
+    indexing_maps = prop_def(ArrayAttr[AffineMapAttr])
+    iterator_types = prop_def(ArrayAttr[IteratorTypeAttr])
+    doc = opt_prop_def(StringAttr)
+    library_call = opt_prop_def(StringAttr)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        start = parser.pos
+        attrs = parser.parse_optional_attr_dict()
+        maps = attrs.pop("indexing_maps", None)
+        iterators = attrs.pop("iterator_types", None)
+        if not isa(maps, ArrayAttr[Attribute]) or not isa(iterators, ArrayAttr[Attribute]):
+            parser.raise_error("linalg.generic needs indexing_maps and iterator_types", start, parser.pos)
+        iterator_types: list[IteratorTypeAttr] = []
+        for item in iterators.data:
+            if isinstance(item, IteratorTypeAttr):
+                iterator_types.append(item)
+            elif isinstance(item, StringAttr) and item.data in IteratorType.__members__.values():
+                iterator_types.append(IteratorTypeAttr(IteratorType(item.data)))
+            else:
+                parser.raise_error(f"unknown iterator type {item}", start, parser.pos)
+        doc = attrs.pop("doc", None)
+        library_call = attrs.pop("library_call", None)
+        # MLIR reads a second dictionary before ins(...) (IREE's tests mark ops so).
+        attrs |= parser.parse_optional_attr_dict()
+        ins = _parse_operands(parser, "ins")
+        outs = _parse_operands(parser, "outs")
+        extra: dict[str, Attribute] = {}
+        if parser.parse_optional_keyword("attrs"):
+            parser.parse_punctuation("=")
+            extra = parser.parse_optional_attr_dict()
+        body = parser.parse_region()
+        results = _parse_result_types(parser)
+        op = cls(
+            ins,
+            outs,
+            body,
+            [m for m in maps.data if isinstance(m, AffineMapAttr)],
+            iterator_types,
+            results,
+            doc if isinstance(doc, StringAttr) else None,
+            library_call if isinstance(library_call, StringAttr) else None,
+        )
+        op.attributes |= attrs | extra
+        return op
+
+
+def _strided(out: AffineExpr, kernel: AffineExpr, stride: int, dilation: int) -> AffineExpr:
+    return out * stride + kernel * dilation
+
+
+def _conv_region(inputs: Sequence[SSAValue], outputs: Sequence[SSAValue]) -> Region:
+    """``out + ext(in) * ext(filter)``: the inputs widened to the accumulator's type.
+
+    xDSL's widens integers only; IREE's mixed-precision convolutions take f16
+    inputs into an f32 accumulator (``arith.extf``).
+    """
+    arg_types = NamedOperation.body_arg_types((*inputs, *outputs))
+    acc = arg_types[-1]
+    floating = isinstance(acc, AnyFloat)
+
+    @Builder.implicit_region(arg_types)
+    def region(args: tuple[BlockArgument, ...]) -> None:
+        def widen(value: SSAValue) -> SSAValue:
+            if value.type == acc:
+                return value
+            if isinstance(acc, IntegerType):
+                return arith.ExtSIOp(value, acc).result
+            return arith.ExtFOp(value, acc).result
+
+        lhs, rhs = widen(args[0]), widen(args[1])
+        mul: Operation = arith.MulfOp(lhs, rhs) if floating else arith.MuliOp(lhs, rhs)
+        add = arith.AddfOp(args[-1], mul.results[0]) if floating else arith.AddiOp(args[-1], mul.results[0])
+        YieldOp(add)
+
+    return region
+
+
+class _ConvBase(ConvOperation):
+    """A named convolution whose inputs may be narrower than its accumulator."""
+
+    PRINT_ATTRS_IN_FRONT: ClassVar[bool] = True
+
+    @classmethod
+    def get_hidden_region(cls, inputs: Sequence[SSAValue], outputs: Sequence[SSAValue]) -> Region:
+        return _conv_region(inputs, outputs)
+
+
+@irdl_op_definition
+class Conv2DNhwcHwcfOp(_ConvBase):
+    """xDSL's ``linalg.conv_2d_nhwc_hwcf``, taking mixed-precision operands."""
+
+    name = "linalg.conv_2d_nhwc_hwcf"
+
+    get_default_indexing_maps = xdsl_linalg.Conv2DNhwc_HwcfOp.get_default_indexing_maps
+
+
+@irdl_op_definition
+class Conv2DNchwFchwOp(_ConvBase):
+    """xDSL's ``linalg.conv_2d_nchw_fchw``, taking mixed-precision operands."""
+
+    name = "linalg.conv_2d_nchw_fchw"
+
+    get_default_indexing_maps = xdsl_linalg.Conv2DNchwFchwOp.get_default_indexing_maps
+
+
+class _DepthwiseBase(_ConvBase):
+    """A depthwise convolution: one reduction per window dimension, none over channels."""
+
+    def get_iterator_types(self) -> ArrayAttr[IteratorTypeAttr]:
+        parallel = self.get_num_loops() - 2
+        return ArrayAttr((IteratorTypeAttr.parallel(),) * parallel + (IteratorTypeAttr.reduction(),) * 2)
+
+    def _window_maps(self) -> tuple[AffineMap, AffineMap, AffineMap]:
+        n, oh, ow, c, kh, kw = (AffineDimExpr(d) for d in range(6))
+        stride_h, stride_w = self.strides.get_values()
+        dilation_h, dilation_w = self.dilations.get_values()
+        return (
+            AffineMap(
+                6,
+                0,
+                (n, _strided(oh, kh, stride_h, dilation_h), _strided(ow, kw, stride_w, dilation_w), c),
+            ),
+            AffineMap(6, 0, (kh, kw, c)),
+            AffineMap(6, 0, (n, oh, ow, c)),
+        )
+
+
+@irdl_op_definition
+class DepthwiseConv2DNhwcHwcOp(_DepthwiseBase):
+    """``linalg.depthwise_conv_2d_nhwc_hwc``: input NHWC, filter HWC, one filter per channel."""
+
+    name = "linalg.depthwise_conv_2d_nhwc_hwc"
+
+    def get_default_indexing_maps(self) -> Sequence[AffineMap]:
+        return self._window_maps()
+
+
+@irdl_op_definition
+class DepthwiseConv2DNhwcHwcQOp(_DepthwiseBase):
+    """``linalg.depthwise_conv_2d_nhwc_hwc_q``: the same with input and filter zero points."""
+
+    name = "linalg.depthwise_conv_2d_nhwc_hwc_q"
+
+    @classmethod
+    def get_hidden_region(cls, inputs: Sequence[SSAValue], outputs: Sequence[SSAValue]) -> Region:
+        arg_types = cls.body_arg_types((*inputs, *outputs))
+        acc = arg_types[-1]
+
+        @Builder.implicit_region(arg_types)
+        def hidden_region(args: tuple[BlockArgument, ...]) -> None:
+            def widen(value: SSAValue) -> SSAValue:
+                if value.type == acc or not isinstance(acc, IntegerType):
+                    return value
+                return arith.ExtSIOp(value, acc).result
+
+            lhs = arith.SubiOp(widen(args[0]), widen(args[2]))
+            rhs = arith.SubiOp(widen(args[1]), widen(args[3]))
+            YieldOp(arith.AddiOp(args[4], arith.MuliOp(lhs, rhs)))
+
+        return hidden_region
+
+    def get_default_indexing_maps(self) -> Sequence[AffineMap]:
+        image, kernel, out = self._window_maps()
+        scalar = AffineMap(6, 0, ())
+        return (image, kernel, scalar, scalar, out)
+
+
+def _mac_region(inputs: Sequence[SSAValue], outputs: Sequence[SSAValue]) -> Region:
+    """``out + a * b`` over the element types (float or integer)."""
+    arg_types = NamedOperation.body_arg_types((*inputs, *outputs))
+    floating = isinstance(arg_types[-1], AnyFloat)
+
+    @Builder.implicit_region(arg_types)
+    def region(args: tuple[BlockArgument, ...]) -> None:
+        mul: Operation = arith.MulfOp(args[0], args[1]) if floating else arith.MuliOp(args[0], args[1])
+        add = arith.AddfOp(args[2], mul.results[0]) if floating else arith.AddiOp(args[2], mul.results[0])
+        YieldOp(add)
+
+    return region
+
+
+class _ContractionBase(NamedOperation):
+    """A named contraction whose maps are fixed: matmul's batched relatives."""
+
+    PRINT_ATTRS_IN_FRONT: ClassVar[bool] = True
+    ITERATORS: ClassVar[str]
+    """``p``/``r`` per loop."""
+
+    def __init__(self, inputs: Sequence[SSAValue], outputs: Sequence[SSAValue]) -> None:
+        super().__init__(
+            ins=inputs,
+            outs=outputs,
+            result_types=[o.type for o in outputs],
+            hidden_region=_mac_region(inputs, outputs),
+        )
+
+    @classmethod
+    def get_hidden_region(cls, inputs: Sequence[SSAValue], outputs: Sequence[SSAValue]) -> Region:
+        return _mac_region(inputs, outputs)
+
+    def get_iterator_types(self) -> ArrayAttr[IteratorTypeAttr]:
+        kinds = {"p": IteratorTypeAttr.parallel(), "r": IteratorTypeAttr.reduction()}
+        return ArrayAttr(kinds[c] for c in self.ITERATORS)
+
+
+_BATCH_MATMUL_MAPS = ArrayAttr(
+    [
+        AffineMapAttr(AffineMap.from_callable(lambda b, i, _, k: (b, i, k))),
+        AffineMapAttr(AffineMap.from_callable(lambda b, _, j, k: (b, k, j))),
+        AffineMapAttr(AffineMap.from_callable(lambda b, i, j, _: (b, i, j))),
+    ]
+)
+
+
+@irdl_op_definition
+class BatchMatmulOp(_ContractionBase):
+    """``linalg.batch_matmul``: ``C[b, i, j] += A[b, i, k] * B[b, k, j]``."""
+
+    name = "linalg.batch_matmul"
+    ITERATORS: ClassVar[str] = "pppr"
+
+    indexing_maps = prop_def(ArrayAttr[AffineMapAttr], default_value=_BATCH_MATMUL_MAPS)
+    """The operands' maps (the default unless transposed or broadcast)."""
+
+    def get_default_indexing_maps(self) -> Sequence[AffineMap]:
+        return tuple(m.data for m in self.indexing_maps.data)
+
+    def get_indexing_maps(self) -> ArrayAttr[AffineMapAttr]:
+        return self.indexing_maps
+
+
+@irdl_op_definition
+class BatchMatvecOp(_ContractionBase):
+    """``linalg.batch_matvec``: ``C[b, i] += A[b, i, k] * B[b, k]``."""
+
+    name = "linalg.batch_matvec"
+    ITERATORS: ClassVar[str] = "ppr"
+
+    def get_default_indexing_maps(self) -> Sequence[AffineMap]:
+        return (
+            AffineMap.from_callable(lambda b, i, k: (b, i, k)),
+            AffineMap.from_callable(lambda b, _, k: (b, k)),
+            AffineMap.from_callable(lambda b, i, _: (b, i)),
+        )
+
+
+@irdl_op_definition
+class SoftmaxOp(IRDLOperation):
+    """``linalg.softmax dimension(2) ins(%x : t) outs(%y : t) -> t``: softmax along one dimension."""
+
+    name = "linalg.softmax"
+
+    input = operand_def(ShapedType)
+    """The logits."""
+    output = operand_def(ShapedType)
+    """The destination."""
+    result = var_result_def(TensorType)
+    """The softmax (on tensors)."""
+    dimension = prop_def(IntegerAttr[I64])
+    """The dimension normalized over."""
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        parser.parse_keyword("dimension")
+        with parser.in_parens():
+            dimension = parser.parse_integer()
+        ins = _parse_operands(parser, "ins")
+        outs = _parse_operands(parser, "outs")
+        attrs = parser.parse_optional_attr_dict()
+        results = _parse_result_types(parser)
+        if len(ins) != 1 or len(outs) != 1:
+            parser.raise_error("linalg.softmax takes one input and one output")
+        op = cls(
+            operands=[ins[0], outs[0]],
+            result_types=[results],
+            properties={"dimension": IntegerAttr(dimension, 64)},
+        )
+        op.attributes |= attrs
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" dimension({self.dimension.value.data}) ins(")
+        printer.print_operand(self.input)
+        printer.print_string(" : ")
+        printer.print_attribute(self.input.type)
+        printer.print_string(") outs(")
+        printer.print_operand(self.output)
+        printer.print_string(" : ")
+        printer.print_attribute(self.output.type)
+        printer.print_string(")")
+        printer.print_op_attributes(self.attributes)
+        if self.result:
+            printer.print_string(" -> ")
+            printer.print_list(self.result.types, printer.print_attribute)
+
+
+_REPLACED: dict[type[Operation], type[Operation]] = {
+    _XdslGenericOp: GenericOp,
+    xdsl_linalg.Conv2DNhwc_HwcfOp: Conv2DNhwcHwcfOp,
+    xdsl_linalg.Conv2DNchwFchwOp: Conv2DNchwFchwOp,
+}
+
+Linalg = Dialect(
+    "linalg",
+    [_REPLACED.get(op, op) for op in _XdslLinalg.operations]
+    + [SoftmaxOp, DepthwiseConv2DNhwcHwcOp, DepthwiseConv2DNhwcHwcQOp, BatchMatmulOp, BatchMatvecOp],
+    [*_XdslLinalg.attributes],
+)
+"""The linalg dialect as passviz registers it."""
