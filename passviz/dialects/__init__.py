@@ -43,6 +43,7 @@ def _our_dialect_factories() -> dict[str, Callable[[], Dialect]]:
         "flow": _load_flow,
         "iree_tensor_ext": _load_iree_tensor_ext,
         "linalg": _load_linalg,
+        "affine": _load_affine,
     }
 
 
@@ -122,3 +123,9 @@ def _load_linalg() -> Dialect:
     from passviz.dialects.linalg import Linalg
 
     return Linalg
+
+
+def _load_affine() -> Dialect:
+    from passviz.dialects.affine import Affine
+
+    return Affine
