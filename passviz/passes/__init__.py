@@ -92,6 +92,11 @@ def traced_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return ToyLowerToAffine
 
+    def toy_lower_to_llvm() -> type[ModulePass]:
+        from passviz.passes.toy_lower_to_llvm import ToyLowerToLLVM
+
+        return ToyLowerToLLVM
+
     return {
         "wrap-func-body-with-single-block": wrap,
         "canonicalize": canonicalize,
@@ -109,6 +114,7 @@ def traced_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "fold-unstructured-ptr": fold_unstructured_ptr,
         "toy-shape-inference": toy_shape_inference,
         "toy-lower-to-affine": toy_lower_to_affine,
+        "toy-lower-to-llvm": toy_lower_to_llvm,
     }
 
 
