@@ -1,0 +1,114 @@
+"""IREE's dialects (flow, iree_tensor_ext, hal, util) and the linalg ops Flow inputs use:
+every ``// -----`` chunk of IREE's peer tests parses and prints back to what ``iree-opt`` reads
+as the same module."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+from _pytest.mark import ParameterSet
+from xdsl.ir import Operation
+from xdsl.parser import Parser
+
+from passviz.dialects import make_context
+from passviz.trace.irtext import print_module
+from tests.conftest import PEER, iree_opt, iree_opt_missing, need, split_chunks
+
+pytestmark = pytest.mark.iree
+
+IREE_TESTS = PEER / "iree"
+"""IREE's test files among the peer files (``shared/peer/SOURCES.md``)."""
+
+NOT_MODELLED = {
+    "iree_linalg_ext.": "iree_linalg_ext (attention) is not modelled by passviz",
+    "iree_encoding.": "iree_encoding (data-tiling encodings, a later IREE feature) is not modelled by passviz",
+    "check.": "IREE's check dialect (runtime expectations) is not modelled by passviz",
+}
+"""Dialects some chunks use that passviz leaves out, with why."""
+
+
+def _unregistered(path: Path) -> bool:
+    """Whether the file's RUN line lets ops of unknown dialects through (``test.sink``)."""
+    return "--allow-unregistered-dialect" in path.read_text().splitlines()[0]
+
+
+def _cases() -> list[ParameterSet]:
+    if not IREE_TESTS.is_dir():
+        return [
+            pytest.param(
+                None, "", id="no-peer-files", marks=pytest.mark.skip(reason=f"{IREE_TESTS} is missing")
+            )
+        ]
+    cases: list[ParameterSet] = []
+    for path in sorted(IREE_TESTS.rglob("*.mlir")):
+        for index, chunk in enumerate(split_chunks(path.read_text())):
+            code = "\n".join(line for line in chunk.splitlines() if not line.lstrip().startswith("//"))
+            missing = [
+                why for prefix, why in NOT_MODELLED.items() if re.search(rf"\b{re.escape(prefix)}", code)
+            ]
+            marks = [pytest.mark.skip(reason=missing[0])] if missing else []
+            cases.append(pytest.param(path, chunk, id=f"{path.stem}-{index}", marks=marks))
+    return cases
+
+
+def _parse(text: str, path: Path) -> Operation:
+    return Parser(make_context(allow_unregistered=_unregistered(path)), text).parse_module()
+
+
+def _iree_print(text: str, path: Path) -> str:
+    """``iree-opt``'s print of ``text`` (no pass), failing the test on its error."""
+    flags = ["--allow-unregistered-dialect"] if _unregistered(path) else []
+    done = subprocess.run([iree_opt(), *flags, "-"], input=text, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+@pytest.mark.parametrize(("path", "chunk"), _cases())
+def test_passviz_reads_back_what_it_prints(path: Path, chunk: str) -> None:
+    """passviz's print of a chunk parses again to the same print.
+
+    ``dense_resource`` handles are left out of the comparison (here and with
+    iree-opt): xDSL keeps the handles of every parse in one store per process
+    and renames a handle seen before (``__elided__`` becomes ``__elided___0``).
+    """
+    first = print_module(_parse(chunk, path))
+    second = print_module(_parse(first, path))
+    assert _without_resource_handles(second) == _without_resource_handles(first)
+
+
+def _without_resource_handles(text: str) -> str:
+    return re.sub(r"dense_resource<[^>]*>", "dense_resource<>", text)
+
+
+@pytest.mark.parametrize(("path", "chunk"), _cases())
+def test_iree_opt_reads_passviz_print_as_the_same_module(path: Path, chunk: str) -> None:
+    """``iree-opt`` prints passviz's print of a chunk exactly as it prints the chunk itself."""
+    need(iree_opt_missing())
+    printed = print_module(_parse(chunk, path))
+    expected = _without_resource_handles(_iree_print(chunk, path))
+    assert _without_resource_handles(_iree_print(printed, path)) == expected
+
+
+def test_flow_syntax_is_irees() -> None:
+    """The dispatch ops print in IREE 3.13's own syntax, not the generic form."""
+    text = """util.func public @f(%arg0: tensor<?x4xf32>, %arg1: index) -> tensor<?x4xf32> {
+  %0 = flow.dispatch.workgroups[%arg1](%arg0, %arg1) : (tensor<?x4xf32>{%arg1}, index) -> %arg0{%arg1} =
+      (%arg2: !iree_tensor_ext.dispatch.tensor<readwrite:tensor<?x4xf32>>, %arg3: index) {
+    %1 = iree_tensor_ext.dispatch.tensor.load %arg2, offsets = [0, 0], sizes = [%arg3, 4], strides = [1, 1] : !iree_tensor_ext.dispatch.tensor<readwrite:tensor<?x4xf32>>{%arg3} -> tensor<?x4xf32>
+    iree_tensor_ext.dispatch.tensor.store %1, %arg2, offsets = [0, 0], sizes = [%arg3, 4], strides = [1, 1] : tensor<?x4xf32> -> !iree_tensor_ext.dispatch.tensor<readwrite:tensor<?x4xf32>>{%arg3}
+    flow.return
+  } count(%arg2: index) -> (index, index, index) {
+    %x, %y, %z = iree_tensor_ext.dispatch.workgroup_count_from_slice(%arg2)
+    flow.return %x, %y, %z : index, index, index
+  }
+  util.return %0 : tensor<?x4xf32>
+}
+"""
+    printed = print_module(Parser(make_context(), text).parse_module())
+    assert '"flow.' not in printed and '"iree_tensor_ext.' not in printed
+    assert "-> %arg0{%arg1} =\n" in printed
+    assert "sizes = [%arg3, 4]" in printed
+    assert re.search(r"\} count\(%arg2\w*: index\) -> \(index, index, index\) \{", printed)
