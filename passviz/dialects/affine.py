@@ -63,6 +63,21 @@ def canonicalize_map_and_operands(
     """MLIR's ``canonicalizeMapAndOperands``: promote symbols, fold constants, merge and drop operands."""
     num_dims, num_symbols = map_.num_dims, map_.num_symbols
     dims, symbols = list(operands[:num_dims]), list(operands[num_dims:])
+    # legalizeDemotedDims: a symbol that is not a valid symbol (a loop's index) becomes a dimension
+    if any(not is_valid_symbol(value) for value in symbols):
+        symbol_remap: list[AffineExpr] = []
+        kept_symbols: list[SSAValue] = []
+        for value in symbols:
+            if is_valid_symbol(value):
+                symbol_remap.append(AffineExpr.symbol(len(kept_symbols)))
+                kept_symbols.append(value)
+            else:
+                symbol_remap.append(AffineExpr.dimension(len(dims)))
+                dims.append(value)
+        map_ = map_.replace_dims_and_symbols(
+            [AffineExpr.dimension(i) for i in range(num_dims)], symbol_remap, len(dims), len(kept_symbols)
+        )
+        num_dims, num_symbols, symbols = len(dims), len(kept_symbols), kept_symbols
     # canonicalizePromotedSymbols: a valid symbol in a dimension's place becomes a symbol
     dim_remap: list[AffineExpr] = []
     kept_dims: list[SSAValue] = []
@@ -140,12 +155,24 @@ class _AccessPatterns(HasCanonicalizationPatternsInterface):
         return (SimplifyAffineOp(),)
 
 
+def _as_dims(map_: AffineMap) -> AffineMap:
+    """MLIR reads each ``%value`` of ``[...]`` as a dimension; xDSL's parser makes it a symbol."""
+    if map_.num_dims:
+        return map_
+    dims = [AffineExpr.dimension(i) for i in range(map_.num_symbols)]
+    return map_.replace_dims_and_symbols([], dims, map_.num_symbols, 0)
+
+
 def _rebuilt(cls: type[OpT], parsed: Operation) -> OpT:
     """``parsed`` (xDSL's class, which xDSL's parsers build) as passviz's ``cls``."""
+    properties = dict(parsed.properties)
+    access_map = properties.get("map")
+    if isinstance(access_map, AffineMapAttr):
+        properties["map"] = AffineMapAttr(_as_dims(access_map.data))
     op = cls.create(
         operands=list(parsed.operands),
         result_types=[result.type for result in parsed.results],
-        properties=dict(parsed.properties),
+        properties=properties,
         attributes=dict(parsed.attributes),
         regions=[parsed.detach_region(region) for region in list(parsed.regions)],
     )

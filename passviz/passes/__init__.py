@@ -92,6 +92,16 @@ def traced_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return ToyLowerToAffine
 
+    def affine_loop_fusion() -> type[ModulePass]:
+        from passviz.passes.affine_loop_fusion import AffineLoopFusion
+
+        return AffineLoopFusion
+
+    def affine_scalrep() -> type[ModulePass]:
+        from passviz.passes.affine_scalrep import AffineScalarReplacement
+
+        return AffineScalarReplacement
+
     def toy_lower_to_llvm() -> type[ModulePass]:
         from passviz.passes.toy_lower_to_llvm import ToyLowerToLLVM
 
@@ -114,6 +124,8 @@ def traced_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "fold-unstructured-ptr": fold_unstructured_ptr,
         "toy-shape-inference": toy_shape_inference,
         "toy-lower-to-affine": toy_lower_to_affine,
+        "affine-loop-fusion": affine_loop_fusion,
+        "affine-scalrep": affine_scalrep,
         "toy-lower-to-llvm": toy_lower_to_llvm,
     }
 
