@@ -629,12 +629,21 @@ def _add_toy_parser(sub: argparse._SubParsersAction[_OneLineParser]) -> None:  #
     toy = sub.add_parser("toy", help="compile a Toy file as the MLIR tutorial's toyc does")
     toy.add_argument("input", help="a .toy file (or a .mlir file of toy IR)")
     # passviz.toy.driver's EMITS and CHAPTERS, spelled out so that startup imports no Toy code
-    toy.add_argument("-emit", choices=("ast", "mlir"), default="mlir", help="what to print (default mlir)")
+    toy.add_argument(
+        "-emit",
+        choices=("ast", "mlir", "mlir-affine", "mlir-llvm", "llvm", "jit"),
+        default="mlir",
+        help="what to print: the AST, MLIR (toy, affine, llvm dialect), LLVM IR, or the program's output when"
+        " JIT-run (default mlir)",
+    )
     toy.add_argument(
         "--chapter", type=int, choices=(2, 3, 4, 5, 6), default=6, help="behave as toyc-chN (default 6)"
     )
     toy.add_argument(
-        "-opt", action="store_true", help="run toyc's optimizations (chapter 4 on: inliner, shape inference)"
+        "-opt",
+        action="store_true",
+        help="run toyc's optimizations (chapter 4 on: inliner, shape inference; 5 on: loop fusion;"
+        " 6: LLVM's -O3)",
     )
     toy.add_argument("-o", "--output", help="also write the trace (MLIRGen onward) here")
 

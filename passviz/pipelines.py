@@ -208,11 +208,32 @@ which passviz lacks).  Triton 3.9 has no block pointers, so no
 ``rewrite_tensor_pointer``."""
 
 
+TOY_OPT = "inline,toy-shape-inference,canonicalize,cse"
+"""``toyc-ch4``'s ``-opt`` (and, from chapter 5, what runs before any lowering):
+the inliner on the module, then shape inference, canonicalize and CSE on each ``toy.func``."""
+
+TOY_AFFINE = "toy-lower-to-affine,canonicalize,cse"
+"""Chapter 5's partial lowering to affine, then canonicalize and CSE on each ``func.func``."""
+
+TOY_AFFINE_OPT = "affine-loop-fusion,affine-scalrep"
+"""What ``-opt`` adds after the affine cleanups: loop fusion, then scalar replacement."""
+
+TOY_PIPELINES: Mapping[str, str] = {
+    "toy-ch3": "canonicalize",
+    "toy-ch4": TOY_OPT,
+    "toy-ch5": f"{TOY_OPT},{TOY_AFFINE},{TOY_AFFINE_OPT}",
+    "toy-ch6": f"{TOY_OPT},{TOY_AFFINE},{TOY_AFFINE_OPT},toy-lower-to-llvm",
+}
+"""``toyc-chN -opt``'s passes after MLIRGen, down to the chapter's deepest MLIR
+(``-emit=mlir`` for chapters 3 and 4, ``mlir-affine`` for 5, ``mlir-llvm`` for 6).
+``passviz.toy.driver.toy_pipeline`` gives each ``-emit`` level's."""
+
+
 class _NamedPipelines(Mapping[str, str]):
     """The pipelines a spec may name as one pass, for the Triton passviz behaves as."""
 
     def _pipelines(self) -> dict[str, str]:
-        return {"make-ttir": MAKE_TTIR[triton_version()]}
+        return {"make-ttir": MAKE_TTIR[triton_version()], **TOY_PIPELINES}
 
     def __getitem__(self, name: str) -> str:
         return self._pipelines()[name]
@@ -226,10 +247,17 @@ class _NamedPipelines(Mapping[str, str]):
 
 NAMED_PIPELINES: Mapping[str, str] = _NamedPipelines()
 """Pipelines a spec may name as one pass.  ``make-ttir`` is the ``make_ttir``
-of the installed Triton (``MAKE_TTIR``; ``passviz.dialects.triton_version``)."""
+of the installed Triton (``MAKE_TTIR``; ``passviz.dialects.triton_version``);
+``toy-ch3`` to ``toy-ch6`` are the Toy tutorial's ``toyc -opt`` (``TOY_PIPELINES``)."""
 
 
-_PIPELINE_ORIGINS: Mapping[str, str] = {"make-ttir": "Triton {major}.{minor}'s make_ttir for CUDA"}
+_PIPELINE_ORIGINS: Mapping[str, str] = {
+    "make-ttir": "Triton {major}.{minor}'s make_ttir for CUDA",
+    "toy-ch3": "toyc-ch3 -emit=mlir -opt",
+    "toy-ch4": "toyc-ch4 -emit=mlir -opt",
+    "toy-ch5": "toyc-ch5 -emit=mlir-affine -opt",
+    "toy-ch6": "toyc-ch6 -emit=mlir-llvm -opt",
+}
 """What each named pipeline reproduces, for ``pipeline_summary``."""
 
 
