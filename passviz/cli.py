@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import gc
 import os
 import sys
 import tempfile
@@ -220,6 +221,9 @@ def _add_run_parsers(sub: argparse._SubParsersAction[_OneLineParser]) -> None:  
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``passviz`` script."""
     args = _parser().parse_args(argv)
+    # One command, then exit: what the imports made lives until then, so the
+    # cyclic collector need not scan it again at every full collection.
+    gc.freeze()
     try:
         # Deeply nested IR recurses deep in xDSL's parser, verifier and printer.
         return call_deep(lambda: _COMMANDS[args.command](args))

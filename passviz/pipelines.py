@@ -27,6 +27,7 @@ from xdsl.utils.lexer import Span
 import passviz
 from passviz.dialects import make_context
 from passviz.dialects.triton_version import TritonVersion, triton_version
+from passviz.ir.collection import fewer_collections
 from passviz.passes import available_passes, traced_passes
 from passviz.trace.mlir_parser import MLIRParser
 from passviz.trace.model import Trace, TraceMeta
@@ -425,6 +426,22 @@ def record(
     ``pipeline`` is a spec (``"canonicalize,cse"``) or pass instances, any
     ``ModulePass`` (one defined in a notebook cell too): a plain xDSL pass is
     recorded pattern application by pattern application."""
+    with fewer_collections():
+        return _record(
+            text, pipeline, filename=filename, output=output, options=options, extra_passes=extra_passes
+        )
+
+
+def _record(
+    text: str | ModuleOp,
+    pipeline: str | Sequence[ModulePass],
+    *,
+    filename: str,
+    output: str | Path | None,
+    options: RecordOptions | None,
+    extra_passes: dict[str, type[ModulePass]] | None,
+) -> TraceRun:
+    """``record``'s work."""
     options = options or RecordOptions()
     if isinstance(pipeline, str):
         passes = parse_pipeline(pipeline, extra_passes)
