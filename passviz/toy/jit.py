@@ -60,11 +60,24 @@ def llvm_module(module: ModuleOp, *, opt: bool) -> Any:
     except RuntimeError as exc:
         raise LLVMError(f"LLVM rejects the translated module: {' '.join(str(exc).split())}") from None
     parsed.name = "LLVMDialectModule"
+    _drop_value_names(parsed)
     if opt:
         tuning = llvm.create_pipeline_tuning_options(speed_level=3)
         builder = llvm.create_pass_builder(machine, tuning)
         builder.getModulePassManager().run(parsed, builder)
     return parsed
+
+
+def _drop_value_names(module: Any) -> None:
+    """Unname ``module``'s values and blocks (llvmlite names them ``.1``, ``.2``, ...), so
+    that LLVM numbers them ``%0``, ``%1``, ... as in MLIR's translation."""
+    for function in module.functions:
+        for argument in function.arguments:
+            argument.name = ""
+        for block in function.blocks:
+            block.name = ""
+            for instruction in block.instructions:
+                instruction.name = ""
 
 
 def llvm_ir(module: ModuleOp, *, opt: bool) -> str:
