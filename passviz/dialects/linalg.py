@@ -398,3 +398,25 @@ Linalg = Dialect(
     [*_XdslLinalg.attributes],
 )
 """The linalg dialect as passviz registers it."""
+
+
+MEMOIZED_MAPS = "linalg.memoized_indexing_maps"
+"""Where MLIR's named ops cache their indexing maps once asked for them
+(a discardable attribute, so ``generalizeNamedOp`` carries it over)."""
+
+
+def generalize(op: NamedOperation) -> GenericOp:
+    """MLIR's ``linalg::generalizeNamedOp``: ``op`` as a ``linalg.generic`` with its maps,
+    iterators, body and discardable attributes (the cached maps among them)."""
+    maps = op.get_indexing_maps()
+    body = op.body.clone()
+    generic = GenericOp(
+        op.inputs,
+        op.outputs,
+        body,
+        maps,
+        op.get_iterator_types(),
+        op.res.types,
+    )
+    generic.attributes |= {**op.attributes, MEMOIZED_MAPS: maps}
+    return generic

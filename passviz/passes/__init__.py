@@ -102,10 +102,20 @@ def traced_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return AffineScalarReplacement
 
+    def lower_affine() -> type[ModulePass]:
+        from passviz.passes.lower_affine import LowerAffine
+
+        return LowerAffine
+
     def toy_lower_to_llvm() -> type[ModulePass]:
         from passviz.passes.toy_lower_to_llvm import ToyLowerToLLVM
 
         return ToyLowerToLLVM
+
+    def iree_conv1x1_to_matmul() -> type[ModulePass]:
+        from passviz.passes.conv1x1_to_matmul import Convert1X1FilterConv2DToMatmul
+
+        return Convert1X1FilterConv2DToMatmul
 
     return {
         "wrap-func-body-with-single-block": wrap,
