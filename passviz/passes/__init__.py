@@ -137,6 +137,7 @@ def traced_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "affine-loop-fusion": affine_loop_fusion,
         "affine-scalrep": affine_scalrep,
         "toy-lower-to-llvm": toy_lower_to_llvm,
+        "iree-preprocessing-convert-1x1-filter-conv2d-to-matmul": iree_conv1x1_to_matmul,
     }
 
 
