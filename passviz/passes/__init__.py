@@ -136,6 +136,7 @@ def traced_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "toy-lower-to-affine": toy_lower_to_affine,
         "affine-loop-fusion": affine_loop_fusion,
         "affine-scalrep": affine_scalrep,
+        "lower-affine": lower_affine,
         "toy-lower-to-llvm": toy_lower_to_llvm,
         "iree-preprocessing-convert-1x1-filter-conv2d-to-matmul": iree_conv1x1_to_matmul,
     }
