@@ -85,8 +85,23 @@ def run_toy(
     ``.mlir`` input) and then ``toy_pipeline``'s passes, rewrite by rewrite, to
     ``output`` if given.  ``llvm`` prints the LLVM IR of the lowered module
     (optimized as ``-O3`` with ``-opt``) and ``jit`` what its ``main`` prints."""
-    spec = toy_pipeline(chapter, emit, opt)
+    toy_pipeline(chapter, emit, opt)  # a level the chapter lacks, before reading the file
     text = decode_input(Path(path).read_bytes(), path)
+    return run_toy_text(text, emit, filename=path, chapter=chapter, opt=opt, output=output)
+
+
+def run_toy_text(
+    text: str,
+    emit: Emit,
+    *,
+    filename: str = "input.toy",
+    chapter: int = 6,
+    opt: bool = False,
+    output: str | Path | None = None,
+) -> ToyResult:
+    """``run_toy`` on Toy source (or toy IR, if ``filename`` ends in ``.mlir``) given as text."""
+    spec = toy_pipeline(chapter, emit, opt)
+    path = filename
     passes = parse_pipeline(spec) if spec else ()
     if path.endswith(".mlir"):
         if emit == "ast":
