@@ -117,6 +117,11 @@ def traced_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return Convert1X1FilterConv2DToMatmul
 
+    def iree_conv2d_to_img2col() -> type[ModulePass]:
+        from passviz.passes.conv2d_to_img2col import ConvertConv2DToImg2Col
+
+        return ConvertConv2DToImg2Col
+
     return {
         "wrap-func-body-with-single-block": wrap,
         "canonicalize": canonicalize,
@@ -139,6 +144,7 @@ def traced_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "lower-affine": lower_affine,
         "toy-lower-to-llvm": toy_lower_to_llvm,
         "iree-preprocessing-convert-1x1-filter-conv2d-to-matmul": iree_conv1x1_to_matmul,
+        "iree-global-opt-convert-conv2d-to-img2col": iree_conv2d_to_img2col,
     }
 
 
