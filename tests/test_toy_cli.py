@@ -264,3 +264,19 @@ def test_run_toy_gives_the_same_text_as_the_command(
     for emit in ("mlir-affine", "mlir-llvm", "jit"):
         status, out, _ = toy_cli(capsys, str(source), f"-emit={emit}")
         assert status == 0 and out == run_toy(str(source), emit).text  # pyright: ignore[reportArgumentType]
+
+
+def test_llvm_the_converter_cannot_translate_is_one_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    source = tmp_path / "assume.mlir"
+    source.write_text(
+        "llvm.func @main() {\n  %0 = llvm.mlir.constant(true) : i1\n  llvm.intr.assume %0 : i1\n  llvm.return\n}\n"
+    )
+    for emit in ("llvm", "jit"):
+        status, out, err = toy_cli(capsys, str(source), f"-emit={emit}")
+        assert (status, out) == (1, "")
+        assert err == (
+            f"passviz: error: {source}: cannot translate to LLVM IR: "
+            "Conversion not implemented for op: llvm.intr.assume\n"
+        )

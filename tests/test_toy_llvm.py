@@ -195,6 +195,12 @@ OWN_PROGRAMS: dict[str, tuple[str, str]] = {
             ]
         ),
     ),
+    "a-scalar-and-a-wide-matrix": (
+        "def main() {\n  var s = 5;\n  print(s);\n  var w<3, 10> = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10,"
+        " 1, 2, 3, 4, 5, 6, 7, 8, 9, 10];\n  print(transpose(w) * transpose(w) + transpose(w));\n}\n",
+        format_print(np.array(5.0))
+        + format_print(np.tile(np.arange(1.0, 11), (3, 1)).T ** 2 + np.tile(np.arange(1.0, 11), (3, 1)).T),
+    ),
 }
 """Programs of our own, with what numpy says they print."""
 
