@@ -10,15 +10,24 @@ import io
 import re
 import subprocess
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from filecheck.matcher import Matcher
 from filecheck.options import Options
+from xdsl.context import Context
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+from xdsl.rewriter import Rewriter
 
 from passviz.passes.toy_lower_to_affine import LoweringError
 from passviz.pipelines import parse_ir, record
+from passviz.run.bisect import StepTexts, bisect
+from passviz.run.values import DeclarationCallError
 from passviz.toy.driver import mlir_text
+from passviz.toy.interpret import run_lowered, run_main
 from passviz.toy.lowering import affine_passes, affine_pipeline
 from passviz.toy.mlirgen import mlirgen
 from passviz.toy.parser import parse_toy
@@ -261,3 +270,59 @@ def test_the_other_passes_are_mlirs_where_fusion_differs(name: str) -> None:
     for pass_name, (theirs, ours) in chain.items():
         if pass_name != "affine-loop-fusion":
             assert ours == theirs, f"{pass_name} differs from MLIR's on {name}"
+
+
+# --- running the lowered IR ----------------------------------------------------------------
+
+
+def _programs_to_run() -> list[str]:
+    needs_toy_peer()
+    return [
+        (TOY / "Ch5/affine-lowering.mlir").read_text(),
+        _toy_ir((TOY / "Ch5/codegen.toy").read_text()),
+        *(
+            _toy_ir(source)
+            for source in [*PROGRAMS.values(), *FUSION_DIFFERS.values()]
+            if not source.startswith("@")
+        ),
+    ]
+
+
+def test_every_step_of_the_lowering_prints_what_the_toy_program_does() -> None:
+    """The IR after each step, from MLIRGen's through fusion and scalar replacement, runs in
+    passviz's interpreter and prints what the toy-level program prints."""
+    for text in _programs_to_run():
+        expected = run_main(parse_ir(text))
+        assert expected
+        run = record(text, affine_pipeline(True))
+        assert not run.trace.failed_steps
+        texts = StepTexts(run.trace)
+        for step in range(len(run.trace.steps)):
+            try:
+                printed = run_lowered(texts.module(step))
+            except DeclarationCallError:  # between the two edits of one inlining
+                continue
+            assert printed == expected, f"step {step} ({run.trace.steps[step].name}) prints otherwise"
+        assert run_lowered(run.module) == expected
+
+
+@dataclass(frozen=True)
+class _AddForMul(ModulePass):
+    """A wrong pass: every ``arith.mulf`` becomes an ``arith.addf``."""
+
+    name = "add-for-mul"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for mul in [inner for inner in op.walk() if isinstance(inner, arith.MulfOp)]:
+            Rewriter.replace_op(mul, arith.AddfOp(mul.lhs, mul.rhs))
+
+
+def test_bisect_finds_the_step_that_changes_what_a_lowered_program_prints() -> None:
+    needs_toy_peer()
+    text = (TOY / "Ch5/affine-lowering.mlir").read_text()
+    good = record(text, affine_pipeline(True))
+    assert bisect(good.trace, [], (1,)).first is None
+    bad = record(text, [*affine_passes(False), _AddForMul(), *affine_passes(True)[-2:]])
+    result = bisect(bad.trace, [], (1,))
+    assert result.step is not None and result.step.pass_name == "add-for-mul"
+    assert result.comparison is not None and result.comparison.differences[0].buffer == "print #1"

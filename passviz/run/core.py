@@ -31,6 +31,7 @@ from xdsl.interpreter import (
     impl_terminator,
     register_impls,
 )
+from xdsl.interpreters.affine import AffineFunctions
 from xdsl.interpreters.cf import CfFunctions
 from xdsl.interpreters.scf import ScfFunctions
 from xdsl.ir import Operation
@@ -43,6 +44,7 @@ from passviz.run.values import (
     RunError,
     UnsupportedOpError,
     as_type,
+    function_attribute,
     zeros,
 )
 
@@ -68,6 +70,8 @@ class KernelInterpreter(Interpreter):
     """The module's functions by symbol name."""
     constants: dict[Operation, Any] = field(default_factory=lambda: dict[Operation, Any]())
     """The values of the constant ops run so far."""
+    printed: list[Any] = field(default_factory=lambda: list[Any]())
+    """What ``toy.print`` printed, one array per print, in order."""
 
     def register_implementations(self, impls: InterpreterFunctions, /, override: bool = False) -> None:
         """Register ``impls``'s op implementations under their ops' names (later ones win)."""
@@ -97,7 +101,7 @@ class KernelInterpreter(Interpreter):
         """The function named ``name``, which ``op`` calls."""
         if not self.functions:
             for candidate in self.module.walk():
-                sym = candidate.properties.get("sym_name")
+                sym = function_attribute(candidate, "sym_name")
                 if candidate.name in FUNCTION_OPS and isinstance(sym, StringAttr):
                     self.functions[sym.data] = candidate
         found = self.functions.get(name)
@@ -109,10 +113,10 @@ class KernelInterpreter(Interpreter):
         """Run ``function``'s body on ``args`` (called ``at`` a call op) and return what it returns."""
         body = function.regions[0]
         if not body.blocks:
-            name = getattr(function.properties.get("sym_name"), "data", "?")
+            name = getattr(function_attribute(function, "sym_name"), "data", "?")
             message = f"@{name} has no body here: a declaration cannot be run"
             raise DeclarationCallError(message, at or function)
-        return self.run_ssacfg_region(body, args, str(function.properties.get("sym_name")))
+        return self.run_ssacfg_region(body, args, str(function_attribute(function, "sym_name")))
 
     def constant(self, op: Operation, make: Callable[[], Any]) -> Any:
         """The value of a constant op, made once per launch (constants are read-only)."""
@@ -215,6 +219,7 @@ class CoreFunctions(InterpreterFunctions):
 def new_interpreter(module: ModuleOp, extra: tuple[InterpreterFunctions, ...] = ()) -> KernelInterpreter:
     """An interpreter for ``module`` that knows every op passviz implements."""
     from passviz.run.arith import ArithFunctions, MathFunctions
+    from passviz.run.toy_ops import BufferFunctions, ToyFunctions
     from passviz.run.tt_ops import TritonFunctions
     from passviz.run.tts_ops import StructuredFunctions
 
@@ -227,6 +232,9 @@ def new_interpreter(module: ModuleOp, extra: tuple[InterpreterFunctions, ...] = 
         MathFunctions(),
         TritonFunctions(),
         StructuredFunctions(),
+        AffineFunctions(),
+        ToyFunctions(),
+        BufferFunctions(),
         *extra,
     ):
         interpreter.register_implementations(functions)

@@ -30,6 +30,7 @@ from passviz.run.values import (
     RunError,
     UnsupportedOpError,
     as_type,
+    function_attribute,
     integer_width,
 )
 
@@ -60,8 +61,8 @@ def kernel_function(module: ModuleOp, name: str | None = None) -> Operation:
     for op in module.walk():
         if op.name not in FUNCTION_OPS:
             continue
-        sym = getattr(op.properties.get("sym_name"), "data", None)
-        visibility = getattr(op.properties.get("sym_visibility"), "data", "public")
+        sym = getattr(function_attribute(op, "sym_name"), "data", None)
+        visibility = getattr(function_attribute(op, "sym_visibility"), "data", "public")
         if (name is None and visibility == "public") or sym == name:
             return op
     raise LaunchError(
@@ -117,4 +118,9 @@ def launch(
                         raise
                     except RunError as exc:
                         raise RunError(f"{exc.message} (in program {(x, y, z)})", exc.op) from None
-    return LaunchResult(memory.buffers)
+    # A Toy program's output is what it prints: each print is an output, compared as a buffer is.
+    printed = [
+        Buffer(f"print #{index}", np.asarray(value, dtype=np.float64).reshape(-1).copy(), written=True)
+        for index, value in enumerate(interpreter.printed, 1)
+    ]
+    return LaunchResult([*memory.buffers, *printed])

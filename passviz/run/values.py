@@ -66,8 +66,14 @@ class KernelAssertionError(RunError):
     """A ``tt.assert`` that failed in some program of the grid."""
 
 
-FUNCTION_OPS = ("tt.func", "func.func")
+FUNCTION_OPS = ("tt.func", "func.func", "toy.func")
 """The ops that define functions."""
+
+
+def function_attribute(function: Operation, name: str) -> Attribute | None:
+    """A function op's ``sym_name`` or ``sym_visibility``: a property (``func.func``, ``tt.func``)
+    or an attribute (``toy.func``)."""
+    return function.properties.get(name) or function.attributes.get(name)
 
 
 def describe_location(op: Operation) -> str:
@@ -80,7 +86,7 @@ def describe_location(op: Operation) -> str:
         func = func.parent_op()
     if func is None:
         return "(no location)"
-    name = getattr(func.properties.get("sym_name"), "data", "?")
+    name = getattr(function_attribute(func, "sym_name"), "data", "?")
     if func is op:
         return f"@{name}"
     index = next(i for i, other in enumerate(func.walk()) if other is op)

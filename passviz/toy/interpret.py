@@ -49,6 +49,16 @@ def run_main(module: ModuleOp) -> str:
     return "".join(interpreter.printed)
 
 
+def run_lowered(module: ModuleOp) -> str:
+    """What ``main`` prints, by passviz's interpreter: toy ops, and the affine, memref and arith
+    ops of their lowering, at any step of ``toy-lower-to-affine`` and after."""
+    from passviz.run.core import new_interpreter
+
+    interpreter = new_interpreter(module)
+    interpreter.call(interpreter.function("main", module), ())
+    return "".join(format_print(np.asarray(value, dtype=np.float64)) for value in interpreter.printed)
+
+
 def format_print(value: Array) -> str:
     """``toy.print`` of ``value`` as the lowered program's ``printf`` calls write it."""
     if value.ndim == 0:
