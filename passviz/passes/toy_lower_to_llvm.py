@@ -550,7 +550,8 @@ class ToyLowerToLLVM(TracedPass):
         ]
         for patterns in stages:
             named: list[RewritePattern] = [NamedPattern(pattern, recorder) for pattern in patterns]
-            recorder.walker(GreedyRewritePatternApplier(named)).rewrite_module(op)
+            # MLIR's conversion erases no dead op: the last stage reconciles the bridges
+            recorder.walker(GreedyRewritePatternApplier(named, dce_enabled=False)).rewrite_module(op)
         illegal = next((inner for inner in op.walk() if inner is not op and not _legal(inner)), None)
         if illegal is not None:
             raise LegalizationError(f"failed to legalize operation '{illegal.name}'")
