@@ -149,3 +149,133 @@ def test_img2col_leaves_dynamic_and_dilated_convolutions_alone() -> None:
 """
     printed = print_module(record(text, "iree-global-opt-convert-conv2d-to-img2col").module)
     assert printed.count("linalg.conv_2d_nhwc_hwcf") == 2
+
+
+DETACH = "iree-global-opt-detach-elementwise-from-named-ops"
+
+DETACH_CASES = {
+    "seed_conv_with_generic_init": """func.func @test(%arg0: !hal.buffer_view, %arg1: !hal.buffer_view, %arg2: !hal.buffer_view) -> !hal.buffer_view attributes {iree.abi.stub} {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = hal.tensor.import %arg0 : !hal.buffer_view -> tensor<1x4x4x3xf32>
+  %1 = hal.tensor.import %arg1 : !hal.buffer_view -> tensor<2x2x3x4xf32>
+  %2 = hal.tensor.import %arg2 : !hal.buffer_view -> tensor<1x3x3x4xf32>
+  %3 = tensor.empty() : tensor<1x3x3x4xf32>
+  %4 = linalg.fill ins(%cst : f32) outs(%3 : tensor<1x3x3x4xf32>) -> tensor<1x3x3x4xf32>
+  %5 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%2 : tensor<1x3x3x4xf32>) outs(%4 : tensor<1x3x3x4xf32>) {
+  ^bb0(%arg3: f32, %arg4: f32):
+    %8 = arith.addf %arg3, %arg3 : f32
+    linalg.yield %8 : f32
+  } -> tensor<1x3x3x4xf32>
+  %6 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%0, %1 : tensor<1x4x4x3xf32>, tensor<2x2x3x4xf32>) outs(%5 : tensor<1x3x3x4xf32>) -> tensor<1x3x3x4xf32>
+  %7 = hal.tensor.export %6 : tensor<1x3x3x4xf32> -> !hal.buffer_view
+  return %7 : !hal.buffer_view
+}
+""",
+    "matmul_with_bias_broadcast_init": """util.func public @bias_matmul(%a: tensor<?x16xf32>, %b: tensor<16x?xf32>, %bias: tensor<?xf32>, %m: index, %n: index) -> tensor<?x?xf32> {
+  %e = tensor.empty(%m, %n) : tensor<?x?xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%bias : tensor<?xf32>) outs(%e : tensor<?x?xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    linalg.yield %x : f32
+  } -> tensor<?x?xf32>
+  %1 = linalg.matmul ins(%a, %b : tensor<?x16xf32>, tensor<16x?xf32>) outs(%0 : tensor<?x?xf32>) -> tensor<?x?xf32>
+  %2 = arith.constant 0 : index
+  util.return %1 : tensor<?x?xf32>
+}
+""",
+    "batch_matmul_i32": """util.func public @batched(%a: tensor<4x8x16xi32>, %b: tensor<4x16x8xi32>, %c: tensor<4x8x8xi32>) -> tensor<4x8x8xi32> {
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%c : tensor<4x8x8xi32>) outs(%c : tensor<4x8x8xi32>) {
+  ^bb0(%x: i32, %y: i32):
+    %s = arith.muli %x, %x : i32
+    linalg.yield %s : i32
+  } -> tensor<4x8x8xi32>
+  %1 = linalg.batch_matmul ins(%a, %b : tensor<4x8x16xi32>, tensor<4x16x8xi32>) outs(%0 : tensor<4x8x8xi32>) -> tensor<4x8x8xi32>
+  util.return %1 : tensor<4x8x8xi32>
+}
+""",
+    "fill_and_argument_inits_stay": """util.func public @keep(%a: tensor<2x3xf32>, %b: tensor<3x2xf32>, %c: tensor<2x2xf32>) -> (tensor<2x2xf32>, tensor<2x2xf32>) {
+  %cst = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x2xf32>
+  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<2x2xf32>) -> tensor<2x2xf32>
+  %0 = linalg.matmul ins(%a, %b : tensor<2x3xf32>, tensor<3x2xf32>) outs(%f : tensor<2x2xf32>) -> tensor<2x2xf32>
+  %1 = linalg.matmul ins(%a, %b : tensor<2x3xf32>, tensor<3x2xf32>) outs(%c : tensor<2x2xf32>) -> tensor<2x2xf32>
+  util.return %0, %1 : tensor<2x2xf32>, tensor<2x2xf32>
+}
+""",
+    "constant_inits": """util.func public @constants(%a: tensor<2x3xf32>, %b: tensor<3x2xf32>, %x: tensor<2x2xf32>) -> (tensor<2x2xf32>, tensor<2x2xf32>) {
+  %cst = arith.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+  %splat = arith.constant dense<5.0> : tensor<2x2xf32>
+  %0 = linalg.matmul ins(%a, %b : tensor<2x3xf32>, tensor<3x2xf32>) outs(%cst : tensor<2x2xf32>) -> tensor<2x2xf32>
+  %1 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<2x2xf32>) outs(%splat : tensor<2x2xf32>) {
+  ^bb0(%p: f32, %q: f32):
+    %s = arith.maximumf %p, %q : f32
+    linalg.yield %s : f32
+  } -> tensor<2x2xf32>
+  util.return %0, %1 : tensor<2x2xf32>, tensor<2x2xf32>
+}
+""",
+    "img2col_batched_generic": """util.func public @batch_generic(%a: tensor<8x196x36xf32>, %b: tensor<36x16xf32>, %c: tensor<8x196x16xf32>) -> tensor<8x196x16xf32> {
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%c : tensor<8x196x16xf32>) outs(%c : tensor<8x196x16xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    %s = arith.addf %x, %x : f32
+    linalg.yield %s : f32
+  } -> tensor<8x196x16xf32>
+  %1 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%a, %b : tensor<8x196x36xf32>, tensor<36x16xf32>) outs(%0 : tensor<8x196x16xf32>) {
+  ^bb0(%in: f32, %in_2: f32, %out: f32):
+    %3 = arith.mulf %in, %in_2 : f32
+    %4 = arith.addf %3, %out : f32
+    linalg.yield %4 : f32
+  } -> tensor<8x196x16xf32>
+  util.return %1 : tensor<8x196x16xf32>
+}
+""",
+}
+"""Inputs for detach-elementwise, which has no peer file: the seed's example in IREE 3.13
+syntax (``tensor.empty`` for ``linalg.init_tensor``), and one case per branch of IREE's patterns."""
+
+DETACH_STEPS = {
+    "seed_conv_with_generic_init": ["DetachElementwisePattern"],
+    "matmul_with_bias_broadcast_init": ["DetachElementwisePattern"],
+    "batch_matmul_i32": ["DetachElementwisePattern"],
+    "fill_and_argument_inits_stay": [],
+    "constant_inits": ["DetachSplatConstantOutsOperands", "DetachElementwisePattern"],
+    "img2col_batched_generic": ["DetachElementwisePattern"],
+}
+"""The IREE pattern steps each case records, in order."""
+
+
+@pytest.mark.parametrize("case", sorted(DETACH_CASES))
+def test_detach_is_iree_opts(case: str) -> None:
+    need(iree_opt_missing())
+    text = DETACH_CASES[case]
+    ours = _iree_opt(print_module(record(text, DETACH).module))
+    assert ours == _iree_opt(text, f"--{DETACH}")
+
+
+@pytest.mark.parametrize("case", sorted(DETACH_CASES))
+def test_detach_steps_are_irees_patterns_and_replay(case: str) -> None:
+    run = record(DETACH_CASES[case], DETACH, options=RecordOptions(check=True, verify_each="rewrite"))
+    assert run.trace.status == "ok", run.trace.failed_steps
+    patterns = [
+        step.name
+        for step in run.trace.steps
+        if step.name.startswith("Detach") and step.name != "DetachElementwiseFromNamedOps"
+    ]
+    assert patterns == DETACH_STEPS[case]
+    replayer = Replayer(run.trace)
+    for step_index, step in enumerate(run.trace.steps):
+        replayer.advance_to(step_index)
+        assert replayer.text() == run.tracer.snapshots[step_index + 1], f"step {step_index} ({step.name})"
+
+
+def test_detach_gives_the_seeds_conv_a_zero_fill_and_adds_the_old_init_after() -> None:
+    """The seed's example: the conv accumulates into a fresh zero fill, and a generic adds
+    the generic that used to be its init to the conv's result."""
+    module = record(DETACH_CASES["seed_conv_with_generic_init"], DETACH).module
+    printed = print_module(module)
+    conv = re.search(r"(%\w+) = linalg\.conv_2d_nhwc_hwcf .*outs\((%\w+) :", printed)
+    assert conv is not None
+    result, init = conv.groups()
+    assert re.search(rf"{init} = linalg\.fill ins\(%\w+ : f32\)", printed)
+    add = re.search(rf"linalg\.generic .*ins\({result}, (%\w+) : .*outs\({init} :", printed)
+    assert add is not None
+    assert re.search(rf"{add.group(1)} = linalg\.generic", printed)

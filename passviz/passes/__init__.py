@@ -122,6 +122,11 @@ def traced_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return ConvertConv2DToImg2Col
 
+    def iree_detach_elementwise() -> type[ModulePass]:
+        from passviz.passes.detach_elementwise import DetachElementwiseFromNamedOps
+
+        return DetachElementwiseFromNamedOps
+
     return {
         "wrap-func-body-with-single-block": wrap,
         "canonicalize": canonicalize,
@@ -145,6 +150,7 @@ def traced_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "toy-lower-to-llvm": toy_lower_to_llvm,
         "iree-preprocessing-convert-1x1-filter-conv2d-to-matmul": iree_conv1x1_to_matmul,
         "iree-global-opt-convert-conv2d-to-img2col": iree_conv2d_to_img2col,
+        "iree-global-opt-detach-elementwise-from-named-ops": iree_detach_elementwise,
     }
 
 
