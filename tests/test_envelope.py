@@ -45,6 +45,8 @@ BAD: list[tuple[str, Any]] = [
     ("root", "v3"),
     ("delta", []),
     ("chain", ["o1", 2]),
+    ("dispatch", ["o1"]),
+    ("dispatch", [[]]),
     ("flag", {"kind": "verify"}),
     ("flag", {"kind": "boom", "message": "m"}),
     ("flag", {"kind": "verify", "message": "m", "cycle": "ab"}),

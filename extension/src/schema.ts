@@ -125,6 +125,8 @@ export interface StepRecord {
   flag?: Flag;
   /** The pointer offset chain the step folded: op ids from the base pointer to the access. */
   chain?: string[];
+  /** The dispatch regions after the step: each region op's id, then its member ops' ids. */
+  dispatch?: string[][];
 }
 
 export interface EndRecord {

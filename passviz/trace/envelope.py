@@ -19,7 +19,9 @@ from passviz.trace.model import READ_VERSIONS, TRACE_FORMAT, VERDICTS
 
 STEP_KINDS = frozenset(("pass-begin", "pass-end", "rewrite", "checkpoint", "failure"))
 FLAG_KINDS = frozenset(("exception", "verify", "nonconvergence"))
-_STEP_FIELDS = frozenset(("index", "kind", "pass", "pass_index", "name", "root", "delta", "flag", "chain"))
+_STEP_FIELDS = frozenset(
+    ("index", "kind", "pass", "pass_index", "name", "root", "delta", "flag", "chain", "dispatch")
+)
 _FLAG_FIELDS = frozenset(("kind", "message", "detail", "cycle"))
 _HEADER_FIELDS = frozenset(("record", "format", "version", "meta", "initial_ir", "initial", "sources"))
 _OP_ID = re.compile(r"o[0-9]+")
@@ -35,6 +37,14 @@ def _strings(value: object) -> bool:
 
 def _op_id(value: object) -> bool:
     return isinstance(value, str) and _OP_ID.fullmatch(value) is not None
+
+
+def _dispatch_regions(value: object) -> bool:
+    """Whether ``value`` is a list of non-empty lists of op ids (a step's ``dispatch``)."""
+    if not isinstance(value, list):
+        return False
+    regions: list[object] = value  # pyright: ignore[reportUnknownVariableType]
+    return all(_strings(r) and r and all(map(_op_id, r)) for r in regions)  # pyright: ignore[reportUnknownArgumentType]
 
 
 def step_problem(record: dict[str, Any]) -> str | None:
@@ -57,6 +67,8 @@ def step_problem(record: dict[str, Any]) -> str | None:
         return "a step's delta is not an object"
     if "chain" in record and not (_strings(record["chain"]) and all(map(_op_id, record["chain"]))):
         return "a step's chain is not a list of op ids"
+    if "dispatch" in record and not _dispatch_regions(record["dispatch"]):
+        return "a step's dispatch is not a list of non-empty op id lists"
     if "flag" in record:
         return _flag_problem(record["flag"])
     return None

@@ -248,6 +248,8 @@ class Step:
     """Set when the step failed or left invalid IR."""
     chain: list[str] | None = None
     """The pointer offset chain the step folded: op ids from the base pointer to the access."""
+    dispatch: list[list[str]] | None = None
+    """The dispatch regions after the step: each region op's id, then its member ops' ids."""
 
     def count(self, key: Literal["ops_created", "ops_erased", "ops_modified", "ops_moved"]) -> int:
         """How many entries the delta has under ``key``."""

@@ -50,6 +50,8 @@ VerifyEach = Literal["off", "pass", "rewrite"]
 """When the verifier runs: never, after every pass, or after every rewrite."""
 
 PostWalk = Callable[[Region, PatternRewriterListener], bool]
+DispatchRegions = Callable[[], Sequence[Sequence[Operation]]]
+"""Gives the dispatch regions when a step ends: each one's region op first, then its member ops."""
 
 
 UNANNOUNCED = "edits not announced to the rewriter"
@@ -158,13 +160,16 @@ class StepRecorder(ABC):
         *,
         full: bool = False,
         chain: Sequence[Operation] | None = None,
+        dispatch: DispatchRegions | None = None,
     ) -> StepScope:
         """A context manager that makes what happens inside it one rewrite step.
 
         ``full`` compares the whole module at the end of the step, for edits
         the rewriter does not announce (erasing a block, say).  ``chain`` is
         the pointer chain the step folds, base first; its ops' ids are taken
-        when the step opens, so ops the step erases keep theirs."""
+        when the step opens, so ops the step erases keep theirs.  ``dispatch``
+        gives the dispatch regions (region op first, then its members) when
+        the step ends; the trace keeps their ids."""
 
 
 class StepScope:
@@ -178,12 +183,14 @@ class StepScope:
         *,
         full: bool = False,
         chain: Sequence[Operation] | None = None,
+        dispatch: DispatchRegions | None = None,
     ) -> None:
         self._recorder = recorder
         self._name = name
         self._root = root
         self._full = full
         self._chain = chain
+        self._dispatch = dispatch
         self._cancelled = False
 
     def cancel(self) -> None:
@@ -192,7 +199,7 @@ class StepScope:
 
     def __enter__(self) -> StepScope:
         if self._recorder is not None:
-            self._recorder.begin_rewrite(self._root, chain=self._chain)
+            self._recorder.begin_rewrite(self._root, chain=self._chain, dispatch=self._dispatch)
             self._recorder.applying += 1
         return self
 
@@ -247,6 +254,7 @@ class NullRecorder(StepRecorder):
         *,
         full: bool = False,
         chain: Sequence[Operation] | None = None,
+        dispatch: DispatchRegions | None = None,
     ) -> StepScope:
         return StepScope(None, name, root)
 
@@ -370,6 +378,7 @@ class Tracer(StepRecorder):
         self._fired: str | None = None
         self._root: Operation | None = None
         self._chain: list[str] | None = None
+        self._dispatch: DispatchRegions | None = None
         self._inserted: list[Operation] = []
         self._modified: list[Operation] = []
         self._removed: list[Removal] = []
@@ -453,6 +462,7 @@ class Tracer(StepRecorder):
         root: str | None = None,
         flag: Flag | None = None,
         chain: list[str] | None = None,
+        dispatch: list[list[str]] | None = None,
     ) -> Step:
         if self.shadow.problems:
             flag = _corruption_flag(self.shadow.problems, name, flag)
@@ -468,6 +478,7 @@ class Tracer(StepRecorder):
             delta=delta if delta is not None else Delta(),
             flag=flag,
             chain=chain,
+            dispatch=dispatch,
         )
         self.trace.steps.append(step)
         if self.writer is not None:
@@ -518,7 +529,13 @@ class Tracer(StepRecorder):
         step = self._emit("pass-end", delta, name=type(pass_).__name__, flag=flag)
         self._stop_on(step)
 
-    def begin_rewrite(self, root: Operation | None, *, chain: Sequence[Operation] | None = None) -> None:
+    def begin_rewrite(
+        self,
+        root: Operation | None,
+        *,
+        chain: Sequence[Operation] | None = None,
+        dispatch: DispatchRegions | None = None,
+    ) -> None:
         """Open a rewrite step on ``root`` (None for rewrites with no single root).
 
         ``chain`` (the pointer chain a step folds) is resolved to op ids now,
@@ -531,6 +548,7 @@ class Tracer(StepRecorder):
         self._chain = (
             None if chain is None else [i for op in chain if (i := self.shadow.id_of(op)) is not None]
         )
+        self._dispatch = dispatch
         self._fired = None
         self.trying = None
 
@@ -561,11 +579,24 @@ class Tracer(StepRecorder):
         self._pass_rewrites += 1
         self._recent.append(name)
         chain, self._chain = self._chain, None
-        step = self._emit("rewrite", delta, name=name, root=root_id, flag=flag, chain=chain)
+        regions, self._dispatch = self._dispatch, None
+        dispatch = None if regions is None else self._dispatch_ids(regions())
+        step = self._emit(
+            "rewrite", delta, name=name, root=root_id, flag=flag, chain=chain, dispatch=dispatch
+        )
         self._stop_on(step)
         if self._pass_rewrites > self._rewrite_limit:
             self._nonconvergence(f"{self._rewrite_limit} rewrites")
         self._check_time()
+
+    def _dispatch_ids(self, regions: Sequence[Sequence[Operation]]) -> list[list[str]]:
+        """Each dispatch region's op ids (the region op, then its members); ops without one are left out."""
+        found: list[list[str]] = []
+        for ops in regions:
+            ids = [i for op in ops if (i := self.shadow.id_of(op)) is not None]
+            if ids:
+                found.append(ids)
+        return found
 
     def _check_time(self) -> None:
         if self._deadline is not None and time.monotonic() > self._deadline:
@@ -729,8 +760,9 @@ class Tracer(StepRecorder):
         *,
         full: bool = False,
         chain: Sequence[Operation] | None = None,
+        dispatch: DispatchRegions | None = None,
     ) -> StepScope:
-        return StepScope(self, name, root, full=full, chain=chain)
+        return StepScope(self, name, root, full=full, chain=chain, dispatch=dispatch)
 
     # -- xDSL's rewrite machinery (passviz.ir.rewrite_hooks.RewriteObserver) -----
 

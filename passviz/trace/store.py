@@ -111,6 +111,8 @@ def step_to_record(step: Step, *, in_pass: tuple[str, int] | None = None) -> dic
         record["flag"] = step.flag
     if step.chain is not None:
         record["chain"] = step.chain
+    if step.dispatch is not None:
+        record["dispatch"] = step.dispatch
     return record
 
 
@@ -137,6 +139,7 @@ def step_from_record(record: dict[str, Any], in_pass: tuple[str, int] | None = N
         delta=cast(Delta, record.get("delta", {})),
         flag=cast(Flag | None, record.get("flag")),
         chain=cast(list[str] | None, record.get("chain")),
+        dispatch=cast(list[list[str]] | None, record.get("dispatch")),
     )
 
 
