@@ -43,6 +43,8 @@ def _our_dialect_factories() -> dict[str, Callable[[], Dialect]]:
         "flow": _load_flow,
         "iree_tensor_ext": _load_iree_tensor_ext,
         "linalg": _load_linalg,
+        "check": _load_check,
+        "iree_encoding": _load_iree_encoding,
         "affine": _load_affine,
     }
 
@@ -129,3 +131,15 @@ def _load_affine() -> Dialect:
     from passviz.dialects.affine import Affine
 
     return Affine
+
+
+def _load_check() -> Dialect:
+    from passviz.dialects.check import Check
+
+    return Check
+
+
+def _load_iree_encoding() -> Dialect:
+    from passviz.dialects.iree_encoding import IREEEncoding
+
+    return IREEEncoding
