@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import affine as xaffine
-from xdsl.dialects import memref
+from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import MemRefType, ModuleOp
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.ir.affine import AffineDimExpr
@@ -82,9 +82,9 @@ class Node:
             if effects is None:
                 if op.has_trait(RecursiveMemoryEffect):
                     continue
-                # Unknown effects: the memref is read and written, as MLIR assumes.
+                # Unknown effects: MLIR's graph gives the op a node that reads its memrefs
+                # (iree-opt moves a fused nest above a toy.print of what it writes).
                 self.memref_loads += memrefs
-                self.memref_stores += memrefs
                 continue
             kinds = {effect.kind for effect in effects}
             if MemoryEffectKind.READ in kinds:
@@ -137,6 +137,8 @@ class DependenceGraph:
     in_edges: dict[int, list[Edge]] = field(default_factory=dict[int, list[Edge]])
     out_edges: dict[int, list[Edge]] = field(default_factory=dict[int, list[Edge]])
     memref_edge_count: dict[SSAValue, int] = field(default_factory=dict[SSAValue, int])
+    buckets: int = 64
+    """The bucket count of MLIR's ``DenseMap`` of nodes, which orders its worklists."""
 
     def build(self) -> bool:
         """MLIR's ``init``: False where the block holds an op the graph cannot describe."""
@@ -160,11 +162,13 @@ class DependenceGraph:
                 add(op)
             elif op.results and any(result.uses for result in op.results):
                 add(op)
-            elif not is_side_effect_free(op) and not op.regions:
+            elif not is_side_effect_free(op) and not op.regions and not isinstance(op, func.ReturnOp):
+                # (func.return is Pure in MLIR)
                 add(op)
             elif op.regions:
                 return False
-        for node in list(self.nodes.values()):
+        self.buckets = _dense_map_buckets(len(self.nodes))
+        for node in [self.nodes[id] for id in self.ordered_ids()]:
             if node.stores:
                 continue
             for value in node.op.results:
@@ -180,6 +184,11 @@ class DependenceGraph:
                     if src_writes or dst_writes:
                         self.add_edge(src, dst, value)
         return True
+
+    def ordered_ids(self) -> list[int]:
+        """The node ids in the order MLIR's graph iterates them: its ``DenseMap``'s buckets
+        (``id * 37`` modulo their count)."""
+        return sorted(self.nodes, key=lambda id: (id * 37) % self.buckets)
 
     def has_edge(self, src: int, dst: int, value: SSAValue) -> bool:
         return Edge(dst, value) in self.out_edges.get(src, [])
@@ -272,6 +281,15 @@ class DependenceGraph:
             self.remove_edge(sib, edge.id, edge.value)
 
 
+def _dense_map_buckets(entries: int) -> int:
+    """How many buckets an LLVM ``DenseMap`` has after ``entries`` insertions (64 at least,
+    doubling when an insertion would fill three quarters)."""
+    buckets = 64
+    while entries * 4 >= buckets * 3:
+        buckets *= 2
+    return buckets
+
+
 def _top_level_loop(op: Operation, block: Block) -> Operation | None:
     """The ``affine.for`` of ``block`` that ``op`` is nested in, if any."""
     found: Operation | None = None
@@ -325,34 +343,41 @@ def _bounds(loop: xaffine.ForOp) -> tuple[object, ...] | None:
 
 
 def unit_slice(
-    src_for: Operation, src_access: Access, dst_for: Operation, dst_accesses: list[Access]
+    src_for: Operation, src_accesses: list[Access], dst_for: Operation, dst_accesses: list[Access]
 ) -> dict[xaffine.ForOp, xaffine.ForOp] | None:
     """Each source loop's destination loop when the slice at the destination's depth is one iteration.
 
-    None unless every loop around ``src_access`` in ``src_for`` is, through the
-    memref's subscripts, one loop around all of ``dst_accesses`` with the same bounds."""
-    src_loops = surrounding_loops(src_access, src_for)
-    src_results = _result_loops(src_access)
+    None unless, for every pair of a source and a destination access to one memref, every loop
+    around the source access in ``src_for`` is, through the memref's subscripts, one loop around
+    the destination access with the same bounds, the same for every pair (MLIR's slice union is
+    then one point)."""
     mapping: dict[xaffine.ForOp, xaffine.ForOp] | None = None
-    for dst_access in dst_accesses:
-        dst_loops = surrounding_loops(dst_access, dst_for)
-        dst_results = _result_loops(dst_access)
-        found: dict[xaffine.ForOp, xaffine.ForOp] = {}
-        for loop in src_loops:
-            if loop not in src_results:
+    for src_access in src_accesses:
+        src_loops = surrounding_loops(src_access, src_for)
+        src_results = _result_loops(src_access)
+        for dst_access in dst_accesses:
+            if dst_access.memref != src_access.memref:
+                continue
+            dst_loops = surrounding_loops(dst_access, dst_for)
+            dst_results = _result_loops(dst_access)
+            found: dict[xaffine.ForOp, xaffine.ForOp] = {}
+            for loop in src_loops:
+                if loop not in src_results:
+                    return None
+                target = dst_results[src_results.index(loop)]
+                if (
+                    target is None
+                    or target not in dst_loops
+                    or _bounds(target) != _bounds(loop)
+                    or _bounds(loop) is None
+                ):
+                    return None
+                found[loop] = target
+            if mapping is not None and mapping != found:
                 return None
-            target = dst_results[src_results.index(loop)]
-            if (
-                target is None
-                or target not in dst_loops
-                or _bounds(target) != _bounds(loop)
-                or _bounds(loop) is None
-            ):
-                return None
-            found[loop] = target
-        if mapping is not None and mapping != found:
-            return None
-        mapping = found
+            mapping = found
+    if mapping is not None and len(mapping) != len(_loops_in(src_for)):
+        return None
     return mapping
 
 
@@ -362,9 +387,11 @@ def fuse_unit_slice(
     dst_for: Operation,
     dst_accesses: list[Access],
     mapping: dict[xaffine.ForOp, xaffine.ForOp],
+    at_end: bool = False,
 ) -> None:
     """MLIR's ``fuseLoops`` for a unit slice: clone the source nest at the start of the
-    destination's innermost common loop, then promote each of its loops (outermost first)."""
+    destination's innermost common loop (at its end, before the yield, for a source after the
+    destination: MLIR's forward slice), then promote each of its loops (outermost first)."""
     depth_loops = surrounding_loops(dst_accesses[0], dst_for)
     common = [
         loop for loop in depth_loops if all(loop in surrounding_loops(a, dst_for) for a in dst_accesses)
@@ -372,9 +399,9 @@ def fuse_unit_slice(
     innermost = common[-1]
     clone_map: dict[SSAValue, SSAValue] = {}
     clone = src_for.clone(value_mapper=clone_map)
-    first = innermost.body.block.first_op
-    assert first is not None
-    rewriter.insert(clone, InsertPoint.before(first))
+    anchor = innermost.body.block.last_op if at_end else innermost.body.block.first_op
+    assert anchor is not None
+    rewriter.insert(clone, InsertPoint.before(anchor))
     # The clone's loops, outermost first, paired with the source loops they copy.
     pairs = list(zip(_loops_in(src_for), _loops_in(clone), strict=True))
     for original, copied in pairs:
@@ -436,7 +463,7 @@ class GreedyFusion:
         self.fuse_producer_consumer(max_src_users=None)
 
     def _init(self) -> None:
-        self.worklist = list(self.graph.nodes)
+        self.worklist = self.graph.ordered_ids()
 
     def fuse_producer_consumer(self, max_src_users: int | None) -> None:
         self._init()
@@ -474,11 +501,11 @@ class GreedyFusion:
                 point = graph.insertion_point(src.id, dst.id)
                 if point is None:
                     continue
-                stores = [s for s in src.stores if s.memref in memrefs]
+                stores: list[Access] = [s for s in src.stores if s.memref in memrefs]
                 dst_accesses: list[Access] = [a for a in [*dst.loads, *dst.stores] if a.memref in memrefs]
-                if len(stores) != 1 or any(isinstance(a, StoreOp) for a in dst_accesses):
+                if any(isinstance(a, StoreOp) for a in dst_accesses):
                     continue
-                mapping = unit_slice(src.op, stores[0], dst.op, dst_accesses)
+                mapping = unit_slice(src.op, stores, dst.op, dst_accesses)
                 if mapping is None:
                     continue
                 remove_src = self._can_remove_src(src, dst, point)
@@ -545,20 +572,20 @@ class GreedyFusion:
                 continue
             sib_load = next(load for load in sib.loads if load.memref == value)
             dst_loads: list[Access] = [load for load in dst.loads if load.memref == value]
-            mapping = unit_slice(sib.op, sib_load, dst.op, dst_loads)
+            mapping = unit_slice(sib.op, [sib_load], dst.op, dst_loads)
             if mapping is None:
                 continue
             with self.recorder.step("sibling fusion", root=dst.op, full=True):
                 rewriter = self.recorder.rewriter(InsertPoint.before(dst.op))
-                fuse_unit_slice(rewriter, sib.op, dst.op, dst_loads, mapping)
+                at_end = _before(dst.op, sib.op)
+                fuse_unit_slice(rewriter, sib.op, dst.op, dst_loads, mapping, at_end)
                 if point is not dst.op:
                     dst.op.detach()
                     rewriter.insert(dst.op, InsertPoint.before(point))
                 graph.update_sibling_edges(sib.id, dst.id)
                 dst.collect()
-                if graph.out_edge_count(sib.id) == 0:
-                    graph.remove_node(sib.id)
-                    rewriter.erase(sib.op)
+                graph.remove_node(sib.id)
+                rewriter.erase(sib.op)
 
     def _find_sibling(self, dst: Node, visited: set[int]) -> tuple[int, SSAValue] | None:
         graph = self.graph
@@ -593,7 +620,7 @@ class GreedyFusion:
             for e in graph.in_edges.get(dst.id, [])
             if isinstance(e.value.type, MemRefType)
             and dst.load_count(e.value) > 0
-            and graph.nodes[e.id].store_count(e.value) > 0
+            and (graph.nodes[e.id].store_count(e.value) > 0 or e.value.owner is graph.nodes[e.id].op)
         ]
         for in_edge in in_edges:
             candidates = [
