@@ -12,7 +12,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { buildGraph } from '../src/model/graph';
+import { GraphBuilder } from '../src/model/graph';
 import { irLines } from '../src/model/irtext';
 import { lineage } from '../src/model/lineage';
 import type { IRState } from '../src/model/state';
@@ -65,6 +65,8 @@ describeIf('the model against the golden fixtures', () => {
     const trace = Trace.from(text);
     expect(trace.steps.length).toBe(expected.steps.length - 1);
     const cursor = new StateCursor(trace);
+    // One builder for all steps, as the viewer builds them: what it reuses must be what Python says.
+    const builder = new GraphBuilder();
     for (const want of expected.steps) {
       const step = want.step;
       if (step >= 0) {
@@ -76,7 +78,7 @@ describeIf('the model against the golden fixtures', () => {
       }
       const state = cursor.at(step);
       expect([step, stateOf(state)]).toEqual([step, want.state]);
-      const graph = buildGraph(state);
+      const graph = builder.build(state);
       const nodes = [...graph.nodes.values()].map(n => [n.id, n.kind, n.parent, n.label, n.text]);
       const edges = [...graph.edges.values()].map(e => [e.id, e.kind, e.source, e.target, e.label]);
       expect([step, { nodes, edges }]).toEqual([step, want.graph]);

@@ -1,8 +1,8 @@
 /**
  * @jest-environment node
  */
-import { countStatuses, diffGraphs, touchedBy } from '../src/model/diff';
-import { buildGraph } from '../src/model/graph';
+import { countStatuses, diffGraphs, touchedBy, UnchangedCache } from '../src/model/diff';
+import { buildGraph, GraphBuilder } from '../src/model/graph';
 import { diffLines, irLines, layoutAliases } from '../src/model/irtext';
 import { StructureLayout } from '../src/model/layout';
 import { layoutProblems } from './invariants';
@@ -155,6 +155,33 @@ describe('the diff', () => {
     const before = { nodes: new Map([['o7', node('%a_ptrs_8 = arith.muli')]]), edges: new Map() };
     const after = { nodes: new Map([['o7', node('%a_ptrs_7 = arith.muli')]]), edges: new Map() };
     expect(diffGraphs(before, after).nodes.get('o7')!.status).toBe('unchanged');
+  });
+
+  test('graphs and diffs built along a trace, reusing what a step left alone, equal fresh ones', () => {
+    const t = trace();
+    const cursor = new StateCursor(t);
+    const builder = new GraphBuilder();
+    const cache = new UnchangedCache();
+    const plain = (graph: ReturnType<typeof diffGraphs>): unknown => [[...graph.nodes.values()], [...graph.edges.values()]];
+    // Forward, back and forward again: entries seen before come back.
+    for (const step of [-1, 0, 1, 2, 1, 0, 1, 2, 3].filter(s => s < t.steps.length)) {
+      const [before, after] = cursor.around(step);
+      const touched = step >= 0 ? touchedBy(t.steps[step].delta ?? {}) : new Set<string>();
+      const fresh = diffGraphs(buildGraph(before), buildGraph(after), touched);
+      const reused = diffGraphs(builder.build(before), builder.build(after), touched, cache);
+      expect([step, plain(reused)]).toEqual([step, plain(fresh)]);
+      expect(builder.build(after)).toEqual(buildGraph(after));
+    }
+  });
+
+  test('a graph built again for an unchanged state shares its node objects', () => {
+    const state = new StateCursor(trace()).at(0);
+    const builder = new GraphBuilder();
+    const first = builder.build(state);
+    const again = builder.build(state.clone());
+    expect(again.nodes.get('o1')).toBe(first.nodes.get('o1'));
+    const cache = new UnchangedCache();
+    expect(diffGraphs(first, again, new Set(), cache).nodes.get('o1')).toBe(diffGraphs(first, again, new Set(), cache).nodes.get('o1'));
   });
 
   test('a step that changed nothing leaves everything unchanged', () => {

@@ -43,11 +43,27 @@ export function touchedBy(delta: Delta): Set<string> {
 }
 
 /**
+ * The statuses of unchanged nodes and edges, kept from one diff to the next:
+ * graphs built by one `GraphBuilder` share the objects of what did not change,
+ * so an unchanged node of a big graph costs one lookup, not a copy.
+ */
+export class UnchangedCache {
+  readonly nodes = new WeakMap<GraphNode, StatusNode>();
+  readonly edges = new WeakMap<GraphEdge, StatusEdge>();
+}
+
+/**
  * `after` with a status on every node and edge, plus `before`'s lost parts as
  * ghosts.  Nodes stay in IR pre-order, each ghost right after the node that
- * preceded it in `before`, so it is drawn where it was.
+ * preceded it in `before`, so it is drawn where it was.  The status objects
+ * are new, or shared through `cache` for what is unchanged; never modify them.
  */
-export function diffGraphs(before: GraphData, after: GraphData, touched: Set<string> = new Set()): DiffGraph {
+export function diffGraphs(
+  before: GraphData,
+  after: GraphData,
+  touched: Set<string> = new Set(),
+  cache: UnchangedCache = new UnchangedCache()
+): DiffGraph {
   // Ghosts keyed by the node they follow (null: before everything).
   const ghostsAfter = new Map<string | null, GraphNode[]>();
   let previous: string | null = null;
@@ -69,31 +85,54 @@ export function diffGraphs(before: GraphData, after: GraphData, touched: Set<str
       addGhosts(ghost.id);
     }
   };
-  addGhosts(null);
+  const hasGhosts = ghostsAfter.size > 0;
+  if (hasGhosts) {
+    addGhosts(null);
+  }
   for (const node of after.nodes.values()) {
     const old = before.nodes.get(node.id);
     let status: Status = 'unchanged';
     if (!old) {
       status = 'added';
-    } else if (touched.has(node.id) || old.text !== node.text || old.parent !== node.parent) {
+    } else if (touched.has(node.id) || (old !== node && (old.text !== node.text || old.parent !== node.parent))) {
       // Not the label: what it adds to the text is the value's shown name, and
       // erasing one `%a_ptrs_6` renumbers every later `%a_ptrs_N` without changing them.
       status = 'modified';
     }
-    nodes.set(node.id, { ...node, status });
-    addGhosts(node.id);
+    if (status === 'unchanged') {
+      let same = cache.nodes.get(node);
+      if (same === undefined) {
+        same = { ...node, status };
+        cache.nodes.set(node, same);
+      }
+      nodes.set(node.id, same);
+    } else {
+      nodes.set(node.id, { ...node, status });
+    }
+    if (hasGhosts) {
+      addGhosts(node.id);
+    }
   }
   // A ghost keeps its old box only while that box is drawn.
   for (const node of nodes.values()) {
     if (node.parent !== null && !nodes.has(node.parent)) {
-      node.parent = null;
+      nodes.set(node.id, { ...node, parent: null });
     }
   }
   const edges = new Map<string, StatusEdge>();
   for (const edge of after.edges.values()) {
     const old = before.edges.get(edge.id);
-    const same = old !== undefined && old.source === edge.source && old.target === edge.target;
-    edges.set(edge.id, { ...edge, status: same ? 'unchanged' : 'added' });
+    const same = old !== undefined && (old === edge || (old.source === edge.source && old.target === edge.target));
+    if (same) {
+      let kept = cache.edges.get(edge);
+      if (kept === undefined) {
+        kept = { ...edge, status: 'unchanged' };
+        cache.edges.set(edge, kept);
+      }
+      edges.set(edge.id, kept);
+    } else {
+      edges.set(edge.id, { ...edge, status: 'added' });
+    }
   }
   for (const edge of before.edges.values()) {
     if (!after.edges.has(edge.id)) {

@@ -83,95 +83,146 @@ function boxLabel(op: OpEntry): string {
   return symbol === undefined ? op.name : cut(`${op.name} @${symbol.replace(/^"|"$/g, '')}`, 60);
 }
 
-/** The graph of the IR in `state`, reachable from its root. */
-export function buildGraph(state: IRState): GraphData {
-  const nodes = new Map<string, GraphNode>();
-  const edges = new Map<string, GraphEdge>();
-  const names = valueNames(state);
-  const addOp = (opId: string, parent: string | null): void => {
-    const op = state.op(opId);
-    const boxed = op.regions.length > 0;
-    nodes.set(opId, { id: opId, kind: boxed ? 'box' : 'op', parent, label: boxed ? boxLabel(op) : opLabel(op, names), text: op.text });
-    // An op with one region holds its blocks itself; with several, each region is a box.
-    const boxedRegions = op.regions.length > 1;
-    op.regions.forEach((regionId, regionIndex) => {
-      const region = state.regions.get(regionId);
-      if (!region) {
-        return;
-      }
-      if (!boxedRegions) {
-        for (const blockId of region.blocks) {
-          addBlock(blockId, opId);
+/** An op's node and its outgoing edges as last built, reused while the op's entry and names stay. */
+interface OpParts {
+  node: GraphNode;
+  /** The shown name of the op's first result when the node was built. */
+  name: string | undefined;
+  /** One use edge per operand (null: the value is unknown), then the branch edges. */
+  uses: Array<GraphEdge | null>;
+  branches: GraphEdge[];
+}
+
+/**
+ * Builds the graph of a state, reusing the nodes and edges of ops whose
+ * entries did not change since an earlier build.  State entries are never
+ * mutated (an update replaces the entry), so an entry seen before stands for
+ * the same op: a step that changed ten ops of a 5,000-op module builds ten
+ * nodes, and the graphs of two steps share their unchanged node objects, which
+ * lets `diffGraphs` and the view tell what is unchanged by identity.
+ */
+export class GraphBuilder {
+  private readonly parts = new WeakMap<OpEntry, OpParts>();
+
+  /** The graph of the IR in `state`, reachable from its root. */
+  build(state: IRState): GraphData {
+    const nodes = new Map<string, GraphNode>();
+    const edges = new Map<string, GraphEdge>();
+    const names = valueNames(state);
+    const ops: Array<[OpEntry, OpParts]> = [];
+    const addOp = (opId: string, parent: string | null): void => {
+      const op = state.op(opId);
+      const parts = this.opParts(op, parent, names, state);
+      ops.push([op, parts]);
+      nodes.set(opId, parts.node);
+      // An op with one region holds its blocks itself; with several, each region is a box.
+      const boxedRegions = op.regions.length > 1;
+      op.regions.forEach((regionId, regionIndex) => {
+        const region = state.regions.get(regionId);
+        if (!region) {
+          return;
         }
-        return;
-      }
-      nodes.set(regionId, {
-        id: regionId,
-        kind: 'region',
-        parent: opId,
-        label: `region #${regionIndex}`,
-        text: `region #${regionIndex} of ${op.name}`
+        if (!boxedRegions) {
+          for (const blockId of region.blocks) {
+            addBlock(blockId, opId);
+          }
+          return;
+        }
+        nodes.set(regionId, {
+          id: regionId,
+          kind: 'region',
+          parent: opId,
+          label: `region #${regionIndex}`,
+          text: `region #${regionIndex} of ${op.name}`
+        });
+        for (const blockId of region.blocks) {
+          addBlock(blockId, regionId);
+        }
       });
-      for (const blockId of region.blocks) {
-        addBlock(blockId, regionId);
-      }
-    });
-  };
-  const addBlock = (blockId: string, parent: string): void => {
-    const block = state.block(blockId);
-    const args = block.args.map(a => `%${a}: ${state.values.get(a)?.type ?? '?'}`);
-    nodes.set(blockId, {
-      id: blockId,
-      kind: 'block',
-      parent,
-      label: `^${blockId}`,
-      // The ops a block holds are drawn inside it and have statuses of their own.
-      text: `^${blockId}(${args.join(', ')})`
-    });
-    for (const argId of block.args) {
-      const type = state.values.get(argId)?.type ?? '?';
-      nodes.set(argId, {
-        id: argId,
-        kind: 'arg',
-        parent: blockId,
-        label: `%${names.get(argId) ?? argId}: ${shortType(type)}`,
-        text: `%${argId}: ${type}`
+    };
+    const addBlock = (blockId: string, parent: string): void => {
+      const block = state.block(blockId);
+      const args = block.args.map(a => `%${a}: ${state.values.get(a)?.type ?? '?'}`);
+      nodes.set(blockId, {
+        id: blockId,
+        kind: 'block',
+        parent,
+        label: `^${blockId}`,
+        // The ops a block holds are drawn inside it and have statuses of their own.
+        text: `^${blockId}(${args.join(', ')})`
       });
+      for (const argId of block.args) {
+        const type = state.values.get(argId)?.type ?? '?';
+        nodes.set(argId, {
+          id: argId,
+          kind: 'arg',
+          parent: blockId,
+          label: `%${names.get(argId) ?? argId}: ${shortType(type)}`,
+          text: `%${argId}: ${type}`
+        });
+      }
+      for (const opId of block.ops) {
+        addOp(opId, blockId);
+      }
+    };
+    if (state.ops.has(state.root)) {
+      addOp(state.root, null);
     }
-    for (const opId of block.ops) {
-      addOp(opId, blockId);
+    for (const [op, parts] of ops) {
+      for (const edge of parts.uses) {
+        if (edge !== null && nodes.has(edge.source)) {
+          edges.set(edge.id, edge);
+        }
+      }
+      if (op.block === null) {
+        continue;
+      }
+      for (const edge of parts.branches) {
+        if (nodes.has(edge.target)) {
+          edges.set(edge.id, edge);
+        }
+      }
     }
-  };
-  if (state.ops.has(state.root)) {
-    addOp(state.root, null);
+    return { nodes, edges };
   }
-  for (const node of nodes.values()) {
-    if (node.kind !== 'op' && node.kind !== 'box') {
-      continue;
+
+  /** The node and edges of `op` drawn in `parent`: the ones built before if nothing they show changed. */
+  private opParts(op: OpEntry, parent: string | null, names: ReadonlyMap<string, string>, state: IRState): OpParts {
+    const name = op.results.length > 0 ? names.get(op.results[0]) : undefined;
+    const kept = this.parts.get(op);
+    if (kept !== undefined && kept.node.parent === parent && kept.name === name && this.sameSources(kept, op, state)) {
+      return kept;
     }
-    const op = state.op(node.id);
-    op.operands.forEach((valueId, index) => {
+    const boxed = op.regions.length > 0;
+    const node: GraphNode = { id: op.id, kind: boxed ? 'box' : 'op', parent, label: boxed ? boxLabel(op) : opLabel(op, names), text: op.text };
+    const uses = op.operands.map((valueId, index): GraphEdge | null => {
       const value = state.values.get(valueId);
       if (!value) {
-        return;
+        return null;
       }
-      const source = value.isArg ? valueId : value.owner;
-      if (!nodes.has(source)) {
-        return;
-      }
-      const id = `use:${valueId}>${node.id}#${index}`;
-      edges.set(id, { id, kind: 'use', source, target: node.id, label: `%${valueId}` });
+      const id = `use:${valueId}>${op.id}#${index}`;
+      return { id, kind: 'use', source: value.isArg ? valueId : value.owner, target: op.id, label: `%${valueId}` };
     });
-    if (op.block === null) {
-      continue;
-    }
-    op.successors.forEach((blockId, index) => {
-      if (!nodes.has(blockId)) {
-        return;
-      }
-      const id = `br:${node.id}#${index}`;
-      edges.set(id, { id, kind: 'branch', source: op.block!, target: blockId, label: op.name });
+    const branches = op.successors.map((blockId, index): GraphEdge => {
+      const id = `br:${op.id}#${index}`;
+      return { id, kind: 'branch', source: op.block ?? '', target: blockId, label: op.name };
+    });
+    const parts = { node, name, uses, branches };
+    this.parts.set(op, parts);
+    return parts;
+  }
+
+  /** Whether every operand of `op` is still defined where it was when `parts` was built. */
+  private sameSources(parts: OpParts, op: OpEntry, state: IRState): boolean {
+    return op.operands.every((valueId, index) => {
+      const value = state.values.get(valueId);
+      const edge = parts.uses[index];
+      return value === undefined ? edge === null : edge !== null && edge.source === (value.isArg ? valueId : value.owner);
     });
   }
-  return { nodes, edges };
+}
+
+/** The graph of the IR in `state`, reachable from its root. */
+export function buildGraph(state: IRState): GraphData {
+  return new GraphBuilder().build(state);
 }

@@ -43,6 +43,11 @@ export const MAX_LEAF_WIDTH = 300;
 const ASPECT = 1.6;
 const MIN_COLUMN = 24;
 
+/** Whether two frames draw a node at the same place and size, the same way. */
+export function sameFrame(a: Frame, b: Frame): boolean {
+  return a.x === b.x && a.y === b.y && a.width === b.width && a.height === b.height && a.depth === b.depth && a.box === b.box && a.hidden === b.hidden;
+}
+
 /** The drawn size of a node that is not a box around others. */
 export function nodeSize(node: Pick<GraphNode, 'kind' | 'label'>): Size {
   if (node.kind === 'arg') {
@@ -80,6 +85,13 @@ export class StructureLayout {
   private readonly slots = new Map<string, Map<string, number>>();
   /** Boxes drawn as one node, their content hidden. */
   readonly collapsed = new Set<string>();
+  /**
+   * The frames of the last layout: a node drawn where it was keeps its frame
+   * object, so the view tells what did not move by identity.
+   */
+  private previous = new Map<string, Frame>();
+  /** The laid-out leaves, by node object. */
+  private readonly leaves = new WeakMap<LayoutNode, Laid>();
 
   /** The frame of every drawn node of `nodes` (given in IR pre-order, boxes before what they hold). */
   frames(nodes: Map<string, LayoutNode>): Map<string, Frame> {
@@ -107,8 +119,14 @@ export class StructureLayout {
     const lay = (node: LayoutNode): Laid => {
       const kids = this.collapsed.has(node.id) ? [] : children.get(node.id) ?? [];
       if (kids.length === 0) {
-        const size = nodeSize(node.kind === 'op' || node.kind === 'arg' ? node : { kind: 'box', label: node.label });
-        return { id: node.id, size, placed: [] };
+        // A leaf's size follows from its node alone, and graphs share unchanged node objects.
+        let laid = this.leaves.get(node);
+        if (laid === undefined) {
+          const size = nodeSize(node.kind === 'op' || node.kind === 'arg' ? node : { kind: 'box', label: node.label });
+          laid = { id: node.id, size, placed: [] };
+          this.leaves.set(node, laid);
+        }
+        return laid;
       }
       const inner = node.kind === 'block' ? this.layBlock(node.id, kids, lay) : layStack(kids, lay, kids.some(k => k.kind === 'region'));
       const size = {
@@ -118,36 +136,35 @@ export class StructureLayout {
       const placed: Laid['placed'] = inner.placed.map(([laid, x, y]) => [laid, x + BOX_PADDING.side, y + BOX_PADDING.top]);
       return { id: node.id, size, placed };
     };
-    const place = (laid: Laid, x: number, y: number): void => {
+    const previous = this.previous;
+    const place = (laid: Laid, x: number, y: number, depth: number): void => {
       const node = nodes.get(laid.id)!;
       const holds = (children.get(laid.id)?.length ?? 0) > 0;
       const collapsed = this.collapsed.has(laid.id) && holds;
-      frames.set(laid.id, {
+      const frame: Frame = {
         x: x + laid.size.width / 2,
         y: y + laid.size.height / 2,
         width: laid.size.width,
         height: laid.size.height,
         box: (holds && !collapsed) || (node.kind !== 'op' && node.kind !== 'arg'),
-        depth: 1,
-        ...(collapsed ? { hidden: hiddenCount(laid.id) } : {})
-      });
+        depth
+      };
+      if (collapsed) {
+        frame.hidden = hiddenCount(laid.id);
+      }
+      const old = previous.get(laid.id);
+      frames.set(laid.id, old !== undefined && sameFrame(old, frame) ? old : frame);
       for (const [child, dx, dy] of laid.placed) {
-        place(child, x + dx, y + dy);
+        place(child, x + dx, y + dy, depth + 1);
       }
     };
     let left = 0;
     for (const top of children.get(null) ?? []) {
       const laid = lay(top);
-      place(laid, left, 0);
+      place(laid, left, 0, 1);
       left += laid.size.width + GAP * 4;
     }
-    for (const node of nodes.values()) {
-      const frame = frames.get(node.id);
-      const parent = node.parent === null ? undefined : frames.get(node.parent);
-      if (frame && parent) {
-        frame.depth = parent.depth + 1;
-      }
-    }
+    this.previous = frames;
     return frames;
   }
 
@@ -221,7 +238,9 @@ export class StructureLayout {
     if (last + 1 > ids.length * 2) {
       slots = ids.map((_, index) => index);
     }
-    this.slots.set(blockId, new Map(ids.map((id, index) => [id, slots[index]])));
+    const next = new Map<string, number>();
+    ids.forEach((id, index) => next.set(id, slots[index]));
+    this.slots.set(blockId, next);
     return slots;
   }
 

@@ -349,34 +349,51 @@ export class IRState {
         ready.push(placement);
       }
     }
+    // Each block's ops as a linked list while ops go in (key: an op, or null for
+    // the block's start; value: the op after it), so that placing all ops of a
+    // big block costs linear time rather than a copy of the block per op.
+    const lists = new Map<string, Map<string | null, string | null>>();
     let placed = 0;
     while (ready.length > 0) {
       const placement = ready.pop()!;
-      this.insert(placement);
+      this.insert(placement, lists);
       placed += 1;
       ready.push(...(waiting.get(placement.id) ?? []));
       waiting.delete(placement.id);
+    }
+    for (const [blockId, next] of lists) {
+      const ops: string[] = [];
+      for (let op = next.get(null) ?? null; op !== null; op = next.get(op) ?? null) {
+        ops.push(op);
+      }
+      this.blocks.set(blockId, { ...this.block(blockId), ops });
     }
     if (placed !== placements.length) {
       throw new ReplayError('placements refer to each other in a cycle');
     }
   }
 
-  private insert(placement: Placement): void {
+  /** Put an op in its block, right after the op it follows (`lists`: the blocks' ops being placed). */
+  private insert(placement: Placement, lists: Map<string, Map<string | null, string | null>>): void {
     const block = this.block(placement.block);
     const op = this.op(placement.id);
-    let position = 0;
-    if (placement.after !== null) {
-      position = block.ops.indexOf(placement.after) + 1;
-      if (position === 0) {
-        throw new ReplayError(
-          `op ${placement.id} is placed after ${placement.after}, which is not in ${placement.block}`
-        );
+    let next = lists.get(block.id);
+    if (next === undefined) {
+      next = new Map<string | null, string | null>();
+      let previous: string | null = null;
+      for (const id of block.ops) {
+        next.set(previous, id);
+        previous = id;
       }
+      next.set(previous, null);
+      lists.set(block.id, next);
     }
-    const ops = [...block.ops];
-    ops.splice(position, 0, op.id);
-    this.blocks.set(block.id, { ...block, ops });
+    const after = placement.after;
+    if (after !== null && !next.has(after)) {
+      throw new ReplayError(`op ${placement.id} is placed after ${after}, which is not in ${placement.block}`);
+    }
+    next.set(op.id, next.get(after) ?? null);
+    next.set(after, op.id);
     this.ops.set(op.id, { ...op, block: block.id });
   }
 

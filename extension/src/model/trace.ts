@@ -264,6 +264,11 @@ export class StateCursor {
     this.checkpoints.set(-1, this.state.clone());
   }
 
+  /** The step whose state the cursor holds now. */
+  get step(): number {
+    return this.position;
+  }
+
   /** The state after `step` (-1: the initial IR). The result must not be modified. */
   at(step: number): IRState {
     if (!Number.isInteger(step) || step < -1 || step >= this.trace.steps.length) {
