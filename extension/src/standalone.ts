@@ -27,13 +27,26 @@ export function boot(): TraceViewer | null {
     data = null;
   }
   const wanted = stepFromHash();
+  // The address follows the step once the step is painted, once for however
+  // many steps a held key went through meanwhile: changing it costs a frame's worth.
+  let shown: number | null = null;
+  const showStep = (): void => {
+    if (shown !== null) {
+      history.replaceState(null, '', `#step=${shown}`);
+      shown = null;
+    }
+  };
   const viewer = TraceViewer.mount(root, data, {
     ...readViewOptions(data),
     onStep: step => {
       // In a notebook's sandboxed frame (`about:srcdoc`, no origin) the address cannot change.
-      if (window.location.protocol !== 'about:') {
-        history.replaceState(null, '', `#step=${step}`);
+      if (window.location.protocol === 'about:') {
+        return;
       }
+      if (shown === null) {
+        requestAnimationFrame(() => setTimeout(showStep, 0));
+      }
+      shown = step;
     }
   });
   if (viewer && wanted !== undefined && wanted >= -1 && wanted < viewer.trace.steps.length) {

@@ -16,8 +16,8 @@
 
 import cytoscape from 'cytoscape';
 
-import type { DiffGraph } from '../model/diff';
-import { GAP, MAX_LEAF_WIDTH, type Frame } from '../model/layout';
+import type { DiffGraph, StatusEdge, StatusNode } from '../model/diff';
+import { GAP, MAX_LEAF_WIDTH, sameFrame, type Frame } from '../model/layout';
 import { el } from './dom';
 import { Minimap } from './minimap';
 import { drawSketch, framesBounds, meets, type Area } from './sketch';
@@ -175,17 +175,17 @@ const LABEL_ZOOM = 0.55;
  * its size), so that a pan finds them there, when fewer than `MARGIN_BELOW`
  * nodes are in view.
  */
-const MARGIN = 0.25;
+const MARGIN = 0.1;
 const MARGIN_BELOW = 250;
 /** While a key is held, a view that needs more new elements than this shows the sketch until the key is let go. */
-const HELD_ADDITIONS = 100;
+const HELD_ADDITIONS = 40;
 /** Past this many elements in Cytoscape, a pan also takes away what is far from the view. */
 const LIVE_CAP = 4000;
 /**
  * At most this many nodes outside the view are drawn as the far ends of edges
  * leaving it (a constant used all over a module would otherwise bring in all of it).
  */
-const FAR_ENDS = 120;
+const FAR_ENDS = 40;
 
 interface NodeData {
   id: string;
@@ -217,6 +217,8 @@ interface NodeSpec {
   /** The graph's label (before a collapsed box's count is added), and whether a mark is on it. */
   base: string;
   marked: boolean;
+  /** The graph node it was made for (graphs share unchanged node objects from step to step). */
+  node: StatusNode;
 }
 
 /** An edge as the step wants it drawn. */
@@ -224,10 +226,10 @@ interface EdgeSpec {
   data: EdgeData;
   classes: string;
   status: string;
-}
-
-function sameFrame(a: Frame, b: Frame): boolean {
-  return a.x === b.x && a.y === b.y && a.width === b.width && a.height === b.height && a.depth === b.depth && a.box === b.box && a.hidden === b.hidden;
+  /** The graph edge and the frames of its ends it was made for, and whether it is hidden. */
+  edge: StatusEdge;
+  ends: [Frame, Frame];
+  hidden: boolean;
 }
 
 /** A camera position: Cytoscape's zoom and pan. */
@@ -238,6 +240,10 @@ interface Camera {
 
 function sameNodeData(a: NodeData, b: NodeData): boolean {
   return a.label === b.label && a.status === b.status && a.w === b.w && a.h === b.h && a.z === b.z && a.owner === b.owner && a.text === b.text;
+}
+
+function sameArea(a: Area, b: Area): boolean {
+  return a.x === b.x && a.y === b.y && a.w === b.w && a.h === b.h;
 }
 
 /** `area` grown by `fraction` of its size on every side. */
@@ -282,13 +288,15 @@ export class GraphPane {
   /** What the step wants drawn, every node and edge. */
   private nodes = new Map<string, NodeSpec>();
   private edges = new Map<string, EdgeSpec>();
-  /** The edges at each node. */
-  private edgesAt = new Map<string, string[]>();
   /** What Cytoscape holds now, as it was last handed over. */
   private readonly live = new Map<string, NodeSpec | EdgeSpec>();
   /** Set while the pane draws the sketch instead of Cytoscape's elements. */
   private sketching = false;
   private refreshPending = false;
+  /** The view last drawn for, when it was one view (null: none, or a glide's start and end). */
+  private synced: Area | null = null;
+  /** The step whose minimap waits to be drawn after the next paint (null: none waits). */
+  private minimapGraph: DiffGraph | null = null;
   /** Set while the camera glides: the elements for its start and end are drawn already. */
   private gliding = false;
   /** Set until the pane is first shown with a size (a viewer is built before its host attaches it). */
@@ -408,8 +416,12 @@ export class GraphPane {
     if (!this.cy) {
       return;
     }
+    const view = this.visibleArea();
+    if (this.synced !== null && sameArea(this.synced, view)) {
+      return; // drawn for this view already (a step that moved the camera without a glide)
+    }
     if (!this.gliding) {
-      this.sync([this.visibleArea()], this.live.size > LIVE_CAP);
+      this.sync([view], this.live.size > LIVE_CAP);
     } else if (this.sketching) {
       this.drawSketch();
     }
@@ -464,16 +476,23 @@ export class GraphPane {
     this.frames = frames;
     this.targets = targets.filter(id => frames.has(id));
     this.specify(graph, frames, marks, edgeFilter, big);
-    this.minimap.draw(frames, graph, this.visibleArea());
+    if (animate) {
+      // While a key is held the minimap waits for it to be let go, as the side panes do.
+      this.drawMinimapLater(graph);
+    }
     if (this.unopened) {
       this.open();
       return;
     }
-    // Where the camera is going: what is in view there is drawn before it moves.
+    // Where the camera is going: what is in view there is drawn before it glides.
     const camera = this.userMoved ? null : this.targets.length > 0 ? this.cameraFor(this.targets) : this.wholeIfLegible();
     const areas = [this.visibleArea()];
-    if (camera) {
+    if (camera && animate) {
       areas.push(this.areaSeenFrom(camera));
+    } else if (camera) {
+      // No glide: the camera jumps, and only what is in view there is drawn.
+      void this.moveCamera(camera, false);
+      areas[0] = this.visibleArea();
     }
     const moves = this.sync(areas, true, !animate);
     const moving = animate && moves.length > 0 && moves.length <= ANIMATE_LIMIT;
@@ -487,9 +506,30 @@ export class GraphPane {
           node.animation({ position: { x: frame.x, y: frame.y }, duration: ANIMATION_MS } as cytoscape.SingularAnimationOptionsPos).play().promise()
         )).then(() => undefined)
       : Promise.resolve();
-    const moved = camera ? this.moveCamera(camera, animate) : Promise.resolve();
+    const moved = camera && animate ? this.moveCamera(camera, true) : Promise.resolve();
     await Promise.all([settled, moved]);
     this.updateOffscreen();
+  }
+
+  /**
+   * Draw the minimap once the step is painted (it shows the whole graph, which
+   * costs as much as the step itself), once for however many steps came since.
+   */
+  private drawMinimapLater(graph: DiffGraph): void {
+    const first = this.minimapGraph === null;
+    this.minimapGraph = graph;
+    if (!first) {
+      return;
+    }
+    requestAnimationFrame(() => {
+      setTimeout(() => {
+        const latest = this.minimapGraph;
+        this.minimapGraph = null;
+        if (latest !== null && this.cy) {
+          this.minimap.draw(this.frames, latest, this.visibleArea());
+        }
+      }, 0);
+    });
   }
 
   /** The first view, once the pane has a size: the step's change if it has one, else the whole graph. */
@@ -519,7 +559,6 @@ export class GraphPane {
     const edgesBefore = this.edges;
     this.nodes = new Map();
     this.edges = new Map();
-    this.edgesAt = new Map();
     for (const node of graph.nodes.values()) {
       const frame = frames.get(node.id);
       if (!frame) {
@@ -529,8 +568,10 @@ export class GraphPane {
       const marked = chain.has(node.id) || marks.root === node.id || marks.selected === node.id;
       const before = nodesBefore.get(node.id);
       if (
-        before !== undefined && !marked && !before.marked && sameFrame(before.frame, frame) && before.base === node.label &&
-        before.data.status === node.status && before.data.kind === node.kind && before.data.owner === owner && before.data.text === node.text
+        before !== undefined && !marked && !before.marked && before.data.owner === owner &&
+        ((before.node === node && before.frame === frame) ||
+          (sameFrame(before.frame, frame) && before.base === node.label && before.data.status === node.status &&
+            before.data.kind === node.kind && before.data.text === node.text))
       ) {
         this.nodes.set(node.id, before);
         continue;
@@ -564,7 +605,8 @@ export class GraphPane {
         classes: classes.join(' '),
         frame,
         base: node.label,
-        marked
+        marked,
+        node
       });
     }
     for (const edge of graph.edges.values()) {
@@ -573,31 +615,40 @@ export class GraphPane {
       if (!source || !target) {
         continue;
       }
-      const onChain = chainEdges.has(`${edge.source}>${edge.target}`);
+      const onChain = chainEdges.size > 0 && chainEdges.has(`${edge.source}>${edge.target}`);
       const hidden = (edge.kind === 'use' && !edgeFilter.use) || (edge.kind === 'branch' && !edgeFilter.branch);
-      const curve = bow(source, target);
       const before = edgesBefore.get(edge.id);
+      if (
+        before !== undefined && before.edge === edge && before.ends[0] === source && before.ends[1] === target &&
+        before.hidden === hidden && !onChain && !before.classes.includes('m-chain') && before.classes.includes('fast') === big
+      ) {
+        this.edges.set(edge.id, before);
+        continue;
+      }
+      const curve = bow(source, target);
       const classes =
         before !== undefined && before.status === edge.status && !onChain && !before.classes.includes('m-chain') &&
         before.classes.includes('f-hidden') === hidden && before.classes.includes('fast') === big
           ? before.classes
           : [`k-${edge.kind}`, `st-${edge.status}`, big ? 'fast' : '', onChain ? 'm-chain' : '', hidden ? 'f-hidden' : ''].filter(c => c !== '').join(' ');
-      if (before !== undefined && before.classes === classes && before.data.bow === curve && before.data.label === edge.label) {
+      if (
+        before !== undefined && before.classes === classes && before.data.bow === curve && before.data.label === edge.label &&
+        before.data.source === edge.source && before.data.target === edge.target
+      ) {
+        // Drawn the same: keep the object (what Cytoscape holds is compared by identity).
+        before.edge = edge;
+        before.ends = [source, target];
+        before.hidden = hidden;
         this.edges.set(edge.id, before);
       } else {
         this.edges.set(edge.id, {
           data: { id: edge.id, source: edge.source, target: edge.target, label: edge.label, kind: edge.kind, bow: curve },
           classes,
-          status: edge.status
+          status: edge.status,
+          edge,
+          ends: [source, target],
+          hidden
         });
-      }
-      for (const end of [edge.source, edge.target]) {
-        const list = this.edgesAt.get(end);
-        if (list) {
-          list.push(edge.id);
-        } else {
-          this.edgesAt.set(end, [edge.id]);
-        }
       }
     }
   }
@@ -610,6 +661,7 @@ export class GraphPane {
    */
   private sync(areas: Area[], prune: boolean, held = false): Array<[cytoscape.NodeSingular, Frame]> {
     const cy = this.cy!;
+    this.synced = areas.length === 1 ? areas[0] : null;
     const inView: string[] = [];
     for (const [id, spec] of this.nodes) {
       if (areas.some(area => meets(spec.frame, area))) {
@@ -621,7 +673,9 @@ export class GraphPane {
       this.startSketch();
       return [];
     }
-    this.stopSketch();
+    if (!held) {
+      this.stopSketch();
+    }
     const wanted = new Set<string>(inView);
     if (inView.length < MARGIN_BELOW) {
       const near = areas.map(area => grown(area, MARGIN));
@@ -639,19 +693,26 @@ export class GraphPane {
         owner = this.nodes.get(owner)?.data.owner ?? null;
       }
     }
+    const seen = new Set(inView);
     let far = 0;
-    for (const id of inView) {
-      for (const edge of this.edgesAt.get(id) ?? []) {
-        const { source, target } = this.edges.get(edge)!.data;
-        for (const end of [source, target]) {
-          if (far < FAR_ENDS && !wanted.has(end)) {
-            wanted.add(end);
-            far += 1;
-          }
-        }
+    for (const spec of this.edges.values()) {
+      if (far >= FAR_ENDS) {
+        break;
+      }
+      const { source, target } = spec.data;
+      const fromView = seen.has(source);
+      if (fromView === seen.has(target)) {
+        continue;
+      }
+      const end = fromView ? target : source;
+      if (!wanted.has(end)) {
+        wanted.add(end);
+        far += 1;
       }
     }
-    if (held && [...wanted].filter(id => !this.live.has(id)).length > HELD_ADDITIONS) {
+    // While a key is held, a sketch stays a sketch (handing Cytoscape elements
+    // costs more than a frame), and a view that needs many new elements becomes one.
+    if (held && (this.sketching || [...wanted].filter(id => !this.live.has(id)).length > HELD_ADDITIONS)) {
       this.startSketch();
       return [];
     }
@@ -696,25 +757,23 @@ export class GraphPane {
           moves.push([node, spec.frame]);
         }
       }
-      for (const id of wanted) {
-        for (const edgeId of this.edgesAt.get(id) ?? []) {
-          const spec = this.edges.get(edgeId)!;
-          const drawn = this.live.get(edgeId) as EdgeSpec | undefined;
-          if (drawn === spec || !this.edgeWanted(edgeId, wanted)) {
-            continue;
-          }
-          this.live.set(edgeId, spec);
-          if (!drawn) {
-            additions.push({ group: 'edges', data: spec.data, classes: spec.classes });
-            continue;
-          }
-          const edge = cy.getElementById(edgeId);
-          if (drawn.data.bow !== spec.data.bow) {
-            edge.data('bow', spec.data.bow);
-          }
-          if (drawn.classes !== spec.classes) {
-            edge.classes(spec.classes);
-          }
+      // One pass over the edges rather than over each wanted node's: no index to build for a step.
+      for (const [edgeId, spec] of this.edges) {
+        const drawn = this.live.get(edgeId) as EdgeSpec | undefined;
+        if (drawn === spec || !wanted.has(spec.data.source) || !wanted.has(spec.data.target)) {
+          continue;
+        }
+        this.live.set(edgeId, spec);
+        if (!drawn) {
+          additions.push({ group: 'edges', data: spec.data, classes: spec.classes });
+          continue;
+        }
+        const edge = cy.getElementById(edgeId);
+        if (drawn.data.bow !== spec.data.bow) {
+          edge.data('bow', spec.data.bow);
+        }
+        if (drawn.classes !== spec.classes) {
+          edge.classes(spec.classes);
         }
       }
       cy.add(additions);
@@ -767,7 +826,7 @@ export class GraphPane {
     ctx.clearRect(0, 0, width, height);
     const zoom = cy.zoom();
     const pan = cy.pan();
-    const edges = [...this.edges.values()].filter(e => !e.classes.includes('f-hidden')).map(e => [e.data.source, e.data.target] as const);
+    const edges = [...this.edges.values()].filter(e => !e.hidden).map(e => [e.data.source, e.data.target] as const);
     drawSketch(ctx, this.frames, id => this.nodes.get(id)?.data.status ?? 'unchanged', { scale: zoom, x: pan.x, y: pan.y }, width, height, {
       edges,
       labels: id => this.nodes.get(id)?.data.label ?? ''

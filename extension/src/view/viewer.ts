@@ -9,8 +9,8 @@
  * the change, / searches, Escape leaves the search box.
  */
 
-import { diffGraphs, touchedBy, type DiffGraph } from '../model/diff';
-import { buildGraph, type GraphData } from '../model/graph';
+import { diffGraphs, touchedBy, UnchangedCache, type DiffGraph } from '../model/diff';
+import { GraphBuilder, type GraphData } from '../model/graph';
 import { diffLines, irLines, valueNames, type IRLine } from '../model/irtext';
 import { StructureLayout } from '../model/layout';
 import { lineage } from '../model/lineage';
@@ -67,6 +67,10 @@ const FUNCTION_OP = /\.func$/;
 class StepCache<T> {
   private readonly map = new Map<number, T>();
   constructor(private readonly size: number) {}
+  has(step: number): boolean {
+    return this.map.has(step);
+  }
+
   get(step: number, make: () => T): T {
     const hit = this.map.get(step);
     if (hit !== undefined) {
@@ -81,6 +85,34 @@ class StepCache<T> {
     }
     return value;
   }
+}
+
+/** How long `afterPaint` waits for a frame: a hidden page paints none. */
+const FRAME_WAIT_MS = 100;
+
+/**
+ * Run `work` once the browser has painted the next frame (a frame callback
+ * runs before the paint; a task queued from it runs after), or after
+ * `FRAME_WAIT_MS` if no frame comes.  Settles when it ran.
+ */
+function afterPaint(work: () => void): Promise<void> {
+  return new Promise((done, fail) => {
+    let ran = false;
+    const run = (): void => {
+      if (ran) {
+        return;
+      }
+      ran = true;
+      try {
+        work();
+        done();
+      } catch (error) {
+        fail(error);
+      }
+    };
+    requestAnimationFrame(() => setTimeout(run, 0));
+    setTimeout(run, FRAME_WAIT_MS);
+  });
 }
 
 /** Whether a key event comes from a box the person types into (where arrows and letters are theirs). */
@@ -115,7 +147,12 @@ export class TraceViewer {
   private readonly title: HTMLElement;
   private readonly legend: HTMLElement;
   private readonly graphs = new StepCache<GraphData>(6);
+  /** Graphs of all steps share the nodes of what a step did not change, and diffs their statuses. */
+  private readonly builder = new GraphBuilder();
+  private readonly unchanged = new UnchangedCache();
   private readonly lines = new StepCache<IRLine[]>(6);
+  /** Each step's graph with statuses (against the step before). */
+  private readonly diffs = new StepCache<DiffGraph>(6);
   private readonly edgeFilter: EdgeFilter = { use: true, branch: true };
   private current = -2;
   private selected: string | null;
@@ -407,7 +444,7 @@ export class TraceViewer {
   };
 
   private stateGraph(step: number, state: IRState): GraphData {
-    return this.graphs.get(step, () => buildGraph(state));
+    return this.graphs.get(step, () => this.builder.build(state));
   }
 
   private stateLines(step: number, state: IRState): IRLine[] {
@@ -539,9 +576,7 @@ export class TraceViewer {
   private async draw(step: number, token: number): Promise<void> {
     const [before, after] = this.cursor.around(step);
     const record = step >= 0 ? this.trace.steps[step] : null;
-    const graphBefore = this.stateGraph(step - 1, before);
-    const graphAfter = step < 0 ? graphBefore : this.stateGraph(step, after);
-    const diff = diffGraphs(graphBefore, graphAfter, record ? touchedBy(record.delta ?? {}) : new Set());
+    const diff = this.stepDiff(step, before, after);
     const root = record?.root ?? null;
     const wanted = this.targets(diff, root);
     const holders = TraceViewer.ancestors(diff, this.selected !== null ? [...wanted, this.selected] : wanted);
@@ -578,13 +613,20 @@ export class TraceViewer {
     this.title.title = this.title.textContent;
     // While a key is held the side panes wait for it to be let go: text changing
     // thirty times a second cannot be read, and laying it out costs the frame.
-    if (!this.repeating) {
-      this.showIR(step, before, after);
-      this.irPane.select(this.selected);
-      const history = this.selected !== null ? lineage(this.trace.steps, this.selected) : [];
-      this.details.render(record, record ? this.trace.passNames[step] : '', after, before, this.selected, history);
-      this.source.show(after, this.selected);
-    }
+    // Otherwise they follow once the graph is painted, so that the step shows at
+    // once and the text a frame later.
+    const panes = this.repeating
+      ? Promise.resolve()
+      : afterPaint(() => {
+          if (token !== this.token) {
+            return; // a later draw shows its own step
+          }
+          this.showIR(step, before, after);
+          this.irPane.select(this.selected);
+          const history = this.selected !== null ? lineage(this.trace.steps, this.selected) : [];
+          this.details.render(record, record ? this.trace.passNames[step] : '', after, before, this.selected, history);
+          this.source.show(after, this.selected);
+        });
     const centre = this.centreSelection && this.selected !== null;
     this.centreSelection = false;
     const drawn = this.graphPane.render(
@@ -596,10 +638,46 @@ export class TraceViewer {
       !this.repeating
     );
     this.node.dataset.rendered = String(step);
-    await drawn;
+    await Promise.all([drawn, panes]);
     if (centre && token === this.token) {
       await this.graphPane.centerOn(this.selected!, !this.repeating);
     }
+    if (token === this.token && !this.repeating) {
+      // Idle now: ready the next step, the one → shows, so that it draws at once.
+      await new Promise(done => setTimeout(done, 0));
+      if (token === this.token) {
+        this.prefetch(step);
+      }
+    }
+  }
+
+  /** The graph of `step` with statuses against the step before (`before` and `after`: the states around it). */
+  private stepDiff(step: number, before: IRState, after: IRState): DiffGraph {
+    return this.diffs.get(step, () => {
+      const record = step >= 0 ? this.trace.steps[step] : null;
+      const graphBefore = this.stateGraph(step - 1, before);
+      const graphAfter = step < 0 ? graphBefore : this.stateGraph(step, after);
+      return diffGraphs(graphBefore, graphAfter, record ? touchedBy(record.delta ?? {}) : new Set(), this.unchanged);
+    });
+  }
+
+  /** Build the graph of the step after `step` (the state shown now) ahead of time, if → would show it. */
+  private prefetch(step: number): void {
+    const next = step + 1;
+    if (next >= this.trace.steps.length || this.diffs.has(next) || this.cursor.step !== step) {
+      return;
+    }
+    if (this.timeline.visibleSteps().find(s => s > step) !== next) {
+      return;
+    }
+    // On a copy: the state shown now stays the cursor's.
+    const state = this.cursor.at(step).clone();
+    try {
+      state.apply(this.trace.steps[next].delta ?? {});
+    } catch {
+      return; // drawing the step will say what is wrong with it
+    }
+    this.stepDiff(next, this.cursor.at(step), state);
   }
 
   /** The step's IR in the IR pane, diffed against the base the person chose. */
