@@ -61,20 +61,40 @@ export function scrollWithin(container: HTMLElement, child: HTMLElement): void {
   if (pending) {
     return;
   }
-  requestAnimationFrame(() => {
-    const target = scrollTargets.get(container);
-    scrollTargets.delete(container);
-    if (!target || !target.isConnected || !container.contains(target)) {
-      return;
-    }
-    const top = target.offsetTop;
-    const bottom = top + target.offsetHeight;
-    if (top < container.scrollTop) {
-      container.scrollTop = top - 8;
-    } else if (bottom > container.scrollTop + container.clientHeight) {
-      container.scrollTop = bottom - container.clientHeight + 8;
-    }
-  });
+  requestAnimationFrame(() => scrollToTarget(container, 2));
+}
+
+/**
+ * Scroll `container` to its pending target.  Long lists skip the layout of
+ * rows out of view (`content-visibility: auto`) and place them by an
+ * estimated height, so once the rows around the target are laid out it may
+ * have moved: then look again at the next frame, `tries` more times.
+ */
+function scrollToTarget(container: HTMLElement, tries: number): void {
+  const target = scrollTargets.get(container);
+  scrollTargets.delete(container);
+  if (!target || !target.isConnected || !container.contains(target)) {
+    return;
+  }
+  const top = target.offsetTop;
+  const bottom = top + target.offsetHeight;
+  let moved = true;
+  if (top < container.scrollTop) {
+    container.scrollTop = top - 8;
+  } else if (bottom > container.scrollTop + container.clientHeight) {
+    container.scrollTop = bottom - container.clientHeight + 8;
+  } else {
+    moved = false;
+  }
+  if (moved && tries > 0) {
+    scrollTargets.set(container, target);
+    requestAnimationFrame(() => {
+      // A newer target set meanwhile has its own frame waiting.
+      if (scrollTargets.get(container) === target) {
+        scrollToTarget(container, tries - 1);
+      }
+    });
+  }
 }
 
 /**
