@@ -127,6 +127,16 @@ def traced_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return DetachElementwiseFromNamedOps
 
+    def iree_dispatch_workgroups() -> type[ModulePass]:
+        from passviz.passes.dispatch_workgroups import ConvertDispatchRegionsToWorkgroups
+
+        return ConvertDispatchRegionsToWorkgroups
+
+    def iree_flow_canonicalize() -> type[ModulePass]:
+        from passviz.passes.dispatch_workgroups import FlowCanonicalize
+
+        return FlowCanonicalize
+
     return {
         "wrap-func-body-with-single-block": wrap,
         "canonicalize": canonicalize,
@@ -151,6 +161,8 @@ def traced_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "iree-preprocessing-convert-1x1-filter-conv2d-to-matmul": iree_conv1x1_to_matmul,
         "iree-global-opt-convert-conv2d-to-img2col": iree_conv2d_to_img2col,
         "iree-global-opt-detach-elementwise-from-named-ops": iree_detach_elementwise,
+        "iree-dispatch-creation-convert-dispatch-regions-to-workgroups": iree_dispatch_workgroups,
+        "iree-flow-canonicalize": iree_flow_canonicalize,
     }
 
 
