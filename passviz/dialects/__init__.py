@@ -45,6 +45,7 @@ def _our_dialect_factories() -> dict[str, Callable[[], Dialect]]:
         "linalg": _load_linalg,
         "check": _load_check,
         "iree_encoding": _load_iree_encoding,
+        "tensor": _load_tensor,
         "affine": _load_affine,
     }
 
@@ -143,3 +144,9 @@ def _load_iree_encoding() -> Dialect:
     from passviz.dialects.iree_encoding import IREEEncoding
 
     return IREEEncoding
+
+
+def _load_tensor() -> Dialect:
+    from passviz.dialects.tensor import Tensor
+
+    return Tensor

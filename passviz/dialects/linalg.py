@@ -294,30 +294,96 @@ class _ContractionBase(NamedOperation):
         return ArrayAttr(kinds[c] for c in self.ITERATORS)
 
 
-_BATCH_MATMUL_MAPS = ArrayAttr(
-    [
-        AffineMapAttr(AffineMap.from_callable(lambda b, i, _, k: (b, i, k))),
-        AffineMapAttr(AffineMap.from_callable(lambda b, _, j, k: (b, k, j))),
-        AffineMapAttr(AffineMap.from_callable(lambda b, i, j, _: (b, i, j))),
-    ]
-)
+class _MappedContraction(_ContractionBase):
+    """A contraction whose maps may be given: ``linalg.matmul indexing_maps = [...] ins(...)``.
+
+    MLIR prints the maps only where they differ from the op's default (a
+    transposed or broadcast operand); xDSL 0.74 neither reads nor prints them.
+    """
+
+    DEFAULT_MAPS: ClassVar[ArrayAttr[AffineMapAttr]]
+    """The maps of the plain op."""
+
+    def __init__(
+        self,
+        inputs: Sequence[SSAValue],
+        outputs: Sequence[SSAValue],
+        res: Sequence[Attribute] | None = None,
+        maps: ArrayAttr[AffineMapAttr] | None = None,
+    ) -> None:
+        del res  # the results are the outputs' types
+        super().__init__(inputs, outputs)
+        if maps is not None:
+            self.properties["indexing_maps"] = maps
+
+    def get_default_indexing_maps(self) -> Sequence[AffineMap]:
+        return tuple(m.data for m in self.get_indexing_maps().data)
+
+    def get_indexing_maps(self) -> ArrayAttr[AffineMapAttr]:
+        maps = self.properties.get("indexing_maps")
+        return maps if isa(maps, ArrayAttr[AffineMapAttr]) else self.DEFAULT_MAPS
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        maps: ArrayAttr[AffineMapAttr] | None = None
+        if parser.parse_optional_keyword("indexing_maps") is not None:
+            parser.parse_punctuation("=")
+            parsed = parser.parse_attribute()
+            if not isa(parsed, ArrayAttr[AffineMapAttr]):
+                parser.raise_error("indexing_maps must be a list of affine maps")
+            maps = parsed
+        attrs = parser.parse_optional_attr_dict()
+        ins = _parse_operands(parser, "ins")
+        outs = _parse_operands(parser, "outs")
+        results = _parse_result_types(parser)
+        op = cls(ins, outs, results, maps)
+        if maps is None:
+            op.properties.pop("indexing_maps", None)
+        op.attributes |= attrs
+        return op
+
+    def print(self, printer: Printer) -> None:
+        maps = self.get_indexing_maps()
+        if maps != self.DEFAULT_MAPS:
+            printer.print_string(" indexing_maps = ")
+            printer.print_attribute(maps)
+        super().print(printer)
+
+
+def _maps(*maps: AffineMap) -> ArrayAttr[AffineMapAttr]:
+    return ArrayAttr(AffineMapAttr(m) for m in maps)
 
 
 @irdl_op_definition
-class BatchMatmulOp(_ContractionBase):
+class MatmulOp(_MappedContraction):
+    """``linalg.matmul``: ``C[i, j] += A[i, k] * B[k, j]`` (maps given where transposed)."""
+
+    name = "linalg.matmul"
+    ITERATORS: ClassVar[str] = "ppr"
+    DEFAULT_MAPS: ClassVar[ArrayAttr[AffineMapAttr]] = _maps(
+        AffineMap.from_callable(lambda i, _, k: (i, k)),
+        AffineMap.from_callable(lambda _, j, k: (k, j)),
+        AffineMap.from_callable(lambda i, j, _: (i, j)),
+    )
+
+    indexing_maps = opt_prop_def(ArrayAttr[AffineMapAttr])
+    """The operands' maps where they differ from the default."""
+
+
+@irdl_op_definition
+class BatchMatmulOp(_MappedContraction):
     """``linalg.batch_matmul``: ``C[b, i, j] += A[b, i, k] * B[b, k, j]``."""
 
     name = "linalg.batch_matmul"
     ITERATORS: ClassVar[str] = "pppr"
+    DEFAULT_MAPS: ClassVar[ArrayAttr[AffineMapAttr]] = _maps(
+        AffineMap.from_callable(lambda b, i, _, k: (b, i, k)),
+        AffineMap.from_callable(lambda b, _, j, k: (b, k, j)),
+        AffineMap.from_callable(lambda b, i, j, _: (b, i, j)),
+    )
 
-    indexing_maps = prop_def(ArrayAttr[AffineMapAttr], default_value=_BATCH_MATMUL_MAPS)
-    """The operands' maps (the default unless transposed or broadcast)."""
-
-    def get_default_indexing_maps(self) -> Sequence[AffineMap]:
-        return tuple(m.data for m in self.indexing_maps.data)
-
-    def get_indexing_maps(self) -> ArrayAttr[AffineMapAttr]:
-        return self.indexing_maps
+    indexing_maps = opt_prop_def(ArrayAttr[AffineMapAttr])
+    """The operands' maps where they differ from the default."""
 
 
 @irdl_op_definition
@@ -389,6 +455,7 @@ _REPLACED: dict[type[Operation], type[Operation]] = {
     _XdslGenericOp: GenericOp,
     xdsl_linalg.Conv2DNhwc_HwcfOp: Conv2DNhwcHwcfOp,
     xdsl_linalg.Conv2DNchwFchwOp: Conv2DNchwFchwOp,
+    xdsl_linalg.MatmulOp: MatmulOp,
 }
 
 Linalg = Dialect(

@@ -29,7 +29,7 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.dialects.linalg.attrs import IteratorTypeAttr
-from xdsl.dialects.linalg.ops import MatmulOp, YieldOp
+from xdsl.dialects.linalg.ops import YieldOp
 from xdsl.ir import Attribute, BlockArgument, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineMap
 from xdsl.pattern_rewriter import PatternRewriter
@@ -41,7 +41,9 @@ from passviz.dialects.linalg import (
     Conv2DNhwcHwcfOp,
     DepthwiseConv2DNhwcHwcOp,
     GenericOp,
+    MatmulOp,
 )
+from passviz.dialects.tensor import CollapseShapeOp, ExpandShapeOp
 from passviz.dialects.tt_canonicalization import PatternTable, TritonPattern
 from passviz.ir.hints import isa
 from passviz.passes.canonicalize import apply_patterns_greedily
@@ -131,16 +133,14 @@ def _reassociation(groups: Reassociation) -> ArrayAttr[ArrayAttr[IntegerAttr]]:
     return ArrayAttr(ArrayAttr(IntegerAttr(d, i64) for d in group) for group in groups)
 
 
-def _collapse(
-    value: SSAValue, groups: Reassociation, result: TensorType[Attribute]
-) -> tensor.CollapseShapeOp:
-    return tensor.CollapseShapeOp.build(
+def _collapse(value: SSAValue, groups: Reassociation, result: TensorType[Attribute]) -> CollapseShapeOp:
+    return CollapseShapeOp.build(
         operands=[value], result_types=[result], properties={"reassociation": _reassociation(groups)}
     )
 
 
-def _expand(value: SSAValue, groups: Reassociation, result: TensorType[Attribute]) -> tensor.ExpandShapeOp:
-    return tensor.ExpandShapeOp(value, [], _reassociation(groups), result.get_shape(), result)
+def _expand(value: SSAValue, groups: Reassociation, result: TensorType[Attribute]) -> ExpandShapeOp:
+    return ExpandShapeOp(value, [], _reassociation(groups), result.get_shape(), result)
 
 
 class _Emitter:
