@@ -1,4 +1,4 @@
-"""The parser's fast paths (simple locations, simple types) read what xDSL's own parser reads."""
+"""The parser's fast paths (simple locations, simple types, common tokens) read what xDSL's own parser reads."""
 
 from __future__ import annotations
 
@@ -9,8 +9,12 @@ from xdsl.ir import Operation
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import ParseError
+from xdsl.utils.lexer import Input
+from xdsl.utils.mlir_lexer import MLIRToken, MLIRTokenKind
 
 from passviz.dialects import make_context
+from passviz.ir.literals import BoundedLexer
+from passviz.ir.string_lexer import LinearStringLexer
 from passviz.trace.mlir_parser import MLIRParser
 
 _TEXT = """\
@@ -66,3 +70,39 @@ def test_bad_locations_are_refused_where_they_are(text: str, message: str) -> No
     with pytest.raises(ParseError, match=message) as caught:
         MLIRParser(make_context(), text).parse_module()
     assert str(caught.value).startswith("<unknown>:")
+
+
+class _XdslLexer(BoundedLexer):
+    """The lexer without its fast path: xDSL's character-by-character ``lex``."""
+
+    def lex(self) -> MLIRToken:
+        return LinearStringLexer.lex(self)
+
+
+def _tokens(lexer: type[BoundedLexer], text: str) -> list[tuple[object, int, int] | str]:
+    lexing = lexer(Input(text, "t.mlir"))
+    tokens: list[tuple[object, int, int] | str] = []
+    while True:
+        try:
+            token = lexing.lex()
+        except ParseError as exc:
+            return [*tokens, str(exc)]
+        tokens.append((token.kind, token.span.start, token.span.end))
+        if token.kind is MLIRTokenKind.EOF:
+            return tokens
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        _TEXT,
+        '0x1F 0X1F 0xi32 12.5 12 1e5 007 -> - -x %-x %0abc #-} {-# ^bb0 @f @"s" a.b$c ...',
+        '/ x ? | * + = "s\\n" 0.5e-3 %a-b #$ !_ %.x a_1 2',
+        "a // a comment ] that ends the input",
+        "a // a comment ]\n] ü",
+        "%x = arith.constant dense<[1, 2]> : tensor<2xi32> loc(#loc3)",
+        '"unterminated',
+    ],
+)
+def test_the_lexer_reads_the_tokens_xdsl_reads(text: str) -> None:
+    assert _tokens(BoundedLexer, text) == _tokens(_XdslLexer, text)
