@@ -11,9 +11,12 @@ import subprocess
 
 import pytest
 from _pytest.mark import ParameterSet
+from xdsl.dialects.builtin import ModuleOp
 
-from passviz.pipelines import RecordOptions, record
+from passviz.dialects import make_context
+from passviz.pipelines import RecordOptions, TraceRun, record
 from passviz.trace.irtext import print_module
+from passviz.trace.mlir_parser import MLIRParser
 from passviz.trace.replay import Replayer
 from tests.conftest import PEER, filecheck, iree_opt, iree_opt_missing, need, peer_file, split_chunks
 
@@ -24,6 +27,7 @@ FILES = {
     "convert_region_to_workgroups": (
         "iree/compiler/src/iree/compiler/DispatchCreation/test/convert_region_to_workgroups.mlir"
     ),
+    "outline_dispatch_regions": "iree/compiler/src/iree/compiler/Dialect/Flow/Transforms/test/outline_dispatch_regions.mlir",
 }
 """Each peer file, by name."""
 
@@ -74,6 +78,15 @@ def _checks(chunk: str) -> str:
     return "\n".join(line if re.match(r"\s*//\s*CHECK", line) else "" for line in chunk.splitlines())
 
 
+def _record(chunk: str, pipeline: str, flags: list[str], options: RecordOptions | None = None) -> TraceRun:
+    """passviz's run of ``pipeline`` on ``chunk``, reading unknown ops where the RUN line lets iree-opt."""
+    allow = "--allow-unregistered-dialect" in flags
+    source: str | ModuleOp = (
+        MLIRParser(make_context(allow_unregistered=True), chunk).parse_module() if allow else chunk
+    )
+    return record(source, pipeline, options=options or RecordOptions())
+
+
 def _iree_opt(text: str, *flags: str) -> str:
     done = subprocess.run([iree_opt(), *flags, "-"], input=text, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
@@ -86,7 +99,7 @@ def test_output_is_iree_opts(relative: str, index: int) -> None:
     need(iree_opt_missing())
     chunk = _chunk(relative, index)
     passes, flags = _run_line(relative)
-    run = record(chunk, passviz_pipeline(passes))
+    run = _record(chunk, passviz_pipeline(passes), flags)
     assert run.trace.status == "ok", run.trace.failed_steps
     ours = _iree_opt(print_module(run.module), *flags)
     assert ours == _iree_opt(chunk, *flags, *passes)
@@ -97,8 +110,8 @@ def test_output_is_iree_opts(relative: str, index: int) -> None:
 def test_every_step_replays(relative: str, index: int) -> None:
     """The trace replays to the live IR at every step, verifying after every rewrite."""
     chunk = _chunk(relative, index)
-    passes, _ = _run_line(relative)
-    run = record(chunk, passviz_pipeline(passes), options=RecordOptions(check=True, verify_each="rewrite"))
+    passes, flags = _run_line(relative)
+    run = _record(chunk, passviz_pipeline(passes), flags, RecordOptions(check=True, verify_each="rewrite"))
     assert run.trace.status == "ok", run.trace.failed_steps
     replayer = Replayer(run.trace)
     for step_index, step in enumerate(run.trace.steps):

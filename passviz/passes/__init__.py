@@ -137,6 +137,11 @@ def traced_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return FlowCanonicalize
 
+    def iree_outline_dispatch_regions() -> type[ModulePass]:
+        from passviz.passes.outline_dispatch_regions import OutlineDispatchRegions
+
+        return OutlineDispatchRegions
+
     return {
         "wrap-func-body-with-single-block": wrap,
         "canonicalize": canonicalize,
@@ -163,6 +168,7 @@ def traced_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "iree-global-opt-detach-elementwise-from-named-ops": iree_detach_elementwise,
         "iree-dispatch-creation-convert-dispatch-regions-to-workgroups": iree_dispatch_workgroups,
         "iree-flow-canonicalize": iree_flow_canonicalize,
+        "iree-flow-outline-dispatch-regions": iree_outline_dispatch_regions,
     }
 
 
