@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 import shlex
 import subprocess
+from pathlib import Path
 
 import pytest
 from _pytest.mark import ParameterSet
@@ -18,11 +19,23 @@ from passviz.pipelines import RecordOptions, TraceRun, record
 from passviz.trace.irtext import print_module
 from passviz.trace.mlir_parser import MLIRParser
 from passviz.trace.replay import Replayer
-from tests.conftest import PEER, filecheck, iree_opt, iree_opt_missing, need, peer_file, split_chunks
+from tests.conftest import (
+    PEER,
+    filecheck,
+    iree_opt,
+    iree_opt_missing,
+    need,
+    peer_file,
+    run_passviz,
+    split_chunks,
+)
 
 pytestmark = pytest.mark.iree
 
 FILES = {
+    "dispatch_linalg_on_tensors_default": (
+        "iree/compiler/src/iree/compiler/DispatchCreation/test/dispatch_linalg_on_tensors_default.mlir"
+    ),
     "form_dispatch_workgroups": "iree/compiler/src/iree/compiler/DispatchCreation/test/form_dispatch_workgroups.mlir",
     "convert_region_to_workgroups": (
         "iree/compiler/src/iree/compiler/DispatchCreation/test/convert_region_to_workgroups.mlir"
@@ -119,6 +132,15 @@ def test_every_step_replays(relative: str, index: int) -> None:
         assert replayer.text() == run.tracer.snapshots[step_index + 1], f"step {step_index} ({step.name})"
 
 
+def test_run_lines_map_to_passviz_pipelines() -> None:
+    """The RUN lines' nested pipelines flatten to passviz's pass lists."""
+    passes, _ = _run_line(FILES["dispatch_linalg_on_tensors_default"])
+    assert passviz_pipeline(passes) == (
+        "iree-dispatch-creation-form-dispatch-regions,iree-dispatch-creation-clone-producers-into-dispatch-regions,"
+        "iree-dispatch-creation-convert-dispatch-regions-to-workgroups,cse,iree-flow-canonicalize,cse"
+    )
+
+
 def test_workgroups_steps_list_the_dispatch_members() -> None:
     """Each conversion is one step whose dispatch field holds the workgroups op and its body's ops."""
     chunk = _chunk(FILES["convert_region_to_workgroups"], 0)
@@ -129,3 +151,77 @@ def test_workgroups_steps_list_the_dispatch_members() -> None:
     assert last is not None and len(last) == 2
     # The second workgroups op holds two loads, the empty, fill, matmul, the store (and its constant).
     assert len(last[1]) == 1 + 7
+
+
+SEED_MATMUL = """util.func public @test(%arg0: !hal.buffer_view, %arg1: !hal.buffer_view, %arg2: !hal.buffer_view) -> !hal.buffer_view {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = hal.tensor.import %arg0 : !hal.buffer_view -> tensor<2x10xf32>
+  %1 = hal.tensor.import %arg1 : !hal.buffer_view -> tensor<10x5xf32>
+  %2 = hal.tensor.import %arg2 : !hal.buffer_view -> tensor<5xf32>
+  %3 = tensor.empty() : tensor<2x5xf32>
+  %4 = linalg.fill ins(%cst : f32) outs(%3 : tensor<2x5xf32>) -> tensor<2x5xf32>
+  %5 = linalg.matmul ins(%0, %1 : tensor<2x10xf32>, tensor<10x5xf32>) outs(%4 : tensor<2x5xf32>) -> tensor<2x5xf32>
+  %6 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%5, %2 : tensor<2x5xf32>, tensor<5xf32>) outs(%3 : tensor<2x5xf32>) {
+  ^bb0(%in: f32, %in_0: f32, %out: f32):
+    %8 = arith.addf %in, %in_0 : f32
+    linalg.yield %8 : f32
+  } -> tensor<2x5xf32>
+  %7 = hal.tensor.export %6 : tensor<2x5xf32> -> !hal.buffer_view
+  util.return %7 : !hal.buffer_view
+}
+"""
+"""The seed's matmul + bias-add model (its ``dispatch.region`` example), in IREE 3.13 syntax."""
+
+DISPATCH_PASSES = (
+    "iree-dispatch-creation-form-dispatch-regions",
+    "iree-dispatch-creation-clone-producers-into-dispatch-regions",
+    "iree-dispatch-creation-convert-dispatch-regions-to-workgroups",
+    "cse",
+    "iree-flow-canonicalize",
+    "cse",
+    "iree-flow-outline-dispatch-regions",
+)
+"""The dispatch half of the Flow pipeline, in IREE's order."""
+
+
+def test_steps_name_the_step_that_fuses_the_bias_add(tmp_path: Path) -> None:
+    """passviz steps names the decision that puts the bias-add into the matmul's dispatch,
+    and the region formed then holds both."""
+    source = tmp_path / "seed.mlir"
+    source.write_text(SEED_MATMUL)
+    trace = tmp_path / "seed.trace"
+    done = run_passviz("trace", str(source), "-p", ",".join(DISPATCH_PASSES[:3]), "-o", str(trace))
+    assert done.returncode == 0, done.stderr
+    steps = run_passviz("steps", str(trace))
+    assert steps.returncode == 0, steps.stderr
+    fused = [line for line in steps.stdout.splitlines() if "FuseWithConsumer" in line]
+    assert len(fused) == 1
+    assert "linalg.generic joins dispatch 0 of linalg.matmul" in fused[0]
+    run = record(SEED_MATMUL, DISPATCH_PASSES[0])
+    moved = [s for s in run.trace.steps if s.name is not None and s.name.startswith("MoveIntoDispatchRegion")]
+    assert len(moved) == 1 and moved[0].dispatch is not None
+    (region,) = moved[0].dispatch
+    assert len(region) == 3  # the region, the matmul, the bias-add
+
+
+def test_a_refused_fusion_says_why() -> None:
+    """The quantized depthwise convolution keeps its truncating consumer out, and the step says why."""
+    chunk = _chunk(FILES["dispatch_linalg_on_tensors_default"], 0)
+    names = [s.name or "" for s in record(chunk, DISPATCH_PASSES[0]).trace.steps]
+    refused = [n for n in names if n.startswith("NoFusion: linalg.generic")]
+    assert refused == [
+        "NoFusion: linalg.generic stays out of dispatch 0 (the convolution's result could not reuse"
+        " the consumer's init buffer (a stack allocation))"
+    ]
+    assert "Root: linalg.generic opens dispatch 1 (a linalg op no dispatch took)" in names
+
+
+def test_seed_matmul_dispatch_passes_are_iree_opts() -> None:
+    """The seed's model through the dispatch passes ends with iree-opt's executable and dispatch."""
+    need(iree_opt_missing())
+    run = record(SEED_MATMUL, ",".join(DISPATCH_PASSES))
+    assert run.trace.status == "ok", run.trace.failed_steps
+    nested = "util.func(" + ",".join(DISPATCH_PASSES[:3]) + ")," + ",".join(DISPATCH_PASSES[3:])
+    ours = _iree_opt(print_module(run.module))
+    assert ours == _iree_opt(SEED_MATMUL, f"--pass-pipeline=builtin.module({nested})")
+    assert "flow.executable private @test_dispatch_0" in ours

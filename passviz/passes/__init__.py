@@ -127,6 +127,16 @@ def traced_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return DetachElementwiseFromNamedOps
 
+    def iree_form_dispatch_regions() -> type[ModulePass]:
+        from passviz.passes.form_dispatch_regions import FormDispatchRegions
+
+        return FormDispatchRegions
+
+    def iree_clone_producers() -> type[ModulePass]:
+        from passviz.passes.form_dispatch_regions import CloneProducersIntoDispatchRegions
+
+        return CloneProducersIntoDispatchRegions
+
     def iree_dispatch_workgroups() -> type[ModulePass]:
         from passviz.passes.dispatch_workgroups import ConvertDispatchRegionsToWorkgroups
 
@@ -166,6 +176,8 @@ def traced_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "iree-preprocessing-convert-1x1-filter-conv2d-to-matmul": iree_conv1x1_to_matmul,
         "iree-global-opt-convert-conv2d-to-img2col": iree_conv2d_to_img2col,
         "iree-global-opt-detach-elementwise-from-named-ops": iree_detach_elementwise,
+        "iree-dispatch-creation-form-dispatch-regions": iree_form_dispatch_regions,
+        "iree-dispatch-creation-clone-producers-into-dispatch-regions": iree_clone_producers,
         "iree-dispatch-creation-convert-dispatch-regions-to-workgroups": iree_dispatch_workgroups,
         "iree-flow-canonicalize": iree_flow_canonicalize,
         "iree-flow-outline-dispatch-regions": iree_outline_dispatch_regions,

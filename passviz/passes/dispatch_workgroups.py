@@ -18,7 +18,7 @@ region; its ``dispatch`` field lists every dispatch op's members afterwards.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -35,6 +35,7 @@ from passviz.ir.hints import isa
 from passviz.passes.canonicalize import CanonicalizationTables, apply_patterns_greedily
 from passviz.passes.dispatch_common import (
     dispatch_regions,
+    dps_inits,
     dynamic_count,
     find_dynamic_dims,
     is_inside,
@@ -336,6 +337,34 @@ class ClosureOptimization(RewritePattern):
         rewriter.replace(op, new)
 
 
+class EraseDeadLinalgOp(RewritePattern):
+    """A linalg op on tensors whose results no one uses goes: MLIR gives such ops no memory
+    effects, so its greedy driver erases them as trivially dead (xDSL's ``linalg`` ops do not say so)."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        inits = dps_inits(op)
+        if inits is None or not op.results or any(result.uses for result in op.results):
+            return
+        if not all(isa(init.type, TensorType[Attribute]) for init in inits):
+            return
+        rewriter.erase(op)
+
+
+def flow_patterns(tables: CanonicalizationTables) -> Callable[[Operation], Sequence[RewritePattern]]:
+    """The canonicalizer's patterns with IREE's closure optimization and dead linalg ops erased."""
+    closure = (ClosureOptimization(),)
+    dead = (EraseDeadLinalgOp(),)
+
+    def patterns(inner: Operation) -> Sequence[RewritePattern]:
+        if isinstance(inner, flow.DispatchWorkgroupsOp):
+            return closure
+        if dps_inits(inner) is not None:
+            return (*dead, *tables.patterns(inner))
+        return tables.patterns(inner)
+
+    return patterns
+
+
 @dataclass(frozen=True)
 class FlowCanonicalize(TracedPass):
     """IREE's ``iree-flow-canonicalize``: the canonicalizer with flow's own patterns."""
@@ -344,12 +373,4 @@ class FlowCanonicalize(TracedPass):
     announces_every_edit = True
 
     def run(self, ctx: Context, op: ModuleOp, recorder: StepRecorder) -> None:
-        tables = CanonicalizationTables()
-        closure = (ClosureOptimization(),)
-
-        def patterns(inner: Operation) -> Sequence[RewritePattern]:
-            if isinstance(inner, flow.DispatchWorkgroupsOp):
-                return closure
-            return tables.patterns(inner)
-
-        apply_patterns_greedily(ctx, op, recorder, patterns, CANONICALIZE)
+        apply_patterns_greedily(ctx, op, recorder, flow_patterns(CanonicalizationTables()), CANONICALIZE)

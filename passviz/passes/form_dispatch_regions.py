@@ -1,0 +1,721 @@
+"""``iree-dispatch-creation-form-dispatch-regions`` and
+``iree-dispatch-creation-clone-producers-into-dispatch-regions``: IREE 3.13's
+``FormDispatchRegionsPass`` (``DispatchCreation/FormDispatchRegions.cpp``, with
+``wrapOpInDispatchRegion`` and ``movePrecedingOpsIntoDispatchRegion`` of
+``Flow/Transforms/RegionOpUtils.cpp``) and ``CloneProducersIntoDispatchRegionsPass``,
+without their options (aggressive fusion, pad fusion, data tiling).
+
+Form dispatch regions works in two phases, as IREE does:
+
+1. **Decide.**  Walking each function's block from its end, every *root* (a
+   named linalg op but ``linalg.fill``, a ``linalg.generic`` with a reduction
+   loop, ``linalg.softmax``) opens a fusion group and pulls in producers of
+   its inits; then each root, first first, tries its single consumer: an all-
+   parallel linalg op whose loops line up with the root's becomes the group's
+   new root (a convolution only where its result could reuse the consumer's
+   init buffer).  Linalg ops left over get groups of their own.  Each decision
+   is a step of its own, changing nothing: ``Root``, ``FuseWithProducer``,
+   ``FuseWithConsumer`` and, for a fusion refused, ``NoFusion: <reason>``.
+2. **Form.**  Per group, the root is wrapped in a ``flow.dispatch.region``
+   (``WrapInDispatchRegion``) and its producers move in before it, last first
+   (``MoveIntoDispatchRegion``); each step's ``dispatch`` field lists every
+   region's ops.
+
+Before that, like IREE 3.13's pass, the function is folded and cleaned
+(dead ops erased, constants hoisted to the top), each change a step.
+
+Clone producers copies into each region the cheap ops it uses from outside
+(``tensor.empty``, ``linalg.fill``, small constants, ...): one
+``CloneProducersIntoDispatchRegion`` step per region.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from xdsl.context import Context
+from xdsl.dialects import arith, tensor
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    DenseIntOrFPElementsAttr,
+    FixedBitwidthType,
+    IndexType,
+    IntegerAttr,
+    ModuleOp,
+    TensorType,
+)
+from xdsl.dialects.linalg.abstract_ops import ConvOperation
+from xdsl.dialects.linalg.attrs import IteratorType
+from xdsl.dialects.linalg.ops import FillOp
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, Region, SSAValue
+from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr, AffineMap
+from xdsl.pattern_rewriter import RewritePattern
+from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.utils.exceptions import PassFailedException
+
+from passviz.dialects import flow
+from passviz.dialects.linalg import DepthwiseConv2DNhwcHwcOp, DepthwiseConv2DNhwcHwcQOp, GenericOp, SoftmaxOp
+from passviz.ir.hints import isa
+from passviz.passes.canonicalize import apply_patterns_greedily
+from passviz.passes.dispatch_common import (
+    dispatch_regions,
+    dps_inits,
+    is_inside,
+    is_linalg,
+    result_dims_of,
+    tied_operand,
+    used_values_defined_above,
+)
+from passviz.passes.dispatch_workgroups import EraseDeadLinalgOp
+from passviz.passes.greedy import DEFAULT
+from passviz.trace.recorder import StepRecorder, TracedPass
+
+_DEAD_LINALG = (EraseDeadLinalgOp(),)
+
+
+def _cleanup(op: Operation) -> Sequence[RewritePattern]:
+    """The patterns of the pass's opening cleanup: folding only, and dead linalg ops erased."""
+    return _DEAD_LINALG if dps_inits(op) is not None else ()
+
+
+INLINE_CONSTANT_BYTES = 256
+"""IREE's ``--iree-flow-inline-constants-max-byte-length``: larger constants stay out of dispatches."""
+
+
+# ===----------------------------------------------------------------------=== #
+# What ops are: IREE's op characterizations
+# ===----------------------------------------------------------------------=== #
+
+
+def _functions(module: ModuleOp) -> list[Operation]:
+    """The function-like ops (``util.func``, ``func.func``) at the module's top with a body."""
+    return [
+        op for op in module.body.block.ops if op.name in ("util.func", "func.func") and op.regions[0].blocks
+    ]
+
+
+def iterator_types(op: Operation) -> list[IteratorType] | None:
+    """The loops of a linalg op (TilingInterface's ``getLoopIteratorTypes``), or None."""
+    if isinstance(op, SoftmaxOp):
+        assert isa(op.input.type, TensorType[Attribute])
+        return [IteratorType.PARALLEL] * len(op.input.type.get_shape())
+    getter = getattr(op, "get_iterator_types", None)
+    if getter is None or not is_linalg(op):
+        return None
+    return [attr.data for attr in getter().data]
+
+
+def indexing_maps(op: Operation) -> list[AffineMap] | None:
+    """A linalg op's indexing maps, one per operand (inputs, then inits)."""
+    if isinstance(op, SoftmaxOp):
+        assert isa(op.input.type, TensorType[Attribute])
+        rank = len(op.input.type.get_shape())
+        return [AffineMap.identity(rank), AffineMap.identity(rank)]
+    getter = getattr(op, "get_indexing_maps", None)
+    if getter is None or not is_linalg(op):
+        return None
+    return [attr.data for attr in getter().data]
+
+
+def _operand_map(op: Operation, index: int) -> AffineMap | None:
+    maps = indexing_maps(op)
+    return maps[index] if maps is not None and index < len(maps) else None
+
+
+def _result_map(op: Operation, result: OpResult) -> AffineMap | None:
+    """``getIndexingMapMatchingResult``: the map of the init the result comes from."""
+    inits = dps_inits(op)
+    if inits is None:
+        return None
+    return _operand_map(op, len(op.operands) - len(inits) + result.index)
+
+
+def is_bit_extend(op: Operation) -> bool:
+    """IREE's ``isBitExtendOp``: an elementwise generic whose body only widens its one input."""
+    if not isinstance(op, GenericOp) or len(op.inputs) != 1 or len(op.outputs) != 1:
+        return False
+    body = list(op.body.block.ops)
+    return len(body) == 2 and isinstance(body[0], arith.ExtFOp | arith.ExtSIOp | arith.ExtUIOp)
+
+
+def is_convolution(op: Operation) -> bool:
+    """MLIR's ``ConvolutionOpInterface``."""
+    return isinstance(op, ConvOperation | DepthwiseConv2DNhwcHwcOp | DepthwiseConv2DNhwcHwcQOp)
+
+
+def is_root(op: Operation) -> bool:
+    """IREE's ``isRootOp``."""
+    if is_bit_extend(op):
+        return False
+    if isinstance(op, SoftmaxOp):
+        return True
+    loops = iterator_types(op)
+    if loops is None:
+        return False
+    if isinstance(op, GenericOp):
+        return IteratorType.REDUCTION in loops
+    return not isinstance(op, FillOp)
+
+
+def _why_root(op: Operation) -> str:
+    if isinstance(op, GenericOp):
+        return "a linalg.generic with a reduction loop"
+    if isinstance(op, SoftmaxOp):
+        return "a tileable op"
+    return "a named linalg op"
+
+
+def is_clonable(op: Operation) -> bool:
+    """IREE's ``isClonableIntoDispatchOp``: cheap ops every dispatch may recompute."""
+    if isinstance(op, tensor.EmptyOp | FillOp | tensor.CastOp | tensor.ExtractOp | tensor.ExtractSliceOp):
+        return True
+    if op.name in ("affine.apply", "arith.index_cast", "complex.create"):
+        return True
+    if is_bit_extend(op):
+        return True
+    if isinstance(op, arith.ConstantOp):
+        value = op.value
+        if isinstance(value, DenseIntOrFPElementsAttr):
+            type_ = value.get_type()
+            assert isa(type_, TensorType[Attribute])
+            count = 1
+            for size in type_.get_shape():
+                count *= size
+            element = type_.get_element_type()
+            width = element.bitwidth if isinstance(element, FixedBitwidthType) else 64
+            splat = len(set(value.get_values())) <= 1
+            return splat or count * width // 8 <= INLINE_CONSTANT_BYTES
+        return True
+    scalars = [v.type for v in (*op.operands, *op.results)]
+    return bool(op.results) and all(_int_or_float(t) for t in scalars)
+
+
+def _int_or_float(type_: Attribute) -> bool:
+    return type_.name in ("integer_type", "f16", "f32", "f64", "bf16") or type_.name.startswith("f")
+
+
+# ===----------------------------------------------------------------------=== #
+# Loop compatibility (hasCompatibleOuterParallelLoops and friends)
+# ===----------------------------------------------------------------------=== #
+
+
+PACK_LIKE = ("iree_encoding.set_encoding", "tensor.pack")
+"""IREE's ``isPackLikeOp``: consumers that fuse with the linalg op producing their source."""
+
+
+def outer_parallel(op: Operation) -> list[bool]:
+    """``getOuterParallelLoops``: per loop, whether it is parallel and all before it are."""
+    if op.name in ("iree_encoding.set_encoding", "iree_encoding.unset_encoding"):
+        result = op.results[0].type
+        assert isa(result, TensorType[Attribute])
+        return [True] * len(result.get_shape())
+    loops = iterator_types(op) or []
+    bits = [False] * len(loops)
+    for index, kind in enumerate(loops):
+        if kind != IteratorType.PARALLEL:
+            break
+        bits[index] = True
+    return bits
+
+
+def _match_iterators(root: list[bool], candidate: list[bool]) -> bool:
+    if not all(candidate):
+        return root == candidate
+    for position, parallel in enumerate(root):
+        if not parallel:
+            break
+        if position >= len(candidate) or not candidate[position]:
+            return False
+    return True
+
+
+def _identity_with_zeros(map_: AffineMap) -> bool:
+    if map_.num_symbols or not map_.results:
+        return False
+    seen = 0
+    for expr in map_.results:
+        if isinstance(expr, AffineDimExpr):
+            if expr.position != seen:
+                return False
+            seen += 1
+        elif isinstance(expr, AffineConstantExpr):
+            if expr.value != 0:
+                return False
+        else:
+            return False
+    return seen == map_.num_dims
+
+
+def _project(map_: AffineMap, projected: list[bool]) -> AffineMap:
+    """MLIR's ``getProjectedMap``: projected dims become 0, the others are renumbered."""
+    replacements: list[AffineExpr] = []
+    kept = 0
+    for drop in projected:
+        if drop:
+            replacements.append(AffineConstantExpr(0))
+        else:
+            replacements.append(AffineDimExpr(kept))
+            kept += 1
+    return map_.replace_dims_and_symbols(replacements, [], kept, map_.num_symbols)
+
+
+def _compatible(op: Operation, map_: AffineMap, root_loops: list[bool]) -> bool:
+    if not map_.is_projected_permutation():
+        return False
+    if not _match_iterators(root_loops, outer_parallel(op)):
+        return False
+    loops = len(iterator_types(op) or [])
+    projected = [not bit for bit in root_loops]
+    projected = (projected + [True] * loops)[:loops]
+    return _identity_with_zeros(_project(map_, projected))
+
+
+def _ops_fusable(producer: Operation, consumer: Operation, root_loops: list[bool]) -> bool:
+    """``areOpsFusable``: every use between them has compatible outer parallel loops."""
+    for index, operand in enumerate(consumer.operands):
+        if not isinstance(operand, OpResult) or operand.op is not producer:
+            continue
+        producer_map = _result_map(producer, operand)
+        consumer_map = _operand_map(consumer, index)
+        if producer_map is None or consumer_map is None:
+            return False
+        if not _compatible(producer, producer_map, root_loops) or not _compatible(
+            consumer, consumer_map, root_loops
+        ):
+            return False
+    return True
+
+
+def _can_reuse_init(consumer: Operation, input_index: int, init_index: int) -> bool:
+    """``canUseInOperandAsInitOperand``: the consumer's init buffer can hold the fused input."""
+    if not isinstance(consumer, GenericOp):
+        return False
+    if any(kind != IteratorType.PARALLEL for kind in iterator_types(consumer) or []):
+        return False
+    init_arg = consumer.body.block.args[init_index]
+    if init_arg.uses:
+        return False
+    maps = indexing_maps(consumer) or []
+    if maps[input_index] != maps[init_index]:
+        return False
+    return consumer.operands[input_index].type == consumer.operands[init_index].type
+
+
+def fusable_use(op: Operation) -> tuple[Operation, int] | None:
+    """``getFusableUse`` without aggressive fusion: the one use not by a ``tensor.dim``."""
+    uses = [
+        use for result in op.results for use in result.uses if not isinstance(use.operation, tensor.DimOp)
+    ]
+    if len(uses) != 1:
+        return None
+    return uses[0].operation, uses[0].index
+
+
+def consumer_refusal(producer: Operation, consumer: Operation, root_loops: list[bool]) -> str | None:
+    """Why ``isFusableWithConsumer`` keeps ``consumer`` out of ``producer``'s dispatch (None: it fuses)."""
+    if is_bit_extend(consumer):
+        return "a bit-extending consumer is cloned into its own consumers instead"
+    if consumer.name in PACK_LIKE:
+        if producer.name == "tensor.pad":
+            return None
+        result = next((r for r in producer.results if any(u.operation is consumer for u in r.uses)), None)
+        producer_map = _result_map(producer, result) if result is not None else None
+        if producer_map is None or not _compatible(producer, producer_map, root_loops):
+            return "the producer's result is not laid out as the encoding expects (a transposed result map)"
+        return None
+    if consumer.name in ("tensor.pad", "tensor.insert_slice"):
+        return f"{consumer.name} consumers are not modelled by passviz"
+    consumer_loops = iterator_types(consumer)
+    if iterator_types(producer) is None or consumer_loops is None:
+        return "the consumer is not a linalg op"
+    if IteratorType.REDUCTION in consumer_loops:
+        return "the consumer has a reduction loop"
+    if not _ops_fusable(producer, consumer, root_loops):
+        return "their outer parallel loops do not line up"
+    if len(iterator_types(producer) or []) < len(consumer_loops):
+        return "the consumer has more loops than the producer"
+    inits = dps_inits(consumer) or []
+    inputs = len(consumer.operands) - len(inits)
+    for index, operand in enumerate(consumer.operands[:inputs]):
+        if not isinstance(operand, OpResult) or operand.op is not producer:
+            continue
+        if is_convolution(producer) and not any(
+            _can_reuse_init(consumer, index, inputs + init) for init in range(len(inits))
+        ):
+            return "the convolution's result could not reuse the consumer's init buffer (a stack allocation)"
+    return None
+
+
+def producer_refusal(
+    operand_index: int, producer: Operation, consumer: Operation, root_loops: list[bool]
+) -> str | None:
+    """Why ``isFusableWithProducer`` refuses (None: it fuses)."""
+    if iterator_types(producer) is None or iterator_types(consumer) is None:
+        return "not a pair of linalg ops"
+    inits = dps_inits(consumer)
+    if inits is not None and operand_index < len(consumer.operands) - len(inits):
+        return "it feeds an input, not the init (only init producers fuse without aggressive fusion)"
+    if not _ops_fusable(producer, consumer, root_loops):
+        return "their outer parallel loops do not line up"
+    return None
+
+
+# ===----------------------------------------------------------------------=== #
+# Phase 1: deciding the fusion groups
+# ===----------------------------------------------------------------------=== #
+
+
+@dataclass
+class _Groups:
+    """The fusion groups decided so far (IREE's ``__root_op__`` / ``__fused_op__`` attributes)."""
+
+    roots: list[Operation] = field(default_factory=list[Operation])
+    """Each group's root, by group number."""
+    members: dict[Operation, int] = field(default_factory=dict[Operation, int])
+    """The group each fused (non-root) op belongs to."""
+    root_of: dict[Operation, int] = field(default_factory=dict[Operation, int])
+    """The group each current root leads."""
+
+    def grouped(self, op: Operation) -> bool:
+        return op in self.members or op in self.root_of
+
+
+class _Decider:
+    """``decideFusableLinalgOps`` on one function, each decision a step."""
+
+    def __init__(self, recorder: StepRecorder) -> None:
+        self.recorder = recorder
+        self.groups = _Groups()
+
+    def _decision(self, name: str, op: Operation) -> None:
+        with self.recorder.step(name, op):
+            pass
+
+    def _new_root(self, op: Operation, why: str) -> None:
+        number = len(self.groups.roots)
+        self.groups.roots.append(op)
+        self.groups.root_of[op] = number
+        self._decision(f"Root: {op.name} opens dispatch {number} ({why})", op)
+
+    def decide(self, block: Block) -> None:
+        roots: list[Operation] = []
+        for op in reversed(list(block.ops)):
+            if self.groups.grouped(op) or not is_root(op):
+                continue
+            self._new_root(op, _why_root(op))
+            self._fuse_producers(op)
+            roots.append(op)
+        self._fuse_consumers(roots[::-1])
+        roots = []
+        for op in reversed(list(block.ops)):
+            if self.groups.grouped(op) or iterator_types(op) is None:
+                continue
+            if isinstance(op, FillOp) or is_bit_extend(op):
+                continue
+            self._new_root(op, "a linalg op no dispatch took")
+            self._fuse_producers(op)
+            roots.append(op)
+        self._fuse_consumers(roots[::-1])
+
+    def _fuse_producers(self, root: Operation) -> None:
+        number = self.groups.root_of[root]
+        root_loops = outer_parallel(root)
+        worklist = [root]
+        while worklist:
+            candidate = worklist.pop()
+            for index, operand in enumerate(candidate.operands):
+                if not isinstance(operand, OpResult):
+                    continue
+                producer = operand.op
+                if self.groups.grouped(producer):
+                    continue
+                if is_clonable(producer):
+                    if iterator_types(producer) is not None:
+                        self._decision(
+                            f"NoFusion: {producer.name} stays out of dispatch {number} "
+                            "(clonable: clone-producers copies it in later)",
+                            producer,
+                        )
+                    continue
+                use = fusable_use(producer)
+                if use is None or use[0] is not candidate:
+                    if iterator_types(producer) is not None:
+                        self._decision(
+                            f"NoFusion: {producer.name} stays out of dispatch {number} (it has other users)",
+                            producer,
+                        )
+                    continue
+                why = producer_refusal(index, producer, candidate, root_loops)
+                if why is not None:
+                    if iterator_types(producer) is not None:
+                        self._decision(
+                            f"NoFusion: {producer.name} stays out of dispatch {number} ({why})", producer
+                        )
+                    continue
+                self.groups.members[producer] = number
+                self._decision(
+                    f"FuseWithProducer: {producer.name} joins dispatch {number} of {candidate.name}", producer
+                )
+                worklist.append(producer)
+
+    def _fuse_consumers(self, roots: Sequence[Operation]) -> None:
+        for root in roots:
+            root_loops = outer_parallel(root)
+            worklist = [root]
+            while worklist:
+                current = worklist.pop()
+                use = fusable_use(current)
+                if use is None:
+                    continue
+                consumer = use[0]
+                if self.groups.grouped(consumer):
+                    continue
+                number = self.groups.root_of[current]
+                why = consumer_refusal(current, consumer, root_loops)
+                if why is not None:
+                    if iterator_types(consumer) is None and consumer.name not in PACK_LIKE:
+                        continue  # not a candidate at all (a return, a reshape): nothing to tell
+                    self._decision(
+                        f"NoFusion: {consumer.name} stays out of dispatch {number} ({why})", consumer
+                    )
+                    continue
+                # The consumer becomes the group's root; the old root is one of its members.
+                del self.groups.root_of[current]
+                self.groups.members[current] = number
+                self.groups.roots[number] = consumer
+                self.groups.root_of[consumer] = number
+                self._decision(
+                    f"FuseWithConsumer: {consumer.name} joins dispatch {number} of {current.name}, "
+                    "and roots it",
+                    consumer,
+                )
+                worklist.append(consumer)
+
+
+# ===----------------------------------------------------------------------=== #
+# Phase 2: forming the regions
+# ===----------------------------------------------------------------------=== #
+
+
+def _dynamic_sizes(type_: Attribute) -> list[int]:
+    if not isa(type_, TensorType[Attribute]):
+        return []
+    return [index for index, size in enumerate(type_.get_shape()) if size == DYNAMIC_INDEX]
+
+
+def reify_dynamic_dims(value: SSAValue) -> list[SSAValue]:
+    """``reifyDynamicResultDims``: ``value``'s dynamic dimensions, made where needed."""
+    sizes = _dynamic_sizes(value.type)
+    if not sizes:
+        return []
+    if isinstance(value, BlockArgument):
+        found: list[SSAValue] = []
+        ops: list[Operation] = []
+        for index in sizes:
+            constant = arith.ConstantOp(IntegerAttr(index, IndexType()))
+            dim = tensor.DimOp(value, constant.result)
+            ops += [constant, dim]
+            found.append(dim.result)
+        block = value.block
+        first = block.first_op
+        Rewriter.insert_op(ops, InsertPoint.before(first) if first is not None else InsertPoint.at_end(block))
+        return found
+    assert isinstance(value, OpResult)
+    op = value.op
+    tied = tied_operand(value)
+    if tied is not None and tied.type == value.type:
+        return reify_dynamic_dims(tied)
+    dims = result_dims_of(op, value)
+    if dims is not None:
+        return dims
+    if isinstance(op, tensor.EmptyOp):
+        return list(op.dynamic_sizes)
+    raise PassFailedException(f"cannot reify the dynamic dimensions of a result of {op.name}")
+
+
+def _within(op: Operation, holder: Operation) -> bool:
+    parent = op.parent_op()
+    while parent is not None:
+        if parent is holder:
+            return True
+        parent = parent.parent_op()
+    return False
+
+
+def move_into_region(target: Operation, region: flow.DispatchRegionOp | None) -> flow.DispatchRegionOp:
+    """``movePrecedingOpsIntoDispatchRegion`` (``wrapOpInDispatchRegion`` when ``region`` is None):
+    clone ``target`` to the top of the region's body, return its results still used outside
+    (the region grows results for them), erase ``target``."""
+    if region is None:
+        body = Block([flow.ReturnOp()])
+        region = flow.DispatchRegionOp([], [], [], Region(body))
+        Rewriter.insert_op(region, InsertPoint.after(target))
+    block = region.body.block
+    clone = target.clone()
+    first = block.first_op
+    assert first is not None
+    block.insert_op_before(clone, first)
+    for old, new in zip(target.results, clone.results, strict=True):
+        for use in list(old.uses):
+            if _within(use.operation, region):
+                use.operation.operands[use.index] = new
+    escaping = [
+        (old, new)
+        for old, new in zip(target.results, clone.results, strict=True)
+        if any(not _within(use.operation, region) for use in old.uses)
+    ]
+    if escaping:
+        dims = [d for old, _ in escaping for d in reify_dynamic_dims(old)]
+        terminator = block.last_op
+        assert isinstance(terminator, flow.ReturnOp)
+        grown = flow.DispatchRegionOp(
+            [*region.result.types, *(old.type for old, _ in escaping)],
+            [*region.result_dims, *dims],
+            list(region.workload),
+            Region(),
+            None,
+        )
+        grown.attributes |= region.attributes
+        Rewriter.insert_op(grown, InsertPoint.before(region))
+        region.body.move_blocks(grown.body)
+        count = region.workgroup_count
+        count.move_blocks(grown.workgroup_count)
+        for old_result, new_result in zip(region.results, grown.results, strict=False):
+            old_result.replace_all_uses_with(new_result)
+        Rewriter.replace_op(terminator, flow.ReturnOp(*terminator.operands, *(new for _, new in escaping)))
+        region.detach()
+        region.erase()
+        region = grown
+        offset = len(grown.results) - len(escaping)
+        for position, (old, _) in enumerate(escaping):
+            result = grown.results[offset + position]
+            for use in list(old.uses):
+                if not _within(use.operation, grown):
+                    use.operation.operands[use.index] = result
+    target.detach()
+    target.erase()
+    return region
+
+
+def _topological(ops: list[Operation]) -> list[Operation]:
+    """MLIR's ``computeTopologicalSorting`` (ops in one block; ready ones keep their order)."""
+    ops = list(ops)
+    unscheduled = set(ops)
+    scheduled = 0
+    while unscheduled:
+        progressed = False
+        for position in range(scheduled, len(ops)):
+            op = ops[position]
+            if any(
+                isinstance(v, OpResult) and v.op in unscheduled and v.op is not op for v in _operands_deep(op)
+            ):
+                continue
+            unscheduled.discard(op)
+            ops[position], ops[scheduled] = ops[scheduled], ops[position]
+            scheduled += 1
+            progressed = True
+        if not progressed:
+            unscheduled.discard(ops[scheduled])
+            scheduled += 1
+    return ops
+
+
+def _operands_deep(op: Operation) -> list[SSAValue]:
+    """The operands of ``op`` and of the ops nested in it."""
+    return [v for inner in op.walk() for v in inner.operands]
+
+
+@dataclass(frozen=True)
+class FormDispatchRegions(TracedPass):
+    """Group linalg ops into ``flow.dispatch.region``s: a root with its producers and consumers fused in."""
+
+    name = "iree-dispatch-creation-form-dispatch-regions"
+
+    def run(self, ctx: Context, op: ModuleOp, recorder: StepRecorder) -> None:
+        for function in _functions(op):
+            apply_patterns_greedily(ctx, function, recorder, _cleanup, DEFAULT)
+            decider = _Decider(recorder)
+            for block in function.regions[0].blocks:
+                decider.decide(block)
+            groups = decider.groups
+            producers: dict[int, list[Operation]] = {}
+            for member, number in groups.members.items():
+                producers.setdefault(number, []).append(member)
+
+            def regions() -> list[list[Operation]]:
+                return dispatch_regions(op)
+
+            for number, root in enumerate(groups.roots):
+                with recorder.step(
+                    f"WrapInDispatchRegion: dispatch {number}", root, full=True, dispatch=regions
+                ):
+                    region = move_into_region(root, None)
+                members = _topological(sorted(producers.get(number, []), key=_position))
+                for producer in reversed(members):
+                    with recorder.step(
+                        f"MoveIntoDispatchRegion: dispatch {number}", producer, full=True, dispatch=regions
+                    ):
+                        region = move_into_region(producer, region)
+
+
+def _position(op: Operation) -> tuple[int, ...]:
+    """Where ``op`` is in the function, for IREE's walk order."""
+    path: list[int] = []
+    current: Operation | None = op
+    while current is not None and current.parent_block() is not None:
+        block = current.parent_block()
+        assert block is not None
+        path.append(block.get_operation_index(current))
+        current = current.parent_op()
+    return tuple(reversed(path))
+
+
+# ===----------------------------------------------------------------------=== #
+# Clone producers into dispatch regions
+# ===----------------------------------------------------------------------=== #
+
+
+def cloneable_producers(region: flow.DispatchRegionOp) -> list[Operation]:
+    """``getCloneableOps``: the clonable ops the region uses from outside, and theirs, transitively."""
+    found: list[Operation] = []
+    visited: set[SSAValue] = set()
+    worklist = used_values_defined_above(region.body, region)
+    while worklist:
+        value = worklist.pop()
+        if value in visited:
+            continue
+        visited.add(value)
+        if not isinstance(value, OpResult) or not is_clonable(value.op):
+            continue
+        if value.op in found:
+            continue
+        found.append(value.op)
+        worklist.extend(v for v in value.op.operands if not is_inside(v, region))
+    return found
+
+
+@dataclass(frozen=True)
+class CloneProducersIntoDispatchRegions(TracedPass):
+    """Copy the cheap ops a dispatch region uses (empty tensors, fills, small constants) into it."""
+
+    name = "iree-dispatch-creation-clone-producers-into-dispatch-regions"
+
+    def run(self, ctx: Context, op: ModuleOp, recorder: StepRecorder) -> None:
+        for region in [inner for inner in op.walk() if isinstance(inner, flow.DispatchRegionOp)]:
+            producers = _topological(cloneable_producers(region))
+            if not producers:
+                continue
+            with recorder.step(
+                "CloneProducersIntoDispatchRegion", region, full=True, dispatch=lambda: dispatch_regions(op)
+            ):
+                block = region.body.block
+                for producer in reversed(producers):
+                    clone = producer.clone()
+                    first = block.first_op
+                    assert first is not None
+                    block.insert_op_before(clone, first)
+                    for old, new in zip(producer.results, clone.results, strict=True):
+                        for use in list(old.uses):
+                            if _within(use.operation, region):
+                                use.operation.operands[use.index] = new
