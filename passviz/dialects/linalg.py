@@ -12,6 +12,7 @@ function type.  Named convolutions take their strides and dilations as
 from __future__ import annotations
 
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from typing import ClassVar, Self
 
 from xdsl.builder import Builder
@@ -32,7 +33,7 @@ from xdsl.dialects.linalg import ops as xdsl_linalg
 from xdsl.dialects.linalg.abstract_ops import ConvOperation, NamedOperation
 from xdsl.dialects.linalg.attrs import IteratorType, IteratorTypeAttr
 from xdsl.dialects.linalg.ops import GenericOp as _XdslGenericOp
-from xdsl.dialects.linalg.ops import YieldOp
+from xdsl.dialects.linalg.ops import IndexOp, YieldOp
 from xdsl.ir import Attribute, BlockArgument, Dialect, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap
 from xdsl.irdl import (
@@ -42,11 +43,13 @@ from xdsl.irdl import (
     opt_prop_def,
     prop_def,
     region_def,
+    traits_def,
     var_operand_def,
     var_result_def,
 )
 from xdsl.parser import Parser
 from xdsl.printer import Printer
+from xdsl.traits import EffectInstance, RecursiveMemoryEffect, get_effects
 from xdsl.utils.hints import isa
 
 
@@ -74,6 +77,25 @@ def _parse_result_types(parser: Parser) -> Sequence[Attribute]:
     return types
 
 
+class PayloadEffects(RecursiveMemoryEffect):
+    """A structured op's effects are its payload's, ``linalg.yield`` and ``linalg.index``
+    having none (MLIR's are pure; xDSL 0.74 gives them no effect information at all)."""
+
+    @classmethod
+    def get_effects(cls, op: Operation) -> AbstractSet[EffectInstance] | None:
+        effects: set[EffectInstance] = set()
+        for region in op.regions:
+            for block in region.blocks:
+                for child in block.ops:
+                    if isinstance(child, YieldOp | IndexOp):
+                        continue
+                    child_effects = get_effects(child)
+                    if child_effects is None:
+                        return None
+                    effects.update(child_effects)
+        return effects
+
+
 @irdl_op_definition
 class GenericOp(_XdslGenericOp):
     """``linalg.generic {indexing_maps = ..., iterator_types = [...]} ins(...) outs(...) {...} -> types``.
@@ -92,6 +114,9 @@ class GenericOp(_XdslGenericOp):
     iterator_types = prop_def(ArrayAttr[IteratorTypeAttr])
     doc = opt_prop_def(StringAttr)
     library_call = opt_prop_def(StringAttr)
+
+    # On tensors a generic has only its payload's effects (MLIR's getEffects): a dead one is erased.
+    traits = traits_def(PayloadEffects())
 
     @classmethod
     def parse(cls, parser: Parser) -> Self:

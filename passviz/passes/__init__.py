@@ -152,6 +152,11 @@ def traced_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return OutlineDispatchRegions
 
+    def iree_elementwise_op_fusion() -> type[ModulePass]:
+        from passviz.passes.elementwise_op_fusion import ElementwiseOpFusion
+
+        return ElementwiseOpFusion
+
     return {
         "wrap-func-body-with-single-block": wrap,
         "canonicalize": canonicalize,
@@ -176,6 +181,7 @@ def traced_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "iree-preprocessing-convert-1x1-filter-conv2d-to-matmul": iree_conv1x1_to_matmul,
         "iree-global-opt-convert-conv2d-to-img2col": iree_conv2d_to_img2col,
         "iree-global-opt-detach-elementwise-from-named-ops": iree_detach_elementwise,
+        "iree-dispatch-creation-elementwise-op-fusion": iree_elementwise_op_fusion,
         "iree-dispatch-creation-form-dispatch-regions": iree_form_dispatch_regions,
         "iree-dispatch-creation-clone-producers-into-dispatch-regions": iree_clone_producers,
         "iree-dispatch-creation-convert-dispatch-regions-to-workgroups": iree_dispatch_workgroups,
