@@ -157,6 +157,11 @@ def traced_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return ElementwiseOpFusion
 
+    def iree_fuse_multi_use() -> type[ModulePass]:
+        from passviz.passes.fuse_multi_use import FuseMultiUseElementwiseProducer
+
+        return FuseMultiUseElementwiseProducer
+
     return {
         "wrap-func-body-with-single-block": wrap,
         "canonicalize": canonicalize,
@@ -182,6 +187,7 @@ def traced_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "iree-global-opt-convert-conv2d-to-img2col": iree_conv2d_to_img2col,
         "iree-global-opt-detach-elementwise-from-named-ops": iree_detach_elementwise,
         "iree-dispatch-creation-elementwise-op-fusion": iree_elementwise_op_fusion,
+        "iree-dispatch-creation-fuse-multi-use-elementwise-producer": iree_fuse_multi_use,
         "iree-dispatch-creation-form-dispatch-regions": iree_form_dispatch_regions,
         "iree-dispatch-creation-clone-producers-into-dispatch-regions": iree_clone_producers,
         "iree-dispatch-creation-convert-dispatch-regions-to-workgroups": iree_dispatch_workgroups,

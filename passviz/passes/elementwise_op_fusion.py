@@ -115,7 +115,7 @@ def _count(uses: Iterable[object]) -> int:
     return sum(1 for _ in uses)
 
 
-def _outside_dispatch(op: Operation) -> bool:
+def outside_dispatch(op: Operation) -> bool:
     """``isNonNullAndOutsideDispatch``: no dispatch region or workgroups op encloses ``op``."""
     parent = op.parent_op()
     while parent is not None:
@@ -134,7 +134,7 @@ def _bitwidth(type_: Attribute) -> int | None:
     return type_.bitwidth if isinstance(type_, AnyFloat) else None
 
 
-def _bit_width_change(op: Operation) -> str | None:
+def bit_width_change(op: Operation) -> str | None:
     """IREE's ``isBitExtendOrTruncateOp``: ``"extend"``, ``"truncate"`` or None."""
     if not isinstance(op, GenericOp) or len(op.outputs) != 1 or not _all_parallel(op):
         return None
@@ -184,7 +184,7 @@ def _is_convolution(op: Operation) -> bool:
 def fusion_refusal(producer: Operation, consumer: Operation, operand_number: int) -> str | None:
     """Why IREE's control function refuses to fuse ``producer`` into ``consumer``
     through operand ``operand_number``, or None where it fuses."""
-    if not _outside_dispatch(producer) or not _outside_dispatch(consumer):
+    if not outside_dispatch(producer) or not outside_dispatch(consumer):
         return "inside a dispatch region"
     operands = set(producer.operands)
     operands.update(v for i, v in enumerate(consumer.operands) if i != operand_number)
@@ -213,13 +213,13 @@ def _not_fusable_as_elementwise(producer: Operation, consumer: Operation, operan
         return "the producer has other users"
     if _is_broadcasting(consumer):
         return "the consumer broadcasts"
-    if _bit_width_change(consumer) == "extend" and sum(_count(r.uses) for r in consumer.results) != 1:
+    if bit_width_change(consumer) == "extend" and sum(_count(r.uses) for r in consumer.results) != 1:
         return "the consumer is a bit extension with several users"
-    if _bit_width_change(producer) == "truncate":
-        if _bit_width_change(consumer) == "extend":
+    if bit_width_change(producer) == "truncate":
+        if bit_width_change(consumer) == "extend":
             return "a truncation never fuses into an extension"
         unary = _all_parallel(consumer) and len(consumer.inputs) == 1
-        if _bit_width_change(consumer) != "truncate" and not unary:
+        if bit_width_change(consumer) != "truncate" and not unary:
             return "a truncation fuses only into a unary elementwise op or another truncation"
     if not _all_parallel(consumer):
         maps = [m.data for m in consumer.get_indexing_maps().data]
@@ -291,11 +291,21 @@ def _preserved_results(producer: GenericOp, consumer: GenericOp, operand_number:
     return preserved
 
 
+@dataclass(frozen=True)
+class FusionResult:
+    """MLIR's ``ElementwiseOpFusionResult``."""
+
+    fused: GenericOp
+    """The fused op, inserted before the consumer."""
+    replacements: dict[SSAValue, SSAValue]
+    """Each preserved producer result and each consumer result, with the fused op's result replacing it."""
+
+
 def fuse_elementwise_ops(
     rewriter: PatternRewriter, consumer: GenericOp, operand_number: int
-) -> GenericOp | None:
-    """MLIR's ``fuseElementwiseOps``: the fused op, inserted before ``consumer``; None where its
-    maps cannot give the loop bounds or the producer reads ``linalg.index`` (not modelled)."""
+) -> FusionResult | None:
+    """MLIR's ``fuseElementwiseOps``; None where the fused maps cannot give the loop bounds
+    or the producer reads ``linalg.index`` (not modelled)."""
     value = consumer.operands[operand_number]
     producer = value.owner
     assert isinstance(producer, GenericOp) and isinstance(value, OpResult)
@@ -336,7 +346,8 @@ def fuse_elementwise_ops(
         result_types,
     )
     rewriter.insert(fused, InsertPoint.before(consumer))
-    return fused
+    originals = [producer.res[i] for i in preserved] + list(consumer.res)
+    return FusionResult(fused, dict(zip(originals, fused.res, strict=True)))
 
 
 def _fused_block(
@@ -399,13 +410,12 @@ class FuseElementwiseOps(TritonPattern):
         for number in range(len(op.operands)):
             if not are_elementwise_ops_fusable(op, number) or not self.control(op, number):
                 continue
-            fused = fuse_elementwise_ops(rewriter, op, number)
-            if fused is None:
+            result = fuse_elementwise_ops(rewriter, op, number)
+            if result is None:
                 return
             # Only the consumer's results are replaced; the producer keeps its other users.
-            results = fused.res[len(fused.res) - len(op.res) :]
-            for old, new in zip(op.res, results, strict=True):
-                rewriter.replace_all_uses_with(old, new)
+            for old in op.res:
+                rewriter.replace_all_uses_with(old, result.replacements[old])
             rewriter.erase(op)
             return
 
@@ -451,7 +461,7 @@ class GatherFusionPattern(TritonPattern):
         producer = op.tensor.owner
         if not isinstance(consumer, GenericOp) or not isinstance(producer, GenericOp):
             return
-        extend = _bit_width_change(producer) == "extend"
+        extend = bit_width_change(producer) == "extend"
         if len(producer.res) != 1 or not _is_elementwise(producer) or not (extend or _is_transpose(producer)):
             return
         maps = _maps(producer)
@@ -776,11 +786,14 @@ __all__ = [
     "FoldFillWithGenericOp",
     "FoldScalarOrSplatConstant",
     "FuseElementwiseOps",
+    "FusionResult",
     "GatherFusionPattern",
     "RemoveOutsDependency",
     "RemoveUnusedCycleInGenericOp",
     "are_elementwise_ops_fusable",
+    "bit_width_change",
     "elementwise_fusion_patterns",
     "fuse_elementwise_ops",
     "fusion_refusal",
+    "outside_dispatch",
 ]
