@@ -51,9 +51,9 @@ const scrollTargets = new WeakMap<HTMLElement, HTMLElement>();
 /**
  * Scroll `container` (only it, not the page or the notebook around it) so
  * that `child` is in view.  `container` must be positioned (CSS), so that it
- * is the child's offset parent.  The scroll waits for the next frame: reading
- * a position lays out the page, which done once per change (a step redraws
- * several panes) costs far more than once per frame.
+ * is the child's offset parent.  The scroll waits for the next frame to be
+ * painted: reading a position lays out the page, which done once per change
+ * (a step redraws several panes) costs far more than once per frame.
  */
 export function scrollWithin(container: HTMLElement, child: HTMLElement): void {
   const pending = scrollTargets.has(container);
@@ -61,7 +61,9 @@ export function scrollWithin(container: HTMLElement, child: HTMLElement): void {
   if (pending) {
     return;
   }
-  requestAnimationFrame(() => scrollToTarget(container, 2));
+  // After the frame is painted: the frame a step or a jump shows first does not
+  // wait for a long list to be laid out.
+  requestAnimationFrame(() => setTimeout(() => scrollToTarget(container, 2), 0));
 }
 
 /**
@@ -88,12 +90,14 @@ function scrollToTarget(container: HTMLElement, tries: number): void {
   }
   if (moved && tries > 0) {
     scrollTargets.set(container, target);
-    requestAnimationFrame(() => {
-      // A newer target set meanwhile has its own frame waiting.
-      if (scrollTargets.get(container) === target) {
-        scrollToTarget(container, tries - 1);
-      }
-    });
+    requestAnimationFrame(() =>
+      setTimeout(() => {
+        // A newer target set meanwhile has its own frame waiting.
+        if (scrollTargets.get(container) === target) {
+          scrollToTarget(container, tries - 1);
+        }
+      }, 0)
+    );
   }
 }
 

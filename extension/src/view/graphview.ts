@@ -292,6 +292,10 @@ export class GraphPane {
   private readonly live = new Map<string, NodeSpec | EdgeSpec>();
   /** Set while the pane draws the sketch instead of Cytoscape's elements. */
   private sketching = false;
+  /** The shown edges' ends, as the sketch draws them (null: not listed yet for this step). */
+  private sketchEdges: Array<readonly [string, string]> | null = null;
+  /** Cytoscape's elements are to be taken away after the next paint (the sketch shows instead). */
+  private clearPending = false;
   private refreshPending = false;
   /** The view last drawn for, when it was one view (null: none, or a glide's start and end). */
   private synced: Area | null = null;
@@ -559,6 +563,7 @@ export class GraphPane {
     const edgesBefore = this.edges;
     this.nodes = new Map();
     this.edges = new Map();
+    this.sketchEdges = null;
     for (const node of graph.nodes.values()) {
       const frame = frames.get(node.id);
       if (!frame) {
@@ -790,17 +795,32 @@ export class GraphPane {
   private startSketch(): void {
     if (!this.sketching) {
       this.sketching = true;
-      this.live.clear();
-      this.cy!.elements().remove();
+      // Cytoscape's elements go out of sight now and out of Cytoscape once the
+      // sketch is painted: taking hundreds away costs more than the frame.
+      // (Transparent rather than hidden: the canvas still takes the clicks.)
+      this.canvas.style.opacity = '0';
       this.sketch.hidden = false;
+      if (!this.clearPending) {
+        this.clearPending = true;
+        requestAnimationFrame(() => setTimeout(this.clearElements, 0));
+      }
     }
     this.drawSketch();
   }
+
+  private clearElements = (): void => {
+    this.clearPending = false;
+    if (this.sketching && this.cy) {
+      this.live.clear();
+      this.cy.elements().remove();
+    }
+  };
 
   private stopSketch(): void {
     if (this.sketching) {
       this.sketching = false;
       this.sketch.hidden = true;
+      this.canvas.style.opacity = '';
     }
   }
 
@@ -826,7 +846,8 @@ export class GraphPane {
     ctx.clearRect(0, 0, width, height);
     const zoom = cy.zoom();
     const pan = cy.pan();
-    const edges = [...this.edges.values()].filter(e => !e.hidden).map(e => [e.data.source, e.data.target] as const);
+    // The edges to sketch change with the step, not with the frames of a glide.
+    const edges = (this.sketchEdges ??= [...this.edges.values()].filter(e => !e.hidden).map(e => [e.data.source, e.data.target] as const));
     drawSketch(ctx, this.frames, id => this.nodes.get(id)?.data.status ?? 'unchanged', { scale: zoom, x: pan.x, y: pan.y }, width, height, {
       edges,
       labels: id => this.nodes.get(id)?.data.label ?? ''
