@@ -131,12 +131,36 @@ def _result_map(op: Operation, result: OpResult) -> AffineMap | None:
     return _operand_map(op, len(op.operands) - len(inits) + result.index)
 
 
+def _bit_width(type_: Attribute) -> int | None:
+    """The bit width of an integer or float element type."""
+    return type_.bitwidth if isinstance(type_, FixedBitwidthType) and type_.name != "index" else None
+
+
 def is_bit_extend(op: Operation) -> bool:
-    """IREE's ``isBitExtendOp``: an elementwise generic whose body only widens its one input."""
-    if not isinstance(op, GenericOp) or len(op.inputs) != 1 or len(op.outputs) != 1:
+    """IREE's ``isBitExtendOp``: an all-parallel generic with one init whose element type is
+    wider than that of its widest highest-rank input (and no ``math`` op in its body)."""
+    if not isinstance(op, GenericOp) or len(op.outputs) != 1:
         return False
-    body = list(op.body.block.ops)
-    return len(body) == 2 and isinstance(body[0], arith.ExtFOp | arith.ExtSIOp | arith.ExtUIOp)
+    if any(kind != IteratorType.PARALLEL for kind in iterator_types(op) or []):
+        return False
+    inputs = [v.type for v in op.inputs if isa(v.type, TensorType[Attribute])]
+    ranked = [t for t in inputs if isa(t, TensorType[Attribute])]
+    if not ranked:
+        return False
+    top = max(len(t.get_shape()) for t in ranked)
+    if top == 0:
+        return False
+    widths = [_bit_width(t.get_element_type()) for t in ranked if len(t.get_shape()) == top]
+    if any(w is None for w in widths):
+        return False
+    input_width = max(w for w in widths if w is not None)
+    output = op.results[0].type
+    if not isa(output, TensorType[Attribute]):
+        return False
+    output_width = _bit_width(output.get_element_type())
+    if output_width is None or input_width >= output_width:
+        return False
+    return not any(inner.dialect_name() == "math" for inner in op.body.block.ops)
 
 
 def is_convolution(op: Operation) -> bool:
@@ -709,7 +733,8 @@ class CloneProducersIntoDispatchRegions(TracedPass):
             with recorder.step(
                 "CloneProducersIntoDispatchRegion", region, full=True, dispatch=lambda: dispatch_regions(op)
             ):
-                block = region.body.block
+                block = region.body.blocks.first
+                assert block is not None
                 for producer in reversed(producers):
                     clone = producer.clone()
                     first = block.first_op
