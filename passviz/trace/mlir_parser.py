@@ -21,7 +21,8 @@
 - Speed, no change in meaning: ``loc(#alias)``, ``loc("file":1:2)`` and
   ``loc("name"(#alias))`` (every op and location alias of Triton's IR) are
   read in one step, and a type as simple as ``i32`` or
-  ``tensor<128x64x!tt.ptr<f16>>`` is parsed once per text and reused.
+  ``tensor<128x64x!tt.ptr<f16>>``, or a number as simple as ``128 : i32``, is
+  parsed once per text and reused.
 - An exception other than ``ParseError`` raised while parsing an attribute,
   type or op (an attribute's own ``VerifyException``, say) becomes a
   ``ParseError`` located at what was being parsed; xDSL lets it escape.
@@ -124,6 +125,12 @@ _SIMPLE_TYPE = re.compile(
 """Types whose text alone says what they are (no alias, encoding or nested
 attribute): one parse per distinct text is enough."""
 
+_SIMPLE_NUMBER = re.compile(
+    rf"-?[0-9]+(?:\.[0-9]+(?:[eE][+-]?[0-9]+)?)?[ \t]*:[ \t]*{_SCALAR}(?![a-zA-Z0-9_$.<])"
+)
+"""A typed number such as ``128 : i32`` or ``1.000000e+00 : f32`` (a third of
+the attributes in Triton's IR): one parse per distinct text is enough."""
+
 _SIMPLE_TYPE_DEPTH = 3
 """How many levels deep a ``_SIMPLE_TYPE`` nests (a tensor of pointers to scalars)."""
 
@@ -162,6 +169,9 @@ class MLIRParser(Parser):
     _simple_types: dict[str, TypeAttribute]
     """Each ``_SIMPLE_TYPE`` text parsed so far, with its type."""
 
+    _simple_numbers: dict[str, Attribute]
+    """Each ``_SIMPLE_NUMBER`` text parsed so far, with its attribute."""
+
     _strings: dict[str, StringAttr]
     """The string attributes of locations read so far, by text."""
 
@@ -175,6 +185,7 @@ class MLIRParser(Parser):
         self._placeholders = {}
         self._simple_types = {}
         self._strings = {}
+        self._simple_numbers = {}
         # xDSL's Parser lexes its first token at once: the lexer is swapped in
         # before any token of the input is read.  It may raise ParseError.
         self._parser_state = ParserState(BoundedLexer(Input(input, name)))
@@ -211,7 +222,19 @@ class MLIRParser(Parser):
             self._nesting -= 1
 
     def parse_optional_attribute(self) -> Attribute | None:
-        return self._parse_nested(super().parse_optional_attribute, "attribute")
+        start = self._current_token.span.start
+        simple = _SIMPLE_NUMBER.match(self.lexer.input.content, start)
+        if simple is None or self._nesting + _SIMPLE_TYPE_DEPTH > MAX_NESTING:
+            return self._parse_nested(super().parse_optional_attribute, "attribute")
+        known = self._simple_numbers.get(simple[0])
+        if known is not None:
+            self._resume_from(simple.end())
+            return known
+        value = self._parse_nested(super().parse_optional_attribute, "attribute")
+        # Keep it only if the parse read exactly the text matched.
+        if value is not None and not self.lexer.input.content[simple.end() : self.pos].strip():
+            self._simple_numbers[simple[0]] = value
+        return value
 
     def parse_optional_type(self) -> TypeAttribute | None:
         start = self._current_token.span.start
