@@ -382,3 +382,83 @@ def test_fusion_steps_name_the_transposes_fused_into_the_matmul() -> None:
     chunk = _chunk(PASSES[FUSION], 2)
     names = [step.name for step in record(chunk, FUSION).trace.steps]
     assert names.count("FuseElementwiseOps") == 2
+
+
+SEED_PASSES = (
+    "iree-preprocessing-convert-1x1-filter-conv2d-to-matmul",
+    "iree-global-opt-convert-conv2d-to-img2col",
+    "iree-global-opt-detach-elementwise-from-named-ops",
+    "iree-dispatch-creation-elementwise-op-fusion",
+    "iree-dispatch-creation-fuse-multi-use-elementwise-producer",
+)
+"""The seed's Flow passes passviz has, in the seed's order (the last two run on functions)."""
+
+SEED_EXAMPLES = {
+    "conv1x1": """func.func @conv(%arg0: !hal.buffer_view, %arg1: !hal.buffer_view) -> !hal.buffer_view attributes {iree.abi.stub} {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = hal.tensor.import %arg0 : !hal.buffer_view -> tensor<1x2x2x3xf32>
+  %1 = hal.tensor.import %arg1 : !hal.buffer_view -> tensor<1x1x3x4xf32>
+  %2 = tensor.empty() : tensor<1x2x2x4xf32>
+  %3 = linalg.fill ins(%cst : f32) outs(%2 : tensor<1x2x2x4xf32>) -> tensor<1x2x2x4xf32>
+  %4 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%0, %1 : tensor<1x2x2x3xf32>, tensor<1x1x3x4xf32>) outs(%3 : tensor<1x2x2x4xf32>) -> tensor<1x2x2x4xf32>
+  %5 = hal.tensor.export %4 : tensor<1x2x2x4xf32> -> !hal.buffer_view
+  return %5 : !hal.buffer_view
+}
+""",
+    "img2col": """func.func @conv(%arg0: !hal.buffer_view, %arg1: !hal.buffer_view) -> !hal.buffer_view attributes {iree.abi.stub} {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = hal.tensor.import %arg0 : !hal.buffer_view -> tensor<1x4x4x3xf32>
+  %1 = hal.tensor.import %arg1 : !hal.buffer_view -> tensor<2x2x3x4xf32>
+  %2 = tensor.empty() : tensor<1x3x3x4xf32>
+  %3 = linalg.fill ins(%cst : f32) outs(%2 : tensor<1x3x3x4xf32>) -> tensor<1x3x3x4xf32>
+  %4 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%0, %1 : tensor<1x4x4x3xf32>, tensor<2x2x3x4xf32>) outs(%3 : tensor<1x3x3x4xf32>) -> tensor<1x3x3x4xf32>
+  %5 = hal.tensor.export %4 : tensor<1x3x3x4xf32> -> !hal.buffer_view
+  return %5 : !hal.buffer_view
+}
+""",
+    "matmul_bias": """func.func @predict(%arg0: !hal.buffer_view, %arg1: !hal.buffer_view, %arg2: !hal.buffer_view) -> !hal.buffer_view attributes {iree.abi.stub} {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = hal.tensor.import %arg0 : !hal.buffer_view -> tensor<2x10xf32>
+  %1 = hal.tensor.import %arg1 : !hal.buffer_view -> tensor<10x5xf32>
+  %2 = hal.tensor.import %arg2 : !hal.buffer_view -> tensor<5xf32>
+  %3 = tensor.empty() : tensor<2x5xf32>
+  %4 = linalg.fill ins(%cst : f32) outs(%3 : tensor<2x5xf32>) -> tensor<2x5xf32>
+  %5 = linalg.matmul ins(%0, %1 : tensor<2x10xf32>, tensor<10x5xf32>) outs(%4 : tensor<2x5xf32>) -> tensor<2x5xf32>
+  %6 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%5, %2 : tensor<2x5xf32>, tensor<5xf32>) outs(%3 : tensor<2x5xf32>) {
+  ^bb0(%in: f32, %in_0: f32, %out: f32):
+    %8 = arith.addf %in, %in_0 : f32
+    linalg.yield %8 : f32
+  } -> tensor<2x5xf32>
+  %7 = hal.tensor.export %6 : tensor<2x5xf32> -> !hal.buffer_view
+  return %7 : !hal.buffer_view
+}
+""",
+    "detach": DETACH_CASES["seed_conv_with_generic_init"],
+}
+"""The seed's examples in IREE 3.13 syntax: ``tensor.empty`` for ``linalg.init_tensor``."""
+
+SEED_STEPS = {
+    "conv1x1": ["Convert1x1FilterConvToMatmul"],
+    "img2col": ["ConvertConv2DNhwcHwcf"],
+    "matmul_bias": [],
+    # img2col runs first: the matmul it makes accumulates into a collapse_shape, which
+    # DetachElementwisePattern leaves alone (iree-opt agrees).
+    "detach": ["ConvertConv2DNhwcHwcf", "RemoveOutsDependency"],
+}
+"""The IREE patterns that fire on each example along the seed's passes, in order."""
+
+
+@pytest.mark.parametrize("example", sorted(SEED_EXAMPLES))
+def test_seed_examples_along_the_seed_passes(example: str) -> None:
+    """Each of the seed's examples through the seed's passes in order: the patterns that
+    fire, and (with iree-opt) the same module as iree-opt running the same passes."""
+    text = SEED_EXAMPLES[example]
+    run = record(text, ",".join(SEED_PASSES))
+    assert run.trace.status == "ok", run.trace.failed_steps
+    assert [step.name for step in run.trace.steps if step.kind == "rewrite" and step.name[0].isupper()] == (
+        SEED_STEPS[example]
+    )
+    if iree_opt_missing() is not None:
+        return
+    nested = ",".join(SEED_PASSES[:3]) + ",func.func(" + ",".join(SEED_PASSES[3:]) + ")"
+    assert _iree_opt(print_module(run.module)) == _iree_opt(text, f"--pass-pipeline=builtin.module({nested})")
