@@ -41,10 +41,23 @@ FILES = {
         "iree/compiler/src/iree/compiler/DispatchCreation/test/convert_region_to_workgroups.mlir"
     ),
     "outline_dispatch_regions": "iree/compiler/src/iree/compiler/Dialect/Flow/Transforms/test/outline_dispatch_regions.mlir",
+    "pad_fusion_with_producer": "iree/compiler/src/iree/compiler/DispatchCreation/test/pad_fusion_with_producer.mlir",
+    "pad_fusion_with_consumer": "iree/compiler/src/iree/compiler/DispatchCreation/test/pad_fusion_with_consumer.mlir",
 }
 """Each peer file, by name."""
 
-SKIPS: dict[str, str] = {}
+_NO_STRIDES = (
+    "passviz's linalg.conv_2d_nhwc_hwcf requires strides and dilations (IREE defaults them to 1), "
+    "and the fuse-pad-with-producers/consumers options are not built"
+)
+
+SKIPS: dict[str, str] = {
+    "pad_fusion_with_producer-0": _NO_STRIDES,
+    "pad_fusion_with_consumer-0": _NO_STRIDES,
+    "pad_fusion_with_consumer-1": (
+        "the fuse-pad-with-consumers option (a tensor.pad joining a convolution-like generic) is not built"
+    ),
+}
 """Chunks passviz does not make equal to iree-opt's output, and why."""
 
 _PRINT_FLAGS = ("--allow-unregistered-dialect", "--mlir-print-local-scope")
@@ -232,15 +245,12 @@ OTHER_INPUTS = {
     "fuse_multiuse_elementwise_producer": (
         "iree/compiler/src/iree/compiler/DispatchCreation/test/fuse_multiuse_elementwise_producer.mlir"
     ),
-    "pad_fusion_with_consumer": "iree/compiler/src/iree/compiler/DispatchCreation/test/pad_fusion_with_consumer.mlir",
     "conv1x1_to_matmul": "iree/compiler/src/iree/compiler/Preprocessing/Common/test/conv1x1_to_matmul.mlir",
 }
 """Other peer files whose inputs make good dispatch-formation cases (their own passes aside)."""
 
 OTHER_APART = {
     "fuse_multiuse_elementwise_producer-3": "passviz does not fold linalg.index of a unit loop to 0",
-    "pad_fusion_with_consumer-0": "passviz's linalg.conv_2d_nhwc_hwcf requires strides and dilations",
-    "pad_fusion_with_consumer-1": "a tensor.pad in a dispatch of its own (its sizes as affine.apply) is not built",
 }
 """Inputs where passviz's dispatch passes differ from iree-opt's, and why."""
 
@@ -278,3 +288,17 @@ def test_dispatch_passes_on_other_peer_inputs_are_iree_opts(relative: str, index
     run = record(chunk, ",".join(DISPATCH_PASSES))
     assert run.trace.status == "ok", run.trace.failed_steps
     assert _iree_opt(print_module(run.module)) == done.stdout
+
+
+def test_index_tensors_do_not_cross_a_dispatch_boundary() -> None:
+    """A region passing a tensor of index fails to convert, as IREE's verifier refuses the workgroups op."""
+    chunk = _chunk(OTHER_INPUTS["elementwise_op_fusion"], 13)
+    run = record(chunk, ",".join(DISPATCH_PASSES[:3]))
+    assert run.trace.status == "failed"
+    (failed,) = run.trace.failed_steps
+    assert failed.name == "ConvertDispatchRegionToWorkgroups"
+    assert failed.flag is not None
+    assert (
+        "I/O type 'tensor<100xindex>' is invalid: index types must not cross the dispatch boundary"
+        in (failed.flag["message"])
+    )

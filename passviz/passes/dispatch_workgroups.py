@@ -156,6 +156,13 @@ def convert_region(region: flow.DispatchRegionOp) -> flow.DispatchWorkgroupsOp:
             seen.add(outside)
             tied[index] = captured.index(outside)
 
+    for value in [*captured, *region.results]:
+        if isa(value.type, TensorType[Attribute]) and isinstance(value.type.get_element_type(), IndexType):
+            # IREE's verifier of flow.dispatch.workgroups refuses them: index widths are per device.
+            raise PassFailedException(
+                f"flow.dispatch.workgroups I/O type '{value.type}' is invalid: "
+                "index types must not cross the dispatch boundary"
+            )
     result_dims = list(region.result_dims)
     arguments = [*captured, *argument_dims]
     for index in range(result_count):
