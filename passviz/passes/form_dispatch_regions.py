@@ -47,10 +47,10 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.dialects.linalg.abstract_ops import ConvOperation
 from xdsl.dialects.linalg.attrs import IteratorType
-from xdsl.dialects.linalg.ops import FillOp
+from xdsl.dialects.linalg.ops import FillOp, IndexOp
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, Region, SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr, AffineMap
-from xdsl.pattern_rewriter import RewritePattern
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
@@ -71,11 +71,45 @@ from passviz.passes.dispatch_workgroups import EraseDeadLinalgOp
 from passviz.passes.greedy import DEFAULT
 from passviz.trace.recorder import StepRecorder, TracedPass
 
+
+def static_loop_ranges(op: Operation) -> list[int] | None:
+    """``getStaticLoopRanges``: each loop's size where an operand dimension indexed by it alone
+    is static (``DYNAMIC_INDEX`` otherwise)."""
+    maps = indexing_maps(op)
+    loops = iterator_types(op)
+    if maps is None or loops is None:
+        return None
+    ranges = [DYNAMIC_INDEX] * len(loops)
+    for operand, map_ in zip(op.operands, maps, strict=False):
+        shape = operand.type.get_shape() if isa(operand.type, TensorType[Attribute]) else ()
+        for expr, size in zip(map_.results, shape, strict=False):
+            if isinstance(expr, AffineDimExpr) and ranges[expr.position] == DYNAMIC_INDEX:
+                ranges[expr.position] = size
+    return ranges
+
+
+class FoldUnitLinalgIndex(RewritePattern):
+    """MLIR's ``linalg.index`` folder: the index of a loop of size 1 is always 0."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        parent = op.parent_op()
+        if not isinstance(op, IndexOp) or parent is None:
+            return
+        ranges = static_loop_ranges(parent)
+        if ranges is None or op.dim.value.data >= len(ranges) or ranges[op.dim.value.data] != 1:
+            return
+        rewriter.replace(op, arith.ConstantOp(IntegerAttr(0, IndexType())))
+
+
 _DEAD_LINALG = (EraseDeadLinalgOp(),)
+_UNIT_INDEX = (FoldUnitLinalgIndex(),)
 
 
 def _cleanup(op: Operation) -> Sequence[RewritePattern]:
-    """The patterns of the pass's opening cleanup: folding only, and dead linalg ops erased."""
+    """The patterns of the pass's opening cleanup: folding only (``linalg.index`` included),
+    and dead linalg ops erased."""
+    if isinstance(op, IndexOp):
+        return _UNIT_INDEX
     return _DEAD_LINALG if dps_inits(op) is not None else ()
 
 
@@ -210,6 +244,15 @@ def is_clonable(op: Operation) -> bool:
             width = element.bitwidth if isinstance(element, FixedBitwidthType) else 64
             splat = len(set(value.get_values())) <= 1
             return splat or count * width // 8 <= INLINE_CONSTANT_BYTES
+        result = op.result.type
+        if isa(result, TensorType[Attribute]):
+            # A resource or other opaque elements attribute: judged by its size alone.
+            element = result.get_element_type()
+            width = element.bitwidth if isinstance(element, FixedBitwidthType) else 64
+            count = 1
+            for size in result.get_shape():
+                count *= size
+            return count * width // 8 <= INLINE_CONSTANT_BYTES
         return True
     scalars = [v.type for v in (*op.operands, *op.results)]
     return bool(op.results) and all(_int_or_float(t) for t in scalars)
