@@ -196,6 +196,8 @@ class _ConvBase(ConvOperation):
 
     PRINT_ATTRS_IN_FRONT: ClassVar[bool] = True
 
+    traits = traits_def(PayloadEffects())
+
     @classmethod
     def get_hidden_region(cls, inputs: Sequence[SSAValue], outputs: Sequence[SSAValue]) -> Region:
         return _conv_region(inputs, outputs)
@@ -299,6 +301,8 @@ class _ContractionBase(NamedOperation):
     """A named contraction whose maps are fixed: matmul's batched relatives."""
 
     PRINT_ATTRS_IN_FRONT: ClassVar[bool] = True
+
+    traits = traits_def(PayloadEffects())
     ITERATORS: ClassVar[str]
     """``p``/``r`` per loop."""
 
@@ -476,11 +480,26 @@ class SoftmaxOp(IRDLOperation):
             printer.print_list(self.result.types, printer.print_attribute)
 
 
+@irdl_op_definition
+class FillOp(xdsl_linalg.FillOp):
+    """xDSL's ``linalg.fill``, which a greedy driver may erase once dead (MLIR's is pure on tensors)."""
+
+    name = "linalg.fill"
+
+    inputs = var_operand_def()
+    outputs = var_operand_def(ShapedType)
+    res = var_result_def(TensorType)
+    body = region_def("single_block")
+
+    traits = traits_def(PayloadEffects())
+
+
 _REPLACED: dict[type[Operation], type[Operation]] = {
     _XdslGenericOp: GenericOp,
     xdsl_linalg.Conv2DNhwc_HwcfOp: Conv2DNhwcHwcfOp,
     xdsl_linalg.Conv2DNchwFchwOp: Conv2DNchwFchwOp,
     xdsl_linalg.MatmulOp: MatmulOp,
+    xdsl_linalg.FillOp: FillOp,
 }
 
 Linalg = Dialect(

@@ -31,13 +31,13 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.dialects.linalg.abstract_ops import ConvOperation, LinalgStructuredOperation, PoolingOperation
 from xdsl.dialects.linalg.attrs import IteratorType, IteratorTypeAttr
-from xdsl.dialects.linalg.ops import BroadcastOp, FillOp, ReduceOp, YieldOp
+from xdsl.dialects.linalg.ops import BroadcastOp, ReduceOp, YieldOp
 from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 from xdsl.ir.affine import AffineMap
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
 
-from passviz.dialects.linalg import BatchMatmulOp, BatchMatvecOp, GenericOp, MatmulOp
+from passviz.dialects.linalg import BatchMatmulOp, BatchMatvecOp, FillOp, GenericOp, MatmulOp
 from passviz.dialects.tt_canonicalization import PatternTable, TritonPattern
 from passviz.ir.hints import isa
 from passviz.passes.canonicalize import apply_patterns_greedily
