@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.dialects import tensor
-from xdsl.dialects.builtin import DYNAMIC_INDEX, ModuleOp, TensorType
-from xdsl.ir import Attribute, BlockArgument, Operation, OpResult, Region, SSAValue
+from xdsl.dialects.builtin import DYNAMIC_INDEX, TensorType
+from xdsl.ir import Attribute, Operation, OpResult, Region, SSAValue
 from xdsl.irdl import IRDLOperation
 
 from passviz.dialects import flow, hal
@@ -27,16 +27,6 @@ def dispatch_regions(root: Operation) -> list[list[Operation]]:
             ]
             found.append([op, *members])
     return found
-
-
-def module_of(op: Operation) -> ModuleOp:
-    """The outermost op above ``op`` (the module the trace records)."""
-    while op.parent_op() is not None:
-        parent = op.parent_op()
-        assert parent is not None
-        op = parent
-    assert isinstance(op, ModuleOp)
-    return op
 
 
 def dynamic_count(type_: Attribute) -> int:
@@ -136,8 +126,3 @@ def find_dynamic_dims(value: SSAValue) -> list[SSAValue] | None:
             return dims
         work = tied_operand(work)
     return None
-
-
-def block_arg_index(value: SSAValue) -> int | None:
-    """The index of ``value`` among its block's arguments, if it is one."""
-    return value.index if isinstance(value, BlockArgument) else None
