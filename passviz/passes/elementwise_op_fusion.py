@@ -433,15 +433,12 @@ def _is_elementwise(op: GenericOp) -> bool:
 
 
 def _is_transpose(op: GenericOp) -> bool:
-    """MLIR's ``isaTransposeOpInterface``: one input, one init, all parallel, a payload that
-    yields the input, and permutation maps that differ."""
+    """IREE's ``isaTransposeOpInterface``: one input, one init, all parallel, a payload of
+    just the yield, and permutation maps that differ."""
     if len(op.inputs) != 1 or len(op.outputs) != 1 or not _all_parallel(op):
         return False
     block = op.body.block
-    terminator = block.last_op
-    if block.first_op is not terminator or not isinstance(terminator, YieldOp):
-        return False
-    if list(terminator.operands) != [block.args[0]]:
+    if block.first_op is not block.last_op:
         return False
     in_map, out_map = _maps(op)
     return _is_permutation(in_map) and _is_permutation(out_map) and in_map != out_map
