@@ -304,3 +304,45 @@ def test_index_tensors_do_not_cross_a_dispatch_boundary() -> None:
         "I/O type 'tensor<100xindex>' is invalid: index types must not cross the dispatch boundary"
         in (failed.flag["message"])
     )
+
+
+SCF_LOOP = """util.func public @loop(%a: tensor<4x8xf32>, %b: tensor<8x4xf32>, %n: index) -> tensor<4x4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %cst = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x4xf32>
+  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %f) -> (tensor<4x4xf32>) {
+    %m = linalg.matmul ins(%a, %b : tensor<4x8xf32>, tensor<8x4xf32>) outs(%acc : tensor<4x4xf32>) -> tensor<4x4xf32>
+    %g = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%m : tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) {
+    ^bb0(%x: f32, %y: f32):
+      %z = arith.mulf %x, %x : f32
+      linalg.yield %z : f32
+    } -> tensor<4x4xf32>
+    scf.yield %g : tensor<4x4xf32>
+  }
+  %h = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%r : tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    %z = arith.addf %x, %x : f32
+    linalg.yield %z : f32
+  } -> tensor<4x4xf32>
+  util.return %h : tensor<4x4xf32>
+}
+"""
+"""A matmul + elementwise pair inside an ``scf.for``, and an elementwise op after the loop."""
+
+
+def test_dispatches_form_inside_scf_loops() -> None:
+    """Region formation looks inside scf regions first, as IREE does, and ends as iree-opt does."""
+    need(iree_opt_missing())
+    run = record(SCF_LOOP, ",".join(DISPATCH_PASSES))
+    assert run.trace.status == "ok", run.trace.failed_steps
+    roots = [s.name for s in run.trace.steps if s.name is not None and s.name.startswith("Root:")]
+    assert roots == [
+        "Root: linalg.matmul opens dispatch 0 (a named linalg op)",
+        "Root: linalg.generic opens dispatch 1 (a linalg op no dispatch took)",
+    ]
+    nested = "util.func(" + ",".join(DISPATCH_PASSES[:3]) + ")," + ",".join(DISPATCH_PASSES[3:])
+    assert _iree_opt(print_module(run.module)) == _iree_opt(
+        SCF_LOOP, f"--pass-pipeline=builtin.module({nested})"
+    )

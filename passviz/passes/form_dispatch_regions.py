@@ -468,6 +468,12 @@ class _Decider:
     def decide(self, block: Block) -> None:
         roots: list[Operation] = []
         for op in reversed(list(block.ops)):
+            if op.dialect_name() == "scf":
+                # IREE decides inside scf regions first, numbering their dispatches on.
+                for region in op.regions:
+                    for inner in region.blocks:
+                        self.decide(inner)
+                continue
             if self.groups.grouped(op) or not is_root(op):
                 continue
             self._new_root(op, _why_root(op))
