@@ -294,6 +294,12 @@ export class GraphPane {
   private sketching = false;
   /** The shown edges' ends, as the sketch draws them (null: not listed yet for this step). */
   private sketchEdges: Array<readonly [string, string]> | null = null;
+  /** The views the last hand-over was for, and whether a lean one waits to be completed after the paint. */
+  private syncedAreas: Area[] = [];
+  private completePending = false;
+  /** What the latest draws want kept in Cytoscape, until the ones out of view are taken away (null: nothing waits). */
+  private keep: Set<string> | null = null;
+  private prunePending = false;
   /** Cytoscape's elements are to be taken away after the next paint (the sketch shows instead). */
   private clearPending = false;
   private refreshPending = false;
@@ -498,7 +504,9 @@ export class GraphPane {
       void this.moveCamera(camera, false);
       areas[0] = this.visibleArea();
     }
-    const moves = this.sync(areas, true, !animate);
+    // The frame that shows the step gets what is in view; the margin and the
+    // far ends of edges follow once it is painted.
+    const moves = this.sync(areas, true, !animate, animate);
     const moving = animate && moves.length > 0 && moves.length <= ANIMATE_LIMIT;
     if (!moving) {
       for (const [node, frame] of moves) {
@@ -664,9 +672,10 @@ export class GraphPane {
    * also take away what lies elsewhere; `held`: a key is held down (sketch
    * rather than add many elements).  Returns the drawn nodes that must move.
    */
-  private sync(areas: Area[], prune: boolean, held = false): Array<[cytoscape.NodeSingular, Frame]> {
+  private sync(areas: Area[], prune: boolean, held = false, lean = false): Array<[cytoscape.NodeSingular, Frame]> {
     const cy = this.cy!;
     this.synced = areas.length === 1 ? areas[0] : null;
+    this.syncedAreas = areas;
     const inView: string[] = [];
     for (const [id, spec] of this.nodes) {
       if (areas.some(area => meets(spec.frame, area))) {
@@ -682,7 +691,12 @@ export class GraphPane {
       this.stopSketch();
     }
     const wanted = new Set<string>(inView);
-    if (inView.length < MARGIN_BELOW) {
+    if (lean && !this.completePending) {
+      // Scheduled before any pruning, so that what it adds is kept.
+      this.completePending = true;
+      requestAnimationFrame(() => setTimeout(this.complete, 0));
+    }
+    if (inView.length < MARGIN_BELOW && !lean) {
       const near = areas.map(area => grown(area, MARGIN));
       for (const [id, spec] of this.nodes) {
         if (near.some(area => meets(spec.frame, area))) {
@@ -700,7 +714,7 @@ export class GraphPane {
     }
     const seen = new Set(inView);
     let far = 0;
-    for (const spec of this.edges.values()) {
+    for (const spec of lean ? [] : this.edges.values()) {
       if (far >= FAR_ENDS) {
         break;
       }
@@ -723,12 +737,28 @@ export class GraphPane {
     }
     const moves: Array<[cytoscape.NodeSingular, Frame]> = [];
     cy.batch(() => {
+      // What the step took away goes now; what only lies out of view goes once
+      // the step is painted (taking elements away costs the frame as adding does).
       const gone: string[] = [];
+      let away = false;
       for (const [id, spec] of this.live) {
-        const kept = 'frame' in spec ? this.nodes.has(id) && (!prune || wanted.has(id)) : this.edges.has(id) && (!prune || this.edgeWanted(id, wanted));
-        if (!kept) {
+        const node = 'frame' in spec;
+        if (!(node ? this.nodes.has(id) : this.edges.has(id))) {
           gone.push(id);
+        } else if (prune && !(node ? wanted.has(id) : this.edgeWanted(id, wanted))) {
+          away = true;
         }
+      }
+      if (prune) {
+        this.keep = wanted;
+      } else if (this.keep !== null) {
+        for (const id of wanted) {
+          this.keep.add(id);
+        }
+      }
+      if (away && !this.prunePending) {
+        this.prunePending = true;
+        requestAnimationFrame(() => setTimeout(this.pruneAway, 0));
       }
       for (const id of gone) {
         this.live.delete(id);
@@ -807,6 +837,41 @@ export class GraphPane {
     }
     this.drawSketch();
   }
+
+  /** Hand Cytoscape what a lean draw left out: the margin around the view and the far ends of its edges. */
+  private complete = (): void => {
+    this.completePending = false;
+    if (this.cy && !this.sketching && this.syncedAreas.length > 0) {
+      for (const [node, frame] of this.sync(this.syncedAreas, false)) {
+        node.position({ x: frame.x, y: frame.y });
+      }
+    }
+  };
+
+  /** Take away the elements out of view that the last pruning draw left for later. */
+  private pruneAway = (): void => {
+    this.prunePending = false;
+    const keep = this.keep;
+    this.keep = null;
+    if (keep === null || this.sketching || !this.cy) {
+      return;
+    }
+    const away: string[] = [];
+    for (const [id, spec] of this.live) {
+      if (!('frame' in spec ? keep.has(id) : this.edgeWanted(id, keep))) {
+        away.push(id);
+      }
+    }
+    const cy = this.cy;
+    cy.batch(() => {
+      const removed = cy.collection();
+      for (const id of away) {
+        this.live.delete(id);
+        removed.merge(cy.getElementById(id));
+      }
+      removed.remove();
+    });
+  };
 
   private clearElements = (): void => {
     this.clearPending = false;
