@@ -1,0 +1,55 @@
+"""Recording collects garbage less often, and leaves the collector as it found it."""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Generator
+
+import pytest
+
+from passviz.ir.collection import RECORDING_THRESHOLD, fewer_collections
+from passviz.pipelines import record
+
+
+@pytest.fixture
+def collector() -> Generator[None]:
+    """The collector's settings, restored after the test whatever it does."""
+    threshold, enabled = gc.get_threshold(), gc.isenabled()
+    yield
+    gc.set_threshold(*threshold)
+    (gc.enable if enabled else gc.disable)()
+
+
+@pytest.mark.usefixtures("collector")
+def test_the_threshold_is_raised_inside_and_restored_after() -> None:
+    gc.enable()
+    gc.set_threshold(700, 10, 10)
+    with fewer_collections():
+        assert gc.get_threshold() == (RECORDING_THRESHOLD, 10, 10)
+    assert gc.get_threshold() == (700, 10, 10)
+
+
+@pytest.mark.usefixtures("collector")
+def test_a_failure_inside_restores_the_threshold() -> None:
+    gc.set_threshold(700, 10, 10)
+    with pytest.raises(RuntimeError), fewer_collections():
+        raise RuntimeError("inside")
+    assert gc.get_threshold() == (700, 10, 10)
+
+
+@pytest.mark.usefixtures("collector")
+@pytest.mark.parametrize("threshold", [0, 50_000])
+def test_a_collector_set_by_the_caller_is_left_alone(threshold: int) -> None:
+    """Off (0) or already collecting less often than recording would."""
+    gc.set_threshold(threshold, 10, 10)
+    with fewer_collections():
+        assert gc.get_threshold() == (threshold, 10, 10)
+    assert gc.get_threshold() == (threshold, 10, 10)
+
+
+@pytest.mark.usefixtures("collector")
+def test_record_leaves_the_collector_as_it_was() -> None:
+    gc.set_threshold(700, 10, 10)
+    run = record("func.func @f() {\n  func.return\n}\n", "canonicalize")
+    assert run.trace.status == "ok"
+    assert gc.get_threshold() == (700, 10, 10)
