@@ -44,7 +44,15 @@ def _dispatch_regions(value: object) -> bool:
     if not isinstance(value, list):
         return False
     regions: list[object] = value  # pyright: ignore[reportUnknownVariableType]
-    return all(_strings(r) and r and all(map(_op_id, r)) for r in regions)  # pyright: ignore[reportUnknownArgumentType]
+    return all(_op_ids(region) for region in regions)
+
+
+def _op_ids(value: object) -> bool:
+    """Whether ``value`` is a non-empty list of op ids."""
+    if not isinstance(value, list) or not value:
+        return False
+    items: list[object] = value  # pyright: ignore[reportUnknownVariableType]
+    return all(map(_op_id, items))
 
 
 def step_problem(record: dict[str, Any]) -> str | None:
