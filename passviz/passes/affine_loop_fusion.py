@@ -26,15 +26,15 @@ from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import affine as xaffine
-from xdsl.dialects import func, memref
-from xdsl.dialects.builtin import MemRefType, ModuleOp
+from xdsl.dialects import arith, func, memref
+from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, ModuleOp
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
-from xdsl.ir.affine import AffineDimExpr
+from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineSymExpr
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
 from xdsl.traits import MemoryEffectKind, RecursiveMemoryEffect, get_effects, is_side_effect_free
 
-from passviz.dialects.affine import LoadOp, StoreOp
+from passviz.dialects.affine import LoadOp, StoreOp, constant_index
 from passviz.trace.recorder import StepRecorder, TracedPass
 
 Access = LoadOp | StoreOp
@@ -324,15 +324,25 @@ def _iv_loop(value: SSAValue) -> xaffine.ForOp | None:
     return None
 
 
-def _result_loops(access: Access) -> list[xaffine.ForOp | None]:
-    """For each result of the access map: the loop whose induction variable it is, if it is one."""
-    loops: list[xaffine.ForOp | None] = []
+Subscript = xaffine.ForOp | int | None
+"""What one subscript of an access is: a loop's index, a constant, or something else."""
+
+
+def _result_loops(access: Access) -> list[Subscript]:
+    """For each result of the access map: the loop whose index it is, or the constant it is."""
+    loops: list[Subscript] = []
     map_ = access.map.data
     for expr in map_.results:
-        if isinstance(expr, AffineDimExpr):
-            loops.append(_iv_loop(access.indices[expr.position]))
-        else:
-            loops.append(None)
+        if isinstance(expr, AffineConstantExpr):
+            loops.append(expr.value)
+            continue
+        if isinstance(expr, AffineDimExpr | AffineSymExpr):
+            position = expr.position if isinstance(expr, AffineDimExpr) else map_.num_dims + expr.position
+            operand = access.indices[position]
+            constant = constant_index(operand)
+            loops.append(constant if constant is not None else _iv_loop(operand))
+            continue
+        loops.append(None)
     return loops
 
 
@@ -344,14 +354,15 @@ def _bounds(loop: xaffine.ForOp) -> tuple[object, ...] | None:
 
 def unit_slice(
     src_for: Operation, src_accesses: list[Access], dst_for: Operation, dst_accesses: list[Access]
-) -> dict[xaffine.ForOp, xaffine.ForOp] | None:
-    """Each source loop's destination loop when the slice at the destination's depth is one iteration.
+) -> dict[xaffine.ForOp, xaffine.ForOp | int] | None:
+    """Each source loop's destination loop (or constant) when the slice at the destination's
+    depth is one iteration.
 
     None unless, for every pair of a source and a destination access to one memref, every loop
     around the source access in ``src_for`` is, through the memref's subscripts, one loop around
     the destination access with the same bounds, the same for every pair (MLIR's slice union is
     then one point)."""
-    mapping: dict[xaffine.ForOp, xaffine.ForOp] | None = None
+    mapping: dict[xaffine.ForOp, xaffine.ForOp | int] | None = None
     for src_access in src_accesses:
         src_loops = surrounding_loops(src_access, src_for)
         src_results = _result_loops(src_access)
@@ -360,12 +371,24 @@ def unit_slice(
                 continue
             dst_loops = surrounding_loops(dst_access, dst_for)
             dst_results = _result_loops(dst_access)
-            found: dict[xaffine.ForOp, xaffine.ForOp] = {}
+            found: dict[xaffine.ForOp, xaffine.ForOp | int] = {}
             for loop in src_loops:
                 if loop not in src_results:
-                    return None
+                    # the pair leaves the loop its whole range: one point only if it has one iteration
+                    single = _single_iteration(loop)
+                    if single is None:
+                        return None
+                    found[loop] = single
+                    continue
                 target = dst_results[src_results.index(loop)]
-                if (
+                if isinstance(target, xaffine.ForOp) and target in dst_loops:
+                    # a loop of one iteration pins the index as a constant does
+                    target = _single_iteration(target) if _single_iteration(target) is not None else target
+                if isinstance(target, int):
+                    # a constant subscript pins the loop: one iteration, all of it if it has one
+                    if _single_iteration(loop) != target:
+                        return None
+                elif (
                     target is None
                     or target not in dst_loops
                     or _bounds(target) != _bounds(loop)
@@ -386,7 +409,7 @@ def fuse_unit_slice(
     src_for: Operation,
     dst_for: Operation,
     dst_accesses: list[Access],
-    mapping: dict[xaffine.ForOp, xaffine.ForOp],
+    mapping: dict[xaffine.ForOp, xaffine.ForOp | int],
     at_end: bool = False,
 ) -> None:
     """MLIR's ``fuseLoops`` for a unit slice: clone the source nest at the start of the
@@ -407,11 +430,42 @@ def fuse_unit_slice(
     for original, copied in pairs:
         if original not in mapping:
             continue
-        _promote(rewriter, copied, mapping[original].body.block.args[0])
+        target = mapping[original]
+        single = target if isinstance(target, int) else _single_iteration(target)
+        if single is None:
+            assert not isinstance(target, int)
+            _promote(rewriter, copied, target.body.block.args[0])
+            continue
+        # The slice bound is then the constant (MLIR's constraints pin the index), and
+        # promotion makes it an arith.constant at the start of the function.
+        iv = copied.body.block.args[0]
+        if iv.uses:
+            function = copied.parent_op()
+            while function is not None and not isinstance(function, func.FuncOp):
+                function = function.parent_op()
+            constant = arith.ConstantOp(IntegerAttr(single, IndexType()))
+            start = function.body.block.first_op if function is not None else copied
+            assert start is not None
+            rewriter.insert(constant, InsertPoint.before(start))
+            iv = constant.result
+        _promote(rewriter, copied, iv)
 
 
 def _loops_in(op: Operation) -> list[xaffine.ForOp]:
     return [child for child in op.walk() if isinstance(child, xaffine.ForOp)]
+
+
+def _single_iteration(loop: xaffine.ForOp) -> int | None:
+    """The one value of ``loop``'s index when its constant bounds give one iteration."""
+    if loop.lowerBoundOperands or loop.upperBoundOperands:
+        return None
+    lower, upper = loop.lowerBoundMap.data.results, loop.upperBoundMap.data.results
+    if len(lower) != 1 or len(upper) != 1:
+        return None
+    low, high = lower[0], upper[0]
+    if not isinstance(low, AffineConstantExpr) or not isinstance(high, AffineConstantExpr):
+        return None
+    return low.value if high.value - low.value == 1 else None
 
 
 def _promote(rewriter: PatternRewriter, loop: xaffine.ForOp, iv: SSAValue) -> None:

@@ -24,18 +24,38 @@ from xdsl.context import Context
 from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
+from xdsl.ir.affine import AffineExpr
 from xdsl.rewriter import InsertPoint
 from xdsl.traits import MemoryEffectKind, RecursiveMemoryEffect, get_effects
 
-from passviz.dialects.affine import LoadOp, StoreOp
+from passviz.dialects.affine import LoadOp, StoreOp, constant_index
 from passviz.trace.recorder import StepRecorder, TracedPass
 
 Access = LoadOp | StoreOp
 
 
 def same_element(a: Access, b: Access) -> bool:
-    """Whether two accesses reach the same element (MLIR's ``MemRefAccess ==`` on canonical maps)."""
-    return a.memref == b.memref and a.map == b.map and list(a.indices) == list(b.indices)
+    """Whether two accesses reach the same element: MLIR's ``MemRefAccess ==``, whose map
+    difference folds constant operands (``%c0`` is ``0``) but knows nothing of loop bounds."""
+    if a.memref != b.memref:
+        return False
+    table: dict[SSAValue, int] = {}
+    return _subscripts(a, table) == _subscripts(b, table)
+
+
+def _subscripts(access: Access, table: dict[SSAValue, int]) -> tuple[AffineExpr, ...]:
+    """The access's subscripts over constants and the non-constant operands (numbered by ``table``)."""
+    replacements: list[AffineExpr] = []
+    for operand in access.indices:
+        constant = constant_index(operand)
+        if constant is None:
+            replacements.append(AffineExpr.dimension(table.setdefault(operand, len(table))))
+        else:
+            replacements.append(AffineExpr.constant(constant))
+    map_ = access.map.data
+    dims, symbols = replacements[: map_.num_dims], replacements[map_.num_dims :]
+    size = len(access.indices) + 64  # room for every value the table may number
+    return tuple(expr.replace_dims_and_symbols(dims, symbols).simplify(size, 0) for expr in map_.results)
 
 
 def may_alias(a: SSAValue, b: SSAValue) -> bool:
