@@ -131,3 +131,26 @@ def test_linalg_and_tensor_print_as_mlir_does() -> None:
     if iree_opt_missing() is None:
         path = Path("inline.mlir")
         assert _iree_print(printed, path) == _iree_print(text, path)
+
+
+def test_transpose_broadcast_and_reduce_print_as_mlir_does() -> None:
+    """``ins(%a : t)`` with MLIR's spacing, and reduce's payload indented under its arguments."""
+    text = """func.func @f(%c: tensor<8x8xf32>, %v: tensor<8xf32>) -> (tensor<8x8xf32>, tensor<8x8xf32>, tensor<8xf32>) {
+  %0 = linalg.transpose ins(%c : tensor<8x8xf32>) outs(%c : tensor<8x8xf32>) permutation = [1, 0]
+  %1 = linalg.broadcast ins(%v : tensor<8xf32>) outs(%c : tensor<8x8xf32>) dimensions = [1]
+  %2 = linalg.reduce ins(%c : tensor<8x8xf32>) outs(%v : tensor<8xf32>) dimensions = [1]
+    (%in: f32, %init: f32) {
+      %s = arith.addf %in, %init : f32
+      linalg.yield %s : f32
+    }
+  func.return %0, %1, %2 : tensor<8x8xf32>, tensor<8x8xf32>, tensor<8xf32>
+}
+"""
+    printed = print_module(Parser(make_context(), text).parse_module())
+    # MLIR leaves a space after the dimensions list; passviz does too.
+    printed_lines = [line.rstrip() for line in printed.splitlines()]
+    for line in text.splitlines()[1:8]:
+        assert "  " + line in printed_lines
+    if iree_opt_missing() is None:
+        path = Path("inline.mlir")
+        assert _iree_print(printed, path) == _iree_print(text, path)

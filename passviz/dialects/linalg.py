@@ -21,12 +21,16 @@ from xdsl.dialects.builtin import (
     I64,
     AffineMapAttr,
     AnyFloat,
+    AnyTensorType,
     ArrayAttr,
+    DenseArrayBase,
     IntegerAttr,
     IntegerType,
+    MemRefType,
     ShapedType,
     StringAttr,
     TensorType,
+    i64,
 )
 from xdsl.dialects.linalg import Linalg as _XdslLinalg
 from xdsl.dialects.linalg import ops as xdsl_linalg
@@ -38,6 +42,7 @@ from xdsl.ir import Attribute, BlockArgument, Dialect, Operation, Region, SSAVal
 from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap
 from xdsl.irdl import (
     IRDLOperation,
+    base,
     irdl_op_definition,
     operand_def,
     opt_prop_def,
@@ -494,12 +499,92 @@ class FillOp(xdsl_linalg.FillOp):
     traits = traits_def(PayloadEffects())
 
 
+def _print_ins_outs(printer: Printer, source: SSAValue, init: SSAValue) -> None:
+    """`` ins(%a : t) outs(%b : t)`` with MLIR's spacing (xDSL 0.74 prints ``%a:t``)."""
+    for keyword, value in (("ins", source), ("outs", init)):
+        printer.print_string(f" {keyword}(")
+        printer.print_operand(value)
+        printer.print_string(" : ")
+        printer.print_attribute(value.type)
+        printer.print_string(")")
+
+
+def _print_dims(printer: Printer, key: str, values: Sequence[int]) -> None:
+    printer.print_string(f" {key} = [" + ", ".join(str(v) for v in values) + "] ")
+
+
+@irdl_op_definition
+class TransposeOp(xdsl_linalg.TransposeOp):
+    """xDSL's ``linalg.transpose``, printed as MLIR prints it."""
+
+    name = "linalg.transpose"
+
+    inputs = var_operand_def(base(MemRefType) | base(AnyTensorType))
+    outputs = var_operand_def(base(MemRefType) | base(AnyTensorType))
+    res = var_result_def(AnyTensorType)
+    body = region_def("single_block")
+    permutation = prop_def(DenseArrayBase.constr(i64))
+
+    traits = traits_def(PayloadEffects())
+
+    def print(self, printer: Printer) -> None:
+        _print_ins_outs(printer, self.inputs[0], self.outputs[0])
+        _print_dims(printer, "permutation", self.permutation.get_values())
+
+
+@irdl_op_definition
+class BroadcastOp(xdsl_linalg.BroadcastOp):
+    """xDSL's ``linalg.broadcast``, printed as MLIR prints it."""
+
+    name = "linalg.broadcast"
+
+    input = operand_def(base(MemRefType) | base(AnyTensorType))
+    init = operand_def(base(MemRefType) | base(AnyTensorType))
+    result = var_result_def(AnyTensorType)
+    hidden_region = region_def("single_block")
+    dimensions = prop_def(DenseArrayBase.constr(i64))
+
+    traits = traits_def(PayloadEffects())
+
+    def print(self, printer: Printer) -> None:
+        _print_ins_outs(printer, self.input, self.init)
+        _print_dims(printer, "dimensions", self.dimensions.get_values())
+
+
+@irdl_op_definition
+class ReduceOp(xdsl_linalg.ReduceOp):
+    """xDSL's ``linalg.reduce``, printed as MLIR prints it."""
+
+    name = "linalg.reduce"
+
+    input = operand_def(base(MemRefType) | base(AnyTensorType))
+    init = operand_def(base(MemRefType) | base(AnyTensorType))
+    result = var_result_def(AnyTensorType)
+    region: Region = region_def("single_block")
+    dimensions = prop_def(DenseArrayBase.constr(i64))
+
+    traits = traits_def(PayloadEffects())
+
+    def print(self, printer: Printer) -> None:
+        _print_ins_outs(printer, self.input, self.init)
+        _print_dims(printer, "dimensions", self.dimensions.get_values())
+        with printer.indented():
+            printer._print_new_line()  # pyright: ignore[reportPrivateUsage]
+            printer.print_string("(")
+            printer.print_list(self.region.block.args, printer.print_block_argument)
+            printer.print_string(") ")
+            printer.print_region(self.region, print_entry_block_args=False)
+
+
 _REPLACED: dict[type[Operation], type[Operation]] = {
     _XdslGenericOp: GenericOp,
     xdsl_linalg.Conv2DNhwc_HwcfOp: Conv2DNhwcHwcfOp,
     xdsl_linalg.Conv2DNchwFchwOp: Conv2DNchwFchwOp,
     xdsl_linalg.MatmulOp: MatmulOp,
     xdsl_linalg.FillOp: FillOp,
+    xdsl_linalg.TransposeOp: TransposeOp,
+    xdsl_linalg.BroadcastOp: BroadcastOp,
+    xdsl_linalg.ReduceOp: ReduceOp,
 }
 
 Linalg = Dialect(
