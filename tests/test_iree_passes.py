@@ -462,3 +462,47 @@ def test_seed_examples_along_the_seed_passes(example: str) -> None:
         return
     nested = ",".join(SEED_PASSES[:3]) + ",func.func(" + ",".join(SEED_PASSES[3:]) + ")"
     assert _iree_opt(print_module(run.module)) == _iree_opt(text, f"--pass-pipeline=builtin.module({nested})")
+
+
+SPLIT = "iree-dispatch-creation-split-reduction-ops"
+
+ARGMAX = """util.func public @argmax(%arg0: tensor<1x131072xf32>) -> tensor<1xi64> {
+  %cst = arith.constant 0xFF800000 : f32
+  %c0_i64 = arith.constant 0 : i64
+  %0 = tensor.empty() : tensor<1xf32>
+  %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<1xf32>) -> tensor<1xf32>
+  %2 = tensor.empty() : tensor<1xi64>
+  %3 = linalg.fill ins(%c0_i64 : i64) outs(%2 : tensor<1xi64>) -> tensor<1xi64>
+  %4:2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%arg0 : tensor<1x131072xf32>) outs(%1, %3 : tensor<1xf32>, tensor<1xi64>) {
+  ^bb0(%in: f32, %out: f32, %out_0: i64):
+    %5 = linalg.index 1 : index
+    %6 = arith.index_cast %5 : index to i64
+    %7 = arith.maximumf %in, %out : f32
+    %8 = arith.cmpf ogt, %in, %out : f32
+    %9 = arith.select %8, %6, %out_0 : i64
+    linalg.yield %7, %9 : f32, i64
+  } -> (tensor<1xf32>, tensor<1xi64>)
+  util.return %4#1 : tensor<1xi64>
+}
+"""
+
+
+def test_split_reduction_leaves_short_reductions_and_matmuls_as_iree_does() -> None:
+    """With IREE's defaults nothing but a long argmax is split: a 1000-long argmax and the
+    seed's examples come out unchanged, as from iree-opt."""
+    short = ARGMAX.replace("131072", "1000")
+    for text in (short, *SEED_EXAMPLES.values()):
+        run = record(text, SPLIT)
+        assert run.trace.status == "ok", run.trace.failed_steps
+        assert all(step.kind != "rewrite" for step in run.trace.steps)
+        if iree_opt_missing() is None:
+            split = f"--pass-pipeline=builtin.module(func.func({SPLIT}), util.func({SPLIT}))"
+            assert _iree_opt(print_module(run.module)) == _iree_opt(text, split)
+
+
+def test_split_reduction_says_it_does_not_model_a_long_argmax() -> None:
+    """iree-opt splits a 128 Ki argmax; passviz stops with a one-line reason instead."""
+    run = record(ARGMAX, SPLIT)
+    assert run.trace.status == "failed"
+    message = run.trace.failed_steps[0].flag["message"]
+    assert "splitArgmaxReduction" in message and "\n" not in message

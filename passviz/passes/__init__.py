@@ -162,6 +162,11 @@ def traced_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return FuseMultiUseElementwiseProducer
 
+    def iree_split_reduction() -> type[ModulePass]:
+        from passviz.passes.split_reduction import SplitReductionOps
+
+        return SplitReductionOps
+
     return {
         "wrap-func-body-with-single-block": wrap,
         "canonicalize": canonicalize,
@@ -188,6 +193,7 @@ def traced_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "iree-global-opt-detach-elementwise-from-named-ops": iree_detach_elementwise,
         "iree-dispatch-creation-elementwise-op-fusion": iree_elementwise_op_fusion,
         "iree-dispatch-creation-fuse-multi-use-elementwise-producer": iree_fuse_multi_use,
+        "iree-dispatch-creation-split-reduction-ops": iree_split_reduction,
         "iree-dispatch-creation-form-dispatch-regions": iree_form_dispatch_regions,
         "iree-dispatch-creation-clone-producers-into-dispatch-regions": iree_clone_producers,
         "iree-dispatch-creation-convert-dispatch-regions-to-workgroups": iree_dispatch_workgroups,
