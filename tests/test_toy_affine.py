@@ -316,19 +316,15 @@ def test_each_pass_is_mlirs_on_random_programs(seed: int) -> None:
 # --- running the lowered IR ----------------------------------------------------------------
 
 
-def _programs_to_run() -> list[str]:
-    needs_toy_peer()
-    return [
-        (TOY / "Ch5/affine-lowering.mlir").read_text(),
-        _toy_ir((TOY / "Ch5/codegen.toy").read_text()),
-        *(_toy_ir(source) for source in PROGRAMS.values() if not source.startswith("@")),
-    ]
+RUN_PROGRAMS = ("peer-affine-lowering", "peer-codegen", "inlined-calls-vector-scalar", "unit-dimension-chain")
+"""The programs run at every step: calls, a vector, a scalar, loops of one iteration."""
 
 
-def test_every_step_of_the_lowering_prints_what_the_toy_program_does() -> None:
+@pytest.mark.parametrize("name", RUN_PROGRAMS)
+def test_every_step_of_the_lowering_prints_what_the_toy_program_does(name: str) -> None:
     """The IR after each step, from MLIRGen's through fusion and scalar replacement, runs in
     passviz's interpreter and prints what the toy-level program prints."""
-    for text in _programs_to_run():
+    for text in [_source(PROGRAMS[name])[0]]:
         expected = run_main(parse_ir(text))
         assert expected
         run = record(text, affine_pipeline(True))

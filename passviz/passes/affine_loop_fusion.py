@@ -3,20 +3,25 @@
 As MLIR's ``LoopFusion`` in its default (greedy) mode, on every block holding
 two ``affine.for`` nests or more: a memref dependence graph of the block's
 top-level ops (loop nests, top-level loads and stores, ops with memory
-effects or used results) and, over it, producer-consumer fusion of producers
-with a single user, sibling (input-reuse) fusion, and producer-consumer
-fusion of the remaining producers.  The slice of the source nest is inserted
-at the start of the destination's loop body and its single-iteration loops
-are promoted, so the source's induction variables become the destination's.
+effects or used results; a ``memref.dealloc`` frees its memref, an op of
+unknown effects such as ``toy.print`` reads its memrefs) and, over it,
+producer-consumer fusion of producers with a single user, sibling
+(input-reuse) fusion, and producer-consumer fusion of the remaining
+producers.  Nodes are visited in the order MLIR's ``DenseMap`` of nodes holds
+them, which decides which nest absorbs which.  The slice of the source nest
+goes at the start of the destination's innermost common loop (at its end
+for a sibling that comes after the destination) and its loops, one
+iteration each, are promoted: the source's indices become the
+destination's, or an ``arith.constant`` at the function's start where the
+slice pins a loop of one iteration.
 
 What passviz computes of MLIR's slices is the case Toy's lowering produces:
 the source nest writes (or, for siblings, reads) the memref through a map
-whose results are its induction variables, and the destination reads it
-through such a map, so that at the destination's full depth every source
-loop runs one iteration (a unit slice, always the most profitable depth in
-MLIR's cost model, with no redundant computation).  Pairs whose slice is not
-a unit slice over equal loop bounds, or that MLIR would give a private
-memref, are left unfused.
+whose results are its indices (or constants), and so does the destination,
+so that at the destination's full depth every source loop runs one
+iteration (a unit slice: MLIR's cost model always picks that depth, as it
+adds no computation).  Pairs whose slice is not a unit slice over equal loop
+bounds, or that MLIR would give a private memref, are left unfused.
 """
 
 from __future__ import annotations
