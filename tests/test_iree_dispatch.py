@@ -346,3 +346,56 @@ def test_dispatches_form_inside_scf_loops() -> None:
     assert _iree_opt(print_module(run.module)) == _iree_opt(
         SCF_LOOP, f"--pass-pipeline=builtin.module({nested})"
     )
+
+
+FORM_ALONE = {
+    "dead_consumer_still_blocks_fusion": """util.func @f(%a: tensor<4x8xf32>, %b: tensor<8x4xf32>) -> tensor<4x4xf32> {
+  %cst = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x4xf32>
+  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %m = linalg.matmul ins(%a, %b : tensor<4x8xf32>, tensor<8x4xf32>) outs(%f : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %dead = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%m : tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    %z = arith.mulf %x, %x : f32
+    linalg.yield %z : f32
+  } -> tensor<4x4xf32>
+  %g = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%m : tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    %z = arith.addf %x, %x : f32
+    linalg.yield %z : f32
+  } -> tensor<4x4xf32>
+  util.return %g : tensor<4x4xf32>
+}
+""",
+    "constants_hoisted_out_of_bodies": """util.func @f(%arg0 : tensor<4x8xf32>, %arg1 : tensor<8x4xf32>, %i: index) -> (tensor<4x4xf32>, index) {
+  %empty = tensor.empty() : tensor<4x4xf32>
+  %cst = arith.constant 0.0 : f32
+  %fill = linalg.fill ins(%cst : f32) outs(%empty : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %m = linalg.matmul ins(%arg0, %arg1 : tensor<4x8xf32>, tensor<8x4xf32>) outs(%fill : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %g = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%m : tensor<4x4xf32>) outs(%empty : tensor<4x4xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %one = arith.constant 1.0 : f32
+    %s = arith.addf %a, %one : f32
+    linalg.yield %s : f32
+  } -> tensor<4x4xf32>
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %x = arith.addi %i, %c1 : index
+  %y = arith.addi %x, %c2 : index
+  util.return %g, %y : tensor<4x4xf32>, index
+}
+""",
+}
+"""Cases that show when the pass's cleanup runs: after the regions are formed (a dead consumer
+still keeps the matmul from fusing, then its region goes), hoisting the bodies' constants too."""
+
+
+@pytest.mark.parametrize("name", sorted(FORM_ALONE))
+def test_form_dispatch_regions_alone_is_iree_opts(name: str) -> None:
+    """Form dispatch regions alone ends as iree-opt's does."""
+    need(iree_opt_missing())
+    text = FORM_ALONE[name]
+    run = record(text, DISPATCH_PASSES[0])
+    assert run.trace.status == "ok", run.trace.failed_steps
+    pipeline = f"--pass-pipeline=builtin.module(util.func({DISPATCH_PASSES[0]}))"
+    assert _iree_opt(print_module(run.module)) == _iree_opt(text, pipeline)

@@ -21,8 +21,8 @@ Form dispatch regions works in two phases, as IREE does:
    (``MoveIntoDispatchRegion``); each step's ``dispatch`` field lists every
    region's ops.
 
-Before that, like IREE 3.13's pass, the function is folded and cleaned
-(dead ops erased, constants hoisted to the top), each change a step.
+Then, like IREE 3.13's pass, the function is folded and cleaned (dead ops and
+regions erased, constants hoisted to its top), each change a step.
 
 Clone producers copies into each region the cheap ops it uses from outside
 (``tensor.empty``, ``linalg.fill``, small constants, ...): one
@@ -52,6 +52,7 @@ from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, Region
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr, AffineMap
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.traits import is_side_effect_free
 from xdsl.utils.exceptions import PassFailedException
 
 from passviz.dialects import flow
@@ -101,15 +102,42 @@ class FoldUnitLinalgIndex(RewritePattern):
         rewriter.replace(op, arith.ConstantOp(IntegerAttr(0, IndexType())))
 
 
+def _effect_free(op: Operation) -> bool:
+    """Whether ``op`` and everything in it only make values (linalg ops on tensors included)."""
+    for inner in op.walk():
+        if isinstance(inner, flow.ReturnOp | flow.DispatchRegionOp):
+            continue
+        inits = dps_inits(inner)
+        if inits is not None and all(isa(i.type, TensorType[Attribute]) for i in inits):
+            continue
+        if not is_side_effect_free(inner):
+            return False
+    return True
+
+
+class EraseDeadDispatchRegion(RewritePattern):
+    """A ``flow.dispatch.region`` whose results no one uses goes, as MLIR erases an op with
+    recursive memory effects whose body has none."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, flow.DispatchRegionOp) or any(r.uses for r in op.results):
+            return
+        if _effect_free(op):
+            rewriter.erase(op)
+
+
 _DEAD_LINALG = (EraseDeadLinalgOp(),)
+_DEAD_REGION = (EraseDeadDispatchRegion(),)
 _UNIT_INDEX = (FoldUnitLinalgIndex(),)
 
 
 def _cleanup(op: Operation) -> Sequence[RewritePattern]:
-    """The patterns of the pass's opening cleanup: folding only (``linalg.index`` included),
-    and dead linalg ops erased."""
+    """The patterns of the pass's closing cleanup: folding only (``linalg.index`` included),
+    and dead linalg ops and dispatch regions erased."""
     if isinstance(op, IndexOp):
         return _UNIT_INDEX
+    if isinstance(op, flow.DispatchRegionOp):
+        return _DEAD_REGION
     return _DEAD_LINALG if dps_inits(op) is not None else ()
 
 
@@ -707,7 +735,6 @@ class FormDispatchRegions(TracedPass):
 
     def run(self, ctx: Context, op: ModuleOp, recorder: StepRecorder) -> None:
         for function in _functions(op):
-            apply_patterns_greedily(ctx, function, recorder, _cleanup, DEFAULT)
             decider = _Decider(recorder)
             for block in function.regions[0].blocks:
                 decider.decide(block)
@@ -730,6 +757,9 @@ class FormDispatchRegions(TracedPass):
                         f"MoveIntoDispatchRegion: dispatch {number}", producer, full=True, dispatch=regions
                     ):
                         region = move_into_region(producer, region)
+            # IREE 3.13's pass ends with the function folded: dead ops (and regions) erased,
+            # constants hoisted to its top, those of the regions' bodies too.
+            apply_patterns_greedily(ctx, function, recorder, _cleanup, DEFAULT)
 
 
 def _position(op: Operation) -> tuple[int, ...]:
