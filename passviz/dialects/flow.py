@@ -603,6 +603,40 @@ class TensorTieShapeOp(IRDLOperation):
 
 
 @irdl_op_definition
+class DispatchTieShapeOp(IRDLOperation):
+    """``%t = flow.dispatch.tie_shape %arg : !iree_tensor_ext.dispatch.tensor<...>{%d}``: names the
+    dynamic dimensions of a dispatch tensor argument inside a workgroups body."""
+
+    name = "flow.dispatch.tie_shape"
+
+    operand = operand_def()
+    """The dispatch tensor."""
+    dynamic_dims = var_operand_def(IndexType)
+    """Its dynamic dimensions."""
+    result = result_def()
+    """The same dispatch tensor."""
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        operand = parser.parse_unresolved_operand()
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        type_ = parser.parse_type()
+        dims = parse_dims(parser)
+        op = cls(operands=[parser.resolve_operand(operand, type_), dims], result_types=[type_])
+        op.attributes |= attrs
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.operand)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.operand.type)
+        print_dims(printer, self.dynamic_dims)
+
+
+@irdl_op_definition
 class TensorReshapeOp(IRDLOperation):
     """``%r = flow.tensor.reshape %v : tensor<?x4xf32>{%d} -> tensor<?xf32>{%e}``."""
 
@@ -659,6 +693,7 @@ Flow = Dialect(
         ExecutableExportOp,
         DispatchOp,
         TensorTieShapeOp,
+        DispatchTieShapeOp,
         TensorReshapeOp,
     ],
     [],

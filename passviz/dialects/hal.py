@@ -1,8 +1,9 @@
 """IREE's ``hal`` dialect, as far as Flow-level IR uses it (IREE 3.13's syntax).
 
 The types ``!hal.buffer_view`` and ``!hal.device``, the affinity attribute
-``#hal.device.affinity<@device>`` and the ABI ops ``hal.tensor.import`` and
-``hal.tensor.export`` that wrap a public function's tensors.
+``#hal.device.affinity<@device>``, the ABI ops ``hal.tensor.import`` and
+``hal.tensor.export`` that wrap a public function's tensors, and
+``hal.buffer_view.dim`` that reads a dynamic dimension of one.
 """
 
 from __future__ import annotations
@@ -231,6 +232,50 @@ class TensorExportOp(IRDLOperation):
         printer.print_op_attributes(self.attributes)
 
 
+@irdl_op_definition
+class BufferViewDimOp(IRDLOperation):
+    """``%d = hal.buffer_view.dim<%view : !hal.buffer_view>[0] : index``: a dynamic dimension."""
+
+    name = "hal.buffer_view.dim"
+
+    buffer_view = operand_def(BufferViewType)
+    """The buffer view."""
+    index = prop_def(IntegerAttr[IndexType])
+    """Which dimension."""
+    result = result_def(IndexType)
+    """Its size."""
+
+    traits = traits_def(Pure())
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        with parser.in_angle_brackets():
+            view = parser.parse_unresolved_operand()
+            parser.parse_punctuation(":")
+            view_type = parser.parse_type()
+        with parser.in_square_brackets():
+            index = parser.parse_integer()
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        parser.parse_type()
+        op = cls(
+            operands=[parser.resolve_operand(view, view_type)],
+            result_types=[IndexType()],
+            properties={"index": IntegerAttr(index, IndexType())},
+        )
+        op.attributes |= attrs
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string("<")
+        printer.print_operand(self.buffer_view)
+        printer.print_string(" : ")
+        printer.print_attribute(self.buffer_view.type)
+        printer.print_string(f">[{self.index.value.data}]")
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : index")
+
+
 def _parse_affinity(parser: Parser) -> Attribute | None:
     """``on(#hal.device.affinity<@dev>)`` before the operands, or None."""
     if parser.parse_optional_keyword("on") is None:
@@ -249,7 +294,7 @@ def _print_affinity(printer: Printer, affinity: Attribute | None) -> None:
 
 HAL = Dialect(
     "hal",
-    [TensorImportOp, TensorExportOp],
+    [TensorImportOp, TensorExportOp, BufferViewDimOp],
     [BufferViewType, DeviceType, DeviceAffinityAttr],
 )
 """IREE's hal dialect, the part Flow-level IR uses."""
