@@ -238,6 +238,24 @@ describe('structural layout', () => {
     }
   });
 
+  test('a step laid out ahead on a fork and adopted lays out as it would have, and the fork leaves the layout alone', () => {
+    const direct = new StructureLayout();
+    const ahead = new StructureLayout();
+    for (let step = -1; step < trace().steps.length; step++) {
+      const graph = graphAt(step);
+      const want = direct.frames(graph.nodes);
+      const fork = ahead.fork();
+      const frames = fork.frames(graph.nodes);
+      expect([step, frames]).toEqual([step, want]);
+      const generation = ahead.generation;
+      // Laying out on a fork does not touch the layout it came from.
+      ahead.fork().frames(graph.nodes);
+      expect(ahead.generation).toBe(generation);
+      ahead.adopt(fork);
+    }
+    expect(ahead.frames(graphAt(0).nodes)).toEqual(direct.frames(graphAt(0).nodes));
+  });
+
   test('a ghost is drawn where it was, between its old neighbours', () => {
     const graph = graphAt(1); // o2 (addi) is replaced by o4 (muli)
     const order = [...graph.nodes.keys()];

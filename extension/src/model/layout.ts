@@ -90,11 +90,51 @@ export class StructureLayout {
    * object, so the view tells what did not move by identity.
    */
   private previous = new Map<string, Frame>();
-  /** The laid-out leaves, by node object. */
-  private readonly leaves = new WeakMap<LayoutNode, Laid>();
+  /** How many layouts this memory has seen (a fork made at one count applies only while it stays). */
+  private made = 0;
+
+  constructor(
+    /** The laid-out leaves, by node object (a fork shares them: they follow from the node alone). */
+    private readonly leaves = new WeakMap<LayoutNode, Laid>()
+  ) {}
+
+  /** The number of layouts made with this memory so far. */
+  get generation(): number {
+    return this.made;
+  }
+
+  /** A copy of this memory: laying out with it (a step ahead of time) leaves this one as it was. */
+  fork(): StructureLayout {
+    const copy = new StructureLayout(this.leaves);
+    copy.take(this);
+    for (const id of this.collapsed) {
+      copy.collapsed.add(id);
+    }
+    return copy;
+  }
+
+  /** Continue from `fork`'s memory, as if its layouts had been made with this one (same boxes collapsed). */
+  adopt(fork: StructureLayout): void {
+    this.take(fork);
+    this.made += 1;
+  }
+
+  private take(other: StructureLayout): void {
+    this.columns.clear();
+    for (const [id, length] of other.columns) {
+      this.columns.set(id, length);
+    }
+    // A block's slots are replaced, never changed in place: the maps can be shared.
+    this.slots.clear();
+    for (const [id, slots] of other.slots) {
+      this.slots.set(id, slots);
+    }
+    this.previous = other.previous;
+  }
 
   /** The frame of every drawn node of `nodes` (given in IR pre-order, boxes before what they hold). */
   frames(nodes: Map<string, LayoutNode>): Map<string, Frame> {
+    this.made += 1;
     const children = new Map<string | null, LayoutNode[]>();
     for (const node of nodes.values()) {
       const parent = node.parent !== null && nodes.has(node.parent) ? node.parent : null;

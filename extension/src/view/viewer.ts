@@ -12,7 +12,7 @@
 import { diffGraphs, touchedBy, UnchangedCache, type DiffGraph } from '../model/diff';
 import { GraphBuilder, type GraphData } from '../model/graph';
 import { diffLines, irLines, valueNames, type IRLine } from '../model/irtext';
-import { StructureLayout } from '../model/layout';
+import { StructureLayout, type Frame } from '../model/layout';
 import { lineage } from '../model/lineage';
 import type { IRState } from '../model/state';
 import { stepCounts } from '../model/steps';
@@ -153,6 +153,8 @@ export class TraceViewer {
   private readonly lines = new StepCache<IRLine[]>(6);
   /** Each step's graph with statuses (against the step before). */
   private readonly diffs = new StepCache<DiffGraph>(6);
+  /** The next step, laid out while the person reads this one (null: none). */
+  private ahead: { step: number; diff: DiffGraph; layout: StructureLayout; frames: Map<string, Frame>; generation: number } | null = null;
   private readonly edgeFilter: EdgeFilter = { use: true, branch: true };
   private current = -2;
   private selected: string | null;
@@ -592,7 +594,7 @@ export class TraceViewer {
         this.autoCollapsed.delete(id);
       }
     }
-    const frames = this.layout.frames(diff.nodes);
+    const frames = this.framesOf(step, diff);
     // A change hidden in a collapsed box is shown by that box.
     const visibleTarget = (id: string): string | null => {
       let current: string | null = id;
@@ -661,23 +663,45 @@ export class TraceViewer {
     });
   }
 
-  /** Build the graph of the step after `step` (the state shown now) ahead of time, if → would show it. */
+  /** Where `step`'s nodes are drawn: laid out ahead of time if nothing changed the layout since. */
+  private framesOf(step: number, diff: DiffGraph): Map<string, Frame> {
+    const ahead = this.ahead;
+    this.ahead = null;
+    if (
+      ahead !== null && ahead.step === step && ahead.diff === diff && ahead.generation === this.layout.generation &&
+      ahead.layout.collapsed.size === this.layout.collapsed.size && [...ahead.layout.collapsed].every(id => this.layout.collapsed.has(id))
+    ) {
+      this.layout.adopt(ahead.layout);
+      return ahead.frames;
+    }
+    return this.layout.frames(diff.nodes);
+  }
+
+  /** Build and lay out the step after `step` (the state shown now) ahead of time, if → would show it. */
   private prefetch(step: number): void {
     const next = step + 1;
-    if (next >= this.trace.steps.length || this.diffs.has(next) || this.cursor.step !== step) {
+    if (next >= this.trace.steps.length || this.ahead?.step === next || this.cursor.step !== step) {
       return;
     }
     if (this.timeline.visibleSteps().find(s => s > step) !== next) {
       return;
     }
-    // On a copy: the state shown now stays the cursor's.
-    const state = this.cursor.at(step).clone();
-    try {
-      state.apply(this.trace.steps[next].delta ?? {});
-    } catch {
-      return; // drawing the step will say what is wrong with it
+    let diff: DiffGraph;
+    if (this.diffs.has(next)) {
+      diff = this.stepDiff(next, this.cursor.at(step), this.cursor.at(step));
+    } else {
+      // On a copy: the state shown now stays the cursor's.
+      const state = this.cursor.at(step).clone();
+      try {
+        state.apply(this.trace.steps[next].delta ?? {});
+      } catch {
+        return; // drawing the step will say what is wrong with it
+      }
+      diff = this.stepDiff(next, this.cursor.at(step), state);
     }
-    this.stepDiff(next, this.cursor.at(step), state);
+    // And lay it out, on a copy of the layout's memory: → adopts it, anything else drops it.
+    const layout = this.layout.fork();
+    this.ahead = { step: next, diff, layout, frames: layout.frames(diff.nodes), generation: this.layout.generation };
   }
 
   /** The step's IR in the IR pane, diffed against the base the person chose. */
