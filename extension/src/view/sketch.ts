@@ -70,6 +70,25 @@ export function drawSketch(
   options: SketchOptions = {}
 ): void {
   const view: Area = { x: -t.x / t.scale, y: -t.y / t.scale, w: width / t.scale, h: height / t.scale };
+  // One pass over the frames sorts them into the boxes to outline, the plain
+  // ops to fill (one path, one fill) and the changed ones to fill in colour.
+  const boxes: Array<[string, Frame]> = [];
+  const changed: Array<[Frame, string]> = [];
+  const plain = new Path2D();
+  for (const [id, f] of frames) {
+    if (!meets(f, view)) {
+      continue;
+    }
+    if (f.box) {
+      boxes.push([id, f]);
+    }
+    const colour = STATUS_COLOUR[status(id)];
+    if (colour) {
+      changed.push([f, colour]);
+    } else if (!f.box) {
+      plain.rect((f.x - f.width / 2) * t.scale + t.x, (f.y - f.height / 2) * t.scale + t.y, Math.max(1, f.width * t.scale), Math.max(1, f.height * t.scale));
+    }
+  }
   const rect = (f: Frame): [number, number, number, number] => [
     (f.x - f.width / 2) * t.scale + t.x,
     (f.y - f.height / 2) * t.scale + t.y,
@@ -79,10 +98,8 @@ export function drawSketch(
   ctx.lineWidth = 1;
   ctx.strokeStyle = '#8c959f';
   ctx.beginPath();
-  for (const f of frames.values()) {
-    if (f.box && meets(f, view)) {
-      ctx.rect(...rect(f));
-    }
+  for (const [, f] of boxes) {
+    ctx.rect(...rect(f));
   }
   ctx.stroke();
   if (options.edges) {
@@ -100,18 +117,7 @@ export function drawSketch(
     ctx.stroke();
   }
   ctx.fillStyle = '#d0d7de';
-  const changed: Array<[Frame, string]> = [];
-  for (const [id, f] of frames) {
-    if (!meets(f, view)) {
-      continue;
-    }
-    const colour = STATUS_COLOUR[status(id)];
-    if (colour) {
-      changed.push([f, colour]);
-    } else if (!f.box) {
-      ctx.fillRect(...rect(f));
-    }
-  }
+  ctx.fill(plain);
   for (const [f, colour] of changed) {
     ctx.fillStyle = colour;
     const [x, y, w, h] = rect(f);
@@ -123,7 +129,7 @@ export function drawSketch(
     ctx.textBaseline = 'top';
     // Outer boxes first; a label that would fall on one already written is left out.
     const written: Area[] = [];
-    const boxes = [...frames].filter(([, f]) => f.box && meets(f, view)).sort(([, a], [, b]) => a.depth - b.depth);
+    boxes.sort(([, a], [, b]) => a.depth - b.depth);
     for (const [id, f] of boxes) {
       const [x, y, w] = rect(f);
       const label: Area = { x: x + 4, y: y + 3, w: w - 8, h: 13 };
