@@ -292,6 +292,9 @@ def parse_pipeline(spec: str, extra: dict[str, type[ModulePass]] | None = None) 
     for arg_spec, column in specs:
         if arg_spec.name not in passes:
             raise PipelineError(_at(spec, column, _unknown_pass(arg_spec.name, passes)))
+        # MLIR's ``pass{flag}`` sets a flag: a bare name means true.
+        flags = {key: value if value != () else (True,) for key, value in arg_spec.parameters.items()}
+        arg_spec = ArgSpec(arg_spec.name, flags)
         try:
             instances.append(passes[arg_spec.name]().from_pass_spec(arg_spec))
         except Exception as exc:

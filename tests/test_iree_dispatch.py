@@ -46,17 +46,11 @@ FILES = {
 }
 """Each peer file, by name."""
 
-_NO_STRIDES = (
-    "passviz's linalg.conv_2d_nhwc_hwcf requires strides and dilations (IREE defaults them to 1), "
-    "and the fuse-pad-with-producers/consumers options are not built"
-)
+_NO_STRIDES = "passviz's linalg.conv_2d_nhwc_hwcf requires strides and dilations (IREE defaults them to 1)"
 
 SKIPS: dict[str, str] = {
     "pad_fusion_with_producer-0": _NO_STRIDES,
     "pad_fusion_with_consumer-0": _NO_STRIDES,
-    "pad_fusion_with_consumer-1": (
-        "the fuse-pad-with-consumers option (a tensor.pad joining a convolution-like generic) is not built"
-    ),
 }
 """Chunks passviz does not make equal to iree-opt's output, and why."""
 

@@ -49,7 +49,7 @@ from xdsl.dialects.linalg.abstract_ops import ConvOperation
 from xdsl.dialects.linalg.attrs import IteratorType
 from xdsl.dialects.linalg.ops import FillOp, IndexOp
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, Region, SSAValue
-from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr, AffineMap
+from xdsl.ir.affine import AffineBinaryOpExpr, AffineConstantExpr, AffineDimExpr, AffineExpr, AffineMap
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import is_side_effect_free
@@ -228,6 +228,20 @@ def is_bit_extend(op: Operation) -> bool:
 def is_convolution(op: Operation) -> bool:
     """MLIR's ``ConvolutionOpInterface``."""
     return isinstance(op, ConvOperation | DepthwiseConv2DNhwcHwcOp | DepthwiseConv2DNhwcHwcQOp)
+
+
+def is_convolution_like(op: Operation) -> bool:
+    """MLIR's ``isaConvolutionOpInterface`` for a ``linalg.generic``, roughly: two inputs and
+    one init, a multiply-accumulate body, and an input indexed by a sum of loops (``d1 + d4``)."""
+    if not isinstance(op, GenericOp) or len(op.inputs) != 2 or len(op.outputs) != 1:
+        return False
+    body = [inner for inner in op.body.block.ops]
+    if len(body) != 3 or not isinstance(body[0], arith.MulfOp | arith.MuliOp):
+        return False
+    if not isinstance(body[1], arith.AddfOp | arith.AddiOp):
+        return False
+    maps = indexing_maps(op) or []
+    return any(isinstance(expr, AffineBinaryOpExpr) for expr in maps[0].results) if maps else False
 
 
 def is_root(op: Operation) -> bool:
@@ -443,9 +457,21 @@ def consumer_refusal(producer: Operation, consumer: Operation, root_loops: list[
 
 
 def producer_refusal(
-    operand_index: int, producer: Operation, consumer: Operation, root_loops: list[bool]
+    operand_index: int,
+    producer: Operation,
+    consumer: Operation,
+    root_loops: list[bool],
+    pad_with_consumers: bool = False,
 ) -> str | None:
     """Why ``isFusableWithProducer`` refuses (None: it fuses)."""
+    if consumer.name == "tensor.pad":
+        return "a tensor.pad fuses with its producer only under fuse-pad-with-producers (not built)"
+    if producer.name == "tensor.pad":
+        if not pad_with_consumers:
+            return "a tensor.pad fuses with its consumer only under fuse-pad-with-consumers"
+        if is_convolution(consumer) or is_convolution_like(consumer):
+            return None
+        return "a tensor.pad fuses only into a convolution"
     if iterator_types(producer) is None or iterator_types(consumer) is None:
         return "not a pair of linalg ops"
     inits = dps_inits(consumer)
@@ -479,9 +505,11 @@ class _Groups:
 class _Decider:
     """``decideFusableLinalgOps`` on one function, each decision a step."""
 
-    def __init__(self, recorder: StepRecorder) -> None:
+    def __init__(self, recorder: StepRecorder, pad_with_consumers: bool = False) -> None:
         self.recorder = recorder
         self.groups = _Groups()
+        self.pad_with_consumers = pad_with_consumers
+        """Whether a ``tensor.pad`` fuses with the convolution it feeds."""
 
     def _decision(self, name: str, op: Operation) -> None:
         with self.recorder.step(name, op):
@@ -547,7 +575,7 @@ class _Decider:
                             producer,
                         )
                     continue
-                why = producer_refusal(index, producer, candidate, root_loops)
+                why = producer_refusal(index, producer, candidate, root_loops, self.pad_with_consumers)
                 if why is not None:
                     if iterator_types(producer) is not None:
                         self._decision(
@@ -733,9 +761,12 @@ class FormDispatchRegions(TracedPass):
 
     name = "iree-dispatch-creation-form-dispatch-regions"
 
+    fuse_pad_with_consumers: bool = False
+    """IREE's ``fuse-pad-with-consumers``: a ``tensor.pad`` joins the convolution it feeds."""
+
     def run(self, ctx: Context, op: ModuleOp, recorder: StepRecorder) -> None:
         for function in _functions(op):
-            decider = _Decider(recorder)
+            decider = _Decider(recorder, self.fuse_pad_with_consumers)
             for block in function.regions[0].blocks:
                 decider.decide(block)
             groups = decider.groups
