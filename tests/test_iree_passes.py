@@ -506,3 +506,35 @@ def test_split_reduction_says_it_does_not_model_a_long_argmax() -> None:
     assert run.trace.status == "failed"
     message = run.trace.failed_steps[0].flag["message"]
     assert "splitArgmaxReduction" in message and "\n" not in message
+
+
+INDEX_PRODUCER = """util.func public @f(%a: tensor<4x8xf32>) -> tensor<8x4xf32> {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%a : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %i = linalg.index 1 : index
+    %c = arith.index_cast %i : index to i32
+    %f = arith.sitofp %c : i32 to f32
+    %s = arith.addf %x, %f : f32
+    linalg.yield %s : f32
+  } -> tensor<4x8xf32>
+  %e2 = tensor.empty() : tensor<8x4xf32>
+  %1 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%0 : tensor<4x8xf32>) outs(%e2 : tensor<8x4xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %m = math.exp %x : f32
+    linalg.yield %m : f32
+  } -> tensor<8x4xf32>
+  util.return %1 : tensor<8x4xf32>
+}
+"""
+
+
+def test_fusion_maps_a_producers_linalg_index_to_the_fused_loop() -> None:
+    """The producer reads ``linalg.index 1``; fused into a transposing consumer it reads the
+    consumer's loop 0, as MLIR's folded ``affine.apply`` gives."""
+    run = record(INDEX_PRODUCER, FUSION)
+    printed = print_module(run.module)
+    assert printed.count("linalg.generic") == 1 and "linalg.index 0" in printed
+    if iree_opt_missing() is None:
+        pipeline = f"--pass-pipeline=builtin.module(util.func({FUSION}))"
+        assert _iree_opt(printed) == _iree_opt(INDEX_PRODUCER, pipeline)

@@ -16,8 +16,8 @@ duplicate operands dropped.
 IREE's ``GatherFusionPattern`` runs first: a bit extension or transpose read
 through ``tensor.extract`` inside a generic is computed in place of the extract.
 
-Not modelled: producers that read ``linalg.index`` (MLIR rewrites their
-indices through ``affine.apply``), fills of another element type folded into
+Not modelled: a producer ``linalg.index`` whose loop is no plain dimension of
+the fused op (MLIR's ``affine.apply`` that does not fold), fills of another element type folded into
 a payload (``convertScalarToDtype``), and the second phase, which folds
 transposes into ``iree_linalg_ext`` ops passviz does not have.
 """
@@ -104,10 +104,6 @@ def _is_permutation(map_: AffineMap) -> bool:
 def _tensor_type(value: SSAValue) -> TensorType[Attribute] | None:
     type_ = value.type
     return type_ if isa(type_, TensorType[Attribute]) else None
-
-
-def _has_index_semantics(op: GenericOp) -> bool:
-    return any(isinstance(o, IndexOp) for o in op.body.block.ops)
 
 
 def _count(uses: Iterable[object]) -> int:
@@ -309,8 +305,6 @@ def fuse_elementwise_ops(
     value = consumer.operands[operand_number]
     producer = value.owner
     assert isinstance(producer, GenericOp) and isinstance(value, OpResult)
-    if _has_index_semantics(producer):
-        return None
     preserved = _preserved_results(producer, consumer, operand_number)
     consumer_maps, producer_maps = _maps(consumer), _maps(producer)
     consumer_map = consumer_maps[operand_number]
@@ -336,7 +330,13 @@ def fuse_elementwise_ops(
         result_types.append(output.type)
     if not _invertible(maps, _loops(consumer)):
         return None
-    fused_block = _fused_block(producer, consumer, operand_number, value.index, preserved)
+    inverse = result_map.inverse_permutation()
+    assert inverse is not None
+    fused_block = _fused_block(
+        producer, consumer, operand_number, value.index, preserved, inverse.compose(consumer_map)
+    )
+    if fused_block is None:
+        return None
     fused = GenericOp(
         inputs,
         outputs,
@@ -356,11 +356,29 @@ def _fused_block(
     operand_number: int,
     result_number: int,
     preserved: Sequence[int],
-) -> Block:
-    """``generateFusedElementwiseOpRegion``: the producer's payload, then the consumer's."""
+    consumer_to_producer: AffineMap,
+) -> Block | None:
+    """``generateFusedElementwiseOpRegion``: the producer's payload, then the consumer's.
+
+    A producer's ``linalg.index`` becomes the fused op's index of the loop it maps to.  MLIR
+    makes an index op per loop and an ``affine.apply`` per producer index, which its greedy
+    driver folds to exactly that; None where the loop is no plain dimension (not modelled).
+    """
     producer_block, consumer_block = producer.body.block, consumer.body.block
     mapper: dict[SSAValue, SSAValue] = {}
     block = Block()
+    producer_indices = [o for o in producer_block.ops if isinstance(o, IndexOp)]
+    loops: dict[IndexOp, int] = {}
+    for index_op in producer_indices:
+        loop = consumer_to_producer.results[index_op.dim.value.data]
+        if not isinstance(loop, AffineDimExpr):
+            return None
+        loops[index_op] = loop.position
+    fused_indices = {position: IndexOp(position) for position in sorted(set(loops.values()))}
+    for index_op in fused_indices.values():
+        block.add_op(index_op)
+    for index_op, position in loops.items():
+        mapper[index_op.result] = fused_indices[position].result
 
     def add(arg: SSAValue) -> None:
         mapper[arg] = block.insert_arg(arg.type, len(block.args))
