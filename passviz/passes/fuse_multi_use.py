@@ -111,22 +111,27 @@ def _fuse_groups(module: ModuleOp, recorder: StepRecorder) -> int:
         groups[op] = producer
         grouped.add(producer)
     for root, producer in reversed(groups.items()):
-        with recorder.step("doMultiUseFusion", root=root, full=True):
-            _do_multi_use_fusion(root, producer, recorder)
+        with recorder.step("doMultiUseFusion", root=root, full=True) as step:
+            # A root whose producer an earlier group already fused away fuses nothing (as in IREE).
+            if not _do_multi_use_fusion(root, producer, recorder):
+                step.cancel()
     return len(groups)
 
 
-def _do_multi_use_fusion(root: GenericOp, producer: GenericOp, recorder: StepRecorder) -> None:
-    """IREE's ``doMultiUseFusion`` for one producer: fuse every use of it in the consumer."""
+def _do_multi_use_fusion(root: GenericOp, producer: GenericOp, recorder: StepRecorder) -> bool:
+    """IREE's ``doMultiUseFusion`` for one producer: fuse every use of it in the consumer.
+    False where nothing was fused."""
     consumer = root
+    fused_any = False
     while True:
         number = next((i for i, v in enumerate(consumer.operands) if v.owner is producer), None)
         if number is None:
-            return
+            return fused_any
         rewriter = recorder.rewriter(InsertPoint.before(consumer))
         result = fuse_elementwise_ops(rewriter, consumer, number)
         if result is None:
-            return
+            return fused_any
+        fused_any = True
         fused = result.fused
 
         def elsewhere(use: Use, fused: Operation = fused) -> bool:
