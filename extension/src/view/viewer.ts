@@ -88,7 +88,7 @@ class StepCache<T> {
 }
 
 /** How long `afterPaint` waits for a frame: a hidden page paints none. */
-const FRAME_WAIT_MS = 100;
+const FRAME_WAIT_MS = 1000;
 
 /**
  * Run `work` once the browser has painted the next frame (a frame callback
@@ -112,6 +112,17 @@ function afterPaint(work: () => void): Promise<void> {
     };
     requestAnimationFrame(() => setTimeout(run, 0));
     setTimeout(run, FRAME_WAIT_MS);
+  });
+}
+
+/** Settle when the browser is idle (no frame or input waiting), or after a second at the latest. */
+function idle(): Promise<void> {
+  return new Promise(done => {
+    if (typeof requestIdleCallback === 'function') {
+      requestIdleCallback(() => done(), { timeout: 1000 });
+    } else {
+      setTimeout(done, 0);
+    }
   });
 }
 
@@ -645,8 +656,8 @@ export class TraceViewer {
       await this.graphPane.centerOn(this.selected!, !this.repeating);
     }
     if (token === this.token && !this.repeating) {
-      // Idle now: ready the next step, the one → shows, so that it draws at once.
-      await new Promise(done => setTimeout(done, 0));
+      // Once the page is idle, ready the next step, the one → shows, so that it draws at once.
+      await idle();
       if (token === this.token) {
         this.prefetch(step);
       }
