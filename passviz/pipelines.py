@@ -231,11 +231,27 @@ TOY_PIPELINES: Mapping[str, str] = {
 ``passviz.toy.driver.toy_pipeline`` gives each ``-emit`` level's."""
 
 
+IREE_FLOW = (
+    "iree-preprocessing-convert-1x1-filter-conv2d-to-matmul,iree-global-opt-convert-conv2d-to-img2col,"
+    "iree-global-opt-detach-elementwise-from-named-ops,iree-flow-canonicalize,cse,"
+    "iree-dispatch-creation-elementwise-op-fusion,iree-dispatch-creation-fuse-multi-use-elementwise-producer,"
+    "iree-flow-canonicalize,cse,iree-dispatch-creation-split-reduction-ops,"
+    "iree-dispatch-creation-form-dispatch-regions,iree-dispatch-creation-clone-producers-into-dispatch-regions,"
+    "iree-dispatch-creation-convert-dispatch-regions-to-workgroups,iree-flow-canonicalize,cse,"
+    "iree-flow-outline-dispatch-regions,iree-flow-canonicalize,cse,symbol-dce"
+)
+"""The seed's Flow pipeline (``buildFlowTransformPassPipeline``) under IREE 3.13's pass names,
+the passes passviz has in the seed's order: conv 1x1 to matmul, img2col, detach
+elementwise, fusion of tensor ops, split reduction, dispatch regions, workgroups and
+outlining, with the canonicalize and CSE the seed runs around them (IREE 3.13's
+``iree-flow-canonicalize``) and its closing symbol DCE."""
+
+
 class _NamedPipelines(Mapping[str, str]):
     """The pipelines a spec may name as one pass, for the Triton passviz behaves as."""
 
     def _pipelines(self) -> dict[str, str]:
-        return {"make-ttir": MAKE_TTIR[triton_version()], **TOY_PIPELINES}
+        return {"make-ttir": MAKE_TTIR[triton_version()], **TOY_PIPELINES, "iree-flow": IREE_FLOW}
 
     def __getitem__(self, name: str) -> str:
         return self._pipelines()[name]
@@ -250,7 +266,8 @@ class _NamedPipelines(Mapping[str, str]):
 NAMED_PIPELINES: Mapping[str, str] = _NamedPipelines()
 """Pipelines a spec may name as one pass.  ``make-ttir`` is the ``make_ttir``
 of the installed Triton (``MAKE_TTIR``; ``passviz.dialects.triton_version``);
-``toy-ch3`` to ``toy-ch6`` are the Toy tutorial's ``toyc -opt`` (``TOY_PIPELINES``)."""
+``toy-ch3`` to ``toy-ch6`` are the Toy tutorial's ``toyc -opt`` (``TOY_PIPELINES``);
+``iree-flow`` is the seed's IREE Flow pipeline (``IREE_FLOW``)."""
 
 
 _PIPELINE_ORIGINS: Mapping[str, str] = {
@@ -259,6 +276,7 @@ _PIPELINE_ORIGINS: Mapping[str, str] = {
     "toy-ch4": "toyc-ch4 -emit=mlir -opt",
     "toy-ch5": "toyc-ch5 -emit=mlir-affine -opt",
     "toy-ch6": "toyc-ch6 -emit=mlir-llvm -opt",
+    "iree-flow": "IREE 3.13's Flow passes in the seed's order",
 }
 """What each named pipeline reproduces, for ``pipeline_summary``."""
 

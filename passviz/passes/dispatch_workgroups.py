@@ -31,6 +31,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from passviz.dialects import flow
 from passviz.dialects.iree_tensor_ext import DispatchTensorLoadOp, DispatchTensorStoreOp, DispatchTensorType
+from passviz.dialects.linalg import FillOp
 from passviz.ir.hints import isa
 from passviz.passes.canonicalize import CanonicalizationTables, apply_patterns_greedily
 from passviz.passes.dispatch_common import (
@@ -357,14 +358,34 @@ class EraseDeadLinalgOp(RewritePattern):
         rewriter.erase(op)
 
 
+class FoldFillWithTensorReshape(RewritePattern):
+    """MLIR's ``FoldFillWithTensorReshape`` (a ``linalg.fill`` canonicalization): a reshape of a
+    fill becomes a fill of the reshaped init, so the fill lands on the shape its user reads."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, tensor.CollapseShapeOp | tensor.ExpandShapeOp):
+            return
+        fill = op.operands[0].owner
+        if not isinstance(fill, FillOp) or not fill.outputs or not fill.res:
+            return
+        reshape = op.clone()
+        reshape.operands = [fill.outputs[0], *op.operands[1:]]
+        rewriter.insert(reshape, InsertPoint.before(op))
+        rewriter.replace(op, FillOp([fill.inputs[0]], [reshape.results[0]], [op.results[0].type]))
+
+
 def flow_patterns(tables: CanonicalizationTables) -> Callable[[Operation], Sequence[RewritePattern]]:
-    """The canonicalizer's patterns with IREE's closure optimization and dead linalg ops erased."""
+    """The canonicalizer's patterns with IREE's closure optimization, dead linalg ops erased
+    and reshapes of fills folded (MLIR's fill patterns, which passviz's canonicalizer lacks)."""
     closure = (ClosureOptimization(),)
     dead = (EraseDeadLinalgOp(),)
+    reshape = (FoldFillWithTensorReshape(),)
 
     def patterns(inner: Operation) -> Sequence[RewritePattern]:
         if isinstance(inner, flow.DispatchWorkgroupsOp):
             return closure
+        if isinstance(inner, tensor.CollapseShapeOp | tensor.ExpandShapeOp):
+            return (*reshape, *tables.patterns(inner))
         if dps_inits(inner) is not None:
             return (*dead, *tables.patterns(inner))
         return tables.patterns(inner)

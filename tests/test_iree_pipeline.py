@@ -1,0 +1,103 @@
+"""The named pipeline ``iree-flow``: the seed's Flow passes in the seed's order, checked
+against ``iree-opt`` running the same passes in the same order."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+
+import pytest
+
+from passviz.pipelines import IREE_FLOW, NAMED_PIPELINES, record
+from passviz.trace.irtext import print_module
+from tests.conftest import iree_opt, iree_opt_missing, need, run_passviz
+from tests.test_iree_dispatch import SEED_MATMUL
+from tests.test_iree_passes import SEED_EXAMPLES
+
+pytestmark = pytest.mark.iree
+
+FUNCTION_PASSES = frozenset(
+    {
+        "iree-dispatch-creation-elementwise-op-fusion",
+        "iree-dispatch-creation-fuse-multi-use-elementwise-producer",
+        "iree-dispatch-creation-split-reduction-ops",
+        "iree-dispatch-creation-form-dispatch-regions",
+        "iree-dispatch-creation-clone-producers-into-dispatch-regions",
+        "iree-dispatch-creation-convert-dispatch-regions-to-workgroups",
+    }
+)
+"""The pipeline's passes that iree-opt runs on each function, not on the module."""
+
+MODELS = {**SEED_EXAMPLES, "matmul_bias_util": SEED_MATMUL}
+"""The seed's models in IREE 3.13 syntax (``func.func``), and its matmul + bias-add as a ``util.func``."""
+
+EXECUTABLES = {"conv1x1": 1, "img2col": 2, "matmul_bias": 1, "detach": 3, "matmul_bias_util": 1}
+"""How many executables (and dispatches) each model ends with, as iree-opt's run has it."""
+
+
+def nested_pipeline(function: str) -> str:
+    """``IREE_FLOW`` as an iree-opt pass pipeline, the function passes nested in ``function`` ops."""
+    parts: list[str] = []
+    run: list[str] = []
+    for name in IREE_FLOW.split(","):
+        if name in FUNCTION_PASSES:
+            run.append(name)
+            continue
+        if run:
+            parts.append(f"{function}({','.join(run)})")
+            run = []
+        parts.append(name)
+    if run:
+        parts.append(f"{function}({','.join(run)})")
+    return f"builtin.module({','.join(parts)})"
+
+
+def _iree_opt(text: str, *flags: str) -> str:
+    done = subprocess.run([iree_opt(), *flags, "-"], input=text, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_iree_flow_is_named_and_listed() -> None:
+    """``iree-flow`` names the seed's passes in its order, and ``passviz passes`` lists it."""
+    names = NAMED_PIPELINES["iree-flow"].split(",")
+    seed_order = [
+        "iree-preprocessing-convert-1x1-filter-conv2d-to-matmul",
+        "iree-global-opt-convert-conv2d-to-img2col",
+        "iree-global-opt-detach-elementwise-from-named-ops",
+        "iree-dispatch-creation-elementwise-op-fusion",
+        "iree-dispatch-creation-fuse-multi-use-elementwise-producer",
+        "iree-dispatch-creation-split-reduction-ops",
+        "iree-dispatch-creation-form-dispatch-regions",
+        "iree-dispatch-creation-clone-producers-into-dispatch-regions",
+        "iree-dispatch-creation-convert-dispatch-regions-to-workgroups",
+        "iree-flow-outline-dispatch-regions",
+    ]
+    assert [name for name in names if name in seed_order] == seed_order
+    listed = run_passviz("passes")
+    assert listed.returncode == 0, listed.stderr
+    assert re.search(r"^\s+iree-flow\s+IREE 3\.13's Flow passes", listed.stdout, re.MULTILINE)
+
+
+@pytest.mark.parametrize("model", sorted(MODELS))
+def test_iree_flow_outlines_the_seed_models(model: str) -> None:
+    """Each model goes through the whole pipeline and ends as executables its function dispatches."""
+    run = record(MODELS[model], "iree-flow")
+    assert run.trace.status == "ok", run.trace.failed_steps
+    printed = print_module(run.module)
+    assert printed.count("flow.executable private") == EXECUTABLES[model]
+    assert printed.count("flow.dispatch @") == EXECUTABLES[model]
+    assert "flow.dispatch.region" not in printed and "flow.dispatch.workgroups" not in printed
+
+
+@pytest.mark.parametrize("model", sorted(MODELS))
+def test_iree_flow_equals_iree_opt(model: str) -> None:
+    """passviz's ``iree-flow`` ends with the module iree-opt gives running the same passes in
+    the same order: the same executables and the same dispatches, both printed by iree-opt."""
+    need(iree_opt_missing())
+    text = MODELS[model]
+    run = record(text, "iree-flow")
+    assert run.trace.status == "ok", run.trace.failed_steps
+    function = "util.func" if "util.func" in text else "func.func"
+    ours = _iree_opt(print_module(run.module))
+    assert ours == _iree_opt(text, f"--pass-pipeline={nested_pipeline(function)}")
