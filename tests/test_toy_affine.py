@@ -359,3 +359,39 @@ def test_bisect_finds_the_step_that_changes_what_a_lowered_program_prints() -> N
     result = bisect(bad.trace, [], (1,))
     assert result.step is not None and result.step.pass_name == "add-for-mul"
     assert result.comparison is not None and result.comparison.differences[0].buffer == "print #1"
+
+
+DEAD_LOOPS = """\
+module {
+  func.func @main() {
+    %cst = arith.constant 1.000000e+00 : f64
+    %c1 = arith.constant 1 : index
+    %alloc = memref.alloc() : memref<2xf64>
+    %alloc_1 = memref.alloc() : memref<2xf64>
+    affine.store %cst, %alloc[%c1] : memref<2xf64>
+    affine.for %arg0 = 0 to 2 {
+      affine.store %cst, %alloc_1[%arg0] : memref<2xf64>
+    }
+    affine.for %arg0 = 0 to 0 {
+      affine.store %cst, %alloc_1[%arg0] : memref<2xf64>
+    }
+    affine.for %arg0 = 0 to 2 {
+    }
+    affine.for %arg0 = 0 to 2 {
+      %0 = affine.load %alloc[%arg0] : memref<2xf64>
+      %1 = arith.addf %0, %0 : f64
+    }
+    "toy.print"(%alloc_1) : (memref<2xf64>) -> ()
+    memref.dealloc %alloc : memref<2xf64>
+    memref.dealloc %alloc_1 : memref<2xf64>
+    return
+  }
+}
+"""
+"""Loops MLIR's canonicalizer erases (no effects but reads) and keeps (a store, even never run)."""
+
+
+@pytest.mark.iree
+def test_canonicalize_erases_the_loops_mlir_finds_dead() -> None:
+    need(iree_opt_missing())
+    assert _ours(DEAD_LOOPS, "canonicalize") == _iree(DEAD_LOOPS, "canonicalize")

@@ -1,6 +1,6 @@
 """MLIR's canonicalization of the standard dialects Triton's TTIR uses.
 
-For ``arith``, ``scf`` and ``cf`` ops (and the ``math`` ops it folds) this
+For ``arith``, ``scf``, ``cf`` and ``affine.for`` ops (and the ``math`` ops it folds) this
 package is the table the greedy driver reads: each op's canonicalization
 patterns in the order MLIR's ``PatternApplicator`` tries them (benefit first,
 then registration order), its folder (trait folders such as ``Commutative``
@@ -16,16 +16,18 @@ from xdsl.ir import Attribute, Operation
 from xdsl.pattern_rewriter import RewritePattern
 
 from passviz.dialects.triton_version import triton_version
-from passviz.passes.canonicalization import arith, cf, math, scf
+from passviz.passes.canonicalization import affine, arith, cf, math, scf
 from passviz.passes.canonicalization.arith import Folder, FoldResult
 
 __all__ = ["FoldResult", "fold", "has_table", "materialize_constant", "patterns_for"]
 
 _PATTERNS: Mapping[str, tuple[RewritePattern, ...]] = MappingProxyType(
-    {**arith.PATTERNS, **scf.PATTERNS, **cf.PATTERNS}
+    {**arith.PATTERNS, **scf.PATTERNS, **cf.PATTERNS, **affine.PATTERNS}
 )
 _FOLDERS: Mapping[str, Folder] = MappingProxyType({**arith.FOLDERS, **scf.FOLDERS, **math.FOLDERS})
-_OP_NAMES: frozenset[str] = arith.OP_NAMES | scf.OP_NAMES | cf.OP_NAMES | frozenset(math.FOLDERS)
+_OP_NAMES: frozenset[str] = (
+    arith.OP_NAMES | scf.OP_NAMES | cf.OP_NAMES | affine.OP_NAMES | frozenset(math.FOLDERS)
+)
 
 
 def has_table(op_name: str) -> bool:
