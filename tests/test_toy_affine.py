@@ -322,12 +322,13 @@ RUN_PROGRAMS = ("peer-affine-lowering", "peer-codegen", "inlined-calls-vector-sc
 
 @pytest.mark.parametrize("name", RUN_PROGRAMS)
 def test_every_step_of_the_lowering_prints_what_the_toy_program_does(name: str) -> None:
-    """The IR after each step, from MLIRGen's through fusion and scalar replacement, runs in
-    passviz's interpreter and prints what the toy-level program prints."""
+    """The IR after each step, from MLIRGen's through fusion, scalar replacement and
+    lower-affine (scf loops on memref loads and stores), runs in passviz's interpreter and
+    prints what the toy-level program prints."""
     for text in [_source(PROGRAMS[name])[0]]:
         expected = run_main(parse_ir(text))
         assert expected
-        run = record(text, affine_pipeline(True))
+        run = record(text, affine_pipeline(True) + ",lower-affine")
         assert not run.trace.failed_steps
         texts = StepTexts(run.trace)
         for step in range(len(run.trace.steps)):
