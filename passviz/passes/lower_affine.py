@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
+from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker, RewritePattern
 from xdsl.transforms.lower_affine import (
     LowerAffineApply,
     LowerAffineFor,
@@ -30,7 +30,7 @@ class LowerAffine(ModulePass):
     name = "lower-affine"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        patterns = [
+        patterns: list[RewritePattern] = [
             LowerAffineStore(),
             LowerAffineLoad(),
             LowerAffineFor(),
