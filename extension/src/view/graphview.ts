@@ -246,6 +246,10 @@ function sameArea(a: Area, b: Area): boolean {
   return a.x === b.x && a.y === b.y && a.w === b.w && a.h === b.h;
 }
 
+function sameMarks(a: GraphMarks, b: GraphMarks): boolean {
+  return a.root === b.root && a.selected === b.selected && a.chain.length === b.chain.length && a.chain.every((id, i) => id === b.chain[i]);
+}
+
 /** `area` grown by `fraction` of its size on every side. */
 function grown(area: Area, fraction: number): Area {
   return { x: area.x - area.w * fraction, y: area.y - area.h * fraction, w: area.w * (1 + 2 * fraction), h: area.h * (1 + 2 * fraction) };
@@ -292,6 +296,19 @@ export class GraphPane {
   private readonly live = new Map<string, NodeSpec | EdgeSpec>();
   /** Set while the pane draws the sketch instead of Cytoscape's elements. */
   private sketching = false;
+  /** The specs of the step to come, worked out while the person reads this one (null: none). */
+  private ahead: {
+    nodes: Map<string, NodeSpec>;
+    edges: Map<string, EdgeSpec>;
+    graph: DiffGraph;
+    frames: Map<string, Frame>;
+    marks: GraphMarks;
+    big: boolean;
+    use: boolean;
+    branch: boolean;
+    /** The specs they were worked out from (they reuse their objects). */
+    before: Map<string, NodeSpec>;
+  } | null = null;
   /** The shown edges' ends, as the sketch draws them (null: not listed yet for this step). */
   private sketchEdges: Array<readonly [string, string]> | null = null;
   /** The views the last hand-over was for, and whether a lean one waits to be completed after the paint. */
@@ -558,8 +575,39 @@ export class GraphPane {
     this.updateOffscreen();
   }
 
-  /** What every node and edge of the step should look like. */
+  /** Make `graph`'s specs the ones drawn: those worked out ahead by `prepare` if made for the same step. */
   private specify(graph: DiffGraph, frames: Map<string, Frame>, marks: GraphMarks, edgeFilter: EdgeFilter, big: boolean): void {
+    const ahead = this.ahead;
+    this.ahead = null;
+    const made =
+      ahead !== null && ahead.graph === graph && ahead.frames === frames && ahead.before === this.nodes && ahead.big === big &&
+      ahead.use === edgeFilter.use && ahead.branch === edgeFilter.branch && sameMarks(ahead.marks, marks)
+        ? ahead
+        : this.specs(graph, frames, marks, edgeFilter, big);
+    this.nodes = made.nodes;
+    this.edges = made.edges;
+    this.sketchEdges = null;
+  }
+
+  /**
+   * Work out ahead of time how the step to come will be drawn (its graph and
+   * frames, with these marks and edges shown): drawing it then skips that,
+   * as long as nothing else was drawn in between.
+   */
+  prepare(graph: DiffGraph, frames: Map<string, Frame>, marks: GraphMarks, edgeFilter: EdgeFilter): void {
+    const big = graph.nodes.size + graph.edges.size > BIG;
+    const made = this.specs(graph, frames, marks, edgeFilter, big);
+    this.ahead = { ...made, graph, frames, marks, big, use: edgeFilter.use, branch: edgeFilter.branch, before: this.nodes };
+  }
+
+  /** What every node and edge of the step should look like. */
+  private specs(
+    graph: DiffGraph,
+    frames: Map<string, Frame>,
+    marks: GraphMarks,
+    edgeFilter: EdgeFilter,
+    big: boolean
+  ): { nodes: Map<string, NodeSpec>; edges: Map<string, EdgeSpec> } {
     const chain = new Set(marks.chain);
     const chainEdges = new Set<string>();
     for (let i = 1; i < marks.chain.length; i++) {
@@ -569,9 +617,8 @@ export class GraphPane {
     // it again is one comparison and a step allocates only for what changed.
     const nodesBefore = this.nodes;
     const edgesBefore = this.edges;
-    this.nodes = new Map();
-    this.edges = new Map();
-    this.sketchEdges = null;
+    const nodes = new Map<string, NodeSpec>();
+    const edges = new Map<string, EdgeSpec>();
     for (const node of graph.nodes.values()) {
       const frame = frames.get(node.id);
       if (!frame) {
@@ -586,7 +633,7 @@ export class GraphPane {
           (sameFrame(before.frame, frame) && before.base === node.label && before.data.status === node.status &&
             before.data.kind === node.kind && before.data.text === node.text))
       ) {
-        this.nodes.set(node.id, before);
+        nodes.set(node.id, before);
         continue;
       }
       const classes = [`k-${node.kind}`, `st-${node.status}`, frame.box ? 'box' : 'leaf'];
@@ -603,7 +650,7 @@ export class GraphPane {
         classes.push('m-selected');
       }
       const label = frame.hidden !== undefined ? `${node.label}  (+${frame.hidden})` : node.label;
-      this.nodes.set(node.id, {
+      nodes.set(node.id, {
         data: {
           id: node.id,
           owner,
@@ -635,7 +682,7 @@ export class GraphPane {
         before !== undefined && before.edge === edge && before.ends[0] === source && before.ends[1] === target &&
         before.hidden === hidden && !onChain && !before.classes.includes('m-chain') && before.classes.includes('fast') === big
       ) {
-        this.edges.set(edge.id, before);
+        edges.set(edge.id, before);
         continue;
       }
       const curve = bow(source, target);
@@ -652,9 +699,9 @@ export class GraphPane {
         before.edge = edge;
         before.ends = [source, target];
         before.hidden = hidden;
-        this.edges.set(edge.id, before);
+        edges.set(edge.id, before);
       } else {
-        this.edges.set(edge.id, {
+        edges.set(edge.id, {
           data: { id: edge.id, source: edge.source, target: edge.target, label: edge.label, kind: edge.kind, bow: curve },
           classes,
           status: edge.status,
@@ -664,6 +711,7 @@ export class GraphPane {
         });
       }
     }
+    return { nodes, edges };
   }
 
   /**

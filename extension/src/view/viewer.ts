@@ -712,7 +712,10 @@ export class TraceViewer {
     }
     // And lay it out, on a copy of the layout's memory: → adopts it, anything else drops it.
     const layout = this.layout.fork();
-    this.ahead = { step: next, diff, layout, frames: layout.frames(diff.nodes), generation: this.layout.generation };
+    const frames = layout.frames(diff.nodes);
+    this.ahead = { step: next, diff, layout, frames, generation: this.layout.generation };
+    const record = this.trace.steps[next];
+    this.graphPane.prepare(diff, frames, { root: record.root ?? null, chain: record.chain ?? [], selected: this.selected }, this.edgeFilter);
   }
 
   /** The step's IR in the IR pane, diffed against the base the person chose. */
