@@ -66,13 +66,7 @@ NEWER_THAN_3_13 = (
 SKIP = {f"elementwise_op_fusion-{index}": NEWER_THAN_3_13 for index in (0, 1, 5, 6, 7, 8, 9, 10)}
 """Cases no IREE 3.13 output exists for, and why."""
 
-DIFFERS = {
-    f"elementwise_op_fusion-{index}": (
-        "passviz's arith folder folds truncf(extf(x)) to x, as Triton's LLVM does; "
-        "IREE 3.13's LLVM keeps both casts"
-    )
-    for index in (11, 12)
-}
+DIFFERS: dict[str, str] = {}
 """Cases where passviz's output is not iree-opt's yet, and why."""
 
 
@@ -538,3 +532,40 @@ def test_fusion_maps_a_producers_linalg_index_to_the_fused_loop() -> None:
     if iree_opt_missing() is None:
         pipeline = f"--pass-pipeline=builtin.module(util.func({FUSION}))"
         assert _iree_opt(printed) == _iree_opt(INDEX_PRODUCER, pipeline)
+
+
+CASTS = """util.func @casts(%a: f16, %b: bf16, %x: f32, %i: i32) -> (f16, bf16, f32, f32, i32, f32) {
+  %0 = arith.extf %a : f16 to f32
+  %1 = arith.truncf %0 : f32 to f16
+  %2 = arith.extf %b : bf16 to f64
+  %3 = arith.truncf %2 : f64 to bf16
+  %4 = arith.truncf %x fastmath<contract> : f32 to f16
+  %5 = arith.extf %4 fastmath<contract> : f16 to f32
+  %c0 = arith.constant 0 : i32
+  %6 = arith.divui %c0, %i : i32
+  %z = arith.constant 0.0 : f32
+  %7 = arith.mulf %x, %z fastmath<nnan,nsz> : f32
+  %8 = arith.extf %a : f16 to f64
+  %9 = arith.truncf %8 : f64 to f32
+  util.return %1, %3, %5, %9, %6, %7 : f16, bf16, f32, f32, i32, f32
+}
+"""
+
+
+def test_iree_passes_fold_casts_as_iree_3_13s_llvm() -> None:
+    """Inside IREE's passes the arith folders are IREE 3.13's LLVM's: truncf(extf(x)) stays,
+    extf(truncf(x)) under contract folds, and Triton 3.9's newer folds (0 / x, x * 0 under
+    nnan nsz) come; the same module outside them folds as Triton's LLVM (truncf(extf(x)) is x)."""
+    from passviz.dialects.llvm_version import iree_llvm
+    from passviz.dialects.triton_version import use_triton_version
+
+    ours = print_module(record(CASTS, "iree-flow-canonicalize").module)
+    assert ours.count("arith.truncf") == 3 and ours.count("arith.extf") == 3
+    assert "arith.divui" not in ours and "arith.mulf" not in ours
+    with use_triton_version("3.6"):
+        triton = print_module(record(CASTS, "canonicalize").module)
+    assert triton.count("arith.truncf") == 1 and "util.return %a, %b, %x," in triton
+    assert "arith.divui" in triton  # Triton 3.6's LLVM lacks 0 / x
+    assert not iree_llvm()
+    if iree_opt_missing() is None:
+        assert _iree_opt(ours) == _iree_opt(CASTS, "--canonicalize")

@@ -20,6 +20,7 @@ from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr, Affine
 from xdsl.pattern_rewriter import PatternRewriter
 
 from passviz.dialects.linalg import Conv2DNchwFchwOp, Conv2DNhwcHwcfOp, generalize
+from passviz.dialects.llvm_version import behaves_as_iree
 from passviz.dialects.tt_canonicalization import PatternTable, TritonPattern
 from passviz.ir.hints import isa
 from passviz.passes.canonicalize import apply_patterns_greedily
@@ -73,6 +74,7 @@ class Convert1X1FilterConv2DToMatmul(TracedPass):
     name = "iree-preprocessing-convert-1x1-filter-conv2d-to-matmul"
     announces_every_edit = True
 
+    @behaves_as_iree
     def run(self, ctx: Context, op: ModuleOp, recorder: StepRecorder) -> None:
         apply_patterns_greedily(ctx, op, recorder, PatternTable([Convert1x1FilterConvToMatmul()]))
 

@@ -43,6 +43,7 @@ from passviz.dialects.linalg import (
     GenericOp,
     MatmulOp,
 )
+from passviz.dialects.llvm_version import behaves_as_iree
 from passviz.dialects.tensor import CollapseShapeOp, ExpandShapeOp
 from passviz.dialects.tt_canonicalization import PatternTable, TritonPattern
 from passviz.ir.hints import isa
@@ -299,6 +300,7 @@ class ConvertConv2DToImg2Col(TracedPass):
     name = "iree-global-opt-convert-conv2d-to-img2col"
     announces_every_edit = True
 
+    @behaves_as_iree
     def run(self, ctx: Context, op: ModuleOp, recorder: StepRecorder) -> None:
         patterns = PatternTable(
             [ConvertConv2DNhwcHwcf(), ConvertDepthwiseConv2DNhwcHwc(), ConvertConv2DNchwFchw()]

@@ -38,6 +38,7 @@ from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
 
 from passviz.dialects.linalg import BatchMatmulOp, BatchMatvecOp, FillOp, GenericOp, MatmulOp
+from passviz.dialects.llvm_version import behaves_as_iree
 from passviz.dialects.tt_canonicalization import PatternTable, TritonPattern
 from passviz.ir.hints import isa
 from passviz.passes.canonicalize import apply_patterns_greedily
@@ -248,6 +249,7 @@ class DetachElementwiseFromNamedOps(TracedPass):
     name = "iree-global-opt-detach-elementwise-from-named-ops"
     announces_every_edit = True
 
+    @behaves_as_iree
     def run(self, ctx: Context, op: ModuleOp, recorder: StepRecorder) -> None:
         patterns = PatternTable([DetachElementwisePattern(), DetachSplatConstantOutsOperands()])
         apply_patterns_greedily(ctx, op, recorder, patterns)

@@ -32,6 +32,7 @@ from xdsl.utils.exceptions import PassFailedException
 from passviz.dialects import flow
 from passviz.dialects.iree_tensor_ext import DispatchTensorLoadOp, DispatchTensorStoreOp, DispatchTensorType
 from passviz.dialects.linalg import FillOp
+from passviz.dialects.llvm_version import behaves_as_iree
 from passviz.ir.hints import isa
 from passviz.passes.canonicalize import CanonicalizationTables, apply_patterns_greedily
 from passviz.passes.dispatch_common import (
@@ -56,6 +57,7 @@ class ConvertDispatchRegionsToWorkgroups(TracedPass):
 
     name = "iree-dispatch-creation-convert-dispatch-regions-to-workgroups"
 
+    @behaves_as_iree
     def run(self, ctx: Context, op: ModuleOp, recorder: StepRecorder) -> None:
         regions = [inner for inner in op.walk() if isinstance(inner, flow.DispatchRegionOp)]
         for region in regions:
@@ -400,5 +402,6 @@ class FlowCanonicalize(TracedPass):
     name = "iree-flow-canonicalize"
     announces_every_edit = True
 
+    @behaves_as_iree
     def run(self, ctx: Context, op: ModuleOp, recorder: StepRecorder) -> None:
         apply_patterns_greedily(ctx, op, recorder, flow_patterns(CanonicalizationTables()), CANONICALIZE)

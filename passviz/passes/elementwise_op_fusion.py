@@ -51,6 +51,7 @@ from xdsl.rewriter import InsertPoint
 
 from passviz.dialects import flow
 from passviz.dialects.linalg import GenericOp
+from passviz.dialects.llvm_version import behaves_as_iree
 from passviz.dialects.tt_canonicalization import PatternTable, TritonPattern
 from passviz.ir.hints import isa
 from passviz.passes.canonicalize import apply_patterns_greedily
@@ -791,6 +792,7 @@ class ElementwiseOpFusion(TracedPass):
     name = "iree-dispatch-creation-elementwise-op-fusion"
     announces_every_edit = True
 
+    @behaves_as_iree
     def run(self, ctx: Context, op: ModuleOp, recorder: StepRecorder) -> None:
         apply_patterns_greedily(ctx, op, recorder, PatternTable(elementwise_fusion_patterns()), NO_LIMIT)
 

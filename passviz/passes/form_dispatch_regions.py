@@ -57,6 +57,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from passviz.dialects import flow
 from passviz.dialects.linalg import DepthwiseConv2DNhwcHwcOp, DepthwiseConv2DNhwcHwcQOp, GenericOp, SoftmaxOp
+from passviz.dialects.llvm_version import behaves_as_iree
 from passviz.ir.hints import isa
 from passviz.passes.canonicalize import apply_patterns_greedily
 from passviz.passes.dispatch_common import (
@@ -764,6 +765,7 @@ class FormDispatchRegions(TracedPass):
     fuse_pad_with_consumers: bool = False
     """IREE's ``fuse-pad-with-consumers``: a ``tensor.pad`` joins the convolution it feeds."""
 
+    @behaves_as_iree
     def run(self, ctx: Context, op: ModuleOp, recorder: StepRecorder) -> None:
         for function in _functions(op):
             decider = _Decider(recorder, self.fuse_pad_with_consumers)
@@ -835,6 +837,7 @@ class CloneProducersIntoDispatchRegions(TracedPass):
 
     name = "iree-dispatch-creation-clone-producers-into-dispatch-regions"
 
+    @behaves_as_iree
     def run(self, ctx: Context, op: ModuleOp, recorder: StepRecorder) -> None:
         for region in [inner for inner in op.walk() if isinstance(inner, flow.DispatchRegionOp)]:
             producers = _topological(cloneable_producers(region))

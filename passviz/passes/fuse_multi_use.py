@@ -25,6 +25,7 @@ from xdsl.ir import Operation, Use
 from xdsl.rewriter import InsertPoint
 
 from passviz.dialects.linalg import GenericOp
+from passviz.dialects.llvm_version import behaves_as_iree
 from passviz.dialects.tt_canonicalization import PatternTable
 from passviz.ir.dominance import properly_dominates
 from passviz.passes.canonicalize import apply_patterns_greedily
@@ -149,6 +150,7 @@ class FuseMultiUseElementwiseProducer(TracedPass):
     name = "iree-dispatch-creation-fuse-multi-use-elementwise-producer"
     announces_every_edit = True
 
+    @behaves_as_iree
     def run(self, ctx: Context, op: ModuleOp, recorder: StepRecorder) -> None:
         clean_up = PatternTable(
             [DeduplicateAndRemoveDeadOperandsAndResults(), RemoveUnusedCycleInGenericOp()]

@@ -26,6 +26,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import SymbolOpInterface
 
 from passviz.dialects import flow
+from passviz.dialects.llvm_version import behaves_as_iree
 from passviz.passes.dispatch_common import dispatch_regions
 from passviz.trace.recorder import StepRecorder, TracedPass
 
@@ -39,6 +40,7 @@ class OutlineDispatchRegions(TracedPass):
 
     name = "iree-flow-outline-dispatch-regions"
 
+    @behaves_as_iree
     def run(self, ctx: Context, op: ModuleOp, recorder: StepRecorder) -> None:
         for function in list(op.body.block.ops):
             symbol = function.get_trait(SymbolOpInterface)

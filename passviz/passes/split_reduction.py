@@ -24,6 +24,7 @@ from xdsl.ir.affine import AffineDimExpr, AffineMap
 from xdsl.utils.exceptions import PassFailedException
 
 from passviz.dialects.linalg import FillOp, GenericOp
+from passviz.dialects.llvm_version import behaves_as_iree
 from passviz.ir.hints import isa
 from passviz.trace.recorder import StepRecorder, TracedPass
 
@@ -71,6 +72,7 @@ class SplitReductionOps(TracedPass):
     name = "iree-dispatch-creation-split-reduction-ops"
     announces_every_edit = True
 
+    @behaves_as_iree
     def run(self, ctx: Context, op: ModuleOp, recorder: StepRecorder) -> None:
         for nested in op.walk():
             if isinstance(nested, GenericOp) and argmax_candidate(nested):

@@ -15,7 +15,7 @@ from types import MappingProxyType
 from xdsl.ir import Attribute, Operation
 from xdsl.pattern_rewriter import RewritePattern
 
-from passviz.dialects.triton_version import triton_version
+from passviz.dialects.llvm_version import llvm_since
 from passviz.passes.canonicalization import affine, arith, cf, math, scf
 from passviz.passes.canonicalization.arith import Folder, FoldResult
 
@@ -44,8 +44,7 @@ def patterns_for(op: Operation) -> tuple[RewritePattern, ...] | None:
         return None
     patterns = _PATTERNS.get(op.name, ())
     # Patterns that came with Triton 3.9's newer LLVM name the release in ``since``.
-    version = triton_version()
-    return tuple(p for p in patterns if getattr(p, "since", version) <= version)
+    return tuple(p for p in patterns if (since := getattr(p, "since", None)) is None or llvm_since(since))
 
 
 def fold(op: Operation) -> FoldResult | None:

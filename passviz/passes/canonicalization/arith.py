@@ -4,7 +4,9 @@ Folders follow ``mlir/lib/Dialect/Arith/IR/ArithOps.cpp``; patterns follow the
 DRR patterns of ``ArithCanonicalization.td`` and the C++ ones of ``ArithOps.cpp``
 (``SelectToExtUI``, ``CmpFIntToFPConst``), as of the LLVM that Triton 3.6 builds
 against; behaving as Triton 3.9, the folds its newer LLVM adds come too
-(``_fold_newer_llvm``, ``mulf(x, 0)`` under ``nnan``/``nsz``).  A DRR pattern's
+(``_fold_newer_llvm``, ``mulf(x, 0)`` under ``nnan``/``nsz``).  Inside IREE's
+passes they behave as IREE 3.13's LLVM (``passviz.dialects.llvm_version``):
+the newer folds, and ``truncf(extf(x))`` left alone.  A DRR pattern's
 benefit is the number of ops it matches, so the tables list an op's patterns
 sorted by it as MLIR's applicator tries them.
 """
@@ -32,6 +34,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.utils.type import get_element_type_or_self
 
+from passviz.dialects.llvm_version import iree_llvm, llvm_since
 from passviz.dialects.matchers import (
     APInt,
     bool_attr,
@@ -47,7 +50,7 @@ from passviz.dialects.matchers import (
     is_int,
     is_poison,
 )
-from passviz.dialects.triton_version import TritonVersion, triton_version
+from passviz.dialects.triton_version import TritonVersion
 from passviz.ir.hints import isa
 from passviz.passes.canonicalization.builders import (
     ARITH_OP_NAMES,
@@ -478,7 +481,7 @@ def _with_newer_llvm_folds(folder: Folder) -> Folder:
     """``folder``, after ``_fold_newer_llvm`` when behaving as Triton 3.9."""
 
     def fold(op: Operation) -> FoldResult | None:
-        if triton_version() >= (3, 9) and (folded := _fold_newer_llvm(op)) is not None:
+        if llvm_since((3, 9)) and (folded := _fold_newer_llvm(op)) is not None:
             return folded
         return folder(op)
 
@@ -567,7 +570,7 @@ def _fold_mulf(op: Operation) -> FoldResult | None:
     rhs = float_value(b)
     if rhs == 1.0:  # mulf(x, 1) -> x
         return [op.operands[0]]
-    if triton_version() >= (3, 9) and is_float_zero(rhs, negative=None) and _has_flags(op, "nnan", "nsz"):
+    if llvm_since((3, 9)) and is_float_zero(rhs, negative=None) and _has_flags(op, "nnan", "nsz"):
         return [op.operands[1]]  # mulf(x, ±0) -> ±0 when NaNs and the sign of zero may be ignored
     return _result(fold_binary(a, b, "float", _floats(_ieee(lambda x, y: x * y))))
 
@@ -750,7 +753,8 @@ def _fold_truncf(op: Operation) -> FoldResult | None:
     target = _float_type(op.results[0].type)
     if target is None:
         return None
-    if ext := _defining(op.operands[0], arith.ExtFOp):
+    # IREE 3.13's LLVM no longer folds truncf(extf(a)); Triton's still do.
+    if not iree_llvm() and (ext := _defining(op.operands[0], arith.ExtFOp)):
         src = ext.input
         src_type = _float_type(src.type)
         if src_type is not None:
