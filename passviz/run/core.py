@@ -219,6 +219,7 @@ class CoreFunctions(InterpreterFunctions):
 def new_interpreter(module: ModuleOp, extra: tuple[InterpreterFunctions, ...] = ()) -> KernelInterpreter:
     """An interpreter for ``module`` that knows every op passviz implements."""
     from passviz.run.arith import ArithFunctions, MathFunctions
+    from passviz.run.linalg_ops import LinalgFunctions
     from passviz.run.toy_ops import BufferFunctions, ToyFunctions
     from passviz.run.tt_ops import TritonFunctions
     from passviz.run.tts_ops import StructuredFunctions
@@ -235,6 +236,7 @@ def new_interpreter(module: ModuleOp, extra: tuple[InterpreterFunctions, ...] = 
         AffineFunctions(),
         ToyFunctions(),
         BufferFunctions(),
+        LinalgFunctions(),
         *extra,
     ):
         interpreter.register_implementations(functions)

@@ -19,8 +19,10 @@ from pathlib import Path
 from typing import cast
 
 import numpy as np
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.ir import Attribute, BlockArgument
 
+from passviz.dialects.hal import TensorImportOp
 from passviz.dialects.tt import PointerType
 from passviz.run.launch import Argument, kernel_function
 from passviz.run.values import Array, is_float, round_bf16
@@ -114,13 +116,20 @@ def parse_arg(text: str) -> ArgSpec:
 def derive_specs(module: ModuleOp, size: int = 64) -> list[ArgSpec]:
     """Arguments for the kernel in ``module`` when none are given: every integer scalar is ``size``,
     every float scalar 0.5, every pointer a buffer of ``size * size`` random elements of its pointee
-    type, enough for kernels whose sizes, strides and row counts all come from those scalars."""
+    type, enough for kernels whose sizes, strides and row counts all come from those scalars; every
+    tensor (or buffer view a tensor is imported from) random elements of its static shape."""
     function = kernel_function(module)
     block = function.regions[0].blocks.first
     specs: list[ArgSpec] = []
     for index, arg in enumerate(block.args if block is not None else ()):
         name = arg.name_hint or f"arg{index}"
-        if isinstance(arg.type, PointerType):
+        tensor = _tensor_type(arg)
+        if tensor is not None:
+            element, shape = str(tensor.get_element_type()), tuple(tensor.get_shape())
+            if element not in DTYPES or any(size < 0 for size in shape):
+                raise InputSpecError(f"argument {name!r} is a {tensor}; give its array with --arg")
+            specs.append(ArgSpec(name, shape, element))
+        elif isinstance(arg.type, PointerType):
             pointee = str(arg.type.pointee_type)
             if pointee not in DTYPES:
                 raise InputSpecError(f"argument {name!r} points to {pointee}; give its buffer with --arg")
@@ -130,6 +139,18 @@ def derive_specs(module: ModuleOp, size: int = 64) -> list[ArgSpec]:
         else:
             specs.append(ArgSpec(name, scalar=size))
     return specs
+
+
+def _tensor_type(arg: BlockArgument) -> TensorType[Attribute] | None:
+    """The tensor an argument holds: its type, or for a ``!hal.buffer_view`` the tensor
+    ``hal.tensor.import`` reads from it (None for pointers and scalars)."""
+    type_: Attribute = arg.type
+    if isinstance(type_, TensorType):
+        return cast(TensorType[Attribute], type_)
+    for use in arg.uses:
+        if isinstance(use.operation, TensorImportOp):
+            return use.operation.target.type
+    return None
 
 
 def make_array(spec: ArgSpec, rng: np.random.Generator) -> Array:

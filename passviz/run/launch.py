@@ -11,11 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
-from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Operation
+from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.ir import Attribute, Operation
 
+from passviz.dialects.hal import BufferViewType
 from passviz.dialects.tt import PointerType
 from passviz.run.core import new_interpreter
 from passviz.run.values import (
@@ -59,7 +61,7 @@ class LaunchResult:
 def kernel_function(module: ModuleOp, name: str | None = None) -> Operation:
     """The kernel to launch: the function named ``name``, else the module's first public function."""
     for op in module.walk():
-        if op.name not in FUNCTION_OPS:
+        if op.name not in FUNCTION_OPS or _in_executable(op):
             continue
         sym = getattr(function_attribute(op, "sym_name"), "data", None)
         visibility = getattr(function_attribute(op, "sym_visibility"), "data", "public")
@@ -68,6 +70,22 @@ def kernel_function(module: ModuleOp, name: str | None = None) -> Operation:
     raise LaunchError(
         f"the module has no function named @{name}" if name else "the module has no public function"
     )
+
+
+def _in_executable(op: Operation) -> bool:
+    """Whether ``op`` is an outlined dispatch function, which only ``flow.dispatch`` runs."""
+    parent = op.parent_op()
+    while parent is not None:
+        if parent.name == "flow.executable":
+            return True
+        parent = parent.parent_op()
+    return False
+
+
+def takes_array(type_: Attribute) -> bool:
+    """Whether an argument of ``type_`` is given as an array passed by value: a tensor, or an
+    IREE ``!hal.buffer_view`` (its function imports it as a tensor)."""
+    return isinstance(type_, TensorType | BufferViewType)
 
 
 def normalize_grid(grid: Sequence[int]) -> tuple[int, int, int]:
@@ -87,12 +105,18 @@ def launch(
         raise LaunchError(f"the kernel takes {len(types)} arguments, not {len(arguments)}", function)
     memory = Memory()
     values: list[object] = []
+    returned: list[Buffer] = []
     for (name, value), type_ in zip(arguments, types, strict=True):
         if isinstance(type_, PointerType):
             if not isinstance(value, np.ndarray):
                 raise LaunchError(f"argument {name!r} is a pointer ({type_}); give it an array", function)
             memory.buffers.append(Buffer(name, np.ascontiguousarray(value).reshape(-1).copy()))
             values.append(Pointer(len(memory.buffers) - 1, 0))
+            continue
+        if takes_array(type_):
+            if not isinstance(value, np.ndarray):
+                raise LaunchError(f"argument {name!r} is a {type_}; give it an array", function)
+            values.append(value.copy())
             continue
         if isinstance(value, np.ndarray) and value.ndim > 0:
             raise LaunchError(f"argument {name!r} is a scalar ({type_}); give it a number", function)
@@ -113,14 +137,20 @@ def launch(
                 for x in range(axes[0]):
                     interpreter.program_id = (x, y, z)
                     try:
-                        interpreter.call(function, tuple(values))
+                        results = interpreter.call(function, tuple(values))
                     except (UnsupportedOpError, KernelAssertionError, DeclarationCallError):
                         raise
                     except RunError as exc:
                         raise RunError(f"{exc.message} (in program {(x, y, z)})", exc.op) from None
+                    # A function that returns tensors (IREE's) has them as its outputs.
+                    returned = [
+                        Buffer(f"result #{index}", np.array(cast(Array, value)).reshape(-1), written=True)
+                        for index, value in enumerate(results)
+                        if isinstance(value, np.ndarray)
+                    ]
     # A Toy program's output is what it prints: each print is an output, compared as a buffer is.
     printed = [
         Buffer(f"print #{index}", np.asarray(value, dtype=np.float64).reshape(-1).copy(), written=True)
         for index, value in enumerate(interpreter.printed, 1)
     ]
-    return LaunchResult([*memory.buffers, *printed])
+    return LaunchResult([*memory.buffers, *returned, *printed])

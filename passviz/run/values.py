@@ -66,7 +66,7 @@ class KernelAssertionError(RunError):
     """A ``tt.assert`` that failed in some program of the grid."""
 
 
-FUNCTION_OPS = ("tt.func", "func.func", "toy.func")
+FUNCTION_OPS = ("tt.func", "func.func", "toy.func", "util.func")
 """The ops that define functions."""
 
 
