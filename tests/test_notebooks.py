@@ -10,7 +10,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from tests.conftest import need
+from tests.conftest import iree_opt_missing, need
 from tests.triton_oracle import triton_missing
 
 NOTEBOOKS = sorted(Path(__file__).parents[1].glob("notebooks/*.ipynb"))
@@ -66,6 +66,8 @@ def _needs(notebook: Path) -> list[str]:
 def _skip_without_extras(notebook: Path) -> None:
     if "triton" in _needs(notebook):
         need(triton_missing())
+    if "iree" in _needs(notebook):
+        need(iree_opt_missing())
 
 
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
@@ -185,3 +187,21 @@ def test_bisect_notebook_names_the_pattern_that_breaks_the_kernel() -> None:
     assert "1000 elements differ" in printed
     bundle = _bundle(_tagged(nb, "stepper")[0])
     assert bundle[TRACE_MIME]["view"]["step"] == 3
+
+
+def test_iree_notebook_watches_the_bias_add_join_the_matmuls_dispatch() -> None:
+    notebook = Path(__file__).parents[1] / "notebooks" / "07-iree-dispatch-regions.ipynb"
+    _skip_without_extras(notebook)
+    nb = _executed(notebook)
+    assert "iree-dispatch-creation-form-dispatch-regions" in _stdout(_tagged(nb, "pipeline")[0])
+    dispatch = _stdout(_tagged(nb, "dispatch")[0])
+    assert "the step that puts the bias-add into the matmul's dispatch: 23 FuseWithConsumer" in dispatch
+    assert (
+        "MoveIntoDispatchRegion: dispatch 0 [['flow.dispatch.region', 'linalg.matmul', 'linalg.generic']]"
+        in (dispatch)
+    )
+    assert "flow.executable private @predict_dispatch_0" in _stdout(_tagged(nb, "executables")[0])
+    assert "same module as iree-opt: True" in _stdout(_tagged(nb, "iree-opt")[0])
+    assert "first differing step: None" in _stdout(_tagged(nb, "run")[0])
+    (stepper,) = _tagged(nb, "stepper")
+    assert _bundle(stepper)[TRACE_MIME]["view"]["step"] == 23
