@@ -393,3 +393,70 @@ def test_form_dispatch_regions_alone_is_iree_opts(name: str) -> None:
     assert run.trace.status == "ok", run.trace.failed_steps
     pipeline = f"--pass-pipeline=builtin.module(util.func({DISPATCH_PASSES[0]}))"
     assert _iree_opt(print_module(run.module)) == _iree_opt(text, pipeline)
+
+
+_CLONE = "iree-dispatch-creation-clone-producers-into-dispatch-regions"
+
+CLONE_ALONE = {
+    "dead_after_cloning": """util.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %cst = arith.constant 1.0 : f32
+  %unused = arith.constant 2.0 : f32
+  %e0 = tensor.empty() : tensor<8xf32>
+  %e = tensor.empty() : tensor<4xf32>
+  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  %r = flow.dispatch.region -> (tensor<4xf32>) {
+    %g = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%a : tensor<4xf32>) outs(%f : tensor<4xf32>) {
+    ^bb0(%x: f32, %o: f32):
+      %s = arith.addf %x, %o : f32
+      linalg.yield %s : f32
+    } -> tensor<4xf32>
+    flow.return %g : tensor<4xf32>
+  }
+  util.return %r : tensor<4xf32>
+}
+""",
+    "generic_left_outside": """util.func @f(%a: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %e = tensor.empty() : tensor<4xf32>
+  %g = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%a : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %s = arith.addf %x, %x : f32
+    linalg.yield %s : f32
+  } -> tensor<4xf32>
+  %r = flow.dispatch.region -> (tensor<4xf32>) {
+    flow.return %a : tensor<4xf32>
+  }
+  util.return %g, %r : tensor<4xf32>, tensor<4xf32>
+}
+""",
+}
+"""Clone producers alone: the ops its first cloning leaves dead go, dead ones from before
+too; a generic outside every dispatch gets its own, and the empty tensor its second cloning
+leaves dead stays, as in IREE 3.13."""
+
+
+@pytest.mark.parametrize("name", sorted(CLONE_ALONE))
+def test_clone_producers_alone_is_iree_opts(name: str) -> None:
+    """Clone producers into dispatch regions alone ends as iree-opt's does."""
+    text = CLONE_ALONE[name]
+    run = record(text, _CLONE, options=RecordOptions(check=True))
+    assert run.trace.status == "ok", run.trace.failed_steps
+    names = [step.name for step in run.trace.steps]
+    if name == "dead_after_cloning":
+        assert names.count("erase-dead-op") == 5  # the fill, both empties, both constants
+    else:
+        assert "WrapInDispatchRegion: a generic no dispatch took" in names
+    need(iree_opt_missing())
+    pipeline = f"--pass-pipeline=builtin.module(util.func({_CLONE}))"
+    assert _iree_opt(print_module(run.module)) == _iree_opt(text, pipeline)
+
+
+def test_seed_matmul_through_clone_producers_is_iree_opts() -> None:
+    """The seed's model through form dispatch regions and clone producers, with nothing after,
+    leaves no dead fill, empty tensor or constant in the function, as iree-opt does."""
+    need(iree_opt_missing())
+    passes = DISPATCH_PASSES[:2]
+    assert passes[1] == _CLONE
+    run = record(SEED_MATMUL, ",".join(passes))
+    assert run.trace.status == "ok", run.trace.failed_steps
+    expected = _iree_opt(SEED_MATMUL, f"--pass-pipeline=builtin.module(util.func({','.join(passes)}))")
+    assert _iree_opt(print_module(run.module)) == expected

@@ -26,7 +26,10 @@ regions erased, constants hoisted to its top), each change a step.
 
 Clone producers copies into each region the cheap ops it uses from outside
 (``tensor.empty``, ``linalg.fill``, small constants, ...): one
-``CloneProducersIntoDispatchRegion`` step per region.
+``CloneProducersIntoDispatchRegion`` step per region.  Then, as IREE 3.13 does,
+the ops left dead go (one ``erase-dead-op`` step each), each ``linalg.generic``
+still outside a dispatch is wrapped in one of its own, and the cloning runs
+again for those.
 """
 
 from __future__ import annotations
@@ -53,6 +56,7 @@ from xdsl.ir.affine import AffineBinaryOpExpr, AffineConstantExpr, AffineDimExpr
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import is_side_effect_free
+from xdsl.transforms.dead_code_elimination import is_trivially_dead
 from xdsl.utils.exceptions import PassFailedException
 
 from passviz.dialects import flow
@@ -70,6 +74,7 @@ from passviz.passes.dispatch_common import (
     used_values_defined_above,
 )
 from passviz.passes.dispatch_workgroups import EraseDeadLinalgOp
+from passviz.passes.elementwise_op_fusion import outside_dispatch
 from passviz.passes.greedy import DEFAULT
 from passviz.trace.recorder import StepRecorder, TracedPass
 
@@ -831,20 +836,72 @@ def cloneable_producers(region: flow.DispatchRegionOp) -> list[Operation]:
     return found
 
 
+def _is_dead(op: Operation) -> bool:
+    """MLIR's ``isOpTriviallyDead``: no result used, and no effect but making them (a linalg
+    op on tensors and a dispatch region of such ops included)."""
+    if any(result.uses for result in op.results):
+        return False
+    if isinstance(op, flow.DispatchRegionOp):
+        return _effect_free(op)
+    inits = dps_inits(op)
+    if inits is not None and op.results and all(isa(i.type, TensorType[Attribute]) for i in inits):
+        return True
+    return is_trivially_dead(op)
+
+
+def _post_order_reversed(op: Operation) -> list[Operation]:
+    """``walk<PostOrder, ReverseIterator>``: nested ops first, each block last to first."""
+    found: list[Operation] = []
+    for region in reversed(op.regions):
+        for block in reversed(list(region.blocks)):
+            for child in reversed(list(block.ops)):
+                found += _post_order_reversed(child)
+    found.append(op)
+    return found
+
+
 @dataclass(frozen=True)
 class CloneProducersIntoDispatchRegions(TracedPass):
-    """Copy the cheap ops a dispatch region uses (empty tensors, fills, small constants) into it."""
+    """Copy the cheap ops a dispatch region uses (empty tensors, fills, small constants) into it,
+    erase what that leaves dead, and give each generic still outside a dispatch one of its own."""
 
     name = "iree-dispatch-creation-clone-producers-into-dispatch-regions"
 
     @behaves_as_iree
     def run(self, ctx: Context, op: ModuleOp, recorder: StepRecorder) -> None:
-        for region in [inner for inner in op.walk() if isinstance(inner, flow.DispatchRegionOp)]:
+        for function in _functions(op):
+            self._clone_all(function, op, recorder)
+            # IREE 3.13 erases the ops the cloning left dead (and any dead before) here, once:
+            # what the second cloning below leaves dead stays.
+            for candidate in _post_order_reversed(function)[:-1]:
+                if candidate.parent is not None and _is_dead(candidate):
+                    with recorder.step("erase-dead-op", candidate):
+                        Rewriter.erase_op(candidate)
+            outside = [
+                inner for inner in function.walk() if isinstance(inner, GenericOp) and outside_dispatch(inner)
+            ]
+            for generic in outside:
+                with recorder.step(
+                    "WrapInDispatchRegion: a generic no dispatch took",
+                    generic,
+                    full=True,
+                    dispatch=lambda: dispatch_regions(op),
+                ):
+                    move_into_region(generic, None)
+            self._clone_all(function, op, recorder)
+
+    @staticmethod
+    def _clone_all(function: Operation, module: ModuleOp, recorder: StepRecorder) -> None:
+        """Clone into each region of ``function`` the clonable ops it uses from outside."""
+        for region in [inner for inner in function.walk() if isinstance(inner, flow.DispatchRegionOp)]:
             producers = _topological(cloneable_producers(region))
             if not producers:
                 continue
             with recorder.step(
-                "CloneProducersIntoDispatchRegion", region, full=True, dispatch=lambda: dispatch_regions(op)
+                "CloneProducersIntoDispatchRegion",
+                region,
+                full=True,
+                dispatch=lambda: dispatch_regions(module),
             ):
                 block = region.body.blocks.first
                 assert block is not None
