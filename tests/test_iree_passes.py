@@ -363,6 +363,14 @@ def test_fusion_refuses_a_producer_with_two_users_and_says_why() -> None:
 
     run = record(TWO_USERS, FUSION)
     assert not any(step.name == "FuseElementwiseOps" for step in run.trace.steps)
+    refused = [step for step in run.trace.steps if step.name.startswith("NoFusion")]
+    assert [step.name for step in refused] == [
+        "NoFusion: linalg.generic (arith.addf) stays out of input 0 of linalg.generic (math.exp) "
+        "(the producer has other users)",
+        "NoFusion: linalg.generic (arith.addf) stays out of input 0 of linalg.generic (arith.mulf) "
+        "(the producer has other users)",
+    ]
+    assert refused[0].root == refused[1].root is not None  # both rooted at the add
     generics = [op for op in run.module.walk() if isinstance(op, GenericOp)]
     assert len(generics) == 3
     producer, consumer = generics[0], generics[1]
@@ -569,3 +577,42 @@ def test_iree_passes_fold_casts_as_iree_3_13s_llvm() -> None:
     assert not iree_llvm()
     if iree_opt_missing() is None:
         assert _iree_opt(ours) == _iree_opt(CASTS, "--canonicalize")
+
+
+TRUNCATION_TWO_USERS = """util.func @f(%a: tensor<8xf32>) -> (tensor<8xf16>, tensor<8xf16>) {
+  %e = tensor.empty() : tensor<8xf16>
+  %t = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%a : tensor<8xf32>) outs(%e : tensor<8xf16>) {
+  ^bb0(%x: f32, %o: f16):
+    %s = arith.truncf %x : f32 to f16
+    linalg.yield %s : f16
+  } -> tensor<8xf16>
+  %1 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%t : tensor<8xf16>) outs(%e : tensor<8xf16>) {
+  ^bb0(%x: f16, %o: f16):
+    %s = arith.addf %x, %x : f16
+    linalg.yield %s : f16
+  } -> tensor<8xf16>
+  %2 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%t : tensor<8xf16>) outs(%e : tensor<8xf16>) {
+  ^bb0(%x: f16, %o: f16):
+    %s = arith.mulf %x, %x : f16
+    linalg.yield %s : f16
+  } -> tensor<8xf16>
+  util.return %1, %2 : tensor<8xf16>, tensor<8xf16>
+}
+"""
+
+MULTI_USE = "iree-dispatch-creation-fuse-multi-use-elementwise-producer"
+
+
+def test_multi_use_fusion_says_why_it_refuses_a_truncation() -> None:
+    """A truncation with two users fuses into neither (IREE leaves bit-width changes to
+    dispatch formation): one NoFusion step, at its first user, says so; iree-opt agrees."""
+    run = record(TRUNCATION_TWO_USERS, MULTI_USE)
+    names = [step.name for step in run.trace.steps]
+    assert "doMultiUseFusion" not in names
+    assert [name for name in names if name.startswith("NoFusion")] == [
+        "NoFusion: linalg.generic (arith.truncf) stays out of linalg.generic (arith.addf) "
+        "(the producer is a bit truncation)"
+    ]
+    if iree_opt_missing() is None:
+        expected = _iree_opt(TRUNCATION_TWO_USERS, f"--pass-pipeline=builtin.module(util.func({MULTI_USE}))")
+        assert _iree_opt(print_module(run.module)) == expected

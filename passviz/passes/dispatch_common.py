@@ -1,5 +1,6 @@
-"""What IREE's dispatch passes share: dispatch regions as a trace shows them,
-captured values, dynamic dimensions and tied operands (IREE's ``Util`` helpers)."""
+"""What IREE's dispatch passes share: dispatch regions as a trace shows them, fusion
+decisions as steps, captured values, dynamic dimensions and tied operands (IREE's
+``Util`` helpers)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from xdsl.ir import Attribute, Operation, OpResult, Region, SSAValue
 from xdsl.irdl import IRDLOperation
 
 from passviz.dialects import flow, hal
+from passviz.trace.recorder import StepRecorder
 
 DispatchBox = flow.DispatchRegionOp | flow.DispatchWorkgroupsOp
 """The ops a trace's ``dispatch`` field draws as boxes."""
@@ -27,6 +29,19 @@ def dispatch_regions(root: Operation) -> list[list[Operation]]:
             ]
             found.append([op, *members])
     return found
+
+
+def record_decision(recorder: StepRecorder, name: str, op: Operation) -> None:
+    """A fusion decision (a root chosen, a fusion made or refused) as a step rooted at ``op``
+    that changes nothing: the trace tells what was decided, and why, where it was decided."""
+    with recorder.step(name, op):
+        pass
+
+
+def record_no_fusion(recorder: StepRecorder, op: Operation, where: str, why: str, what: str = "") -> None:
+    """The step ``NoFusion: <op> stays out of <where> (<why>)`` for a fusion refused;
+    ``what`` names ``op`` where its op name alone would not tell it apart."""
+    record_decision(recorder, f"NoFusion: {what or op.name} stays out of {where} ({why})", op)
 
 
 def dynamic_count(type_: Attribute) -> int:

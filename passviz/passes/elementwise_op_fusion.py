@@ -13,6 +13,10 @@ same set run with it: fills and splat constants folded into the payload,
 ``outs`` the payload does not read replaced by ``tensor.empty``, and dead or
 duplicate operands dropped.
 
+Once the fusion settles, each pair MLIR's pattern would fuse but IREE's control
+function refuses is a ``NoFusion`` step naming the producer (by its payload), the
+consumer's input it feeds, and the reason.
+
 IREE's ``GatherFusionPattern`` runs first: a bit extension or transpose read
 through ``tensor.extract`` inside a generic is computed in place of the extract.
 
@@ -56,6 +60,7 @@ from passviz.dialects.tt_canonicalization import PatternTable, TritonPattern
 from passviz.ir.hints import isa
 from passviz.passes.canonicalize import apply_patterns_greedily
 from passviz.passes.detach_elementwise import is_contraction
+from passviz.passes.dispatch_common import record_no_fusion
 from passviz.passes.greedy import GreedyConfig
 from passviz.trace.recorder import StepRecorder, TracedPass
 
@@ -795,6 +800,31 @@ class ElementwiseOpFusion(TracedPass):
     @behaves_as_iree
     def run(self, ctx: Context, op: ModuleOp, recorder: StepRecorder) -> None:
         apply_patterns_greedily(ctx, op, recorder, PatternTable(elementwise_fusion_patterns()), NO_LIMIT)
+        record_refusals(op, recorder)
+
+
+def payload_label(op: Operation) -> str:
+    """``op``'s name, with a generic's payload ops, so that two generics' names tell them apart."""
+    if not isinstance(op, GenericOp):
+        return op.name
+    payload = [inner.name for inner in op.body.block.ops if not isinstance(inner, YieldOp | IndexOp)]
+    shown = ", ".join(payload[:3]) + (", ..." if len(payload) > 3 else "")
+    return f"{op.name} ({shown or 'a copy'})"
+
+
+def record_refusals(module: Operation, recorder: StepRecorder) -> None:
+    """One ``NoFusion`` step per producer and consumer that MLIR's pattern would fuse but IREE's
+    control function refuses, as the greedy driver's last, converging iteration finds them."""
+    consumers = [op for op in module.walk() if isinstance(op, GenericOp)]
+    for consumer in consumers:
+        for number, value in enumerate(consumer.inputs):
+            producer = value.owner
+            if not isinstance(producer, Operation) or not are_elementwise_ops_fusable(consumer, number):
+                continue
+            why = fusion_refusal(producer, consumer, number)
+            if why is not None:
+                where = f"input {number} of {payload_label(consumer)}"
+                record_no_fusion(recorder, producer, where, why, payload_label(producer))
 
 
 __all__ = [
@@ -813,4 +843,6 @@ __all__ = [
     "fuse_elementwise_ops",
     "fusion_refusal",
     "outside_dispatch",
+    "payload_label",
+    "record_refusals",
 ]

@@ -69,6 +69,8 @@ from passviz.passes.dispatch_common import (
     dps_inits,
     is_inside,
     is_linalg,
+    record_decision,
+    record_no_fusion,
     result_dims_of,
     tied_operand,
     used_values_defined_above,
@@ -517,15 +519,11 @@ class _Decider:
         self.pad_with_consumers = pad_with_consumers
         """Whether a ``tensor.pad`` fuses with the convolution it feeds."""
 
-    def _decision(self, name: str, op: Operation) -> None:
-        with self.recorder.step(name, op):
-            pass
-
     def _new_root(self, op: Operation, why: str) -> None:
         number = len(self.groups.roots)
         self.groups.roots.append(op)
         self.groups.root_of[op] = number
-        self._decision(f"Root: {op.name} opens dispatch {number} ({why})", op)
+        record_decision(self.recorder, f"Root: {op.name} opens dispatch {number} ({why})", op)
 
     def decide(self, block: Block) -> None:
         roots: list[Operation] = []
@@ -567,30 +565,28 @@ class _Decider:
                     continue
                 if is_clonable(producer):
                     if iterator_types(producer) is not None:
-                        self._decision(
-                            f"NoFusion: {producer.name} stays out of dispatch {number} "
-                            "(clonable: clone-producers copies it in later)",
+                        record_no_fusion(
+                            self.recorder,
                             producer,
+                            f"dispatch {number}",
+                            "clonable: clone-producers copies it in later",
                         )
                     continue
                 use = fusable_use(producer)
                 if use is None or use[0] is not candidate:
                     if iterator_types(producer) is not None:
-                        self._decision(
-                            f"NoFusion: {producer.name} stays out of dispatch {number} (it has other users)",
-                            producer,
-                        )
+                        record_no_fusion(self.recorder, producer, f"dispatch {number}", "it has other users")
                     continue
                 why = producer_refusal(index, producer, candidate, root_loops, self.pad_with_consumers)
                 if why is not None:
                     if iterator_types(producer) is not None:
-                        self._decision(
-                            f"NoFusion: {producer.name} stays out of dispatch {number} ({why})", producer
-                        )
+                        record_no_fusion(self.recorder, producer, f"dispatch {number}", why)
                     continue
                 self.groups.members[producer] = number
-                self._decision(
-                    f"FuseWithProducer: {producer.name} joins dispatch {number} of {candidate.name}", producer
+                record_decision(
+                    self.recorder,
+                    f"FuseWithProducer: {producer.name} joins dispatch {number} of {candidate.name}",
+                    producer,
                 )
                 worklist.append(producer)
 
@@ -611,16 +607,15 @@ class _Decider:
                 if why is not None:
                     if iterator_types(consumer) is None and consumer.name not in PACK_LIKE:
                         continue  # not a candidate at all (a return, a reshape): nothing to tell
-                    self._decision(
-                        f"NoFusion: {consumer.name} stays out of dispatch {number} ({why})", consumer
-                    )
+                    record_no_fusion(self.recorder, consumer, f"dispatch {number}", why)
                     continue
                 # The consumer becomes the group's root; the old root is one of its members.
                 del self.groups.root_of[current]
                 self.groups.members[current] = number
                 self.groups.roots[number] = consumer
                 self.groups.root_of[consumer] = number
-                self._decision(
+                record_decision(
+                    self.recorder,
                     f"FuseWithConsumer: {consumer.name} joins dispatch {number} of {current.name}, "
                     "and roots it",
                     consumer,

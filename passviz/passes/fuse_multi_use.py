@@ -10,7 +10,8 @@ the same loops that is no bit extension or truncation; then every group is
 fused, and MLIR's dead-operand clean-up runs.  The whole sequence repeats
 twice (the pass's ``num-iterations``).
 
-Each fusion is one step, ``doMultiUseFusion``, rooted at the consumer.
+Each fusion is one step, ``doMultiUseFusion``, rooted at the consumer; each
+multi-use producer its first user may not take is a ``NoFusion`` step saying why.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from passviz.dialects.llvm_version import behaves_as_iree
 from passviz.dialects.tt_canonicalization import PatternTable
 from passviz.ir.dominance import properly_dominates
 from passviz.passes.canonicalize import apply_patterns_greedily
+from passviz.passes.dispatch_common import record_no_fusion
 from passviz.passes.elementwise_op_fusion import (
     DeduplicateAndRemoveDeadOperandsAndResults,
     RemoveUnusedCycleInGenericOp,
@@ -36,6 +38,7 @@ from passviz.passes.elementwise_op_fusion import (
     bit_width_change,
     fuse_elementwise_ops,
     outside_dispatch,
+    payload_label,
 )
 from passviz.trace.recorder import StepRecorder, TracedPass
 
@@ -77,27 +80,57 @@ def _loops(op: GenericOp) -> int:
     return op.indexing_maps.data[0].data.num_dims
 
 
-def _fusable_producer(consumer: GenericOp, grouped: set[Operation]) -> GenericOp | None:
-    """The first producer ``consumer`` may fuse with all its uses (IREE's checks 2 to 9)."""
+def _refusal(consumer: GenericOp, number: int, producer: GenericOp) -> str | None:
+    """Why ``consumer`` may not fuse ``producer`` with all its uses (IREE's checks 2 to 9),
+    or None where it may; ``NOT_THIS_USER`` where another user of ``producer`` dominates."""
+    owner = _fusable_use_owner(producer)
+    if owner is None:
+        return "no user of the producer dominates the others"
+    if owner is not consumer:
+        return NOT_THIS_USER
+    if producer.parent is not consumer.parent:
+        return "the producer is in another block"
+    if not are_elementwise_ops_fusable(consumer, number):
+        return "MLIR's elementwise fusion cannot fuse them"
+    if not _all_parallel(producer):
+        return "the producer has a reduction loop"
+    if _loops(consumer) != _loops(producer):
+        return "they have different numbers of loops"
+    change = bit_width_change(producer)
+    if change is not None:
+        return f"the producer is a bit {'extension' if change == 'extend' else 'truncation'}"
+    uses = [i for i, v in enumerate(consumer.operands) if v.owner is producer]
+    if not all(are_elementwise_ops_fusable(consumer, i) for i in uses):
+        return "another of the consumer's operands reads the producer where it cannot fuse"
+    return None
+
+
+NOT_THIS_USER = "another user of the producer comes first"
+"""The refusal of a user that is not the one the producer would fuse into: no decision to show."""
+
+
+def _fusable_producer(
+    consumer: GenericOp, grouped: set[Operation], recorder: StepRecorder, told: set[tuple[int, int, str]]
+) -> GenericOp | None:
+    """The first producer ``consumer`` may fuse with all its uses; each multi-use producer
+    refused on the way is a ``NoFusion`` step (once per pass run)."""
     for number, operand in enumerate(consumer.operands):
         producer = operand.owner
         if not isinstance(producer, GenericOp) or producer in grouped:
             continue
-        if producer.parent is not consumer.parent or not are_elementwise_ops_fusable(consumer, number):
-            continue
-        if not _all_parallel(producer) or _loops(consumer) != _loops(producer):
-            continue
-        if _fusable_use_owner(producer) is not consumer:
-            continue
-        if bit_width_change(producer) is not None:
-            continue
-        uses = [i for i, v in enumerate(consumer.operands) if v.owner is producer]
-        if all(are_elementwise_ops_fusable(consumer, i) for i in uses):
+        why = _refusal(consumer, number, producer)
+        if why is None:
             return producer
+        users = sum(1 for result in producer.res for _ in result.uses)
+        key = (id(producer), id(consumer), why)
+        if why == NOT_THIS_USER or users < 2 or key in told:
+            continue
+        told.add(key)
+        record_no_fusion(recorder, producer, payload_label(consumer), why, payload_label(producer))
     return None
 
 
-def _fuse_groups(module: ModuleOp, recorder: StepRecorder) -> int:
+def _fuse_groups(module: ModuleOp, recorder: StepRecorder, told: set[tuple[int, int, str]]) -> int:
     """IREE's ``fuseMultiUseProducers``: the number of groups fused."""
     groups: dict[GenericOp, GenericOp] = {}
     grouped: set[Operation] = set()
@@ -106,7 +139,7 @@ def _fuse_groups(module: ModuleOp, recorder: StepRecorder) -> int:
             continue
         if not _all_parallel(op) or bit_width_change(op) == "extend":
             continue
-        producer = _fusable_producer(op, grouped)
+        producer = _fusable_producer(op, grouped, recorder, told)
         if producer is None:
             continue
         groups[op] = producer
@@ -155,8 +188,9 @@ class FuseMultiUseElementwiseProducer(TracedPass):
         clean_up = PatternTable(
             [DeduplicateAndRemoveDeadOperandsAndResults(), RemoveUnusedCycleInGenericOp()]
         )
+        told: set[tuple[int, int, str]] = set()
         for _ in range(ITERATIONS):
-            if _fuse_groups(op, recorder) == 0:
+            if _fuse_groups(op, recorder, told) == 0:
                 return
             apply_patterns_greedily(ctx, op, recorder, clean_up)
 
