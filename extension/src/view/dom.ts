@@ -50,8 +50,7 @@ const scrollTargets = new WeakMap<HTMLElement, HTMLElement>();
 
 /**
  * Scroll `container` (only it, not the page or the notebook around it) so
- * that `child` is in view.  `container` must be positioned (CSS), so that it
- * is the child's offset parent.  The scroll waits for the next frame to be
+ * that `child` is in view.  The scroll waits for the next frame to be
  * painted: reading a position lays out the page, which done once per change
  * (a step redraws several panes) costs far more than once per frame.
  */
@@ -78,7 +77,9 @@ function scrollToTarget(container: HTMLElement, tries: number): void {
   if (!target || !target.isConnected || !container.contains(target)) {
     return;
   }
-  const top = target.offsetTop;
+  // From the boxes on screen rather than `offsetTop`: the child may sit in a
+  // contained chunk of the list, which then is its offset parent.
+  const top = target.getBoundingClientRect().top - container.getBoundingClientRect().top + container.scrollTop;
   const bottom = top + target.offsetHeight;
   let moved = true;
   if (top < container.scrollTop) {

@@ -129,6 +129,9 @@ interface Run {
   open: boolean;
 }
 
+/** Timeline rows per chunk laid out together. */
+const CHUNK = 64;
+
 export class Timeline {
   readonly node: HTMLElement;
   readonly search: HTMLInputElement;
@@ -323,9 +326,17 @@ export class Timeline {
       ]);
       const details = el('details', { className: `pv-group${group.flagged ? ' pv-flagged' : ''}` }, [summary]);
       details.open = this.trace.groups.length <= 12 || group.flagged;
-      for (const index of group.steps) {
-        details.appendChild(this.row(this.trace.steps[index]));
-      }
+      // Rows go in chunks that the browser lays out only while in view (CSS
+      // `content-visibility`): a chunk rather than a row, so that a long
+      // timeline has a few hundred of them, not tens of thousands.
+      let chunk: HTMLElement | null = null;
+      group.steps.forEach((index, position) => {
+        if (position % CHUNK === 0) {
+          chunk = el('div', { className: 'pv-chunk' });
+          details.appendChild(chunk);
+        }
+        chunk!.appendChild(this.row(this.trace.steps[index]));
+      });
       this.list.appendChild(details);
       this.groups.push({ node: details, steps: group.steps });
     }
