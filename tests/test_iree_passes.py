@@ -616,3 +616,32 @@ def test_multi_use_fusion_says_why_it_refuses_a_truncation() -> None:
     if iree_opt_missing() is None:
         expected = _iree_opt(TRUNCATION_TWO_USERS, f"--pass-pipeline=builtin.module(util.func({MULTI_USE}))")
         assert _iree_opt(print_module(run.module)) == expected
+
+
+UNSTRIDED = """util.func @f(%a: tensor<1x4x4x3xf32>, %b: tensor<2x2x3x4xf32>, %c: tensor<1x3x3x4xf32>, %d: tensor<1x3x4x4xf32>, %e: tensor<4x3x2x2xf32>, %g: tensor<1x4x3x3xf32>) -> (tensor<1x3x3x4xf32>, tensor<1x3x3x4xf32>, tensor<1x4x3x3xf32>) {
+  %0 = linalg.conv_2d_nhwc_hwcf ins(%a, %b : tensor<1x4x4x3xf32>, tensor<2x2x3x4xf32>) outs(%c : tensor<1x3x3x4xf32>) -> tensor<1x3x3x4xf32>
+  %1 = linalg.conv_2d_nhwc_hwcf {strides = dense<1> : tensor<2xi64>} ins(%a, %b : tensor<1x4x4x3xf32>, tensor<2x2x3x4xf32>) outs(%c : tensor<1x3x3x4xf32>) -> tensor<1x3x3x4xf32>
+  %2 = linalg.conv_2d_nchw_fchw ins(%d, %e : tensor<1x3x4x4xf32>, tensor<4x3x2x2xf32>) outs(%g : tensor<1x4x3x3xf32>) -> tensor<1x4x3x3xf32>
+  util.return %0, %1, %2 : tensor<1x3x3x4xf32>, tensor<1x3x3x4xf32>, tensor<1x4x3x3xf32>
+}
+"""
+
+
+def test_convolutions_without_strides_or_dilations_default_to_one() -> None:
+    """A named convolution may leave out strides and dilations: it prints as read (only the
+    attributes given), and img2col treats them as 1, as iree-opt does."""
+    from passviz.dialects.linalg import Conv2DNhwcHwcfOp
+
+    parsed = record(UNSTRIDED, "cse").module
+    printed = print_module(parsed)
+    assert printed.count("strides") == 1 and "dilations" not in printed
+    conv = next(op for op in parsed.walk() if isinstance(op, Conv2DNhwcHwcfOp))
+    assert conv.window_strides() == conv.window_dilations() == (1, 1)
+    name = "iree-global-opt-convert-conv2d-to-img2col"
+    run = record(UNSTRIDED, name)
+    assert run.trace.status == "ok", run.trace.failed_steps
+    assert "linalg.conv" not in print_module(run.module)
+    if iree_opt_missing() is None:
+        assert _iree_opt(printed) == _iree_opt(UNSTRIDED)
+        expected = _iree_opt(UNSTRIDED, f"--pass-pipeline=builtin.module(util.func({name}))")
+        assert _iree_opt(print_module(run.module)) == expected

@@ -6,7 +6,8 @@ quantized ``_q`` form), ``batch_matmul`` and ``batch_matvec`` (what
 ``linalg.generic`` reads a parenthesized list of several result types
 (``-> (tensor<4xf32>, tensor<4xf32>)``), which xDSL's parser takes for a
 function type.  Named convolutions take their strides and dilations as
-``vector<2xi64>`` as well as ``tensor<2xi64>``, as MLIR does.
+``vector<2xi64>`` as well as ``tensor<2xi64>``, as MLIR does, or not at all
+(1 each, MLIR's default).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from xdsl.dialects.builtin import (
     AnyTensorType,
     ArrayAttr,
     DenseArrayBase,
+    DenseIntElementsAttr,
     IntegerAttr,
     IntegerType,
     MemRefType,
@@ -197,15 +199,37 @@ def _conv_region(inputs: Sequence[SSAValue], outputs: Sequence[SSAValue]) -> Reg
 
 
 class _ConvBase(ConvOperation):
-    """A named convolution whose inputs may be narrower than its accumulator."""
+    """A named convolution whose inputs may be narrower than its accumulator, and whose
+    strides and dilations may be left out (MLIR's default: 1 each, printed only if given)."""
 
     PRINT_ATTRS_IN_FRONT: ClassVar[bool] = True
 
     traits = traits_def(PayloadEffects())
 
+    # MLIR's DefaultValuedOptionalAttr: absent stays absent, so the op prints as it was read.
+    strides = opt_prop_def(DenseIntElementsAttr)  # pyright: ignore[reportIncompatibleVariableOverride]
+    """The window's strides, if given (``window_strides`` has them with the default)."""
+    dilations = opt_prop_def(DenseIntElementsAttr)  # pyright: ignore[reportIncompatibleVariableOverride]
+    """The window's dilations, if given (``window_dilations`` has them with the default)."""
+
+    def window_strides(self) -> tuple[int, int]:
+        """The strides along the two window dimensions, 1 where not given."""
+        return _pair(self.strides)
+
+    def window_dilations(self) -> tuple[int, int]:
+        """The dilations along the two window dimensions, 1 where not given."""
+        return _pair(self.dilations)
+
     @classmethod
     def get_hidden_region(cls, inputs: Sequence[SSAValue], outputs: Sequence[SSAValue]) -> Region:
         return _conv_region(inputs, outputs)
+
+
+def _pair(attr: DenseIntElementsAttr | None) -> tuple[int, int]:
+    if attr is None:
+        return (1, 1)
+    first, second = attr.get_values()
+    return (int(first), int(second))
 
 
 @irdl_op_definition
@@ -214,7 +238,16 @@ class Conv2DNhwcHwcfOp(_ConvBase):
 
     name = "linalg.conv_2d_nhwc_hwcf"
 
-    get_default_indexing_maps = xdsl_linalg.Conv2DNhwc_HwcfOp.get_default_indexing_maps
+    def get_default_indexing_maps(self) -> Sequence[AffineMap]:
+        n, oh, ow, f, kh, kw, c = (AffineDimExpr(d) for d in range(7))
+        (stride_h, stride_w), (dilation_h, dilation_w) = self.window_strides(), self.window_dilations()
+        return (
+            AffineMap(
+                7, 0, (n, _strided(oh, kh, stride_h, dilation_h), _strided(ow, kw, stride_w, dilation_w), c)
+            ),
+            AffineMap(7, 0, (kh, kw, c, f)),
+            AffineMap(7, 0, (n, oh, ow, f)),
+        )
 
 
 @irdl_op_definition
@@ -223,7 +256,16 @@ class Conv2DNchwFchwOp(_ConvBase):
 
     name = "linalg.conv_2d_nchw_fchw"
 
-    get_default_indexing_maps = xdsl_linalg.Conv2DNchwFchwOp.get_default_indexing_maps
+    def get_default_indexing_maps(self) -> Sequence[AffineMap]:
+        n, f, oh, ow, c, kh, kw = (AffineDimExpr(d) for d in range(7))
+        (stride_h, stride_w), (dilation_h, dilation_w) = self.window_strides(), self.window_dilations()
+        return (
+            AffineMap(
+                7, 0, (n, c, _strided(oh, kh, stride_h, dilation_h), _strided(ow, kw, stride_w, dilation_w))
+            ),
+            AffineMap(7, 0, (f, c, kh, kw)),
+            AffineMap(7, 0, (n, f, oh, ow)),
+        )
 
 
 class _DepthwiseBase(_ConvBase):
@@ -235,8 +277,7 @@ class _DepthwiseBase(_ConvBase):
 
     def _window_maps(self) -> tuple[AffineMap, AffineMap, AffineMap]:
         n, oh, ow, c, kh, kw = (AffineDimExpr(d) for d in range(6))
-        stride_h, stride_w = self.strides.get_values()
-        dilation_h, dilation_w = self.dilations.get_values()
+        (stride_h, stride_w), (dilation_h, dilation_w) = self.window_strides(), self.window_dilations()
         return (
             AffineMap(
                 6,

@@ -68,7 +68,7 @@ def _convertible(op: Conv2DNhwcHwcfOp | Conv2DNchwFchwOp | DepthwiseConv2DNhwcHw
     """IREE's preconditions: static input and filter, no dilation."""
     if _static(op.inputs[0]) is None or _static(op.inputs[1]) is None:
         return False
-    return all(d == 1 for d in op.dilations.get_values())
+    return op.window_dilations() == (1, 1)
 
 
 def _tensor(shape: Sequence[int], element: Attribute) -> TensorType[Attribute]:
@@ -184,7 +184,7 @@ class ConvertConv2DNhwcHwcf(TritonPattern):
         assert image_type is not None and filter_type is not None and isa(output_type, TensorType[Attribute])
         n, oh, ow, oc = output_type.get_shape()
         fh, fw, ic, _ = filter_type.get_shape()
-        sh, sw = op.strides.get_values()
+        sh, sw = op.window_strides()
         emit = _Emitter(rewriter, op)
         element = image_type.element_type
         col = emit.empty([n, oh, ow, fh, fw, ic], element)
@@ -231,7 +231,7 @@ class ConvertDepthwiseConv2DNhwcHwc(TritonPattern):
         n, oh, ow, c = output_type.get_shape()
         _, fh, fw = filter_t_type.get_shape()
         output_t = emit.transpose(output, [0, 3, 1, 2])
-        sh, sw = op.strides.get_values()
+        sh, sw = op.window_strides()
         d = [AffineDimExpr(i) for i in range(6)]
         image_map = AffineMap(6, 0, (d[0], d[1], d[2] * sh + d[4], d[3] * sw + d[5]))
         element = image_type.element_type
@@ -265,7 +265,7 @@ class ConvertConv2DNchwFchw(TritonPattern):
         assert image_type is not None and filter_type is not None and isa(output_type, TensorType[Attribute])
         n, oc, oh, ow = output_type.get_shape()
         _, ic, fh, fw = filter_type.get_shape()
-        sh, sw = op.strides.get_values()
+        sh, sw = op.window_strides()
         emit = _Emitter(rewriter, op)
         element = image_type.element_type
         col = emit.empty([n, ic, fh, fw, oh, ow], element)
