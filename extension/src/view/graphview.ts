@@ -538,6 +538,11 @@ export class GraphPane {
     const moved = camera && animate ? this.moveCamera(camera, true) : Promise.resolve();
     await Promise.all([settled, moved]);
     this.updateOffscreen();
+    if (camera && animate) {
+      // Settled once the view where the camera stopped is drawn too: its
+      // elements are handed over at the next frame and painted at the one after.
+      await new Promise<void>(done => requestAnimationFrame(() => requestAnimationFrame(() => done())));
+    }
   }
 
   /**
