@@ -25,12 +25,11 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
 from passviz.passes.toy_lower_to_affine import LoweringError
-from passviz.pipelines import parse_ir, record
+from passviz.pipelines import parse_ir, parse_pipeline, record
 from passviz.run.bisect import StepTexts, bisect
 from passviz.run.values import DeclarationCallError
-from passviz.toy.driver import mlir_text
+from passviz.toy.driver import mlir_text, toy_pipeline
 from passviz.toy.interpret import run_lowered, run_main
-from passviz.toy.lowering import affine_passes, affine_pipeline
 from passviz.toy.mlirgen import mlirgen
 from passviz.toy.parser import parse_toy
 from passviz.trace.irtext import print_module
@@ -100,7 +99,7 @@ def test_values_lowered_before_their_users_reach_them_through_casts() -> None:
 
 def test_rank_zero_constants_and_vectors_lower() -> None:
     source = "def main() { var s = 5.5; print(s); var v = [1, 2, 3]; print(v * v); }"
-    run = record(_toy_ir(source), affine_pipeline(False))
+    run = record(_toy_ir(source), toy_pipeline(5, "mlir-affine", False))
     text = mlir_text(run.module)
     assert "memref.alloc() : memref<f64>" in text
     assert "affine.store %" in text and "[] : memref<f64>" in text
@@ -126,7 +125,7 @@ def test_peer_opt_checks(chapter: str) -> None:
     """``toyc-chN -emit=mlir-affine -opt``: fusion and scalar replacement leave one nest."""
     needs_toy_peer()
     path = TOY / chapter / "affine-lowering.mlir"
-    run = record(path.read_text(), affine_pipeline(True), filename=str(path))
+    run = record(path.read_text(), toy_pipeline(5, "mlir-affine", True), filename=str(path))
     assert not run.trace.failed_steps
     _filecheck(mlir_text(run.module), path.read_text(), "OPT")
 
@@ -149,7 +148,7 @@ def test_peer_checks_but_the_two_loads_cse_now_merges(chapter: str) -> None:
     current = checks.replace(
         STALE_CSE_CHECKS, "// CHECK:             [[VAL_16:%.*]] = arith.mulf [[VAL_14]], [[VAL_14]] : f64\n"
     )
-    run = record(checks, affine_pipeline(False), filename=str(path))
+    run = record(checks, toy_pipeline(5, "mlir-affine", False), filename=str(path))
     _filecheck(mlir_text(run.module), current, "CHECK")
 
 
@@ -157,12 +156,12 @@ def test_peer_checks_but_the_two_loads_cse_now_merges(chapter: str) -> None:
 def test_peer_checks_as_written() -> None:
     needs_toy_peer()
     path = TOY / "Ch5/affine-lowering.mlir"
-    run = record(path.read_text(), affine_pipeline(False), filename=str(path))
+    run = record(path.read_text(), toy_pipeline(5, "mlir-affine", False), filename=str(path))
     _filecheck(mlir_text(run.module), path.read_text(), "CHECK")
 
 
 def test_affine_passes_are_toyc_ch5s_pipeline() -> None:
-    names = [type(p).__name__ for p in affine_passes(True)]
+    names = [type(p).__name__ for p in parse_pipeline(toy_pipeline(5, "mlir-affine", True))]
     assert names == [
         "Inline",
         "ToyShapeInference",
@@ -328,7 +327,7 @@ def test_every_step_of_the_lowering_prints_what_the_toy_program_does(name: str) 
     for text in [_source(PROGRAMS[name])[0]]:
         expected = run_main(parse_ir(text))
         assert expected
-        run = record(text, affine_pipeline(True) + ",lower-affine")
+        run = record(text, toy_pipeline(5, "mlir-affine", True) + ",lower-affine")
         assert not run.trace.failed_steps
         texts = StepTexts(run.trace)
         for step in range(len(run.trace.steps)):
@@ -354,9 +353,16 @@ class _AddForMul(ModulePass):
 def test_bisect_finds_the_step_that_changes_what_a_lowered_program_prints() -> None:
     needs_toy_peer()
     text = (TOY / "Ch5/affine-lowering.mlir").read_text()
-    good = record(text, affine_pipeline(True))
+    good = record(text, toy_pipeline(5, "mlir-affine", True))
     assert bisect(good.trace, [], (1,)).first is None
-    bad = record(text, [*affine_passes(False), _AddForMul(), *affine_passes(True)[-2:]])
+    bad = record(
+        text,
+        [
+            *parse_pipeline(toy_pipeline(5, "mlir-affine", False)),
+            _AddForMul(),
+            *list(parse_pipeline(toy_pipeline(5, "mlir-affine", True)))[-2:],
+        ],
+    )
     result = bisect(bad.trace, [], (1,))
     assert result.step is not None and result.step.pass_name == "add-for-mul"
     assert result.comparison is not None and result.comparison.differences[0].buffer == "print #1"

@@ -205,10 +205,6 @@ def test_the_named_pipelines_are_each_chapters_deepest_opt() -> None:
     assert NAMED_PIPELINES["toy-ch4"] == toy_pipeline(4, "mlir", True)
     assert NAMED_PIPELINES["toy-ch5"] == toy_pipeline(5, "mlir-affine", True)
     assert NAMED_PIPELINES["toy-ch6"] == toy_pipeline(6, "mlir-llvm", True)
-    from passviz.toy.lowering import affine_pipeline
-
-    assert affine_pipeline(False) == toy_pipeline(5, "mlir-affine", False)
-    assert affine_pipeline(True) == toy_pipeline(5, "mlir-affine", True)
 
 
 def test_a_named_pipeline_stands_for_its_passes() -> None:
