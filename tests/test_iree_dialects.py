@@ -204,3 +204,19 @@ def test_seed_dynamic_workgroups_round_trip() -> None:
     if iree_opt_missing() is None:
         path = Path("inline.mlir")
         assert _iree_print(printed, path) == _iree_print(SEED_DYNAMIC, path)
+
+
+def test_one_resource_handle_is_one_resource_in_every_parse() -> None:
+    """Both uses of a dense_resource handle name one resource, however many parses came first
+    (the handle is renamed once per parse, not once per use), so CSE merges the two constants."""
+    from passviz.pipelines import record
+
+    text = """util.func @f() -> (tensor<2xf32>, tensor<2xf32>) {
+  %a = arith.constant dense_resource<__elided__> : tensor<2xf32>
+  %b = arith.constant dense_resource<__elided__> : tensor<2xf32>
+  util.return %a, %b : tensor<2xf32>, tensor<2xf32>
+}
+"""
+    for _ in range(3):
+        printed = print_module(record(text, "cse").module)
+        assert printed.count("dense_resource") == 1 and "util.return %a, %a" in printed

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
 from xdsl.context import Context
+from xdsl.dialect_interfaces.op_asm import OpAsmDialectInterface
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     AnyDenseElement,
@@ -175,6 +176,9 @@ class MLIRParser(Parser):
     _strings: dict[str, StringAttr]
     """The string attributes of locations read so far, by text."""
 
+    _resource_keys: dict[tuple[str, str], str]
+    """Each resource handle read so far (dialect, text), with the key it was declared under."""
+
     def __init__(self, ctx: Context, input: str, name: str = "<unknown>") -> None:
         super().__init__(ctx, "", name)
         self._late_alias_uses = None
@@ -186,9 +190,21 @@ class MLIRParser(Parser):
         self._simple_types = {}
         self._strings = {}
         self._simple_numbers = {}
+        self._resource_keys = {}
         # xDSL's Parser lexes its first token at once: the lexer is swapped in
         # before any token of the input is read.  It may raise ParseError.
         self._parser_state = ParserState(BoundedLexer(Input(input, name)))
+
+    def _parse_dialect_resource_handle(self, dialect_name: str, interface: OpAsmDialectInterface) -> str:
+        """A resource handle, declared once per parse: every use of one handle names the same
+        resource, as in MLIR (xDSL's declares a handle it renamed, ``__elided___0`` for an
+        ``__elided__`` of an earlier parse, again at each use, so the uses fall apart)."""
+        key = self.parse_identifier(" for resource handle")
+        declared = self._resource_keys.get((dialect_name, key))
+        if declared is None:
+            declared = self._resource_keys[(dialect_name, key)] = interface.declare_resource(key)
+            self.dialect_resources.add((dialect_name, declared))
+        return declared
 
     # -- bounds and located failures -------------------------------------------------
 
