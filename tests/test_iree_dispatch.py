@@ -243,11 +243,7 @@ OTHER_INPUTS = {
 }
 """Other peer files whose inputs make good dispatch-formation cases (their own passes aside)."""
 
-OTHER_APART = {
-    "fuse_multiuse_elementwise_producer-3": (
-        "passviz's canonicalizer does not fold affine.apply with a constant operand (s0 + s1 * 20, s1 = 0)"
-    ),
-}
+OTHER_APART: dict[str, str] = {}
 """Inputs where passviz's dispatch passes differ from iree-opt's, and why."""
 
 

@@ -645,3 +645,28 @@ def test_convolutions_without_strides_or_dilations_default_to_one() -> None:
         assert _iree_opt(printed) == _iree_opt(UNSTRIDED)
         expected = _iree_opt(UNSTRIDED, f"--pass-pipeline=builtin.module(util.func({name}))")
         assert _iree_opt(print_module(run.module)) == expected
+
+
+APPLIES = """func.func @f(%a: index, %b: index) -> (index, index, index, index, index) {
+  %c0 = arith.constant 0 : index
+  %c3 = arith.constant 3 : index
+  %0 = affine.apply affine_map<()[s0, s1] -> (s0 + s1 * 20)>()[%a, %c0]
+  %1 = affine.apply affine_map<(d0, d1) -> (d0 * 4 + d1)>(%c3, %b)
+  %2 = affine.apply affine_map<(d0)[s0] -> (d0 + s0)>(%c3)[%c3]
+  %3 = affine.apply affine_map<(d0) -> (d0)>(%b)
+  %4 = affine.apply affine_map<(d0) -> (d0 + 1)>(%0)
+  return %0, %1, %2, %3, %4 : index, index, index, index, index
+}
+"""
+
+
+def test_canonicalize_folds_constant_operands_of_affine_apply() -> None:
+    """affine.apply takes constant operands into its map and folds a lone operand or an all-constant
+    map, as MLIR's SimplifyAffineOp and fold do: s0 + 0 * 20 is s0, so the apply is %a."""
+    run = record(APPLIES, "canonicalize")
+    assert run.trace.status == "ok", run.trace.failed_steps
+    printed = print_module(run.module)
+    assert "func.return %a, %1, %0, %b, %2" in printed and printed.count("affine.apply") == 2
+    assert "SimplifyAffineApply" in [step.name for step in run.trace.steps]
+    if iree_opt_missing() is None:
+        assert _iree_opt(printed) == _iree_opt(APPLIES, "--canonicalize")

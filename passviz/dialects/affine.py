@@ -6,7 +6,9 @@ has no effects declared (xDSL's), so nothing moves across it.  Loads and stores 
 ``SimplifyAffineOp`` does: an operand that is a valid symbol (a constant, a
 value of the function's top level) moves from a dimension to a symbol, a
 constant symbol becomes a constant in the map, repeated operands are merged
-and unused ones dropped.
+and unused ones dropped.  ``affine.apply`` canonicalizes the same way (constant
+operands become constants in its map) and folds as MLIR's: a lone dimension or
+symbol to its operand, constant operands to the map's value.
 """
 
 from __future__ import annotations
@@ -16,9 +18,9 @@ from typing import ClassVar, TypeVar
 
 from xdsl.dialects import affine, arith, func
 from xdsl.dialects.builtin import AffineMapAttr, IndexType, IntegerAttr, MemRefType
-from xdsl.interfaces import HasCanonicalizationPatternsInterface
-from xdsl.ir import BlockArgument, Dialect, Operation, SSAValue
-from xdsl.ir.affine import AffineExpr, AffineMap
+from xdsl.interfaces import HasCanonicalizationPatternsInterface, HasFolderInterface
+from xdsl.ir import Attribute, BlockArgument, Dialect, Operation, SSAValue
+from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap, AffineSymExpr
 from xdsl.irdl import (
     AnyAttr,
     VarConstraint,
@@ -31,7 +33,7 @@ from xdsl.irdl import (
 )
 from xdsl.parser import Parser
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
-from xdsl.traits import MemoryReadEffect, MemoryWriteEffect
+from xdsl.traits import MemoryReadEffect, MemoryWriteEffect, Pure
 
 
 def constant_index(value: SSAValue) -> int | None:
@@ -212,7 +214,63 @@ class StoreOp(affine.StoreOp, _AccessPatterns):
         return _rebuilt(cls, affine.StoreOp.parse(parser))
 
 
-_OURS: dict[type, type] = {affine.LoadOp: LoadOp, affine.StoreOp: StoreOp}
+class SimplifyAffineApply(RewritePattern):
+    """MLIR's ``SimplifyAffineOp`` for ``affine.apply``: a canonical map and operands (constant
+    operands folded into the map).  An operand made by another ``affine.apply``, which MLIR
+    would compose in first, leaves the op alone (not modelled)."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, ApplyOp):
+            return
+        old_map, old_operands = op.map.data, list(op.mapOperands)
+        if any(isinstance(value.owner, affine.ApplyOp) for value in old_operands):
+            return
+        new_map, new_operands = canonicalize_map_and_operands(old_map, old_operands)
+        if new_map == old_map and new_operands == old_operands:
+            return
+        rewriter.replace(op, ApplyOp(new_operands, AffineMapAttr(new_map)))
+
+
+@irdl_op_definition
+class ApplyOp(affine.ApplyOp, HasFolderInterface, HasCanonicalizationPatternsInterface):
+    """``affine.apply``, folding and canonicalizing as MLIR's does."""
+
+    mapOperands = var_operand_def(IndexType)
+    map = prop_def(AffineMapAttr)
+    result = result_def(IndexType)
+    traits = traits_def(Pure())
+
+    def fold(self) -> Sequence[SSAValue | Attribute] | None:
+        """MLIR's ``AffineApplyOp::fold``: a lone dimension or symbol is its operand; with
+        every operand constant, the map's value."""
+        map_ = self.map.data
+        expr = map_.results[0]
+        if isinstance(expr, AffineDimExpr):
+            return [self.mapOperands[expr.position]]
+        if isinstance(expr, AffineSymExpr):
+            return [self.mapOperands[map_.num_dims + expr.position]]
+        values = [constant_index(value) for value in self.mapOperands]
+        known = [value for value in values if value is not None]
+        if len(known) != len(values):
+            return None
+        (result,) = map_.eval(known[: map_.num_dims], known[map_.num_dims :])
+        return [IntegerAttr(result, IndexType())]
+
+    @classmethod
+    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
+        return (SimplifyAffineApply(),)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ApplyOp:
+        # xDSL's parser reads dimensions and symbols apart here: the map stays as written.
+        parsed = affine.ApplyOp.parse(parser)
+        op = cls(list(parsed.mapOperands), parsed.map)
+        op.attributes |= parsed.attributes
+        parsed.drop_all_references()
+        return op
+
+
+_OURS: dict[type, type] = {affine.LoadOp: LoadOp, affine.StoreOp: StoreOp, affine.ApplyOp: ApplyOp}
 """xDSL's ops that passviz replaces, and their replacements."""
 
 Affine = Dialect(
