@@ -279,7 +279,11 @@ def test_dispatch_passes_on_other_peer_inputs_are_iree_opts(relative: str, index
         pytest.skip("the RUN nesting anchors the passes on util.func; this input has func.func only")
     run = record(chunk, ",".join(DISPATCH_PASSES))
     assert run.trace.status == "ok", run.trace.failed_steps
-    assert _iree_opt(print_module(run.module)) == done.stdout
+    # xDSL renames a dense_resource handle an earlier parse in the process declared.
+    handles = re.compile(r"dense_resource<[^>]*>")
+    assert handles.sub("dense_resource<>", _iree_opt(print_module(run.module))) == handles.sub(
+        "dense_resource<>", done.stdout
+    )
 
 
 def test_index_tensors_do_not_cross_a_dispatch_boundary() -> None:
