@@ -4,8 +4,9 @@ For each trace the test suite records, ``write_fixtures`` writes the trace
 file, copies of it cut mid-line, and the expected meaning of every step from
 passviz's pure-data reference (``passviz.trace.apply``, ``passviz.graph.
 viewgraph``, ``passviz.trace.query``): the IR state (ops, blocks, regions,
-values), the viewer's graph, the IR lines, each step's label and change
-counts, and every op's lineage.  ``extension/test/golden.test.ts`` replays
+values), the viewer's graph, the IR lines, the dispatch graph
+(``passviz.graph.dispatch``), each step's label and change counts, and every
+op's lineage.  ``extension/test/golden.test.ts`` replays
 the same files with the TypeScript model and compares.
 
 To keep the files small, a long trace stores its full state and graph every
@@ -23,6 +24,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from passviz.graph.dispatch import dispatch_graph
+from passviz.graph.state import snapshot
 from passviz.graph.viewgraph import view_graph
 from passviz.trace.apply import IRData, apply_delta, initial_state, ir_lines
 from passviz.trace.initial import ensure_initial
@@ -57,6 +60,14 @@ def _graph(state: IRData) -> dict[str, Any]:
     }
 
 
+def _dispatch(state: IRData) -> dict[str, Any]:
+    nodes, edges = dispatch_graph(snapshot(state))
+    return {
+        "nodes": [[n.id, n.kind, n.parent, n.label, [*n.members]] for n in nodes.values()],
+        "edges": [[e.id, e.kind, e.source, e.target, e.label] for e in edges.values()],
+    }
+
+
 def expectations(trace: Trace) -> dict[str, Any]:
     """What every step of ``trace`` means, as the fixture stores it."""
     initial = ensure_initial(trace)
@@ -75,6 +86,7 @@ def expectations(trace: Trace) -> dict[str, Any]:
         if keep or index % EVERY == 0 or index == len(trace.steps) - 1:
             record["state"] = _state(state)
             record["graph"] = _graph(state)
+            record["dispatch"] = _dispatch(state)
             record["lines"] = [line.text for line in ir_lines(state)]
         steps.append(record)
     every_op = sorted(names, key=lambda i: int(i[1:]))
@@ -119,7 +131,7 @@ def write_fixtures(folder: Path, traces: dict[str, Callable[[], Trace]]) -> list
 
 
 def recorded_traces() -> dict[str, Callable[[], Trace]]:
-    """The traces the suite records: seed 000, inline, fold-unstructured-ptr, and make-ttir with triton."""
+    """The traces the suite records: seed 000, inline, fold-unstructured-ptr, iree-flow, and make-ttir with triton."""
     from passviz.pipelines import record
     from tests import long_traces
     from tests.conftest import PEER
@@ -138,6 +150,9 @@ def recorded_traces() -> dict[str, Callable[[], Trace]]:
             text = (unstructured / name).read_text(encoding="utf-8")
             traces[f"fold-{name[:-5]}"] = lambda text=text: record(text, "fold-unstructured-ptr").trace
     traces["canonicalize-cse-300"] = lambda: long_traces.big_trace(300)
+    from tests.test_iree_dispatch import SEED_MATMUL
+
+    traces["iree-flow-matmul-bias"] = lambda: record(SEED_MATMUL, "iree-flow").trace
     from tests.triton_oracle import triton_missing
 
     if triton_missing() is None:

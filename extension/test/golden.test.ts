@@ -3,7 +3,8 @@
  * for every trace the test suite records, the IR state, the graph, the IR
  * lines, each step's label and change counts, and every op's lineage must be
  * what passviz's pure-data reference says, at every stored step; files cut
- * mid-line open with the steps completed before the cut, as in Python.
+ * mid-line open with the steps completed before the cut, as in Python.  The
+ * dispatch graph (`src/model/dispatch.ts`) must be `passviz/graph/dispatch.py`'s.
  *
  * `tests/test_golden_model.py` writes the fixtures and runs this file with
  * PASSVIZ_GOLDEN naming their folder; without it there is nothing to check.
@@ -12,6 +13,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
+import { dispatchGraph } from '../src/model/dispatch';
 import { GraphBuilder } from '../src/model/graph';
 import { irLines } from '../src/model/irtext';
 import { lineage } from '../src/model/lineage';
@@ -31,6 +33,7 @@ interface Expected {
     counts?: string;
     state?: Record<string, Record<string, unknown[]>>;
     graph?: { nodes: unknown[][]; edges: unknown[][] };
+    dispatch?: { nodes: unknown[][]; edges: unknown[][] };
     lines?: string[];
   }>;
   lineage: Record<string, unknown[][]>;
@@ -82,6 +85,13 @@ describeIf('the model against the golden fixtures', () => {
       const nodes = [...graph.nodes.values()].map(n => [n.id, n.kind, n.parent, n.label, n.text]);
       const edges = [...graph.edges.values()].map(e => [e.id, e.kind, e.source, e.target, e.label]);
       expect([step, { nodes, edges }]).toEqual([step, want.graph]);
+      if (want.dispatch !== undefined) {
+        const dispatch = dispatchGraph(state);
+        expect([step, 'dispatch', {
+          nodes: [...dispatch.nodes.values()].map(n => [n.id, n.kind, n.parent, n.label, n.members]),
+          edges: [...dispatch.edges.values()].map(e => [e.id, e.kind, e.source, e.target, e.label])
+        }]).toEqual([step, 'dispatch', want.dispatch]);
+      }
       expect([step, irLines(state).map(l => l.text)]).toEqual([step, want.lines]);
     }
     for (const [op, events] of Object.entries(expected.lineage)) {

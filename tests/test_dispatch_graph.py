@@ -1,0 +1,169 @@
+"""The dispatch graph (``passviz.graph.dispatch``) on the seed's matmul + bias-add through ``iree-flow``.
+
+It follows the trace: before form-dispatch-regions the matmul and the generic
+are nodes of their own; once they join a region, the region is one node that
+computes both and takes over their tensors; after outlining, the
+``flow.dispatch`` calls its executable.  Where the function holds only
+dispatches and host ops (from the workgroups on), its nodes and tensors are
+those ``iree-opt --iree-flow-dump-dispatch-graph-pass`` draws.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from passviz.graph.dispatch import dispatch_graph
+from passviz.graph.state import IRState, TraceStates
+from passviz.pipelines import record
+from passviz.trace.irtext import print_module
+from passviz.trace.model import Trace
+from passviz.trace.replay import Replayer
+from tests.conftest import iree_opt, iree_opt_missing, need
+from tests.test_iree_dispatch import SEED_MATMUL
+
+
+@pytest.fixture(scope="module")
+def trace() -> Trace:
+    return record(SEED_MATMUL, "iree-flow").trace
+
+
+def _named(state: IRState, name: str) -> str:
+    (found,) = state.ops_named(name)
+    return found
+
+
+def _edges(state: IRState) -> Counter[tuple[str, str]]:
+    """The tensor edges as (source, target) op names (``arg`` for an argument)."""
+    nodes, edges = dispatch_graph(state)
+    name = {
+        n.id: "arg" if n.kind == "arg" else state.ops[n.id].name for n in nodes.values() if n.kind != "func"
+    }
+    return Counter((name[e.source], name[e.target]) for e in edges.values() if e.kind == "tensor")
+
+
+def _members(state: IRState) -> list[list[str]]:
+    """Each dispatch node's member op names."""
+    nodes, _ = dispatch_graph(state)
+    return [[state.ops[m].name for m in n.members] for n in nodes.values() if n.kind == "dispatch"]
+
+
+def _top(state: IRState) -> list[str]:
+    """The op names of the function-level nodes."""
+    nodes, _ = dispatch_graph(state)
+    return [state.ops[n.id].name for n in nodes.values() if n.kind in {"op", "dispatch", "return"}]
+
+
+def test_the_graph_follows_the_ops_into_their_region(trace: Trace) -> None:
+    states = TraceStates(trace)
+    first = min(s.index for s in trace.steps if s.dispatch)
+    before, after = states.at(first - 1), states.at(first)
+    assert _members(before) == []
+    assert {"linalg.matmul", "linalg.generic"} <= set(_top(before))
+    # The wrap puts the generic (the region's root) in; the matmul joins at the next step.
+    assert _members(after) == [["linalg.generic"]]
+    assert "linalg.matmul" in _top(after) and "linalg.generic" not in _top(after)
+    nodes, _ = dispatch_graph(after)
+    assert [n.id for n in nodes.values() if n.kind == "dispatch"] == [trace.steps[first].dispatch[0][0]]  # type: ignore[index]
+    formed = max(
+        s.index for s in trace.steps if s.pass_name == "iree-dispatch-creation-form-dispatch-regions"
+    )
+    state = states.at(formed)
+    assert _members(state) == [["linalg.matmul", "linalg.generic"]]
+    assert _top(state) == [
+        "hal.tensor.import",
+        "hal.tensor.import",
+        "hal.tensor.import",
+        "tensor.empty",
+        "linalg.fill",
+        "flow.dispatch.region",
+        "hal.tensor.export",
+        "util.return",
+    ]
+    # The region reads what it captures (the imports, the fill, the empty tensor) and feeds the export.
+    edges = _edges(state)
+    assert edges[("hal.tensor.import", "flow.dispatch.region")] == 3
+    assert edges[("linalg.fill", "flow.dispatch.region")] == 1
+    assert edges[("flow.dispatch.region", "hal.tensor.export")] == 1
+    # clone-producers copies the fill in: the region then computes it too.
+    cloned = max(
+        s.index
+        for s in trace.steps
+        if s.pass_name == "iree-dispatch-creation-clone-producers-into-dispatch-regions"
+    )
+    assert _members(states.at(cloned)) == [["linalg.fill", "linalg.matmul", "linalg.generic"]]
+    assert "linalg.fill" not in _top(states.at(cloned))
+
+
+def test_an_outlined_dispatch_calls_its_executable(trace: Trace) -> None:
+    state = TraceStates(trace).at(len(trace.steps) - 1)
+    nodes, edges = dispatch_graph(state)
+    call, executable = _named(state, "flow.dispatch"), _named(state, "flow.executable")
+    assert nodes[call].label == "flow.dispatch @test_dispatch_0::@test_dispatch_0"
+    assert nodes[executable].label == "flow.executable @test_dispatch_0"
+    assert [state.ops[m].name for m in nodes[executable].members] == [
+        "linalg.fill",
+        "linalg.matmul",
+        "linalg.generic",
+    ]
+    assert [(e.source, e.target) for e in edges.values() if e.kind == "calls"] == [(call, executable)]
+
+
+def _dot_edges(dot: str) -> Counter[tuple[str, str]]:
+    """The edges between a dump's function-level nodes, as (source, target) op names."""
+    names: dict[str, str] = {}
+    for node, label in re.findall(r"^    (v\d+) \[shape = \w+, label = \"((?:[^\"\\]|\\.)*)\"\];$", dot, re.M):
+        names[node] = (
+            "arg"
+            if re.fullmatch(r"arg\d+", label)
+            else re.sub(r"^%\d+ = |^ = |\[\]$", "", label.split("\\n")[0])
+        )
+    for cluster, label in re.findall(
+        r"^    subgraph (cluster_\d+) \{\n\s+v\d+ .*\n\s+label = \"([^\"\\]*)", dot, re.M
+    ):
+        names[cluster] = label
+    found: Counter[tuple[str, str]] = Counter()
+    for source, target, rest in re.findall(r"^  (v\d+) -> (v\d+) \[([^\]]*)\];$", dot, re.M):
+        head = re.search(r"lhead = (cluster_\d+)", rest)
+        tail = re.search(r"ltail = (cluster_\d+)", rest)
+        source = tail.group(1) if tail else source
+        target = head.group(1) if head else target
+        if source in names and target in names:
+            found[(names[source], names[target])] += 1
+    return found
+
+
+@pytest.mark.iree
+def test_the_graph_is_iree_opts_once_the_function_holds_only_dispatches(trace: Trace, tmp_path: Path) -> None:
+    need(iree_opt_missing())
+    workgroups = min(
+        s.index
+        for s in trace.steps
+        if s.pass_name == "iree-dispatch-creation-convert-dispatch-regions-to-workgroups"
+        and s.kind == "rewrite"
+    )
+    replayer = Replayer(trace)
+    states = TraceStates(trace)
+    for step in (workgroups, len(trace.steps) - 1):
+        replayer.advance_to(step)
+        source = tmp_path / f"step{step}.mlir"
+        source.write_text(print_module(replayer.module), encoding="utf-8")
+        dot = tmp_path / f"step{step}.dot"
+        subprocess.run(
+            [
+                iree_opt(),
+                f"--pass-pipeline=builtin.module(iree-flow-dump-dispatch-graph-pass{{output-file={dot}}})",
+                str(source),
+                "-o",
+                "/dev/null",
+            ],
+            check=True,
+            capture_output=True,
+            timeout=120,
+        )
+        theirs = _dot_edges(dot.read_text(encoding="utf-8"))
+        assert theirs and _edges(states.at(step)) == theirs, step
