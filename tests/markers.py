@@ -24,6 +24,7 @@ MODULE_MARKS: dict[str, tuple[str, ...]] = {
     "test_viewer_browser": ("browser", "jupyter"),
     "test_run_panel_browser": ("browser", "jupyter"),
     "test_viewer_long": ("browser",),
+    "test_viewer_iree": ("browser", "iree"),
     "test_notebook_export": ("browser", "jupyter"),
     "test_notebooks": ("jupyter",),
     "test_extension_build": ("jupyter",),

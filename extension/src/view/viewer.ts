@@ -18,6 +18,7 @@ import type { IRState } from '../model/state';
 import { stepCounts } from '../model/steps';
 import { StateCursor, stepChanged, Trace, TraceError } from '../model/trace';
 import { DetailsPane } from './details';
+import { DispatchPane, type DispatchInspection } from './dispatchgraph';
 import { el } from './dom';
 import { GraphPane, type DrawnNode, type EdgeFilter, type PageBox } from './graphview';
 import { IRPane, type CompareBase } from './irpane';
@@ -48,6 +49,8 @@ export interface Inspection {
   nodes: Array<{ id: string; kind: string; status: string; parent: string | null; label: string; box: PageBox }>;
   visibleSteps: number[];
   irText: string;
+  /** The dispatch graph at the step, and whether it is shown (`D`). */
+  dispatch: DispatchInspection;
 }
 
 /** The viewers on the page, for tests and tools: `window.passvizViewers`. */
@@ -153,6 +156,8 @@ export class TraceViewer {
   private readonly irPane: IRPane;
   private readonly details: DetailsPane;
   private readonly source: SourcePane;
+  /** The dispatch graph at the current step, shown on demand (D); a click selects in the main graph. */
+  private readonly dispatchPane = new DispatchPane(id => this.select(id, true, true), step => this.cursor.at(step));
   /** The kernel runs recorded in the trace, above the timeline's steps. */
   readonly runs: RunsPane;
   private readonly title: HTMLElement;
@@ -229,7 +234,7 @@ export class TraceViewer {
         this.toolbar(),
         el('div', { className: 'pv-body' }, [
           this.timeline.node,
-          el('div', { className: 'pv-center' }, [this.graphPane.node, this.legend]),
+          el('div', { className: 'pv-center' }, [this.graphPane.node, this.dispatchPane.node, this.legend]),
           el('div', { className: 'pv-side' }, [this.irPane.node, this.source.node, this.details.node])
         ])
       ]
@@ -348,7 +353,8 @@ export class TraceViewer {
       viewport: { x: rect.left + window.scrollX, y: rect.top + window.scrollY, w: rect.width, h: rect.height },
       nodes: this.graphPane.inspectNodes(),
       visibleSteps: [...this.timeline.visibleSteps()],
-      irText: this.irPane.plainText()
+      irText: this.irPane.plainText(),
+      dispatch: this.dispatchPane.inspect()
     };
   }
 
@@ -393,7 +399,8 @@ export class TraceViewer {
       toggle('dataflow', 'use'),
       toggle('control flow', 'branch'),
       button('zoom to change', 'zoom to what this step changed (z)', () => void this.graphPane.zoomToChange(true)),
-      button('fit', 'zoom to the whole graph', () => this.graphPane.fit())
+      button('fit', 'zoom to the whole graph', () => this.graphPane.fit()),
+      button('dispatches', 'show or hide the dispatch graph: dispatches and the tensors between them (D)', () => this.dispatchPane.toggle())
     ]);
   }
 
@@ -444,7 +451,8 @@ export class TraceViewer {
       N: () => this.moveToChange(-1),
       t: () => this.moveAlongSelection(1),
       T: () => this.moveAlongSelection(-1),
-      z: () => void this.graphPane.zoomToChange(true)
+      z: () => void this.graphPane.zoomToChange(true),
+      D: () => this.dispatchPane.toggle()
     };
     const action = actions[event.key];
     if (!action) {
@@ -623,6 +631,7 @@ export class TraceViewer {
     };
     const targets = [...new Set(wanted.map(visibleTarget).filter((id): id is string => id !== null))];
     this.title.textContent = this.describe(step);
+    this.dispatchPane.update(step, after, this.selected);
     this.title.title = this.title.textContent;
     // While a key is held the side panes wait for it to be let go: text changing
     // thirty times a second cannot be read, and laying it out costs the frame.
