@@ -42,7 +42,6 @@ PATTERNS = {
 """How the IREE patterns whose rewrites each pass records are named (a prefix)."""
 
 PRINTS_APART = {
-    "conv1x1_to_matmul-4": "xDSL prints affine expressions with parentheses, (d2 * 2) where MLIR prints d2 * 2",
     **{
         f"conv2d_to_img2col-{index}": "passviz prints affine maps inline; the checks want MLIR's #map aliases"
         for index in range(4)

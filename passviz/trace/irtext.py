@@ -5,11 +5,22 @@ from __future__ import annotations
 from io import StringIO
 from typing import ClassVar, cast
 
-from xdsl.dialects.builtin import UnknownLoc
+from xdsl.dialects.builtin import AffineMapAttr, UnknownLoc
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.printer import Printer
 
+from passviz.ir.affine_text import affine_map_text
 from passviz.trace.apply import REGION_PLACEHOLDER
+
+
+class MlirPrinter(Printer):
+    """xDSL's printer, writing affine maps as MLIR does (``d2 * 2 + d1``, not ``((d2 * 2) + d1)``)."""
+
+    def print_attribute(self, attribute: Attribute) -> None:
+        if isinstance(attribute, AffineMapAttr):
+            self.print_string(f"affine_map<{affine_map_text(attribute.data)}>")
+            return
+        super().print_attribute(attribute)
 
 
 def print_module(op: Operation) -> str:
@@ -35,7 +46,7 @@ def _print(op: Operation, *, generic: bool) -> str:
     stream = StringIO()
     for attr, name in aliases.items():
         stream.write(f"#{name} = ")
-        Printer(stream=stream).print_attribute(attr)
+        MlirPrinter(stream=stream).print_attribute(attr)
         stream.write("\n")
     _AliasingPrinter(aliases, stream=stream, print_generic_format=generic).print_op(op)
     stream.write("\n")
@@ -52,7 +63,7 @@ class AliasedAttribute:
     """The alias's name; the second of a kind is ``name1``, and so on."""
 
 
-class _AliasCollector(Printer):
+class _AliasCollector(MlirPrinter):
     """A printer that notes the aliased attributes in the order it prints them."""
 
     def __init__(self, *, stream: StringIO, print_generic_format: bool) -> None:
@@ -76,7 +87,7 @@ class _AliasCollector(Printer):
         return aliases
 
 
-class _AliasingPrinter(Printer):
+class _AliasingPrinter(MlirPrinter):
     """A printer that prints the attributes of ``aliases`` by their alias."""
 
     def __init__(
@@ -123,7 +134,7 @@ class AttrPrinter:
 
 def _attr_text(attr: Attribute) -> str:
     stream = StringIO()
-    Printer(stream=stream).print_attribute(attr)
+    MlirPrinter(stream=stream).print_attribute(attr)
     return stream.getvalue()
 
 
@@ -149,7 +160,7 @@ def op_text(op: Operation, names: dict[SSAValue, str], blocks: dict[Block, str] 
     raise AssertionError("unreachable")
 
 
-class _PlaceholderPrinter(Printer):
+class _PlaceholderPrinter(MlirPrinter):
     """A printer that writes each region as a placeholder, noting how the op's syntax prints it."""
 
     def print_region(
