@@ -15,6 +15,7 @@ from typing import Any
 from passviz.pipelines import record
 from passviz.trace.model import Trace
 from tests.test_iree_dispatch import SEED_MATMUL
+from tests.test_iree_passes import SEED_EXAMPLES
 from tests.test_viewer_long import _drive, artifacts  # noqa: F401  (artifacts: the fixture)
 
 FORM = "iree-dispatch-creation-form-dispatch-regions"
@@ -106,3 +107,39 @@ def test_dispatch_region_box_and_dispatch_graph(artifacts: Path) -> None:  # noq
     assert results["executable-selected"]["dispatch"]["selected"] == executable
     assert executable in {n["id"] for n in results["executable-selected"]["nodes"]}
     assert not results["hidden"]["dispatch"]["visible"]
+
+
+def test_dispatch_graph_of_three_dispatches(artifacts: Path) -> None:  # noqa: F811
+    """The seed's detach model: three outlined dispatches, one feeding another through a collapse_shape."""
+    trace = record(SEED_EXAMPLES["detach"], "iree-flow").trace
+    results = _drive(
+        trace,
+        "iree-detach",
+        [
+            {"goto": len(trace.steps) - 1},
+            {"key": "D"},
+            {"inspect": "last"},
+            {"shot": "iree-detach-dispatch-graph"},
+        ],
+        artifacts,
+    )
+    graph = results["last"]["dispatch"]
+    assert graph["visible"]
+    kinds = {n["id"]: n["kind"] for n in graph["nodes"]}
+    labels = {n["id"]: n["label"] for n in graph["nodes"]}
+    dispatches = [i for i, k in kinds.items() if k == "dispatch"]
+    assert len(dispatches) == 3 and sum(k == "executable" for k in kinds.values()) == 3
+    calls = {e["source"]: labels[e["target"]] for e in graph["edges"] if e["kind"] == "calls"}
+    assert {labels[d].split("::")[0].split("@")[1] for d in dispatches} == {
+        v.split("@")[1] for v in calls.values()
+    }
+    into: dict[str, list[str]] = {}
+    for edge in graph["edges"]:
+        if edge["kind"] == "tensor":
+            into.setdefault(edge["target"], []).append(edge["source"])
+    # The last dispatch reads what the first two computed, each through a collapse_shape.
+    last = dispatches[-1]
+    upstream = {s for c in into[last] for s in into.get(c, [])}
+    assert set(dispatches[:2]) <= upstream
+    boxes = [n["box"] for n in graph["nodes"] if n["kind"] in {"dispatch", "executable"}]
+    assert all(b["w"] > 0 and b["h"] > 0 for b in boxes)
