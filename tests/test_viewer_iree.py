@@ -66,6 +66,13 @@ def test_dispatch_region_box_and_dispatch_graph(artifacts: Path) -> None:  # noq
             {"shot": "iree-matmul-bias-dispatch-graph"},
             {"key": "D"},
             {"inspect": "hidden"},
+            {"click": f'.pv-line[data-op="{call}"]'},
+            {"inspect": "ir-selected"},
+            {"shot": "iree-matmul-bias-dispatch-details"},
+            {"click": '.pv-details .pv-link:has-text("flow.executable")'},
+            {"inspect": "details-link"},
+            {"click": '.pv-details .pv-link:has-text("flow.dispatch")'},
+            {"inspect": "details-link-back"},
         ],
         artifacts,
     )
@@ -107,6 +114,11 @@ def test_dispatch_region_box_and_dispatch_graph(artifacts: Path) -> None:  # noq
     assert results["executable-selected"]["dispatch"]["selected"] == executable
     assert executable in {n["id"] for n in results["executable-selected"]["nodes"]}
     assert not results["hidden"]["dispatch"]["visible"]
+
+    # Without the pane: the details of a flow.dispatch link to its executable, and back.
+    assert results["ir-selected"]["dispatch"]["selected"] == call
+    assert results["details-link"]["dispatch"]["selected"] == executable
+    assert results["details-link-back"]["dispatch"]["selected"] == call
 
 
 def test_dispatch_graph_of_three_dispatches(artifacts: Path) -> None:  # noqa: F811

@@ -212,3 +212,21 @@ export function dispatchGraph(state: IRState): DispatchGraph {
   }
   return { nodes, edges };
 }
+
+/**
+ * The ops the dispatch graph's call edges join `opId` to: the executable a
+ * `flow.dispatch` calls, or the `flow.dispatch` ops that call an executable.
+ */
+export function callPartners(state: IRState, opId: string): string[] {
+  const name = state.ops.get(opId)?.name;
+  if (name !== 'flow.dispatch' && name !== 'flow.executable') {
+    return [];
+  }
+  const partners: string[] = [];
+  for (const edge of dispatchGraph(state).edges.values()) {
+    if (edge.kind === 'calls' && (edge.source === opId || edge.target === opId)) {
+      partners.push(edge.source === opId ? edge.target : edge.source);
+    }
+  }
+  return partners;
+}

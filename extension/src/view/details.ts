@@ -6,6 +6,7 @@
  */
 
 import type { StepRecord } from '../schema';
+import { callPartners } from '../model/dispatch';
 import type { LineageEvent } from '../model/lineage';
 import type { IRState } from '../model/state';
 import { clear, clippedEl, el, SHOWN_CHARACTERS } from './dom';
@@ -135,6 +136,11 @@ export class DetailsPane {
       parents.appendChild(el('span', { text: ' › ' }));
     }
     parents.appendChild(el('span', { text: describe(state, id) }));
+    // A flow.dispatch links to the executable it calls, an executable to its callers.
+    const calls = callPartners(state, id).map(other => el('p', {}, [
+      el('span', { text: op.name === 'flow.dispatch' ? 'calls ' : 'called by ' }),
+      this.link(describe(state, other), () => this.onSelect(other))
+    ]));
     const events = el('ol', { className: 'pv-lineage' });
     for (const event of history) {
       const by = event.by.length > 0 ? ` by ${event.by.join(', ')}` : '';
@@ -149,6 +155,7 @@ export class DetailsPane {
       `selected: ${id} ${op.name}`,
       clippedEl('pre', op.text, 'pv-op-text'),
       parents,
+      ...calls,
       op.loc ? el('p', {}, [el('span', { text: 'location: ' }), clippedEl('code', op.loc)]) : null,
       attrs.childElementCount > 0 ? section('attributes', attrs) : null,
       values.childElementCount > 0 ? section('values', values) : null,
