@@ -3,7 +3,8 @@
 ``FormDispatchRegionsPass`` (``DispatchCreation/FormDispatchRegions.cpp``, with
 ``wrapOpInDispatchRegion`` and ``movePrecedingOpsIntoDispatchRegion`` of
 ``Flow/Transforms/RegionOpUtils.cpp``) and ``CloneProducersIntoDispatchRegionsPass``,
-without their options (aggressive fusion, pad fusion, data tiling).
+without aggressive fusion and data tiling (``fuse-pad-with-consumers`` and
+``fuse-pad-with-producers`` are built).
 
 Form dispatch regions works in two phases, as IREE does:
 
@@ -41,6 +42,7 @@ from xdsl.context import Context
 from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
+    AffineMapAttr,
     DenseIntOrFPElementsAttr,
     FixedBitwidthType,
     IndexType,
@@ -59,7 +61,7 @@ from xdsl.traits import is_side_effect_free
 from xdsl.transforms.dead_code_elimination import is_trivially_dead
 from xdsl.utils.exceptions import PassFailedException
 
-from passviz.dialects import flow
+from passviz.dialects import affine, flow
 from passviz.dialects.linalg import DepthwiseConv2DNhwcHwcOp, DepthwiseConv2DNhwcHwcQOp, GenericOp, SoftmaxOp
 from passviz.dialects.llvm_version import behaves_as_iree
 from passviz.ir.hints import isa
@@ -429,8 +431,14 @@ def fusable_use(op: Operation) -> tuple[Operation, int] | None:
     return uses[0].operation, uses[0].index
 
 
-def consumer_refusal(producer: Operation, consumer: Operation, root_loops: list[bool]) -> str | None:
+def consumer_refusal(
+    producer: Operation, consumer: Operation, root_loops: list[bool], pad_with_producers: bool = False
+) -> str | None:
     """Why ``isFusableWithConsumer`` keeps ``consumer`` out of ``producer``'s dispatch (None: it fuses)."""
+    if consumer.name == "tensor.pad":
+        if not pad_with_producers:
+            return "a tensor.pad fuses with its producer only under fuse-pad-with-producers"
+        return None if iterator_types(producer) is not None else "a tensor.pad fuses only with a linalg op"
     if is_bit_extend(consumer):
         return "a bit-extending consumer is cloned into its own consumers instead"
     if consumer.name in PACK_LIKE:
@@ -441,8 +449,8 @@ def consumer_refusal(producer: Operation, consumer: Operation, root_loops: list[
         if producer_map is None or not _compatible(producer, producer_map, root_loops):
             return "the producer's result is not laid out as the encoding expects (a transposed result map)"
         return None
-    if consumer.name in ("tensor.pad", "tensor.insert_slice"):
-        return f"{consumer.name} consumers are not modelled by passviz"
+    if consumer.name == "tensor.insert_slice":
+        return "tensor.insert_slice consumers are not modelled by passviz"
     consumer_loops = iterator_types(consumer)
     if iterator_types(producer) is None or consumer_loops is None:
         return "the consumer is not a linalg op"
@@ -473,7 +481,7 @@ def producer_refusal(
 ) -> str | None:
     """Why ``isFusableWithProducer`` refuses (None: it fuses)."""
     if consumer.name == "tensor.pad":
-        return "a tensor.pad fuses with its producer only under fuse-pad-with-producers (not built)"
+        return "a tensor.pad joins its producer's dispatch as a consumer, not as a root"
     if producer.name == "tensor.pad":
         if not pad_with_consumers:
             return "a tensor.pad fuses with its consumer only under fuse-pad-with-consumers"
@@ -513,11 +521,15 @@ class _Groups:
 class _Decider:
     """``decideFusableLinalgOps`` on one function, each decision a step."""
 
-    def __init__(self, recorder: StepRecorder, pad_with_consumers: bool = False) -> None:
+    def __init__(
+        self, recorder: StepRecorder, pad_with_consumers: bool = False, pad_with_producers: bool = False
+    ) -> None:
         self.recorder = recorder
         self.groups = _Groups()
         self.pad_with_consumers = pad_with_consumers
         """Whether a ``tensor.pad`` fuses with the convolution it feeds."""
+        self.pad_with_producers = pad_with_producers
+        """Whether a ``tensor.pad`` fuses with the linalg op that produces its source."""
 
     def _new_root(self, op: Operation, why: str) -> None:
         number = len(self.groups.roots)
@@ -603,7 +615,7 @@ class _Decider:
                 if self.groups.grouped(consumer):
                     continue
                 number = self.groups.root_of[current]
-                why = consumer_refusal(current, consumer, root_loops)
+                why = consumer_refusal(current, consumer, root_loops, self.pad_with_producers)
                 if why is not None:
                     if iterator_types(consumer) is None and consumer.name not in PACK_LIKE:
                         continue  # not a candidate at all (a return, a reshape): nothing to tell
@@ -661,7 +673,41 @@ def reify_dynamic_dims(value: SSAValue) -> list[SSAValue]:
         return dims
     if isinstance(op, tensor.EmptyOp):
         return list(op.dynamic_sizes)
+    if isinstance(op, tensor.PadOp):
+        return _padded_dims(op)
     raise PassFailedException(f"cannot reify the dynamic dimensions of a result of {op.name}")
+
+
+def _padded_dims(pad: tensor.PadOp) -> list[SSAValue]:
+    """``PadOp::reifyResultShapes``: each dynamic result dimension is the source's plus both
+    paddings, one ``affine.apply`` each (constants folded into its map), made before ``pad``."""
+    source_type = pad.source.type
+    assert isa(source_type, TensorType[Attribute])
+    source_shape = source_type.get_shape()
+    source_dims = iter(reify_dynamic_dims(pad.source))
+    sizes = {i: next(source_dims) for i, size in enumerate(source_shape) if size == DYNAMIC_INDEX}
+    low, high = iter(pad.low), iter(pad.high)
+    lows = [next(low) if v == DYNAMIC_INDEX else v for v in pad.static_low.get_values()]
+    highs = [next(high) if v == DYNAMIC_INDEX else v for v in pad.static_high.get_values()]
+    found: list[SSAValue] = []
+    ops: list[Operation] = []
+    for index in _dynamic_sizes(pad.result.type):
+        terms: list[SSAValue | int] = [sizes.get(index, source_shape[index]), lows[index], highs[index]]
+        symbols = [term for term in terms if isinstance(term, SSAValue)]
+        constant = sum(term for term in terms if isinstance(term, int))
+        if not symbols:
+            made: Operation = arith.ConstantOp(IntegerAttr(constant, IndexType()))
+        else:
+            expr: AffineExpr = AffineExpr.symbol(0)
+            for position in range(1, len(symbols)):
+                expr = expr + AffineExpr.symbol(position)
+            if constant:
+                expr = expr + constant
+            made = affine.ApplyOp(symbols, AffineMapAttr(AffineMap(0, len(symbols), (expr,))))
+        ops.append(made)
+        found.append(made.results[0])
+    Rewriter.insert_op(ops, InsertPoint.before(pad))
+    return found
 
 
 def _within(op: Operation, holder: Operation) -> bool:
@@ -765,10 +811,13 @@ class FormDispatchRegions(TracedPass):
     fuse_pad_with_consumers: bool = False
     """IREE's ``fuse-pad-with-consumers``: a ``tensor.pad`` joins the convolution it feeds."""
 
+    fuse_pad_with_producers: bool = False
+    """IREE's ``fuse-pad-with-producers``: a ``tensor.pad`` joins the linalg op that makes its source."""
+
     @behaves_as_iree
     def run(self, ctx: Context, op: ModuleOp, recorder: StepRecorder) -> None:
         for function in _functions(op):
-            decider = _Decider(recorder, self.fuse_pad_with_consumers)
+            decider = _Decider(recorder, self.fuse_pad_with_consumers, self.fuse_pad_with_producers)
             for block in function.regions[0].blocks:
                 decider.decide(block)
             groups = decider.groups
