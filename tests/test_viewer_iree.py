@@ -155,3 +155,40 @@ def test_dispatch_graph_of_three_dispatches(artifacts: Path) -> None:  # noqa: F
     assert set(dispatches[:2]) <= upstream
     boxes = [n["box"] for n in graph["nodes"] if n["kind"] in {"dispatch", "executable"}]
     assert all(b["w"] > 0 and b["h"] > 0 for b in boxes)
+
+
+def test_the_dispatch_graph_shows_ops_joining_the_region(artifacts: Path) -> None:  # noqa: F811
+    """Stepping through form-dispatch-regions: the region appears with the generic, then the matmul joins it."""
+    trace = record(SEED_MATMUL, "iree-flow").trace
+    wrap = min(s.index for s in trace.steps if s.dispatch)
+    move = wrap + 1
+    results = _drive(
+        trace,
+        "iree-matmul-bias-joining",
+        [
+            {"goto": wrap - 1},
+            {"key": "D"},
+            {"inspect": "before"},
+            {"key": "ArrowRight"},
+            {"inspect": "wrapped"},
+            {"shot": "iree-matmul-bias-region-opens"},
+            {"key": "ArrowRight"},
+            {"inspect": "joined"},
+            {"shot": "iree-matmul-bias-matmul-joins"},
+        ],
+        artifacts,
+    )
+
+    def dispatches(name: str) -> list[tuple[str, str]]:
+        nodes = results[name]["dispatch"]["nodes"]
+        return [(n["label"].split(" #")[0], n["status"]) for n in nodes if n["kind"] == "dispatch"]
+
+    def ops(name: str) -> list[str]:
+        return [n["label"] for n in results[name]["dispatch"]["nodes"] if n["kind"] == "op"]
+
+    assert results["wrapped"]["step"] == wrap and results["joined"]["step"] == move
+    assert dispatches("before") == [] and {"linalg.matmul", "linalg.generic"} <= set(ops("before"))
+    assert dispatches("wrapped") == [("flow.dispatch.region", "added")]
+    assert "linalg.generic" not in ops("wrapped") and "linalg.matmul" in ops("wrapped")
+    assert dispatches("joined") == [("flow.dispatch.region", "modified")]
+    assert "linalg.matmul" not in ops("joined")

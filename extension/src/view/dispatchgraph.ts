@@ -1,10 +1,12 @@
 /**
  * The dispatch graph pane: the dispatches of the current step as nodes and
  * the tensors between them as edges (`model/dispatch.ts`), drawn as an SVG
- * over the graph's corner.  It follows the step the viewer shows, so ops
- * joining a dispatch region take their nodes out of the graph and the
- * region's edges change.  A `flow.dispatch` and the executable it calls are
- * joined by a dashed edge, and selecting either marks both.
+ * over the lower part of the graph.  It follows the step the viewer shows, so
+ * ops joining a dispatch region take their nodes out of the graph and the
+ * region's edges change; a node the step added is green, a node whose ops it
+ * changed (a region an op joined) yellow.  A `flow.dispatch` and the
+ * executable it calls are joined by a dashed edge, and selecting either marks
+ * both.
  *
  * Styles are inline so that the pane needs nothing from the viewer's sheets.
  * Trace text reaches the page only as text nodes.
@@ -58,7 +60,17 @@ export interface DispatchInspection {
   visible: boolean;
   /** The op selected in the viewer. */
   selected: string | null;
-  nodes: Array<{ id: string; kind: string; parent: string | null; label: string; members: string[]; linked: boolean; box: PageBox }>;
+  nodes: Array<{
+    id: string;
+    kind: string;
+    parent: string | null;
+    label: string;
+    members: string[];
+    /** What the step did to the node: `added`, `modified` (its ops changed) or `unchanged`. */
+    status: string;
+    linked: boolean;
+    box: PageBox;
+  }>;
   edges: Array<{ id: string; kind: string; source: string; target: string; label: string }>;
 }
 
@@ -68,16 +80,31 @@ interface StepGraph {
   graph: DispatchGraph;
   /** A node's label, and for a dispatch or executable the names of the ops it computes. */
   lines: Map<string, string[]>;
+  /** Nodes the step added, and nodes whose label or ops it changed (a region an op joined). */
+  status: Map<string, 'added' | 'modified'>;
 }
 
-function stepGraph(step: number, state: IRState): StepGraph {
+/** The graph of `state`, the IR after `step`, against `previous`, the graph before the step (null: none). */
+function stepGraph(step: number, state: IRState, previous: DispatchGraph | null): StepGraph {
   const graph = dispatchGraph(state);
   const lines = new Map<string, string[]>();
+  const status = new Map<string, 'added' | 'modified'>();
   for (const node of graph.nodes.values()) {
     lines.set(node.id, [node.label, ...node.members.map(id => `  ${state.ops.get(id)?.name ?? id}`)]);
+    const before = previous?.nodes.get(node.id);
+    if (previous === null || node.kind === 'func') {
+      continue;
+    }
+    if (before === undefined) {
+      status.set(node.id, 'added');
+    } else if (before.label !== node.label || before.members.join() !== node.members.join()) {
+      status.set(node.id, 'modified');
+    }
   }
-  return { step, graph, lines };
+  return { step, graph, lines, status };
 }
+
+const STATUS_FILL = { added: '#dafbe1', modified: '#fff8c5' };
 
 /** Rows of each function's nodes by longest path from its arguments, then the executables below. */
 function place({ graph, lines: linesOf }: StepGraph): { placed: Map<string, Placed>; frames: Placed[]; width: number; height: number } {
@@ -215,12 +242,12 @@ export class DispatchPane {
   }
 
   /** Follow the step: `state` is the IR after `step` as the viewer shows it, `selected` its selected op. */
-  update(step: number, state: IRState, selected: string | null): void {
+  update(step: number, state: IRState, selected: string | null, before: IRState): void {
     this.step = step;
     this.selected = selected;
     // The viewer's state object moves on with later steps: take the graph now, or when shown.
     if (this.shown && this.shownGraph?.step !== step) {
-      this.shownGraph = stepGraph(step, state);
+      this.shownGraph = stepGraph(step, state, step >= 0 ? dispatchGraph(before) : null);
     }
     this.render();
   }
@@ -231,7 +258,9 @@ export class DispatchPane {
       return null;
     }
     if (this.shownGraph?.step !== this.step) {
-      this.shownGraph = stepGraph(this.step, this.stateAt(this.step));
+      // The graph before the step first: the state `stateAt` returns moves on with the next call.
+      const previous = this.step >= 0 ? dispatchGraph(this.stateAt(this.step - 1)) : null;
+      this.shownGraph = stepGraph(this.step, this.stateAt(this.step), previous);
     }
     return this.shownGraph.graph;
   }
@@ -245,7 +274,8 @@ export class DispatchPane {
       nodes: [...(graph?.nodes.values() ?? [])].map(n => {
         const rect = this.drawn.get(n.id)?.element.getBoundingClientRect();
         const box = rect ? { x: rect.left + window.scrollX, y: rect.top + window.scrollY, w: rect.width, h: rect.height } : { x: 0, y: 0, w: 0, h: 0 };
-        return { id: n.id, kind: n.kind, parent: n.parent, label: n.label, members: [...n.members], linked: linked.has(n.id), box };
+        const status = this.shownGraph?.status.get(n.id) ?? 'unchanged';
+        return { id: n.id, kind: n.kind, parent: n.parent, label: n.label, members: [...n.members], status, linked: linked.has(n.id), box };
       }),
       edges: [...(graph?.edges.values() ?? [])].map(e => ({ id: e.id, kind: e.kind, source: e.source, target: e.target, label: e.label }))
     };
@@ -352,6 +382,7 @@ export class DispatchPane {
     const linked = this.linked();
     for (const p of placed.values()) {
       const marked = linked.has(p.node.id);
+      const status = this.shownGraph.status.get(p.node.id);
       const group = svg('g', { 'data-id': p.node.id, 'data-kind': p.node.kind, cursor: 'pointer' });
       group.appendChild(svg('rect', {
         x: p.x,
@@ -359,8 +390,8 @@ export class DispatchPane {
         width: p.w,
         height: p.h,
         rx: p.node.kind === 'dispatch' || p.node.kind === 'executable' ? 4 : 10,
-        fill: FILL[p.node.kind],
-        stroke: marked ? '#bf8700' : STROKE[p.node.kind],
+        fill: status !== undefined ? STATUS_FILL[status] : FILL[p.node.kind],
+        stroke: marked ? '#1f2328' : STROKE[p.node.kind],
         'stroke-width': marked ? 3 : p.node.kind === 'dispatch' ? 2 : 1
       }));
       p.lines.forEach((line, index) => {

@@ -631,7 +631,7 @@ export class TraceViewer {
     };
     const targets = [...new Set(wanted.map(visibleTarget).filter((id): id is string => id !== null))];
     this.title.textContent = this.describe(step);
-    this.dispatchPane.update(step, after, this.selected);
+    this.dispatchPane.update(step, after, this.selected, before);
     this.title.title = this.title.textContent;
     // While a key is held the side panes wait for it to be let go: text changing
     // thirty times a second cannot be read, and laying it out costs the frame.
