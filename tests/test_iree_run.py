@@ -21,6 +21,9 @@ from passviz.pipelines import IREE_FLOW, parse_ir, record
 from passviz.run.bisect import INITIAL, bisect, run_step
 from passviz.run.inputs import derive_specs, make_arguments
 from passviz.run.launch import launch
+from tests.conftest import peer_file, split_chunks
+from tests.test_iree_dispatch import DISPATCH_PASSES, FILES
+from tests.test_iree_passes import PASSES
 from tests.test_iree_pipeline import MODELS
 
 
@@ -155,3 +158,34 @@ def test_passviz_bisect_on_a_flow_trace(tmp_path: Path, capsys: pytest.CaptureFi
     )
     found = next(line for line in printed if line.startswith("first differing step:"))
     assert found.split()[4:7] == ["rewrite", "swap-matmul-operands", "SwapMatmulOperands"]
+
+
+PEER_RUNS = {
+    **{f"conv2d_to_img2col-{index}": "iree-global-opt-convert-conv2d-to-img2col" for index in range(4)},
+    **{f"elementwise_op_fusion-{index}": "iree-dispatch-creation-elementwise-op-fusion" for index in (2, 19)},
+    **{
+        f"fuse_multiuse_elementwise_producer-{index}": "iree-dispatch-creation-fuse-multi-use-elementwise-producer"
+        for index in (1, 2)
+    },
+    "dispatch_linalg_on_tensors_default-1": ",".join(DISPATCH_PASSES[:4]),
+}
+"""Peer inputs of static shape whose ops the interpreter runs (gathers, ``linalg.index``, an
+optimization barrier, ``check`` ops, encodings), each with the passes it goes through; the
+1024x1024 matmul and the large convolution and batch norm inputs run too, but take seconds a step."""
+
+
+def _peer_chunk(case: str) -> str:
+    stem, _, index = case.rpartition("-")
+    relative = next(path for path in (*PASSES.values(), *FILES.values()) if path.endswith(f"/{stem}.mlir"))
+    return split_chunks(peer_file(relative).read_text())[int(index)]
+
+
+@pytest.mark.parametrize("case", sorted(PEER_RUNS))
+def test_every_step_keeps_a_peer_inputs_results(case: str) -> None:
+    """Each step of the input's passes runs and computes what the input computed."""
+    chunk = _peer_chunk(case)
+    run = record(chunk, PEER_RUNS[case])
+    assert run.trace.status == "ok", run.trace.failed_steps
+    result = bisect(run.trace, make_arguments(derive_specs(parse_ir(chunk))), (1,), every=True)
+    assert result.first is None
+    assert all(outcome.error is None for outcome in result.runs.values())

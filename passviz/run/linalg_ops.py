@@ -8,7 +8,9 @@ reduction loops, on arrays that hold every point of the parallel loops at
 once, so a matmul's payload runs K times, not M*N*K.  ``linalg.index`` gives
 the loop's coordinates, as arrays over the parallel loops.
 
-``flow.dispatch.region`` runs its body inline.  ``flow.dispatch.workgroups``
+``flow.dispatch.region`` runs its body inline; ``iree_encoding`` ops and
+``util.optimization_barrier`` pass their tensors on, and IREE's ``check`` ops fail
+the run as a failed assertion does.  ``flow.dispatch.workgroups``
 and ``flow.dispatch`` (the outlined executable's function) get each tensor
 argument as a ``DispatchTensor`` (a copy, or a fresh output for a result that
 writes no argument in place) which ``iree_tensor_ext.dispatch.tensor.load``
@@ -49,10 +51,11 @@ from xdsl.ir.affine import (
     AffineMap,
 )
 
-from passviz.dialects import flow, hal, linalg, util
+from passviz.dialects import check, flow, hal, linalg, util
+from passviz.dialects.iree_encoding import SetEncodingOp, UnsetEncodingOp
 from passviz.dialects.iree_tensor_ext import DispatchTensorLoadOp, DispatchTensorStoreOp
 from passviz.run.core import kernel_state
-from passviz.run.values import Array, RunError, as_type, storage_dtype
+from passviz.run.values import Array, KernelAssertionError, RunError, as_type, storage_dtype
 
 Coordinate = Any
 """A loop's coordinate: an int, or an array over the parallel loops."""
@@ -214,6 +217,16 @@ class LinalgFunctions(InterpreterFunctions):
     def run_cast(self, interpreter: Interpreter, op: Operation, args: PythonValues) -> PythonValues:
         return (args[0],)
 
+    @impl(tensor.ExtractOp)
+    def run_extract(self, interpreter: Interpreter, op: Operation, args: PythonValues) -> PythonValues:
+        # Inside a payload the indices are arrays over the parallel loops: one gather reads them all.
+        source = np.asarray(args[0])
+        indices = tuple(np.asarray(i).astype(np.int64) for i in args[1:])
+        for index, size in zip(indices, source.shape, strict=True):
+            if np.any((index < 0) | (index >= size)):
+                raise RunError(f"index out of bounds of {list(source.shape)}", op)
+        return (source[indices],)
+
     @impl(tensor.CollapseShapeOp)
     def run_collapse(self, interpreter: Interpreter, op: Operation, args: PythonValues) -> PythonValues:
         return (self._reshape(op, args[0]),)
@@ -278,6 +291,36 @@ class LinalgFunctions(InterpreterFunctions):
             raise RunError(f"the buffer view holds {list(value.shape)}, not {list(type_.get_shape())}", op)
         return (value,)
 
+    @impl(util.OptimizationBarrierOp)
+    def run_barrier(self, interpreter: Interpreter, op: Operation, args: PythonValues) -> PythonValues:
+        return args
+
+    @impl(SetEncodingOp)
+    def run_set_encoding(self, interpreter: Interpreter, op: Operation, args: PythonValues) -> PythonValues:
+        # An encoding says how a later phase may lay the tensor out; its elements stay the same.
+        return (args[0],)
+
+    @impl(UnsetEncodingOp)
+    def run_unset_encoding(self, interpreter: Interpreter, op: Operation, args: PythonValues) -> PythonValues:
+        return (np.asarray(args[0]).reshape(_static_shape(op)),)
+
+    @impl(check.ExpectEqOp)
+    def run_expect_eq(self, interpreter: Interpreter, op: Operation, args: PythonValues) -> PythonValues:
+        if not np.array_equal(np.asarray(args[0]), np.asarray(args[1])):
+            raise KernelAssertionError("check.expect_eq failed: the tensors differ", op)
+        return ()
+
+    @impl(check.ExpectAlmostEqOp)
+    def run_expect_almost_eq(
+        self, interpreter: Interpreter, op: check.ExpectAlmostEqOp, args: PythonValues
+    ) -> PythonValues:
+        # IREE's defaults: atol 1e-4, rtol 0.
+        atol = op.atol.value.data if op.atol is not None else 1e-4
+        rtol = op.rtol.value.data if op.rtol is not None else 0.0
+        if not np.allclose(np.asarray(args[1]), np.asarray(args[0]), rtol=rtol, atol=atol):
+            raise KernelAssertionError("check.expect_almost_eq failed: the tensors differ", op)
+        return ()
+
     @impl(hal.TensorExportOp)
     def run_export(self, interpreter: Interpreter, op: Operation, args: PythonValues) -> PythonValues:
         return (args[0],)
@@ -332,6 +375,14 @@ class LinalgFunctions(InterpreterFunctions):
         index = _slices(interpreter, op, op.static_offsets, op.static_sizes, op.static_strides)
         holder.data[index] = np.asarray(args[0]).reshape(holder.data[index].shape)
         return ()
+
+
+def _static_shape(op: Operation) -> tuple[int, ...]:
+    """The shape of ``op``'s first result, which must be static."""
+    type_ = op.results[0].type
+    if not isinstance(type_, TensorType) or DYNAMIC_INDEX in type_.get_shape():
+        raise RunError("a result of dynamic shape is not modelled here", op)
+    return tuple(type_.get_shape())
 
 
 def _mixed(interpreter: Interpreter, static: Any, dynamic: Sequence[SSAValue]) -> list[int]:
