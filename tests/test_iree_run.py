@@ -189,3 +189,31 @@ def test_every_step_keeps_a_peer_inputs_results(case: str) -> None:
     result = bisect(run.trace, make_arguments(derive_specs(parse_ir(chunk))), (1,), every=True)
     assert result.first is None
     assert all(outcome.error is None for outcome in result.runs.values())
+
+
+SLICES = """func.func @slices(%a: tensor<4x6xf32>, %b: tensor<2x3xf32>) -> (tensor<7x9xf32>, tensor<2x3xf32>, tensor<4x6xf32>) {
+  %cst = arith.constant 0.5 : f32
+  %p = tensor.pad %a low[1, 2] high[2, 1] {
+  ^bb0(%i: index, %j: index):
+    tensor.yield %cst : f32
+  } : tensor<4x6xf32> to tensor<7x9xf32>
+  %s = tensor.extract_slice %a[1, 0] [2, 3] [2, 2] : tensor<4x6xf32> to tensor<2x3xf32>
+  %i = tensor.insert_slice %b into %a[2, 3] [2, 3] [1, 1] : tensor<2x3xf32> into tensor<4x6xf32>
+  return %p, %s, %i : tensor<7x9xf32>, tensor<2x3xf32>, tensor<4x6xf32>
+}
+"""
+
+
+def test_pad_and_slices_compute_what_numpy_does() -> None:
+    """``tensor.pad`` with a constant, a strided ``extract_slice`` and an ``insert_slice``; each
+    returned tensor is an output."""
+    a = np.arange(24, dtype=np.float32).reshape(4, 6)
+    b = -np.ones((2, 3), np.float32)
+    outputs = launch(parse_ir(SLICES), [("a", a), ("b", b)], (1,)).outputs
+    inserted = a.copy()
+    inserted[2:4, 3:6] = b
+    np.testing.assert_array_equal(
+        outputs["result #0"], np.pad(a, [(1, 2), (2, 1)], constant_values=0.5).ravel()
+    )
+    np.testing.assert_array_equal(outputs["result #1"], a[1:5:2, 0:6:2].ravel())
+    np.testing.assert_array_equal(outputs["result #2"], inserted.ravel())

@@ -273,6 +273,12 @@ class LinalgFunctions(InterpreterFunctions):
         pad_width = list(zip(low, high, strict=True))
         return (np.pad(source, pad_width, constant_values=np.asarray(value).astype(source.dtype)),)
 
+    @impl_terminator(tensor.YieldOp)
+    def run_tensor_yield(
+        self, interpreter: Interpreter, op: Operation, args: PythonValues
+    ) -> tuple[TerminatorValue, PythonValues]:
+        return ReturnedValues(args), ()
+
     # -- util, hal --------------------------------------------------------------
 
     @impl_terminator(util.ReturnOp)
