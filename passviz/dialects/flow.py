@@ -434,7 +434,7 @@ class ExecutableExportOp(IRDLOperation):
     workgroup_count = region_def()
     """Computes the workgroup count; may be empty."""
 
-    traits = traits_def(SymbolOpInterface())
+    traits = traits_def(IsolatedFromAbove(), SymbolOpInterface())
 
     def __init__(self, name: str, function: str, count: Region | None = None) -> None:
         super().__init__(
