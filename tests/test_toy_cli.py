@@ -276,3 +276,31 @@ def test_llvm_the_converter_cannot_translate_is_one_line(
             f"passviz: error: {source}: cannot translate to LLVM IR: "
             "Conversion not implemented for op: llvm.intr.assume\n"
         )
+
+
+def test_run_and_bisect_read_a_toy_trace_down_to_llvm(tmp_path: Path) -> None:
+    """A ``passviz toy -o`` trace starts from an empty module (MLIRGen builds it) and ends in the
+    llvm dialect: ``run`` and ``bisect`` take MLIRGen's module as the reference, run every step the
+    interpreter reaches, and say in one line where the IR has gone past it."""
+    needs_toy_peer()
+    trace = tmp_path / "codegen.passviz.json"
+    built = run_passviz("toy", str(TOY / "Ch6/codegen.toy"), "-emit=mlir-llvm", "-opt", "-o", str(trace))
+    assert built.returncode == 0, built.stderr
+    steps = run_passviz("steps", str(trace)).stdout.splitlines()
+    lowering = next(line for line in steps if "pass-begin" in line and "toy-lower-to-llvm" in line)
+    before_llvm = int(lowering.split()[0])
+
+    done = run_passviz("run", str(trace), "--step", str(before_llvm))
+    assert done.returncode == 0, done.stderr
+    assert "inputs from the kernel's signature: none" in done.stdout
+    assert "[1, 16, 4, 25, 9, 36]" in done.stdout
+
+    last = run_passviz("run", str(trace))
+    assert last.returncode == 1
+    assert last.stderr.strip().count("\n") == 0
+    assert "llvm dialect" in last.stderr and "Traceback" not in last.stderr
+
+    search = run_passviz("bisect", str(trace))
+    assert search.returncode == 0, search.stderr
+    assert "no step changes the outputs" in search.stdout
+    assert "cannot run, stepped around" in search.stdout

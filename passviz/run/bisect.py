@@ -29,7 +29,14 @@ from xdsl.dialects.builtin import ModuleOp
 
 from passviz.pipelines import InputError, parse_ir
 from passviz.run.launch import Argument, launch
-from passviz.run.values import Array, DeclarationCallError, LaunchError, RunError, UnsupportedOpError
+from passviz.run.values import (
+    Array,
+    DeclarationCallError,
+    LaunchError,
+    NoKernelError,
+    RunError,
+    UnsupportedOpError,
+)
 from passviz.trace.model import Step, Trace
 from passviz.trace.replay import Replayer
 
@@ -152,7 +159,14 @@ def run_step(
     try:
         result = launch(module, fresh, grid)
         return Outcome(step, result.outputs, result.elements)
-    except (UnsupportedOpError, LaunchError):
+    except NoKernelError as exc:
+        return Outcome(step, error=str(exc), runnable=False)
+    except UnsupportedOpError as exc:
+        if exc.op is not None and exc.op.name.startswith("llvm."):
+            # Partly lowered to LLVM (chapter 6 of the Toy tutorial): past the interpreter's reach.
+            return Outcome(step, error=str(exc), runnable=False)
+        raise
+    except LaunchError:
         raise
     except DeclarationCallError as exc:
         return Outcome(step, error=str(exc), runnable=False)
@@ -221,7 +235,12 @@ def bisect(
             runs[step] = run_step(trace, step, arguments, grid, texts)
         return runs[step]
 
-    reference = outcome(INITIAL)
+    # The reference is the first IR that runs: the initial IR, or, where a frontend builds the
+    # module inside the trace (Toy's MLIRGen), the first step after it that holds a kernel.
+    start = next((step for step in (INITIAL, *range(len(trace.steps))) if outcome(step).runnable), INITIAL)
+    reference = outcome(start)
+    if not reference.runnable:
+        raise NoKernelError(f"no step of the trace runs: {reference.error}")
 
     def differs(step: int) -> bool:
         return not compare(reference, outcome(step), tolerance=tolerance).same
@@ -239,7 +258,7 @@ def bisect(
     elif last is None or not differs(last):
         first = None
     else:
-        good, bad = INITIAL, last
+        good, bad = start, last
         while (middle := runnable_between(good, bad)) is not None:
             if differs(middle):
                 bad = middle

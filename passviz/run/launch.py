@@ -28,6 +28,7 @@ from passviz.run.values import (
     KernelAssertionError,
     LaunchError,
     Memory,
+    NoKernelError,
     Pointer,
     RunError,
     UnsupportedOpError,
@@ -67,7 +68,12 @@ def kernel_function(module: ModuleOp, name: str | None = None) -> Operation:
         visibility = getattr(function_attribute(op, "sym_visibility"), "data", "public")
         if (name is None and visibility == "public") or sym == name:
             return op
-    raise LaunchError(
+    if any(op.name == "llvm.func" for op in module.walk()):
+        raise NoKernelError(
+            "the IR here is in the llvm dialect, which the CPU interpreter does not run: "
+            "choose a step before the lowering to LLVM"
+        )
+    raise NoKernelError(
         f"the module has no function named @{name}" if name else "the module has no public function"
     )
 

@@ -62,6 +62,11 @@ class LaunchError(RunError):
     """Arguments or a grid that do not fit the kernel: no program ran."""
 
 
+class NoKernelError(LaunchError):
+    """IR without a function the interpreter runs: an empty module before a frontend builds it, or
+    IR already lowered to the ``llvm`` dialect.  Neither right nor wrong: bisect steps around it."""
+
+
 class KernelAssertionError(RunError):
     """A ``tt.assert`` that failed in some program of the grid."""
 
