@@ -101,6 +101,23 @@ def _subscript(map_: AffineMap, coords: Sequence[Coordinate]) -> tuple[Coordinat
     return tuple(evaluate(expr, coords) for expr in map_.results)
 
 
+def _read(value: Array, map_: AffineMap, coords: Sequence[Coordinate], parallel: Sequence[int]) -> Array:
+    """An input's elements at every parallel point of the current reduction point.
+
+    Where each of the map's results is a distinct loop, that is a view of the input (the
+    reduction loops' coordinates picked, the rest transposed into loop order and broadcast
+    along the loops it does not use); otherwise a gather.
+    """
+    dims = [expr.position if isinstance(expr, AffineDimExpr) else -1 for expr in map_.results]
+    if -1 in dims or len(set(dims)) != len(dims):
+        return value[_subscript(map_, coords)]
+    kept = [d for d in dims if d in parallel]
+    view = value[tuple(slice(None) if d in parallel else coords[d] for d in dims)]
+    view = view.transpose(sorted(range(len(kept)), key=lambda axis: parallel.index(kept[axis])))
+    missing = tuple(axis for axis, d in enumerate(parallel) if d not in kept)
+    return np.expand_dims(view, missing) if missing else view
+
+
 def _loop_sizes(op: Operation, maps: Sequence[AffineMap], operands: Sequence[Any]) -> list[int]:
     """Each loop's trip count, from the first operand dimension indexed by that loop alone."""
     sizes: list[int | None] = [None] * maps[0].num_dims
@@ -155,7 +172,7 @@ class LinalgFunctions(InterpreterFunctions):
                 for d, value in zip(reduction, point, strict=True):
                     coords[d] = value
                 ins = [
-                    cast(Array, value)[_subscript(m, coords)] if isinstance(value, np.ndarray) else value
+                    _read(cast(Array, value), m, coords, parallel) if isinstance(value, np.ndarray) else value
                     for value, m in zip(args[:count], maps[:count], strict=True)
                 ]
                 yielded = interpreter.run_ssacfg_region(body, (*ins, *accumulators), op.name)
