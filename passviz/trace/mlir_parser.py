@@ -238,34 +238,42 @@ class MLIRParser(Parser):
             self._nesting -= 1
 
     def parse_optional_attribute(self) -> Attribute | None:
-        start = self._current_token.span.start
-        simple = _SIMPLE_NUMBER.match(self.lexer.input.content, start)
-        if simple is None or self._nesting + _SIMPLE_TYPE_DEPTH > MAX_NESTING:
-            return self._parse_nested(super().parse_optional_attribute, "attribute")
-        known = self._simple_numbers.get(simple[0])
-        if known is not None:
-            self._resume_from(simple.end())
-            return known
-        value = self._parse_nested(super().parse_optional_attribute, "attribute")
-        # Keep it only if the parse read exactly the text matched.
-        if value is not None and not self.lexer.input.content[simple.end() : self.pos].strip():
-            self._simple_numbers[simple[0]] = value
-        return value
+        return self._parse_reused(
+            _SIMPLE_NUMBER, self._simple_numbers, super().parse_optional_attribute, "attribute"
+        )
 
     def parse_optional_type(self) -> TypeAttribute | None:
-        start = self._current_token.span.start
-        simple = _SIMPLE_TYPE.match(self.lexer.input.content, start)
+        return self._parse_reused(
+            _SIMPLE_TYPE,
+            self._simple_types,
+            super().parse_optional_type,
+            "type",
+            reuse="!tt.ptr" not in self.attribute_aliases,
+        )
+
+    def _parse_reused(
+        self,
+        pattern: re.Pattern[str],
+        known: dict[str, _AttributeT],
+        parse: Callable[[], _AttributeT | None],
+        what: str,
+        *,
+        reuse: bool = True,
+    ) -> _AttributeT | None:
+        """``_parse_nested(parse, what)``, once per distinct text ``pattern`` matches here:
+        the value is kept in ``known`` and, while ``reuse``, read back instead of parsed."""
+        simple = pattern.match(self.lexer.input.content, self._current_token.span.start)
         if simple is None or self._nesting + _SIMPLE_TYPE_DEPTH > MAX_NESTING:
-            return self._parse_nested(super().parse_optional_type, "type")
+            return self._parse_nested(parse, what)
         text = simple[0]
-        known = self._simple_types.get(text)
-        if known is not None and "!tt.ptr" not in self.attribute_aliases:
+        value = known.get(text)
+        if value is not None and reuse:
             self._resume_from(simple.end())
-            return known
-        value = self._parse_nested(super().parse_optional_type, "type")
+            return value
+        value = self._parse_nested(parse, what)
         # Keep it only if the parse read exactly the text matched.
         if value is not None and not self.lexer.input.content[simple.end() : self.pos].strip():
-            self._simple_types[text] = value
+            known[text] = value
         return value
 
     def _parse_nested(self, parse: Callable[[], _AttributeT | None], what: str) -> _AttributeT | None:
