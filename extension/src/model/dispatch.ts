@@ -13,7 +13,7 @@
  * (checked by the golden fixtures of `tests/golden.py`).
  */
 
-import type { IRState } from './state';
+import type { BlockEntry, IRState } from './state';
 
 export type DispatchNodeKind = 'func' | 'arg' | 'op' | 'dispatch' | 'return' | 'executable';
 
@@ -73,15 +73,23 @@ function symbol(state: IRState, opId: string, key: string): string | null {
   return op.props[key] ?? op.attrs[key] ?? null;
 }
 
-/** The ops of every block of every region of `opId`, one level deep, in order. */
-function bodyOps(state: IRState, opId: string): string[] {
-  const found: string[] = [];
+/** The blocks of every region of `opId`, one level deep, in order. */
+function blocksOf(state: IRState, opId: string): BlockEntry[] {
+  const blocks: BlockEntry[] = [];
   for (const regionId of state.op(opId).regions) {
     for (const blockId of state.regions.get(regionId)?.blocks ?? []) {
-      found.push(...(state.blocks.get(blockId)?.ops ?? []));
+      const block = state.blocks.get(blockId);
+      if (block !== undefined) {
+        blocks.push(block);
+      }
     }
   }
-  return found;
+  return blocks;
+}
+
+/** The ops of every block of every region of `opId`, one level deep, in order. */
+function bodyOps(state: IRState, opId: string): string[] {
+  return blocksOf(state, opId).flatMap(block => block.ops);
 }
 
 /** The computing ops a dispatch or executable holds, looking through modules and functions. */
@@ -100,13 +108,7 @@ function members(state: IRState, opId: string): string[] {
 
 /** The block arguments of every block of `opId`'s regions. */
 function regionArgs(state: IRState, opId: string): string[] {
-  const args: string[] = [];
-  for (const regionId of state.op(opId).regions) {
-    for (const blockId of state.regions.get(regionId)?.blocks ?? []) {
-      args.push(...(state.blocks.get(blockId)?.args ?? []));
-    }
-  }
-  return args;
+  return blocksOf(state, opId).flatMap(block => block.args);
 }
 
 /** The values `opId` reads: its operands, then the values its regions capture, first use first. */
@@ -140,13 +142,16 @@ function inputs(state: IRState, opId: string): string[] {
 
 const unquote = (text: string | null): string => (text ?? '').replace(/^"+|"+$/g, '');
 
+/** A `flow.dispatch`'s `entry_points` without the brackets: `@executable::@entry`. */
+const entryPoints = (state: IRState, opId: string): string => (symbol(state, opId, 'entry_points') ?? '').replace(/^[[\]]+|[[\]]+$/g, '');
+
 function label(state: IRState, opId: string, kind: DispatchNodeKind, index: number): string {
   const name = state.op(opId).name;
   if (kind === 'executable') {
     return `flow.executable @${unquote(symbol(state, opId, 'sym_name') ?? '?')}`;
   }
   if (name === 'flow.dispatch') {
-    return `flow.dispatch ${(symbol(state, opId, 'entry_points') ?? '').replace(/^[[\]]+|[[\]]+$/g, '')}`.trimEnd();
+    return `flow.dispatch ${entryPoints(state, opId)}`.trimEnd();
   }
   return kind === 'dispatch' ? `${name} #${index}` : name;
 }
@@ -198,7 +203,7 @@ export function dispatchGraph(state: IRState): DispatchGraph {
         producers.set(result, child);
       }
       if (childOp.name === 'flow.dispatch') {
-        const callee = (symbol(state, child, 'entry_points') ?? '').replace(/^[[\]]+|[[\]]+$/g, '').split('::')[0].replace(/^@+/, '');
+        const callee = entryPoints(state, child).split('::')[0].replace(/^@+/, '');
         calls.push([child, callee]);
       }
     }
