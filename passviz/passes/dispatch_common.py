@@ -62,6 +62,25 @@ def is_inside(value: SSAValue, op: Operation) -> bool:
     return False
 
 
+def nested_in(op: Operation, holder: Operation) -> bool:
+    """Whether ``op`` is nested inside ``holder`` (``holder`` itself is not)."""
+    parent = op.parent_op()
+    while parent is not None:
+        if parent is holder:
+            return True
+        parent = parent.parent_op()
+    return False
+
+
+def replace_uses_within(value: SSAValue, new: SSAValue, holder: Operation) -> None:
+    """Replace the uses of ``value`` by ops nested in ``holder`` with ``new``."""
+    if value is new:
+        return
+    for use in list(value.uses):
+        if nested_in(use.operation, holder):
+            use.operation.operands[use.index] = new
+
+
 def used_values_defined_above(region: Region, op: Operation) -> list[SSAValue]:
     """MLIR's ``getUsedValuesDefinedAbove``: the values ``region``'s ops use from
     outside ``op``, first use first, nested ops before the op holding them (a post-order walk)."""

@@ -41,6 +41,7 @@ from passviz.passes.dispatch_common import (
     dynamic_count,
     find_dynamic_dims,
     is_inside,
+    replace_uses_within,
     tied_operand,
     used_values_defined_above,
 )
@@ -117,25 +118,6 @@ def _make_count_isolated(count: Region) -> None:
         else:
             block.insert_op_before(clone, first)
         replace_uses_within(value, clone.result, holder)
-
-
-def _within(op: Operation, holder: Operation) -> bool:
-    """Whether ``op`` is nested inside ``holder``."""
-    parent = op.parent_op()
-    while parent is not None:
-        if parent is holder:
-            return True
-        parent = parent.parent_op()
-    return False
-
-
-def replace_uses_within(value: SSAValue, new: SSAValue, holder: Operation) -> None:
-    """Replace the uses of ``value`` by ops nested in ``holder`` with ``new``."""
-    if value is new:
-        return
-    for use in list(value.uses):
-        if _within(use.operation, holder):
-            use.operation.operands[use.index] = new
 
 
 def convert_region(region: flow.DispatchRegionOp) -> flow.DispatchWorkgroupsOp:

@@ -71,8 +71,10 @@ from passviz.passes.dispatch_common import (
     dps_inits,
     is_inside,
     is_linalg,
+    nested_in,
     record_decision,
     record_no_fusion,
+    replace_uses_within,
     result_dims_of,
     tied_operand,
     used_values_defined_above,
@@ -710,13 +712,17 @@ def _padded_dims(pad: tensor.PadOp) -> list[SSAValue]:
     return found
 
 
-def _within(op: Operation, holder: Operation) -> bool:
-    parent = op.parent_op()
-    while parent is not None:
-        if parent is holder:
-            return True
-        parent = parent.parent_op()
-    return False
+def _clone_to_top(target: Operation, region: flow.DispatchRegionOp) -> Operation:
+    """Clone ``target`` to the top of ``region``'s body; the region's uses of it read the clone."""
+    block = region.body.blocks.first
+    assert block is not None
+    first = block.first_op
+    assert first is not None
+    clone = target.clone()
+    block.insert_op_before(clone, first)
+    for old, new in zip(target.results, clone.results, strict=True):
+        replace_uses_within(old, new, region)
+    return clone
 
 
 def move_into_region(target: Operation, region: flow.DispatchRegionOp | None) -> flow.DispatchRegionOp:
@@ -728,18 +734,11 @@ def move_into_region(target: Operation, region: flow.DispatchRegionOp | None) ->
         region = flow.DispatchRegionOp([], [], [], Region(body))
         Rewriter.insert_op(region, InsertPoint.after(target))
     block = region.body.block
-    clone = target.clone()
-    first = block.first_op
-    assert first is not None
-    block.insert_op_before(clone, first)
-    for old, new in zip(target.results, clone.results, strict=True):
-        for use in list(old.uses):
-            if _within(use.operation, region):
-                use.operation.operands[use.index] = new
+    clone = _clone_to_top(target, region)
     escaping = [
         (old, new)
         for old, new in zip(target.results, clone.results, strict=True)
-        if any(not _within(use.operation, region) for use in old.uses)
+        if any(not nested_in(use.operation, region) for use in old.uses)
     ]
     if escaping:
         dims = [d for old, _ in escaping for d in reify_dynamic_dims(old)]
@@ -767,7 +766,7 @@ def move_into_region(target: Operation, region: flow.DispatchRegionOp | None) ->
         for position, (old, _) in enumerate(escaping):
             result = grown.results[offset + position]
             for use in list(old.uses):
-                if not _within(use.operation, grown):
+                if not nested_in(use.operation, grown):
                     use.operation.operands[use.index] = result
     target.detach()
     target.erase()
@@ -947,14 +946,5 @@ class CloneProducersIntoDispatchRegions(TracedPass):
                 full=True,
                 dispatch=lambda: dispatch_regions(module),
             ):
-                block = region.body.blocks.first
-                assert block is not None
                 for producer in reversed(producers):
-                    clone = producer.clone()
-                    first = block.first_op
-                    assert first is not None
-                    block.insert_op_before(clone, first)
-                    for old, new in zip(producer.results, clone.results, strict=True):
-                        for use in list(old.uses):
-                            if _within(use.operation, region):
-                                use.operation.operands[use.index] = new
+                    _clone_to_top(producer, region)
