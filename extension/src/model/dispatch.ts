@@ -227,10 +227,15 @@ export function callPartners(state: IRState, opId: string): string[] {
   if (name !== 'flow.dispatch' && name !== 'flow.executable') {
     return [];
   }
+  return graphCallPartners(dispatchGraph(state), opId);
+}
+
+/** The nodes `graph`'s call edges join `id` to, in edge order. */
+export function graphCallPartners(graph: DispatchGraph, id: string): string[] {
   const partners: string[] = [];
-  for (const edge of dispatchGraph(state).edges.values()) {
-    if (edge.kind === 'calls' && (edge.source === opId || edge.target === opId)) {
-      partners.push(edge.source === opId ? edge.target : edge.source);
+  for (const edge of graph.edges.values()) {
+    if (edge.kind === 'calls' && (edge.source === id || edge.target === id)) {
+      partners.push(edge.source === id ? edge.target : edge.source);
     }
   }
   return partners;

@@ -12,7 +12,7 @@
  * Trace text reaches the page only as text nodes.
  */
 
-import { dispatchGraph, type DispatchGraph, type DispatchNode } from '../model/dispatch';
+import { dispatchGraph, graphCallPartners, type DispatchGraph, type DispatchNode } from '../model/dispatch';
 import type { IRState } from '../model/state';
 import { el } from './dom';
 import type { PageBox } from './graphview';
@@ -196,7 +196,8 @@ export class DispatchPane {
   private shownGraph: StepGraph | null = null;
   private selected: string | null = null;
   private shown = false;
-  private drawn = new Map<string, { placed: Placed; element: SVGGElement }>();
+  /** The SVG group drawn for each node, by id. */
+  private readonly drawn = new Map<string, SVGGElement>();
 
   constructor(
     private readonly onSelect: (id: string) => void,
@@ -272,7 +273,7 @@ export class DispatchPane {
       visible: this.shown,
       selected: this.selected,
       nodes: [...(graph?.nodes.values() ?? [])].map(n => {
-        const rect = this.drawn.get(n.id)?.element.getBoundingClientRect();
+        const rect = this.drawn.get(n.id)?.getBoundingClientRect();
         const box = rect ? { x: rect.left + window.scrollX, y: rect.top + window.scrollY, w: rect.width, h: rect.height } : { x: 0, y: 0, w: 0, h: 0 };
         const status = this.shownGraph?.status.get(n.id) ?? 'unchanged';
         return { id: n.id, kind: n.kind, parent: n.parent, label: n.label, members: [...n.members], status, linked: linked.has(n.id), box };
@@ -291,29 +292,16 @@ export class DispatchPane {
     if (graph === null || id !== this.selected) {
       return id;
     }
-    for (const edge of graph.edges.values()) {
-      if (edge.kind === 'calls' && (edge.source === id || edge.target === id)) {
-        return edge.source === id ? edge.target : edge.source;
-      }
-    }
-    return id;
+    return graphCallPartners(graph, id)[0] ?? id;
   }
 
   /** The selected node and the node its call edge joins it to (a flow.dispatch and its executable). */
   private linked(): Set<string> {
-    const ids = new Set<string>();
     const graph = this.current();
     if (graph === null || this.selected === null || !graph.nodes.has(this.selected)) {
-      return ids;
+      return new Set();
     }
-    ids.add(this.selected);
-    for (const edge of graph.edges.values()) {
-      if (edge.kind === 'calls' && (edge.source === this.selected || edge.target === this.selected)) {
-        ids.add(edge.source);
-        ids.add(edge.target);
-      }
-    }
-    return ids;
+    return new Set([this.selected, ...graphCallPartners(graph, this.selected)]);
   }
 
   private render(): void {
@@ -347,7 +335,7 @@ export class DispatchPane {
       text.textContent = frame.node.label;
       group.appendChild(text);
       root.appendChild(group);
-      this.drawn.set(frame.node.id, { placed: frame, element: group });
+      this.drawn.set(frame.node.id, group);
     }
     for (const edge of graph.edges.values()) {
       const from = placed.get(edge.source);
@@ -407,7 +395,7 @@ export class DispatchPane {
       group.appendChild(title);
       group.addEventListener('click', () => this.onSelect(this.target(p.node.id)));
       root.appendChild(group);
-      this.drawn.set(p.node.id, { placed: p, element: group });
+      this.drawn.set(p.node.id, group);
     }
     this.canvas.appendChild(root);
   }
