@@ -591,7 +591,7 @@ class GreedyFusion:
                 continue
             if dep.parent_block() is not dst.op.parent_block():
                 return False
-            if point is not dep and not _before(point, dep):
+            if point is not dep and not point.is_before_in_block(dep):
                 return False
         return True
 
@@ -624,7 +624,7 @@ class GreedyFusion:
             sib = graph.nodes[sib_id]
             point = (
                 graph.insertion_point(sib.id, dst.id)
-                if _before(sib.op, dst.op)
+                if sib.op.is_before_in_block(dst.op)
                 else graph.insertion_point(dst.id, sib.id)
             )
             if point is None:
@@ -636,7 +636,7 @@ class GreedyFusion:
                 continue
             with self.recorder.step("sibling fusion", root=dst.op, full=True):
                 rewriter = self.recorder.rewriter(InsertPoint.before(dst.op))
-                at_end = _before(dst.op, sib.op)
+                at_end = dst.op.is_before_in_block(sib.op)
                 fuse_unit_slice(rewriter, sib.op, dst.op, dst_loads, mapping, at_end)
                 if point is not dst.op:
                     dst.op.detach()
@@ -696,16 +696,6 @@ class GreedyFusion:
                 visited.add(candidates[0].id)
                 return candidates[0].id, candidates[0].value
         return None
-
-
-def _before(first: Operation, second: Operation) -> bool:
-    """Whether ``first`` comes before ``second`` in their block."""
-    op = first.next_op
-    while op is not None:
-        if op is second:
-            return True
-        op = op.next_op
-    return False
 
 
 def blocks_to_fuse(root: Operation) -> list[Block]:

@@ -94,18 +94,6 @@ def no_intervening_effect(start: Operation, end: Operation, kind: MemoryEffectKi
     return op is end
 
 
-def _before(first: Operation, second: Operation) -> bool:
-    """Whether ``first`` comes before ``second`` in one block (so it dominates it)."""
-    if first.parent_block() is not second.parent_block():
-        return False
-    op = first.next_op
-    while op is not None:
-        if op is second:
-            return True
-        op = op.next_op
-    return False
-
-
 def _loads(root: Operation) -> Iterable[LoadOp]:
     return [op for op in root.walk() if isinstance(op, LoadOp)]
 
@@ -126,7 +114,7 @@ def _forwarding_store(load: LoadOp) -> StoreOp | None:
         store = use.operation
         if not isinstance(store, StoreOp) or not same_element(store, load):
             continue
-        if not _before(store, load):
+        if not store.is_before_in_block(load):
             continue
         if no_intervening_effect(store, load, MemoryEffectKind.WRITE, load.memref):
             return store
@@ -139,7 +127,7 @@ def _earlier_load(load: LoadOp) -> LoadOp | None:
         other = use.operation
         if not isinstance(other, LoadOp) or other is load or not same_element(other, load):
             continue
-        if not _before(other, load):
+        if not other.is_before_in_block(load):
             continue
         if not no_intervening_effect(other, load, MemoryEffectKind.WRITE, load.memref):
             continue
@@ -147,7 +135,7 @@ def _earlier_load(load: LoadOp) -> LoadOp | None:
             continue
         candidates.append(other)
     for option in candidates:
-        if all(c is option or _before(option, c) for c in candidates):
+        if all(c is option or option.is_before_in_block(c) for c in candidates):
             return option
     return None
 
@@ -193,7 +181,7 @@ def _overwritten(store: StoreOp) -> bool:
         other = use.operation
         if not isinstance(other, StoreOp) or other is store or not same_element(other, store):
             continue
-        if not _before(store, other):
+        if not store.is_before_in_block(other):
             continue
         if no_intervening_effect(store, other, MemoryEffectKind.READ, store.memref):
             return True
