@@ -569,17 +569,15 @@ class DispatchOp(IRDLOperation):
         _print_results(printer, self.result.types, self.result_dims, tied, self.arguments)
 
 
-@irdl_op_definition
-class TensorTieShapeOp(IRDLOperation):
-    """``%t = flow.tensor.tie_shape %v : tensor<?xf32>{%d}``: names a tensor's dynamic dimensions."""
+class _TieShapeOp(IRDLOperation):
+    """What ``flow.tensor.tie_shape`` and ``flow.dispatch.tie_shape`` share:
+    ``%t = <op> %v : <type>{%d}``."""
 
-    name = "flow.tensor.tie_shape"
-
-    operand = operand_def(TensorType)
+    operand = operand_def()
     """The tensor."""
     dynamic_dims = var_operand_def(IndexType)
     """Its dynamic dimensions."""
-    result = result_def(TensorType)
+    result = result_def()
     """The same tensor."""
 
     @classmethod
@@ -603,37 +601,23 @@ class TensorTieShapeOp(IRDLOperation):
 
 
 @irdl_op_definition
-class DispatchTieShapeOp(IRDLOperation):
+class TensorTieShapeOp(_TieShapeOp):
+    """``%t = flow.tensor.tie_shape %v : tensor<?xf32>{%d}``: names a tensor's dynamic dimensions."""
+
+    name = "flow.tensor.tie_shape"
+
+    operand = operand_def(TensorType)
+    """The tensor."""
+    result = result_def(TensorType)
+    """The same tensor."""
+
+
+@irdl_op_definition
+class DispatchTieShapeOp(_TieShapeOp):
     """``%t = flow.dispatch.tie_shape %arg : !iree_tensor_ext.dispatch.tensor<...>{%d}``: names the
     dynamic dimensions of a dispatch tensor argument inside a workgroups body."""
 
     name = "flow.dispatch.tie_shape"
-
-    operand = operand_def()
-    """The dispatch tensor."""
-    dynamic_dims = var_operand_def(IndexType)
-    """Its dynamic dimensions."""
-    result = result_def()
-    """The same dispatch tensor."""
-
-    @classmethod
-    def parse(cls, parser: Parser) -> Self:
-        operand = parser.parse_unresolved_operand()
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        type_ = parser.parse_type()
-        dims = parse_dims(parser)
-        op = cls(operands=[parser.resolve_operand(operand, type_), dims], result_types=[type_])
-        op.attributes |= attrs
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.operand)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.operand.type)
-        print_dims(printer, self.dynamic_dims)
 
 
 @irdl_op_definition
