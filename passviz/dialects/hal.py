@@ -32,7 +32,7 @@ from xdsl.irdl import (
     traits_def,
     var_operand_def,
 )
-from xdsl.parser import AttrParser, Parser
+from xdsl.parser import AttrParser, Parser, UnresolvedOperand
 from xdsl.printer import Printer
 from xdsl.traits import Pure
 
@@ -138,11 +138,7 @@ class TensorImportOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> Self:
-        affinity = _parse_affinity(parser)
-        source = parser.parse_unresolved_operand()
-        label = parser.parse_optional_str_literal()
-        parser.parse_punctuation(":")
-        source_type = parser.parse_type()
+        affinity, source, label, source_type = _parse_source(parser)
         parser.parse_punctuation("->")
         result = parser.parse_type()
         if not isinstance(result, TensorType):
@@ -150,22 +146,12 @@ class TensorImportOp(IRDLOperation):
         dims = parse_dims(parser)
         attrs = parser.parse_optional_attr_dict()
         op = cls(parser.resolve_operand(source, source_type), cast(TensorType[Attribute], result), dims)
-        if label is not None:
-            op.properties["name"] = StringAttr(label)
-        if affinity is not None:
-            op.properties["affinity"] = affinity
+        _set_label_and_affinity(op, label, affinity)
         op.attributes |= attrs
         return op
 
     def print(self, printer: Printer) -> None:
-        _print_affinity(printer, self.affinity)
-        printer.print_string(" ")
-        printer.print_operand(self.source)
-        if self.name_ is not None:
-            printer.print_string(" ")
-            printer.print_attribute(self.name_)
-        printer.print_string(" : ")
-        printer.print_attribute(self.source.type)
+        _print_source(printer, self.affinity, self.source, self.name_)
         printer.print_string(" -> ")
         printer.print_attribute(self.target.type)
         print_dims(printer, self.target_encoding_dims)
@@ -200,32 +186,18 @@ class TensorExportOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> Self:
-        affinity = _parse_affinity(parser)
-        source = parser.parse_unresolved_operand()
-        label = parser.parse_optional_str_literal()
-        parser.parse_punctuation(":")
-        source_type = parser.parse_type()
+        affinity, source, label, source_type = _parse_source(parser)
         dims = parse_dims(parser)
         parser.parse_punctuation("->")
         result = parser.parse_type()
         attrs = parser.parse_optional_attr_dict()
         op = cls(parser.resolve_operand(source, source_type), result, dims)
-        if label is not None:
-            op.properties["name"] = StringAttr(label)
-        if affinity is not None:
-            op.properties["affinity"] = affinity
+        _set_label_and_affinity(op, label, affinity)
         op.attributes |= attrs
         return op
 
     def print(self, printer: Printer) -> None:
-        _print_affinity(printer, self.affinity)
-        printer.print_string(" ")
-        printer.print_operand(self.source)
-        if self.name_ is not None:
-            printer.print_string(" ")
-            printer.print_attribute(self.name_)
-        printer.print_string(" : ")
-        printer.print_attribute(self.source.type)
+        _print_source(printer, self.affinity, self.source, self.name_)
         print_dims(printer, self.source_dims)
         printer.print_string(" -> ")
         printer.print_attribute(self.target.type)
@@ -282,6 +254,37 @@ def _parse_affinity(parser: Parser) -> Attribute | None:
         return None
     with parser.in_parens():
         return parser.parse_attribute()
+
+
+def _parse_source(parser: Parser) -> tuple[Attribute | None, UnresolvedOperand, str | None, Attribute]:
+    """``on(...)? %source ("name")? : type``, the head hal.tensor.import and export share."""
+    affinity = _parse_affinity(parser)
+    source = parser.parse_unresolved_operand()
+    label = parser.parse_optional_str_literal()
+    parser.parse_punctuation(":")
+    return affinity, source, label, parser.parse_type()
+
+
+def _set_label_and_affinity(op: IRDLOperation, label: str | None, affinity: Attribute | None) -> None:
+    """Store what ``_parse_source`` read besides the operand."""
+    if label is not None:
+        op.properties["name"] = StringAttr(label)
+    if affinity is not None:
+        op.properties["affinity"] = affinity
+
+
+def _print_source(
+    printer: Printer, affinity: Attribute | None, source: SSAValue, label: StringAttr | None
+) -> None:
+    """Print what ``_parse_source`` reads."""
+    _print_affinity(printer, affinity)
+    printer.print_string(" ")
+    printer.print_operand(source)
+    if label is not None:
+        printer.print_string(" ")
+        printer.print_attribute(label)
+    printer.print_string(" : ")
+    printer.print_attribute(source.type)
 
 
 def _print_affinity(printer: Printer, affinity: Attribute | None) -> None:
