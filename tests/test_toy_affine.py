@@ -5,19 +5,13 @@
 
 from __future__ import annotations
 
-import contextlib
-import io
 import random
 import re
 import subprocess
-import tempfile
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import pytest
-from filecheck.matcher import Matcher
-from filecheck.options import Options
 from xdsl.context import Context
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import ModuleOp
@@ -34,6 +28,7 @@ from passviz.toy.mlirgen import mlirgen
 from passviz.toy.parser import parse_toy
 from passviz.trace.irtext import print_module
 from tests.conftest import iree_opt, iree_opt_missing, need
+from tests.test_toy_cli import filecheck_prefix
 from tests.toy_support import TOY, needs_toy_peer
 
 LOWERING = ("inline", "toy-shape-inference", "canonicalize", "cse", "toy-lower-to-affine")
@@ -43,19 +38,6 @@ LOWERING = ("inline", "toy-shape-inference", "canonicalize", "cse", "toy-lower-t
 def _toy_ir(source: str) -> str:
     """MLIRGen's IR (chapter 5) of a Toy program."""
     return mlir_text(mlirgen(parse_toy(source, "p.toy"), chapter=5))
-
-
-def _filecheck(output: str, checks: str, prefix: str) -> None:
-    with tempfile.TemporaryDirectory() as folder:
-        check_file, input_file = Path(folder, "checks.mlir"), Path(folder, "output.mlir")
-        check_file.write_text(checks)
-        input_file.write_text(output)
-        errors = io.StringIO()
-        with contextlib.redirect_stderr(errors):
-            options = Options(str(check_file), input_file=str(input_file), check_prefixes=[prefix])
-            status = Matcher.from_opts(options).run()
-    if status != 0:
-        pytest.fail(f"FileCheck --check-prefix={prefix} failed:\n{errors.getvalue()}", pytrace=False)
 
 
 def test_each_op_is_a_step_named_after_the_tutorials_pattern() -> None:
@@ -127,7 +109,7 @@ def test_peer_opt_checks(chapter: str) -> None:
     path = TOY / chapter / "affine-lowering.mlir"
     run = record(path.read_text(), toy_pipeline(5, "mlir-affine", True), filename=str(path))
     assert not run.trace.failed_steps
-    _filecheck(mlir_text(run.module), path.read_text(), "OPT")
+    filecheck_prefix(mlir_text(run.module), path.read_text(), "OPT")
 
 
 STALE_CSE_CHECKS = (
@@ -149,7 +131,7 @@ def test_peer_checks_but_the_two_loads_cse_now_merges(chapter: str) -> None:
         STALE_CSE_CHECKS, "// CHECK:             [[VAL_16:%.*]] = arith.mulf [[VAL_14]], [[VAL_14]] : f64\n"
     )
     run = record(checks, toy_pipeline(5, "mlir-affine", False), filename=str(path))
-    _filecheck(mlir_text(run.module), current, "CHECK")
+    filecheck_prefix(mlir_text(run.module), current, "CHECK")
 
 
 @pytest.mark.xfail(strict=True, reason="MLIR's CSE merges the two loads the peer file still expects")
@@ -157,7 +139,7 @@ def test_peer_checks_as_written() -> None:
     needs_toy_peer()
     path = TOY / "Ch5/affine-lowering.mlir"
     run = record(path.read_text(), toy_pipeline(5, "mlir-affine", False), filename=str(path))
-    _filecheck(mlir_text(run.module), path.read_text(), "CHECK")
+    filecheck_prefix(mlir_text(run.module), path.read_text(), "CHECK")
 
 
 def test_affine_passes_are_toyc_ch5s_pipeline() -> None:
