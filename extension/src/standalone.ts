@@ -6,6 +6,7 @@
  * link opens the same step.
  */
 
+import { afterNextPaint } from './view/dom';
 import { readViewOptions } from './view/options';
 import { TraceViewer } from './view/viewer';
 
@@ -44,7 +45,7 @@ export function boot(): TraceViewer | null {
         return;
       }
       if (shown === null) {
-        requestAnimationFrame(() => setTimeout(showStep, 0));
+        afterNextPaint(showStep);
       }
       shown = step;
     }

@@ -62,7 +62,15 @@ export function scrollWithin(container: HTMLElement, child: HTMLElement): void {
   }
   // After the frame is painted: the frame a step or a jump shows first does not
   // wait for a long list to be laid out.
-  requestAnimationFrame(() => setTimeout(() => scrollToTarget(container, 2), 0));
+  afterNextPaint(() => scrollToTarget(container, 2));
+}
+
+/**
+ * Run `work` once the browser has painted the next frame: a frame callback
+ * runs before the paint, a task queued from it after.
+ */
+export function afterNextPaint(work: () => void): void {
+  requestAnimationFrame(() => setTimeout(work, 0));
 }
 
 /**

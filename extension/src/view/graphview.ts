@@ -18,7 +18,7 @@ import cytoscape from 'cytoscape';
 
 import type { DiffGraph, StatusEdge, StatusNode } from '../model/diff';
 import { GAP, MAX_LEAF_WIDTH, sameFrame, type Frame } from '../model/layout';
-import { el } from './dom';
+import { afterNextPaint, el } from './dom';
 import { Minimap } from './minimap';
 import { drawSketch, framesBounds, meets, type Area } from './sketch';
 
@@ -555,14 +555,12 @@ export class GraphPane {
     if (!first) {
       return;
     }
-    requestAnimationFrame(() => {
-      setTimeout(() => {
-        const latest = this.minimapGraph;
-        this.minimapGraph = null;
-        if (latest !== null && this.cy) {
-          this.minimap.draw(this.frames, latest, this.visibleArea());
-        }
-      }, 0);
+    afterNextPaint(() => {
+      const latest = this.minimapGraph;
+      this.minimapGraph = null;
+      if (latest !== null && this.cy) {
+        this.minimap.draw(this.frames, latest, this.visibleArea());
+      }
     });
   }
 
@@ -747,7 +745,7 @@ export class GraphPane {
     if (lean && !this.completePending) {
       // Scheduled before any pruning, so that what it adds is kept.
       this.completePending = true;
-      requestAnimationFrame(() => setTimeout(this.complete, 0));
+      afterNextPaint(this.complete);
     }
     if (inView.length < MARGIN_BELOW && !lean) {
       const near = areas.map(area => grown(area, MARGIN));
@@ -811,7 +809,7 @@ export class GraphPane {
       }
       if (away && !this.prunePending) {
         this.prunePending = true;
-        requestAnimationFrame(() => setTimeout(this.pruneAway, 0));
+        afterNextPaint(this.pruneAway);
       }
       for (const id of gone) {
         this.live.delete(id);
@@ -885,7 +883,7 @@ export class GraphPane {
       this.sketch.hidden = false;
       if (!this.clearPending) {
         this.clearPending = true;
-        requestAnimationFrame(() => setTimeout(this.clearElements, 0));
+        afterNextPaint(this.clearElements);
       }
     }
     this.drawSketch();

@@ -19,7 +19,7 @@ import { stepCounts } from '../model/steps';
 import { StateCursor, stepChanged, Trace, TraceError } from '../model/trace';
 import { DetailsPane } from './details';
 import { DispatchPane, type DispatchInspection } from './dispatchgraph';
-import { el } from './dom';
+import { afterNextPaint, el } from './dom';
 import { GraphPane, type DrawnNode, type EdgeFilter, type PageBox } from './graphview';
 import { IRPane, type CompareBase } from './irpane';
 import { RunsPane } from './runs';
@@ -93,11 +93,7 @@ class StepCache<T> {
 /** How long `afterPaint` waits for a frame: a hidden page paints none. */
 const FRAME_WAIT_MS = 1000;
 
-/**
- * Run `work` once the browser has painted the next frame (a frame callback
- * runs before the paint; a task queued from it runs after), or after
- * `FRAME_WAIT_MS` if no frame comes.  Settles when it ran.
- */
+/** `afterNextPaint(work)`, or after `FRAME_WAIT_MS` if no frame comes; settles when it ran. */
 function afterPaint(work: () => void): Promise<void> {
   return new Promise((done, fail) => {
     let ran = false;
@@ -113,7 +109,7 @@ function afterPaint(work: () => void): Promise<void> {
         fail(error);
       }
     };
-    requestAnimationFrame(() => setTimeout(run, 0));
+    afterNextPaint(run);
     setTimeout(run, FRAME_WAIT_MS);
   });
 }
