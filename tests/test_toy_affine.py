@@ -260,6 +260,22 @@ def test_each_pass_is_mlirs_on_the_lowering(name: str) -> None:
         assert ours == theirs, f"{pass_name} differs from MLIR's on {name}"
 
 
+SYMBOL_INDEXED = """\
+func.func @f(%m: memref<10xf64>, %n: index) -> f64 {
+  %v = affine.load %m[%n + 1] : memref<10xf64>
+  affine.store %v, %m[%n] : memref<10xf64>
+  return %v : f64
+}
+"""
+"""Accesses indexed by a function argument, which ``canonicalize`` makes a symbol of each map."""
+
+
+def test_lower_affine_reads_the_symbols_canonicalize_makes() -> None:
+    need(iree_opt_missing())
+    pipeline = "canonicalize,lower-affine"
+    assert _ours(SYMBOL_INDEXED, pipeline) == _iree(SYMBOL_INDEXED, pipeline)
+
+
 def random_program(rng: random.Random) -> str:
     """A Toy ``main`` of constants, elementwise ops, transposes and prints (shapes kept legal)."""
     shapes = [(2, 3), (3, 2), (2, 2), (3,), (1, 3)]

@@ -9,7 +9,7 @@ run as five walks, so a student sees each level go in turn:
 1. ``PrintOpLowering``: ``toy.print`` of a memref becomes an ``scf.for`` nest
    calling ``printf`` with the globals ``@frmt_spec`` (``"%f \\0"``) per
    element and ``@nl`` (``"\\n\\0"``) after each inner dimension;
-2. xDSL's ``lower-affine`` patterns (loads and stores read their maps' symbols too):
+2. ``lower-affine``'s patterns (loads and stores read their maps' symbols too):
    ``affine.for/load/store`` → ``scf``/``memref``;
 3. xDSL's ``convert-scf-to-cf`` patterns: ``scf.for`` → blocks and branches;
 4. arith, memref, cf and func ops → ``llvm`` ops, one rewrite each: ``index``
@@ -31,9 +31,8 @@ from collections.abc import Callable, Sequence
 from typing import ClassVar, TypeVar
 
 from xdsl.context import Context
-from xdsl.dialects import affine, arith, cf, func, llvm, memref
+from xdsl.dialects import arith, cf, func, llvm, memref
 from xdsl.dialects.builtin import (
-    AffineMapAttr,
     DenseArrayBase,
     FloatAttr,
     IndexType,
@@ -52,9 +51,9 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue, Use
 from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriter, RewritePattern
 from xdsl.rewriter import InsertPoint
 from xdsl.transforms.convert_scf_to_cf import ForLowering, IfLowering, SwitchLowering
-from xdsl.transforms.lower_affine import LowerAffineApply, LowerAffineFor, LowerAffineYield, affine_expr_ops
 from xdsl.utils.hints import isa
 
+from passviz.passes.lower_affine import affine_patterns
 from passviz.trace.recorder import NamedPattern, StepRecorder, TracedPass
 
 OpT = TypeVar("OpT", bound=Operation)
@@ -185,45 +184,6 @@ def _scf_for(lower: Operation, upper: Operation, step: Operation, body: Block) -
     from xdsl.dialects.scf import ForOp
 
     return ForOp(lower.results[0], upper.results[0], step.results[0], [], Region(body))
-
-
-def _affine_indices(
-    map_: AffineMapAttr | None, operands: Sequence[SSAValue]
-) -> tuple[list[Operation], list[SSAValue]]:
-    """The ops computing ``map_`` of ``operands`` (its dims, then its symbols), and the indices.
-
-    xDSL's own ``insert_affine_map_ops`` reads every operand as a dim, but its
-    parser gives ``affine.load %m[%i, %j]`` a map of symbols."""
-    if map_ is None:
-        return [], list(operands)
-    dims, symbols = operands[: map_.data.num_dims], operands[map_.data.num_dims :]
-    ops: list[Operation] = []
-    indices: list[SSAValue] = []
-    for expr in map_.data.results:
-        new_ops, value = affine_expr_ops(expr, dims, symbols)
-        ops += new_ops
-        indices.append(value)
-    return ops, indices
-
-
-class LowerAffineLoad(RewritePattern):
-    """``affine.load`` → ``memref.load`` at the indices its map computes."""
-
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
-        if not isinstance(op, affine.LoadOp):
-            return
-        ops, indices = _affine_indices(op.map, op.indices)
-        rewriter.replace(op, [*ops, load := memref.LoadOp.get(op.memref, indices)], [load.res])
-
-
-class LowerAffineStore(RewritePattern):
-    """``affine.store`` → ``memref.store`` at the indices its map computes."""
-
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
-        if not isinstance(op, affine.StoreOp):
-            return
-        ops, indices = _affine_indices(op.map, op.indices)
-        rewriter.replace(op, [*ops, memref.StoreOp.get(op.value, op.memref, indices)], [])
 
 
 def _converted(value: SSAValue, rewriter: PatternRewriter) -> SSAValue:
@@ -543,7 +503,7 @@ class ToyLowerToLLVM(TracedPass):
     def run(self, ctx: Context, op: ModuleOp, recorder: StepRecorder) -> None:
         stages: list[list[RewritePattern]] = [
             [PrintOpLowering()],
-            [LowerAffineStore(), LowerAffineLoad(), LowerAffineFor(), LowerAffineYield(), LowerAffineApply()],
+            affine_patterns(),
             [IfLowering(), ForLowering(), SwitchLowering()],
             [pattern() for pattern in TO_LLVM],
             [ReconcileUnrealizedCasts()],
