@@ -545,9 +545,7 @@ class Tracer(StepRecorder):
         if self._has_pending():
             self._stop_on(self._emit("checkpoint", self._take_scoped_delta(), name="direct edits"))
         self._root = root  # its id is looked up only if the rewrite happens
-        self._chain = (
-            None if chain is None else [i for op in chain if (i := self.shadow.id_of(op)) is not None]
-        )
+        self._chain = None if chain is None else self._ids(chain)
         self._dispatch = dispatch
         self._fired = None
         self.trying = None
@@ -590,13 +588,12 @@ class Tracer(StepRecorder):
         self._check_time()
 
     def _dispatch_ids(self, regions: Sequence[Sequence[Operation]]) -> list[list[str]]:
-        """Each dispatch region's op ids (the region op, then its members); ops without one are left out."""
-        found: list[list[str]] = []
-        for ops in regions:
-            ids = [i for op in ops if (i := self.shadow.id_of(op)) is not None]
-            if ids:
-                found.append(ids)
-        return found
+        """Each dispatch region's op ids (the region op, then its members); regions with none are left out."""
+        return [ids for ops in regions if (ids := self._ids(ops))]
+
+    def _ids(self, ops: Sequence[Operation]) -> list[str]:
+        """The ids of ``ops`` in order; ops without one are left out."""
+        return [i for op in ops if (i := self.shadow.id_of(op)) is not None]
 
     def _check_time(self) -> None:
         if self._deadline is not None and time.monotonic() > self._deadline:
