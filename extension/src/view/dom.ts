@@ -99,14 +99,12 @@ function scrollToTarget(container: HTMLElement, tries: number): void {
   }
   if (moved && tries > 0) {
     scrollTargets.set(container, target);
-    requestAnimationFrame(() =>
-      setTimeout(() => {
-        // A newer target set meanwhile has its own frame waiting.
-        if (scrollTargets.get(container) === target) {
-          scrollToTarget(container, tries - 1);
-        }
-      }, 0)
-    );
+    afterNextPaint(() => {
+      // A newer target set meanwhile has its own frame waiting.
+      if (scrollTargets.get(container) === target) {
+        scrollToTarget(container, tries - 1);
+      }
+    });
   }
 }
 
