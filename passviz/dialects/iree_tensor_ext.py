@@ -95,33 +95,16 @@ def _parse_slice(
     return dynamic, static
 
 
-def _print_slice(printer: Printer, op: DispatchTensorLoadOp | DispatchTensorStoreOp) -> None:
-    parts = (
-        ("offsets", op.offsets, op.static_offsets),
-        ("sizes", op.sizes, op.static_sizes),
-        ("strides", op.strides, op.static_strides),
-    )
-    for index, (key, values, integers) in enumerate(parts):
-        printer.print_string(", " if index else "")
-        printer.print_string(f"{key} = ")
-        print_dynamic_index_list(printer, DYNAMIC_INDEX, values, integers.get_values())
+def _slice_properties(static: Sequence[Sequence[int]]) -> dict[str, Attribute]:
+    """The static offsets, sizes and strides as properties."""
+    keys = ("static_offsets", "static_sizes", "static_strides")
+    return {key: DenseArrayBase.from_list(i64, values) for key, values in zip(keys, static, strict=True)}
 
 
-def _index_array(values: Sequence[int]) -> DenseArrayBase:
-    return DenseArrayBase.from_list(i64, values)
+class _SliceOp(IRDLOperation):
+    """What the dispatch tensor load and store share: ``offsets = [..], sizes = [..], strides = [..]``
+    after their own operands."""
 
-
-@irdl_op_definition
-class DispatchTensorLoadOp(IRDLOperation):
-    """``%t = iree_tensor_ext.dispatch.tensor.load %src, offsets = [0], sizes = [%n], strides = [1]
-    : !iree_tensor_ext.dispatch.tensor<readonly:tensor<?xf32>>{%n} -> tensor<?xf32>``."""
-
-    name = "iree_tensor_ext.dispatch.tensor.load"
-
-    source = operand_def(DispatchTensorType)
-    """The dispatch tensor read."""
-    source_dims = var_operand_def(IndexType)
-    """Its dynamic dimensions."""
     offsets = var_operand_def(IndexType)
     """Dynamic offsets."""
     sizes = var_operand_def(IndexType)
@@ -134,10 +117,35 @@ class DispatchTensorLoadOp(IRDLOperation):
     """Sizes, ``DYNAMIC_INDEX`` where dynamic."""
     static_strides = prop_def(DenseArrayBase.constr(i64))
     """Strides, ``DYNAMIC_INDEX`` where dynamic."""
-    result = result_def()
-    """The tensor read."""
 
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    def print_slice(self, printer: Printer) -> None:
+        """Print the slice as ``_parse_slice`` reads it."""
+        parts = (
+            ("offsets", self.offsets, self.static_offsets),
+            ("sizes", self.sizes, self.static_sizes),
+            ("strides", self.strides, self.static_strides),
+        )
+        for index, (key, values, integers) in enumerate(parts):
+            printer.print_string(", " if index else "")
+            printer.print_string(f"{key} = ")
+            print_dynamic_index_list(printer, DYNAMIC_INDEX, values, integers.get_values())
+
+
+@irdl_op_definition
+class DispatchTensorLoadOp(_SliceOp):
+    """``%t = iree_tensor_ext.dispatch.tensor.load %src, offsets = [0], sizes = [%n], strides = [1]
+    : !iree_tensor_ext.dispatch.tensor<readonly:tensor<?xf32>>{%n} -> tensor<?xf32>``."""
+
+    name = "iree_tensor_ext.dispatch.tensor.load"
+
+    source = operand_def(DispatchTensorType)
+    """The dispatch tensor read."""
+    source_dims = var_operand_def(IndexType)
+    """Its dynamic dimensions."""
+    result = result_def()
+    """The tensor read."""
 
     def __init__(
         self,
@@ -150,11 +158,7 @@ class DispatchTensorLoadOp(IRDLOperation):
         super().__init__(
             operands=[source, source_dims, *dynamic],
             result_types=[result],
-            properties={
-                "static_offsets": _index_array(static[0]),
-                "static_sizes": _index_array(static[1]),
-                "static_strides": _index_array(static[2]),
-            },
+            properties=_slice_properties(static),
         )
 
     @classmethod
@@ -178,7 +182,7 @@ class DispatchTensorLoadOp(IRDLOperation):
         printer.print_string(" ")
         printer.print_operand(self.source)
         printer.print_string(", ")
-        _print_slice(printer, self)
+        self.print_slice(printer)
         printer.print_op_attributes(self.attributes)
         printer.print_string(" : ")
         printer.print_attribute(self.source.type)
@@ -188,7 +192,7 @@ class DispatchTensorLoadOp(IRDLOperation):
 
 
 @irdl_op_definition
-class DispatchTensorStoreOp(IRDLOperation):
+class DispatchTensorStoreOp(_SliceOp):
     """``iree_tensor_ext.dispatch.tensor.store %v, %dst, offsets = [..], sizes = [..], strides = [..]
     : tensor<4xf32> -> !iree_tensor_ext.dispatch.tensor<writeonly:tensor<4xf32>>``."""
 
@@ -200,20 +204,6 @@ class DispatchTensorStoreOp(IRDLOperation):
     """The dispatch tensor written to."""
     target_dims = var_operand_def(IndexType)
     """Its dynamic dimensions."""
-    offsets = var_operand_def(IndexType)
-    """Dynamic offsets."""
-    sizes = var_operand_def(IndexType)
-    """Dynamic sizes."""
-    strides = var_operand_def(IndexType)
-    """Dynamic strides."""
-    static_offsets = prop_def(DenseArrayBase.constr(i64))
-    """Offsets, ``DYNAMIC_INDEX`` where dynamic."""
-    static_sizes = prop_def(DenseArrayBase.constr(i64))
-    """Sizes, ``DYNAMIC_INDEX`` where dynamic."""
-    static_strides = prop_def(DenseArrayBase.constr(i64))
-    """Strides, ``DYNAMIC_INDEX`` where dynamic."""
-
-    irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
     def __init__(
         self,
@@ -225,11 +215,7 @@ class DispatchTensorStoreOp(IRDLOperation):
     ) -> None:
         super().__init__(
             operands=[value, target, target_dims, *dynamic],
-            properties={
-                "static_offsets": _index_array(static[0]),
-                "static_sizes": _index_array(static[1]),
-                "static_strides": _index_array(static[2]),
-            },
+            properties=_slice_properties(static),
         )
 
     @classmethod
@@ -263,7 +249,7 @@ class DispatchTensorStoreOp(IRDLOperation):
         printer.print_string(", ")
         printer.print_operand(self.target)
         printer.print_string(", ")
-        _print_slice(printer, self)
+        self.print_slice(printer)
         printer.print_op_attributes(self.attributes)
         printer.print_string(" : ")
         printer.print_attribute(self.value.type)
