@@ -5,7 +5,6 @@ as the same module."""
 from __future__ import annotations
 
 import re
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -15,7 +14,8 @@ from xdsl.parser import Parser
 
 from passviz.dialects import make_context
 from passviz.trace.irtext import print_module
-from tests.conftest import PEER, iree_opt, iree_opt_missing, need, split_chunks
+from tests.conftest import PEER, iree_opt_missing, need, split_chunks
+from tests.iree_support import run_iree_opt, without_resource_handles
 
 pytestmark = pytest.mark.iree
 
@@ -62,9 +62,7 @@ def _parse(text: str, path: Path) -> Operation:
 def _iree_print(text: str, path: Path) -> str:
     """``iree-opt``'s print of ``text`` (no pass), failing the test on its error."""
     flags = ["--allow-unregistered-dialect"] if _unregistered(path) else []
-    done = subprocess.run([iree_opt(), *flags, "-"], input=text, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    return done.stdout
+    return run_iree_opt(text, *flags)
 
 
 @pytest.mark.parametrize(("path", "chunk"), _cases())
@@ -77,11 +75,7 @@ def test_passviz_reads_back_what_it_prints(path: Path, chunk: str) -> None:
     """
     first = print_module(_parse(chunk, path))
     second = print_module(_parse(first, path))
-    assert _without_resource_handles(second) == _without_resource_handles(first)
-
-
-def _without_resource_handles(text: str) -> str:
-    return re.sub(r"dense_resource<[^>]*>", "dense_resource<>", text)
+    assert without_resource_handles(second) == without_resource_handles(first)
 
 
 @pytest.mark.parametrize(("path", "chunk"), _cases())
@@ -89,8 +83,8 @@ def test_iree_opt_reads_passviz_print_as_the_same_module(path: Path, chunk: str)
     """``iree-opt`` prints passviz's print of a chunk exactly as it prints the chunk itself."""
     need(iree_opt_missing())
     printed = print_module(_parse(chunk, path))
-    expected = _without_resource_handles(_iree_print(chunk, path))
-    assert _without_resource_handles(_iree_print(printed, path)) == expected
+    expected = without_resource_handles(_iree_print(chunk, path))
+    assert without_resource_handles(_iree_print(printed, path)) == expected
 
 
 def test_flow_syntax_is_irees() -> None:

@@ -29,6 +29,7 @@ from tests.conftest import (
     run_passviz,
     split_chunks,
 )
+from tests.iree_support import run_iree_opt, without_resource_handles
 
 pytestmark = pytest.mark.iree
 
@@ -77,9 +78,10 @@ def passviz_pipeline(passes: list[str]) -> str:
     return ",".join(p.removeprefix("--") for p in passes)
 
 
-def _cases(skips: dict[str, str] = SKIPS) -> list[ParameterSet]:
+def _cases(skips: dict[str, str] = SKIPS, files: dict[str, str] = FILES) -> list[ParameterSet]:
+    """One case per chunk of each of ``files``, skipped where ``skips`` names it."""
     cases: list[ParameterSet] = []
-    for stem, relative in FILES.items():
+    for stem, relative in files.items():
         path = PEER / relative
         chunks = split_chunks(path.read_text()) if path.exists() else [""]
         for index in range(len(chunks)):
@@ -107,12 +109,6 @@ def _record(chunk: str, pipeline: str, flags: list[str], options: RecordOptions 
     return record(source, pipeline, options=options or RecordOptions())
 
 
-def _iree_opt(text: str, *flags: str) -> str:
-    done = subprocess.run([iree_opt(), *flags, "-"], input=text, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    return done.stdout
-
-
 @pytest.mark.parametrize(("relative", "index"), _cases())
 def test_output_is_iree_opts(relative: str, index: int) -> None:
     """iree-opt prints passviz's output of the RUN line's passes as its own, and it passes the CHECK lines."""
@@ -121,8 +117,8 @@ def test_output_is_iree_opts(relative: str, index: int) -> None:
     passes, flags = _run_line(relative)
     run = _record(chunk, passviz_pipeline(passes), flags)
     assert run.trace.status == "ok", run.trace.failed_steps
-    ours = _iree_opt(print_module(run.module), *flags)
-    assert ours == _iree_opt(chunk, *flags, *passes)
+    ours = run_iree_opt(print_module(run.module), *flags)
+    assert ours == run_iree_opt(chunk, *flags, *passes)
     filecheck(ours, _checks(chunk))
 
 
@@ -229,8 +225,8 @@ def test_seed_matmul_dispatch_passes_are_iree_opts() -> None:
     run = record(SEED_MATMUL, ",".join(DISPATCH_PASSES))
     assert run.trace.status == "ok", run.trace.failed_steps
     nested = "util.func(" + ",".join(DISPATCH_PASSES[:3]) + ")," + ",".join(DISPATCH_PASSES[3:])
-    ours = _iree_opt(print_module(run.module))
-    assert ours == _iree_opt(SEED_MATMUL, f"--pass-pipeline=builtin.module({nested})")
+    ours = run_iree_opt(print_module(run.module))
+    assert ours == run_iree_opt(SEED_MATMUL, f"--pass-pipeline=builtin.module({nested})")
     assert "flow.executable private @test_dispatch_0" in ours
 
 
@@ -247,19 +243,7 @@ OTHER_APART: dict[str, str] = {}
 """Inputs where passviz's dispatch passes differ from iree-opt's, and why."""
 
 
-def _other_cases() -> list[ParameterSet]:
-    cases: list[ParameterSet] = []
-    for stem, relative in OTHER_INPUTS.items():
-        path = PEER / relative
-        chunks = split_chunks(path.read_text()) if path.exists() else [""]
-        for index in range(len(chunks)):
-            case_id = f"{stem}-{index}"
-            marks = [pytest.mark.skip(reason=OTHER_APART[case_id])] if case_id in OTHER_APART else []
-            cases.append(pytest.param(relative, index, id=case_id, marks=marks))
-    return cases
-
-
-@pytest.mark.parametrize(("relative", "index"), _other_cases())
+@pytest.mark.parametrize(("relative", "index"), _cases(OTHER_APART, OTHER_INPUTS))
 def test_dispatch_passes_on_other_peer_inputs_are_iree_opts(relative: str, index: int) -> None:
     """The dispatch half of the pipeline on other peer inputs ends as iree-opt's does."""
     need(iree_opt_missing())
@@ -280,9 +264,8 @@ def test_dispatch_passes_on_other_peer_inputs_are_iree_opts(relative: str, index
     run = record(chunk, ",".join(DISPATCH_PASSES))
     assert run.trace.status == "ok", run.trace.failed_steps
     # xDSL renames a dense_resource handle an earlier parse in the process declared.
-    handles = re.compile(r"dense_resource<[^>]*>")
-    assert handles.sub("dense_resource<>", _iree_opt(print_module(run.module))) == handles.sub(
-        "dense_resource<>", done.stdout
+    assert without_resource_handles(run_iree_opt(print_module(run.module))) == without_resource_handles(
+        done.stdout
     )
 
 
@@ -337,7 +320,7 @@ def test_dispatches_form_inside_scf_loops() -> None:
         "Root: linalg.generic opens dispatch 1 (a linalg op no dispatch took)",
     ]
     nested = "util.func(" + ",".join(DISPATCH_PASSES[:3]) + ")," + ",".join(DISPATCH_PASSES[3:])
-    assert _iree_opt(print_module(run.module)) == _iree_opt(
+    assert run_iree_opt(print_module(run.module)) == run_iree_opt(
         SCF_LOOP, f"--pass-pipeline=builtin.module({nested})"
     )
 
@@ -392,7 +375,7 @@ def test_form_dispatch_regions_alone_is_iree_opts(name: str) -> None:
     run = record(text, DISPATCH_PASSES[0])
     assert run.trace.status == "ok", run.trace.failed_steps
     pipeline = f"--pass-pipeline=builtin.module(util.func({DISPATCH_PASSES[0]}))"
-    assert _iree_opt(print_module(run.module)) == _iree_opt(text, pipeline)
+    assert run_iree_opt(print_module(run.module)) == run_iree_opt(text, pipeline)
 
 
 _CLONE = "iree-dispatch-creation-clone-producers-into-dispatch-regions"
@@ -447,7 +430,7 @@ def test_clone_producers_alone_is_iree_opts(name: str) -> None:
         assert "WrapInDispatchRegion: a generic no dispatch took" in names
     need(iree_opt_missing())
     pipeline = f"--pass-pipeline=builtin.module(util.func({_CLONE}))"
-    assert _iree_opt(print_module(run.module)) == _iree_opt(text, pipeline)
+    assert run_iree_opt(print_module(run.module)) == run_iree_opt(text, pipeline)
 
 
 def test_seed_matmul_through_clone_producers_is_iree_opts() -> None:
@@ -458,8 +441,8 @@ def test_seed_matmul_through_clone_producers_is_iree_opts() -> None:
     assert passes[1] == _CLONE
     run = record(SEED_MATMUL, ",".join(passes))
     assert run.trace.status == "ok", run.trace.failed_steps
-    expected = _iree_opt(SEED_MATMUL, f"--pass-pipeline=builtin.module(util.func({','.join(passes)}))")
-    assert _iree_opt(print_module(run.module)) == expected
+    expected = run_iree_opt(SEED_MATMUL, f"--pass-pipeline=builtin.module(util.func({','.join(passes)}))")
+    assert run_iree_opt(print_module(run.module)) == expected
 
 
 def test_pad_joins_its_producers_dispatch() -> None:
@@ -475,8 +458,8 @@ def test_pad_joins_its_producers_dispatch() -> None:
     names = [step.name for step in run.trace.steps]
     assert "FuseWithConsumer: tensor.pad joins dispatch 0 of linalg.generic, and roots it" in names
     need(iree_opt_missing())
-    ours = _iree_opt(print_module(run.module))
-    expected = _iree_opt(chunk, f"--pass-pipeline=builtin.module(util.func({pipeline}))")
+    ours = run_iree_opt(print_module(run.module))
+    expected = run_iree_opt(chunk, f"--pass-pipeline=builtin.module(util.func({pipeline}))")
 
     def constants_sorted(text: str) -> list[str]:
         lines = text.splitlines()

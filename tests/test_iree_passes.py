@@ -5,7 +5,6 @@ output of the file's pass."""
 from __future__ import annotations
 
 import re
-import subprocess
 
 import pytest
 from _pytest.mark import ParameterSet
@@ -13,7 +12,8 @@ from _pytest.mark import ParameterSet
 from passviz.pipelines import RecordOptions, record
 from passviz.trace.irtext import print_module
 from passviz.trace.replay import Replayer
-from tests.conftest import PEER, filecheck, iree_opt, iree_opt_missing, need, peer_file, split_chunks
+from tests.conftest import PEER, filecheck, iree_opt_missing, need, peer_file, split_chunks
+from tests.iree_support import run_iree_opt, without_resource_handles
 
 pytestmark = pytest.mark.iree
 
@@ -112,12 +112,6 @@ def _pass_flag(name: str, run_line: str) -> str:
     return f"--pass-pipeline={pipeline.group(1)}" if pipeline else f"--{name}"
 
 
-def _iree_opt(text: str, *flags: str) -> str:
-    done = subprocess.run([iree_opt(), *flags, "-"], input=text, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    return done.stdout
-
-
 @pytest.mark.parametrize(("name", "relative", "index"), [_apart(case) for case in _cases()])
 def test_output_passes_the_peer_checks(name: str, relative: str, index: int) -> None:
     """passviz's own print of its output passes the peer file's CHECK lines."""
@@ -135,9 +129,9 @@ def test_output_is_iree_opts(name: str, relative: str, index: int) -> None:
     # Print as the RUN line does (--mlir-print-local-scope inlines the affine maps the checks name).
     run_line = peer_file(relative).read_text().splitlines()[0]
     flags = [flag for flag in ("--mlir-print-local-scope",) if flag in run_line]
-    ours = _iree_opt(print_module(record(chunk, name).module), *flags)
-    expected = _iree_opt(chunk, *flags, _pass_flag(name, run_line))
-    assert _without_resource_handles(ours) == _without_resource_handles(expected)
+    ours = run_iree_opt(print_module(record(chunk, name).module), *flags)
+    expected = run_iree_opt(chunk, *flags, _pass_flag(name, run_line))
+    assert without_resource_handles(ours) == without_resource_handles(expected)
     filecheck(ours, _checks(chunk))
 
 
@@ -152,13 +146,7 @@ def test_every_rewrite_is_a_named_step_that_replays(name: str, relative: str, in
     for step_index, step in enumerate(run.trace.steps):
         replayer.advance_to(step_index)
         replayed, live = replayer.text(), run.tracer.snapshots[step_index + 1]
-        assert _without_resource_handles(replayed) == _without_resource_handles(live), step.name
-
-
-def _without_resource_handles(text: str) -> str:
-    """``text`` without ``dense_resource`` handles, which xDSL renames on every parse in a
-    process (tests/test_iree_dialects.py says why)."""
-    return re.sub(r"dense_resource<[^>]*>", "dense_resource<>", text)
+        assert without_resource_handles(replayed) == without_resource_handles(live), step.name
 
 
 def test_conv1x1_leaves_wider_filters_alone() -> None:
@@ -296,8 +284,8 @@ DETACH_STEPS = {
 def test_detach_is_iree_opts(case: str) -> None:
     need(iree_opt_missing())
     text = DETACH_CASES[case]
-    ours = _iree_opt(print_module(record(text, DETACH).module))
-    assert ours == _iree_opt(text, f"--{DETACH}")
+    ours = run_iree_opt(print_module(record(text, DETACH).module))
+    assert ours == run_iree_opt(text, f"--{DETACH}")
 
 
 @pytest.mark.parametrize("case", sorted(DETACH_CASES))
@@ -375,7 +363,7 @@ def test_fusion_refuses_a_producer_with_two_users_and_says_why() -> None:
     producer, consumer = generics[0], generics[1]
     assert fusion_refusal(producer, consumer, 0) == "the producer has other users"
     if iree_opt_missing() is None:
-        assert _iree_opt(print_module(run.module)) == _iree_opt(TWO_USERS, f"--{FUSION}")
+        assert run_iree_opt(print_module(run.module)) == run_iree_opt(TWO_USERS, f"--{FUSION}")
 
 
 def test_fusion_steps_name_the_transposes_fused_into_the_matmul() -> None:
@@ -462,7 +450,9 @@ def test_seed_examples_along_the_seed_passes(example: str) -> None:
     if iree_opt_missing() is not None:
         return
     nested = ",".join(SEED_PASSES[:3]) + ",func.func(" + ",".join(SEED_PASSES[3:]) + ")"
-    assert _iree_opt(print_module(run.module)) == _iree_opt(text, f"--pass-pipeline=builtin.module({nested})")
+    assert run_iree_opt(print_module(run.module)) == run_iree_opt(
+        text, f"--pass-pipeline=builtin.module({nested})"
+    )
 
 
 SPLIT = "iree-dispatch-creation-split-reduction-ops"
@@ -498,7 +488,7 @@ def test_split_reduction_leaves_short_reductions_and_matmuls_as_iree_does() -> N
         assert all(step.kind != "rewrite" for step in run.trace.steps)
         if iree_opt_missing() is None:
             split = f"--pass-pipeline=builtin.module(func.func({SPLIT}), util.func({SPLIT}))"
-            assert _iree_opt(print_module(run.module)) == _iree_opt(text, split)
+            assert run_iree_opt(print_module(run.module)) == run_iree_opt(text, split)
 
 
 def test_split_reduction_says_it_does_not_model_a_long_argmax() -> None:
@@ -538,7 +528,7 @@ def test_fusion_maps_a_producers_linalg_index_to_the_fused_loop() -> None:
     assert printed.count("linalg.generic") == 1 and "linalg.index 0" in printed
     if iree_opt_missing() is None:
         pipeline = f"--pass-pipeline=builtin.module(util.func({FUSION}))"
-        assert _iree_opt(printed) == _iree_opt(INDEX_PRODUCER, pipeline)
+        assert run_iree_opt(printed) == run_iree_opt(INDEX_PRODUCER, pipeline)
 
 
 CASTS = """util.func @casts(%a: f16, %b: bf16, %x: f32, %i: i32) -> (f16, bf16, f32, f32, i32, f32) {
@@ -575,7 +565,7 @@ def test_iree_passes_fold_casts_as_iree_3_13s_llvm() -> None:
     assert "arith.divui" in triton  # Triton 3.6's LLVM lacks 0 / x
     assert not iree_llvm()
     if iree_opt_missing() is None:
-        assert _iree_opt(ours) == _iree_opt(CASTS, "--canonicalize")
+        assert run_iree_opt(ours) == run_iree_opt(CASTS, "--canonicalize")
 
 
 TRUNCATION_TWO_USERS = """util.func @f(%a: tensor<8xf32>) -> (tensor<8xf16>, tensor<8xf16>) {
@@ -613,8 +603,10 @@ def test_multi_use_fusion_says_why_it_refuses_a_truncation() -> None:
         "(the producer is a bit truncation)"
     ]
     if iree_opt_missing() is None:
-        expected = _iree_opt(TRUNCATION_TWO_USERS, f"--pass-pipeline=builtin.module(util.func({MULTI_USE}))")
-        assert _iree_opt(print_module(run.module)) == expected
+        expected = run_iree_opt(
+            TRUNCATION_TWO_USERS, f"--pass-pipeline=builtin.module(util.func({MULTI_USE}))"
+        )
+        assert run_iree_opt(print_module(run.module)) == expected
 
 
 UNSTRIDED = """util.func @f(%a: tensor<1x4x4x3xf32>, %b: tensor<2x2x3x4xf32>, %c: tensor<1x3x3x4xf32>, %d: tensor<1x3x4x4xf32>, %e: tensor<4x3x2x2xf32>, %g: tensor<1x4x3x3xf32>) -> (tensor<1x3x3x4xf32>, tensor<1x3x3x4xf32>, tensor<1x4x3x3xf32>) {
@@ -641,9 +633,9 @@ def test_convolutions_without_strides_or_dilations_default_to_one() -> None:
     assert run.trace.status == "ok", run.trace.failed_steps
     assert "linalg.conv" not in print_module(run.module)
     if iree_opt_missing() is None:
-        assert _iree_opt(printed) == _iree_opt(UNSTRIDED)
-        expected = _iree_opt(UNSTRIDED, f"--pass-pipeline=builtin.module(util.func({name}))")
-        assert _iree_opt(print_module(run.module)) == expected
+        assert run_iree_opt(printed) == run_iree_opt(UNSTRIDED)
+        expected = run_iree_opt(UNSTRIDED, f"--pass-pipeline=builtin.module(util.func({name}))")
+        assert run_iree_opt(print_module(run.module)) == expected
 
 
 APPLIES = """func.func @f(%a: index, %b: index) -> (index, index, index, index, index) {
@@ -668,4 +660,4 @@ def test_canonicalize_folds_constant_operands_of_affine_apply() -> None:
     assert "func.return %a, %1, %0, %b, %2" in printed and printed.count("affine.apply") == 2
     assert "SimplifyAffineApply" in [step.name for step in run.trace.steps]
     if iree_opt_missing() is None:
-        assert _iree_opt(printed) == _iree_opt(APPLIES, "--canonicalize")
+        assert run_iree_opt(printed) == run_iree_opt(APPLIES, "--canonicalize")

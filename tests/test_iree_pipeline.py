@@ -4,13 +4,13 @@ against ``iree-opt`` running the same passes in the same order."""
 from __future__ import annotations
 
 import re
-import subprocess
 
 import pytest
 
 from passviz.pipelines import IREE_FLOW, NAMED_PIPELINES, record
 from passviz.trace.irtext import print_module
-from tests.conftest import iree_opt, iree_opt_missing, need, peer_file, run_passviz, split_chunks
+from tests.conftest import iree_opt_missing, need, peer_file, run_passviz, split_chunks
+from tests.iree_support import run_iree_opt
 from tests.test_iree_dispatch import FILES, SEED_MATMUL
 from tests.test_iree_passes import PASSES, SEED_EXAMPLES
 
@@ -52,12 +52,6 @@ def nested_pipeline(function: str) -> str:
     return f"builtin.module({','.join(parts)})"
 
 
-def _iree_opt(text: str, *flags: str) -> str:
-    done = subprocess.run([iree_opt(), *flags, "-"], input=text, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    return done.stdout
-
-
 def test_iree_flow_is_named_and_listed() -> None:
     """``iree-flow`` names the seed's passes in its order, and ``passviz passes`` lists it."""
     names = NAMED_PIPELINES["iree-flow"].split(",")
@@ -91,7 +85,7 @@ def test_iree_flow_outlines_the_seed_models(model: str) -> None:
 
 
 @pytest.mark.parametrize("model", sorted(MODELS))
-def test_iree_flow_equals_iree_opt(model: str) -> None:
+def test_iree_flow_equalsrun_iree_opt(model: str) -> None:
     """passviz's ``iree-flow`` ends with the module iree-opt gives running the same passes in
     the same order: the same executables and the same dispatches, both printed by iree-opt."""
     need(iree_opt_missing())
@@ -99,8 +93,8 @@ def test_iree_flow_equals_iree_opt(model: str) -> None:
     run = record(text, "iree-flow")
     assert run.trace.status == "ok", run.trace.failed_steps
     function = "util.func" if "util.func" in text else "func.func"
-    ours = _iree_opt(print_module(run.module))
-    assert ours == _iree_opt(text, f"--pass-pipeline={nested_pipeline(function)}")
+    ours = run_iree_opt(print_module(run.module))
+    assert ours == run_iree_opt(text, f"--pass-pipeline={nested_pipeline(function)}")
 
 
 PEER_EQUAL = {
@@ -133,6 +127,6 @@ def test_iree_flow_equals_iree_opt_on_peer_inputs(stem: str, index: int) -> None
     run = record(text, "iree-flow")
     assert run.trace.status == "ok", run.trace.failed_steps
     function = "util.func" if "util.func" in text else "func.func"
-    assert _iree_opt(print_module(run.module)) == _iree_opt(
+    assert run_iree_opt(print_module(run.module)) == run_iree_opt(
         text, f"--pass-pipeline={nested_pipeline(function)}"
     )
