@@ -12,6 +12,7 @@ symbols, and index numpy arrays.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -27,6 +28,7 @@ from xdsl.interpreter import (
     impl_terminator,
     register_impls,
 )
+from xdsl.ir import Operation
 
 from passviz.dialects import toy
 from passviz.run.core import kernel_state
@@ -37,15 +39,16 @@ def _array(value: Any) -> np.ndarray[Any, np.dtype[np.float64]]:
     return np.asarray(value, dtype=np.float64)
 
 
-def _index(values: tuple[Any, ...], map_: Any) -> tuple[int, ...]:
-    dims = [int(v) for v in values[: map_.num_dims]]
-    symbols = [int(v) for v in values[map_.num_dims :]]
-    return tuple(map_.eval(dims, symbols))
-
-
-def _check_bounds(op: Any, buffer: np.ndarray[Any, Any], where: tuple[int, ...]) -> None:
+def _element(op: Operation, buffer: np.ndarray[Any, Any], indices: Sequence[Any]) -> tuple[int, ...]:
+    """Where ``op`` (a ``memref`` or ``affine`` load or store) reads or writes ``buffer``: its indices,
+    or its map of them (dimensions, then symbols); an error if that lies outside ``buffer``."""
+    where = tuple(int(i) for i in indices)
+    if isinstance(op, affine.LoadOp | affine.StoreOp):
+        map_ = op.map.data
+        where = tuple(map_.eval(list(where[: map_.num_dims]), list(where[map_.num_dims :])))
     if len(where) != buffer.ndim or any(not 0 <= i < n for i, n in zip(where, buffer.shape, strict=True)):
         raise RunError(f"index {list(where)} out of bounds of {list(buffer.shape)}", op)
+    return where
 
 
 @register_impls
@@ -135,31 +138,23 @@ class BufferFunctions(InterpreterFunctions):
         self, interpreter: Interpreter, op: memref.LoadOp, args: PythonValues
     ) -> PythonValues:
         buffer, *indices = args
-        where = tuple(int(i) for i in indices)
-        _check_bounds(op, buffer, where)
-        return (np.float64(buffer[where]),)
+        return (np.float64(buffer[_element(op, buffer, indices)]),)
 
     @impl(memref.StoreOp)
     def run_memref_store(
         self, interpreter: Interpreter, op: memref.StoreOp, args: PythonValues
     ) -> PythonValues:
         value, buffer, *indices = args
-        where = tuple(int(i) for i in indices)
-        _check_bounds(op, buffer, where)
-        buffer[where] = value
+        buffer[_element(op, buffer, indices)] = value
         return ()
 
     @impl(affine.LoadOp)
     def run_load(self, interpreter: Interpreter, op: affine.LoadOp, args: PythonValues) -> PythonValues:
         buffer, *indices = args
-        where = _index(tuple(indices), op.map.data)
-        _check_bounds(op, buffer, where)
-        return (np.float64(buffer[where]),)
+        return (np.float64(buffer[_element(op, buffer, indices)]),)
 
     @impl(affine.StoreOp)
     def run_store(self, interpreter: Interpreter, op: affine.StoreOp, args: PythonValues) -> PythonValues:
         value, buffer, *indices = args
-        where = _index(tuple(indices), op.map.data)
-        _check_bounds(op, buffer, where)
-        buffer[where] = value
+        buffer[_element(op, buffer, indices)] = value
         return ()
