@@ -92,6 +92,8 @@ export class StructureLayout {
   private previous = new Map<string, Frame>();
   /** How many layouts this memory has seen (a fork made at one count applies only while it stays). */
   private made = 0;
+  /** For a fork: the generation of the layout it was forked from, when it was (-1: not a fork). */
+  private forkedAt = -1;
 
   constructor(
     /** The laid-out leaves, by node object (a fork shares them: they follow from the node alone). */
@@ -107,16 +109,25 @@ export class StructureLayout {
   fork(): StructureLayout {
     const copy = new StructureLayout(this.leaves);
     copy.take(this);
+    copy.forkedAt = this.made;
     for (const id of this.collapsed) {
       copy.collapsed.add(id);
     }
     return copy;
   }
 
-  /** Continue from `fork`'s memory, as if its layouts had been made with this one (same boxes collapsed). */
-  adopt(fork: StructureLayout): void {
+  /**
+   * Continue from `fork`'s memory, as if its layouts had been made with this
+   * one: only if this one made none since the fork and has the same boxes
+   * collapsed (false: nothing taken).
+   */
+  adopt(fork: StructureLayout): boolean {
+    if (fork.forkedAt !== this.made || fork.collapsed.size !== this.collapsed.size || ![...fork.collapsed].every(id => this.collapsed.has(id))) {
+      return false;
+    }
     this.take(fork);
     this.made += 1;
+    return true;
   }
 
   private take(other: StructureLayout): void {

@@ -166,7 +166,7 @@ export class TraceViewer {
   /** Each step's graph with statuses (against the step before). */
   private readonly diffs = new StepCache<DiffGraph>(6);
   /** The next step, laid out while the person reads this one (null: none). */
-  private ahead: { step: number; diff: DiffGraph; layout: StructureLayout; frames: Map<string, Frame>; generation: number } | null = null;
+  private ahead: { step: number; diff: DiffGraph; layout: StructureLayout; frames: Map<string, Frame> } | null = null;
   private readonly edgeFilter: EdgeFilter = { use: true, branch: true };
   private current = -2;
   private selected: string | null;
@@ -683,11 +683,7 @@ export class TraceViewer {
   private framesOf(step: number, diff: DiffGraph): Map<string, Frame> {
     const ahead = this.ahead;
     this.ahead = null;
-    if (
-      ahead !== null && ahead.step === step && ahead.diff === diff && ahead.generation === this.layout.generation &&
-      ahead.layout.collapsed.size === this.layout.collapsed.size && [...ahead.layout.collapsed].every(id => this.layout.collapsed.has(id))
-    ) {
-      this.layout.adopt(ahead.layout);
+    if (ahead !== null && ahead.step === step && ahead.diff === diff && this.layout.adopt(ahead.layout)) {
       return ahead.frames;
     }
     return this.layout.frames(diff.nodes);
@@ -718,7 +714,7 @@ export class TraceViewer {
     // And lay it out, on a copy of the layout's memory: → adopts it, anything else drops it.
     const layout = this.layout.fork();
     const frames = layout.frames(diff.nodes);
-    this.ahead = { step: next, diff, layout, frames, generation: this.layout.generation };
+    this.ahead = { step: next, diff, layout, frames };
     const record = this.trace.steps[next];
     this.graphPane.prepare(diff, frames, { root: record.root ?? null, chain: record.chain ?? [], selected: this.selected }, this.edgeFilter);
   }
