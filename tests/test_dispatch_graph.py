@@ -11,7 +11,6 @@ those ``iree-opt --iree-flow-dump-dispatch-graph-pass`` draws.
 from __future__ import annotations
 
 import re
-import subprocess
 from collections import Counter
 from pathlib import Path
 
@@ -23,7 +22,8 @@ from passviz.pipelines import record
 from passviz.trace.irtext import print_module
 from passviz.trace.model import Trace
 from passviz.trace.replay import Replayer
-from tests.conftest import iree_opt, iree_opt_missing, need
+from tests.conftest import iree_opt_missing, need
+from tests.iree_support import run_iree_opt
 from tests.test_iree_dispatch import SEED_MATMUL
 from tests.test_iree_passes import SEED_EXAMPLES
 
@@ -156,20 +156,12 @@ def test_the_graph_is_iree_opts_once_the_function_holds_only_dispatches(model: s
     states = TraceStates(trace)
     for step in (workgroups, len(trace.steps) - 1):
         replayer.advance_to(step)
-        source = tmp_path / f"step{step}.mlir"
-        source.write_text(print_module(replayer.module), encoding="utf-8")
         dot = tmp_path / f"step{step}.dot"
-        subprocess.run(
-            [
-                iree_opt(),
-                f"--pass-pipeline=builtin.module(iree-flow-dump-dispatch-graph-pass{{output-file={dot}}})",
-                str(source),
-                "-o",
-                "/dev/null",
-            ],
-            check=True,
-            capture_output=True,
-            timeout=120,
+        run_iree_opt(
+            print_module(replayer.module),
+            f"--pass-pipeline=builtin.module(iree-flow-dump-dispatch-graph-pass{{output-file={dot}}})",
+            "-o",
+            "/dev/null",
         )
         theirs = _dot_edges(dot.read_text(encoding="utf-8"))
         assert theirs and _edges(states.at(step)) == theirs, step

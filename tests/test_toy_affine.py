@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import random
 import re
-import subprocess
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,7 +26,8 @@ from passviz.toy.interpret import run_lowered, run_main
 from passviz.toy.mlirgen import mlirgen
 from passviz.toy.parser import parse_toy
 from passviz.trace.irtext import print_module
-from tests.conftest import iree_opt, iree_opt_missing, need
+from tests.conftest import iree_opt_missing, need
+from tests.iree_support import run_iree_opt
 from tests.test_toy_cli import filecheck_prefix
 from tests.toy_support import TOY, needs_toy_peer
 
@@ -222,12 +222,8 @@ def _mlir_readable(text: str) -> str:
 
 def _iree(text: str, pass_name: str | None = None) -> str:
     """``text`` as iree-opt prints it, after ``pass_name`` on each function if given."""
-    args = [iree_opt(), "--allow-unregistered-dialect"]
-    if pass_name is not None:
-        args.append(f"--pass-pipeline=builtin.module(func.func({pass_name}))")
-    done = subprocess.run(args, input=text, capture_output=True, text=True, timeout=120, check=False)
-    assert done.returncode == 0, done.stderr
-    return done.stdout
+    pipeline = () if pass_name is None else (f"--pass-pipeline=builtin.module(func.func({pass_name}))",)
+    return run_iree_opt(text, "--allow-unregistered-dialect", *pipeline)
 
 
 def _ours(text: str, pass_name: str) -> str:
