@@ -46,7 +46,7 @@ export interface DispatchGraph {
 }
 
 /** The ops that are one dispatch each. */
-export const DISPATCH_OPS: ReadonlySet<string> = new Set(['flow.dispatch.region', 'flow.dispatch.workgroups', 'flow.dispatch']);
+const DISPATCH_OPS: ReadonlySet<string> = new Set(['flow.dispatch.region', 'flow.dispatch.workgroups', 'flow.dispatch']);
 
 const FUNCTION_OPS: ReadonlySet<string> = new Set(['util.func', 'func.func']);
 const RETURN_OPS: ReadonlySet<string> = new Set(['util.return', 'func.return']);
