@@ -22,7 +22,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.dialects.utils.dynamic_index_list import print_dynamic_index_list
 from xdsl.dialects.utils.reshape_ops_utils import ContiguousArrayOfIntArray
-from xdsl.ir import Attribute, Dialect, Operation
+from xdsl.ir import Attribute, Dialect, Operation, SSAValue
 from xdsl.irdl import irdl_op_definition, operand_def, prop_def, result_def, traits_def, var_operand_def
 from xdsl.parser import Parser
 from xdsl.printer import Printer
@@ -35,6 +35,15 @@ def print_reassociation(printer: Printer, reassociation: ArrayAttr[ArrayAttr[Int
     """``[[0, 1], [2]]``: each group of dimensions, as plain integers."""
     groups = ("[" + ", ".join(str(d.value.data) for d in group.data) + "]" for group in reassociation.data)
     printer.print_string("[" + ", ".join(groups) + "]")
+
+
+def _print_source_and_groups(printer: Printer, src: SSAValue, reassociation: Attribute) -> None:
+    """`` %t [[0, 1], [2]]``, the head both reshapes print."""
+    assert isa(reassociation, ArrayAttr[ArrayAttr[IntegerAttr]])
+    printer.print_string(" ")
+    printer.print_operand(src)
+    printer.print_string(" ")
+    print_reassociation(printer, reassociation)
 
 
 @irdl_op_definition
@@ -68,12 +77,7 @@ class CollapseShapeOp(tensor.CollapseShapeOp):
         return op
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.src)
-        printer.print_string(" ")
-        reassociation = self.reassociation
-        assert isa(reassociation, ArrayAttr[ArrayAttr[IntegerAttr]])
-        print_reassociation(printer, reassociation)
+        _print_source_and_groups(printer, self.src, self.reassociation)
         printer.print_op_attributes(self.attributes)
         printer.print_string(" : ")
         printer.print_attribute(self.src.type)
@@ -99,12 +103,7 @@ class ExpandShapeOp(tensor.ExpandShapeOp):
     traits = traits_def(Pure())
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.src)
-        printer.print_string(" ")
-        reassociation = self.reassociation
-        assert isa(reassociation, ArrayAttr[ArrayAttr[IntegerAttr]])
-        print_reassociation(printer, reassociation)
+        _print_source_and_groups(printer, self.src, self.reassociation)
         printer.print_string(" output_shape ")
         print_dynamic_index_list(
             printer, DYNAMIC_INDEX, self.dynamic_output_shape, self.static_output_shape.get_values()
