@@ -76,11 +76,14 @@ def _constant(name: str) -> bool:
     return name.endswith(".constant")
 
 
-def _symbol(state: IRState, op_id: str, key: str) -> str | None:
-    for name, value in state.ops[op_id].attrs:
-        if name == key:
-            return value
-    return None
+def _attr(state: IRState, op_id: str, key: str) -> str:
+    """The printed value of ``op_id``'s attribute or property ``key`` ('' without one)."""
+    return dict(state.ops[op_id].attrs).get(key, "")
+
+
+def _sym_name(state: IRState, op_id: str) -> str:
+    """``op_id``'s symbol name, unquoted ('' without one)."""
+    return _attr(state, op_id, "sym_name").strip('"')
 
 
 def _body_ops(state: IRState, op_id: str) -> list[str]:
@@ -135,9 +138,9 @@ def _inputs(state: IRState, op_id: str) -> list[str]:
 def _label(state: IRState, op_id: str, kind: str, index: int) -> str:
     op = state.ops[op_id]
     if kind == "executable":
-        return f"flow.executable @{(_symbol(state, op_id, 'sym_name') or '?').strip(chr(34))}"
+        return f"flow.executable @{_sym_name(state, op_id) or '?'}"
     if op.name == "flow.dispatch":
-        return f"flow.dispatch {(_symbol(state, op_id, 'entry_points') or '').strip('[]')}".rstrip()
+        return f"flow.dispatch {_attr(state, op_id, 'entry_points').strip('[]')}".rstrip()
     if kind == "dispatch":
         return f"{op.name} #{index}"
     return op.name
@@ -157,16 +160,14 @@ def dispatch_graph(state: IRState) -> tuple[dict[str, DispatchNode], dict[str, D
             nodes[holder] = DispatchNode(
                 holder, "executable", None, _label(state, holder, "executable", 0), _members(state, holder)
             )
-            symbol = (_symbol(state, holder, "sym_name") or "").strip('"')
-            executables[symbol] = holder
+            executables[_sym_name(state, holder)] = holder
             continue
         if op.name not in FUNCTION_OPS or not op.regions or op.regions[0] not in state.regions:
             continue
         blocks = state.regions[op.regions[0]].blocks
         if not blocks:
             continue
-        symbol = (_symbol(state, holder, "sym_name") or "").strip('"')
-        nodes[holder] = DispatchNode(holder, "func", None, f"{op.name} @{symbol}", ())
+        nodes[holder] = DispatchNode(holder, "func", None, f"{op.name} @{_sym_name(state, holder)}", ())
         entry = state.blocks[blocks[0]]
         producers: dict[str, str] = {}
         for arg in entry.args:
@@ -193,7 +194,7 @@ def dispatch_graph(state: IRState) -> tuple[dict[str, DispatchNode], dict[str, D
             for result in state.ops[child].results:
                 producers[result] = child
             if name == "flow.dispatch":
-                callee = (_symbol(state, child, "entry_points") or "").strip("[]").split("::")[0].lstrip("@")
+                callee = _attr(state, child, "entry_points").strip("[]").split("::")[0].lstrip("@")
                 calls.append((child, callee))
     for dispatch, callee in calls:
         target = executables.get(callee)
