@@ -64,11 +64,16 @@ def _static(value: SSAValue) -> TensorType[Attribute] | None:
     return type_
 
 
-def _convertible(op: Conv2DNhwcHwcfOp | Conv2DNchwFchwOp | DepthwiseConv2DNhwcHwcOp) -> bool:
-    """IREE's preconditions: static input and filter, no dilation."""
-    if _static(op.inputs[0]) is None or _static(op.inputs[1]) is None:
-        return False
-    return op.window_dilations() == (1, 1)
+def _convertible_types(
+    op: Conv2DNhwcHwcfOp | Conv2DNchwFchwOp | DepthwiseConv2DNhwcHwcOp,
+) -> tuple[TensorType[Attribute], TensorType[Attribute], TensorType[Attribute]] | None:
+    """The image, filter and output types where IREE's preconditions hold (static input and
+    filter, no dilation), else None."""
+    image_type, filter_type, output_type = _static(op.inputs[0]), _static(op.inputs[1]), op.outputs[0].type
+    if image_type is None or filter_type is None or op.window_dilations() != (1, 1):
+        return None
+    assert isa(output_type, TensorType[Attribute])
+    return image_type, filter_type, output_type
 
 
 def _tensor(shape: Sequence[int], element: Attribute) -> TensorType[Attribute]:
@@ -177,11 +182,10 @@ class ConvertConv2DNhwcHwcf(TritonPattern):
     root = Conv2DNhwcHwcfOp.name
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
-        if not isinstance(op, Conv2DNhwcHwcfOp) or not _convertible(op):
+        if not isinstance(op, Conv2DNhwcHwcfOp) or (types := _convertible_types(op)) is None:
             return
         image, filter_, output = op.inputs[0], op.inputs[1], op.outputs[0]
-        image_type, filter_type, output_type = _static(image), _static(filter_), output.type
-        assert image_type is not None and filter_type is not None and isa(output_type, TensorType[Attribute])
+        image_type, filter_type, output_type = types
         n, oh, ow, oc = output_type.get_shape()
         fh, fw, ic, _ = filter_type.get_shape()
         sh, sw = op.window_strides()
@@ -218,11 +222,10 @@ class ConvertDepthwiseConv2DNhwcHwc(TritonPattern):
     root = DepthwiseConv2DNhwcHwcOp.name
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
-        if not isinstance(op, DepthwiseConv2DNhwcHwcOp) or not _convertible(op):
+        if not isinstance(op, DepthwiseConv2DNhwcHwcOp) or (types := _convertible_types(op)) is None:
             return
         image, filter_, output = op.inputs[0], op.inputs[1], op.outputs[0]
-        image_type, filter_type, output_type = _static(image), _static(filter_), output.type
-        assert image_type is not None and filter_type is not None and isa(output_type, TensorType[Attribute])
+        image_type, filter_type, output_type = types
         emit = _Emitter(rewriter, op)
         image_t = emit.transpose(image, [0, 3, 1, 2])
         filter_t = emit.transpose(filter_, [2, 0, 1])
@@ -258,11 +261,10 @@ class ConvertConv2DNchwFchw(TritonPattern):
     root = Conv2DNchwFchwOp.name
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
-        if not isinstance(op, Conv2DNchwFchwOp) or not _convertible(op):
+        if not isinstance(op, Conv2DNchwFchwOp) or (types := _convertible_types(op)) is None:
             return
         image, filter_, output = op.inputs[0], op.inputs[1], op.outputs[0]
-        image_type, filter_type, output_type = _static(image), _static(filter_), output.type
-        assert image_type is not None and filter_type is not None and isa(output_type, TensorType[Attribute])
+        image_type, filter_type, output_type = types
         n, oc, oh, ow = output_type.get_shape()
         _, ic, fh, fw = filter_type.get_shape()
         sh, sw = op.window_strides()
