@@ -17,8 +17,9 @@ alias; an op with unknown effects may write anything.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import TypeVar
 
 from xdsl.context import Context
 from xdsl.dialects import func, memref
@@ -32,6 +33,7 @@ from passviz.dialects.affine import LoadOp, StoreOp, constant_index
 from passviz.trace.recorder import StepRecorder, TracedPass
 
 Access = LoadOp | StoreOp
+AccessT = TypeVar("AccessT", LoadOp, StoreOp)
 
 
 def same_element(a: Access, b: Access) -> bool:
@@ -109,11 +111,16 @@ class AffineScalarReplacement(TracedPass):
             _replace(function, recorder)
 
 
+def _same_element(access: Access, kind: type[AccessT]) -> Iterator[AccessT]:
+    """The other ``kind`` accesses of the element ``access`` reaches."""
+    for use in access.memref.uses:
+        other = use.operation
+        if isinstance(other, kind) and other is not access and same_element(other, access):
+            yield other
+
+
 def _forwarding_store(load: LoadOp) -> StoreOp | None:
-    for use in load.memref.uses:
-        store = use.operation
-        if not isinstance(store, StoreOp) or not same_element(store, load):
-            continue
+    for store in _same_element(load, StoreOp):
         if not store.is_before_in_block(load):
             continue
         if no_intervening_effect(store, load, MemoryEffectKind.WRITE, load.memref):
@@ -123,10 +130,7 @@ def _forwarding_store(load: LoadOp) -> StoreOp | None:
 
 def _earlier_load(load: LoadOp) -> LoadOp | None:
     candidates: list[LoadOp] = []
-    for use in load.memref.uses:
-        other = use.operation
-        if not isinstance(other, LoadOp) or other is load or not same_element(other, load):
-            continue
+    for other in _same_element(load, LoadOp):
         if not other.is_before_in_block(load):
             continue
         if not no_intervening_effect(other, load, MemoryEffectKind.WRITE, load.memref):
@@ -177,10 +181,7 @@ def _replace(function: func.FuncOp, recorder: StepRecorder) -> None:
 
 def _overwritten(store: StoreOp) -> bool:
     """MLIR's ``findUnusedStore``: a later store to the same element, with no read in between."""
-    for use in store.memref.uses:
-        other = use.operation
-        if not isinstance(other, StoreOp) or other is store or not same_element(other, store):
-            continue
+    for other in _same_element(store, StoreOp):
         if not store.is_before_in_block(other):
             continue
         if no_intervening_effect(store, other, MemoryEffectKind.READ, store.memref):
