@@ -70,15 +70,19 @@ const FUNCTION_OP = /\.func$/;
 class StepCache<T> {
   private readonly map = new Map<number, T>();
   constructor(private readonly size: number) {}
-  has(step: number): boolean {
-    return this.map.has(step);
-  }
-
-  get(step: number, make: () => T): T {
+  /** The value of `step` if it is kept (then the most recent), else undefined. */
+  cached(step: number): T | undefined {
     const hit = this.map.get(step);
     if (hit !== undefined) {
       this.map.delete(step);
       this.map.set(step, hit);
+    }
+    return hit;
+  }
+
+  get(step: number, make: () => T): T {
+    const hit = this.cached(step);
+    if (hit !== undefined) {
       return hit;
     }
     const value = make();
@@ -698,10 +702,8 @@ export class TraceViewer {
     if (this.timeline.visibleSteps().find(s => s > step) !== next) {
       return;
     }
-    let diff: DiffGraph;
-    if (this.diffs.has(next)) {
-      diff = this.stepDiff(next, this.cursor.at(step), this.cursor.at(step));
-    } else {
+    let diff = this.diffs.cached(next);
+    if (diff === undefined) {
       // On a copy: the state shown now stays the cursor's.
       const state = this.cursor.at(step).clone();
       try {
