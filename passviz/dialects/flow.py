@@ -265,18 +265,11 @@ def _tied_list(attr: ArrayAttr[IntegerAttr] | None, results: int) -> list[int]:
     return [t.value.data for t in attr.data]
 
 
-@irdl_op_definition
-class DispatchWorkgroupsOp(IRDLOperation):
-    """``%r = flow.dispatch.workgroups[%x](%a) : (tensor<4xf32>) -> tensor<4xf32> = (%in, %out) {...}``.
-
-    Isolated from above: each tensor operand and result is a block argument of
-    ``!iree_tensor_ext.dispatch.tensor`` type, other operands pass as they are.
-    """
-
-    name = "flow.dispatch.workgroups"
+class _DispatchOperands(IRDLOperation):
+    """The operands ``flow.dispatch.workgroups`` and ``flow.dispatch`` share, in their order."""
 
     workload = var_operand_def(IndexType)
-    """The workload the count region receives."""
+    """The workload the count region (the export's, for ``flow.dispatch``) receives."""
     arguments = var_operand_def()
     """The values passed in."""
     argument_dims = var_operand_def(IndexType)
@@ -287,12 +280,25 @@ class DispatchWorkgroupsOp(IRDLOperation):
     """The results."""
     tied_operands = opt_prop_def(ArrayAttr[IntegerAttr])
     """For each result the argument it writes in place, or -1."""
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+
+@irdl_op_definition
+class DispatchWorkgroupsOp(_DispatchOperands):
+    """``%r = flow.dispatch.workgroups[%x](%a) : (tensor<4xf32>) -> tensor<4xf32> = (%in, %out) {...}``.
+
+    Isolated from above: each tensor operand and result is a block argument of
+    ``!iree_tensor_ext.dispatch.tensor`` type, other operands pass as they are.
+    """
+
+    name = "flow.dispatch.workgroups"
+
     workgroup_body = region_def()
     """The dispatch's body."""
     workgroup_count = region_def()
     """Computes the workgroup count from the workload; may be empty."""
 
-    irdl_options = (AttrSizedOperandSegments(as_property=True),)
     traits = traits_def(IsolatedFromAbove())
 
     def __init__(
@@ -483,27 +489,13 @@ class ExecutableExportOp(IRDLOperation):
 
 
 @irdl_op_definition
-class DispatchOp(IRDLOperation):
+class DispatchOp(_DispatchOperands):
     """``%r = flow.dispatch @ex::@fn[%w](%a) : (tensor<4xf32>) -> tensor<4xf32>``: runs an outlined export."""
 
     name = "flow.dispatch"
 
-    workload = var_operand_def(IndexType)
-    """The workload passed to the export's count region."""
-    arguments = var_operand_def()
-    """The values passed in."""
-    argument_dims = var_operand_def(IndexType)
-    """The arguments' dynamic dimensions."""
-    result_dims = var_operand_def(IndexType)
-    """The results' dynamic dimensions."""
-    result = var_result_def()
-    """The results."""
     entry_points = prop_def(ArrayAttr[SymbolRefAttr])
     """The export called (``@executable::@export``)."""
-    tied_operands = opt_prop_def(ArrayAttr[IntegerAttr])
-    """For each result the argument it writes in place, or -1."""
-
-    irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
     def __init__(
         self,
