@@ -120,12 +120,15 @@ def _same_element(access: Access, kind: type[AccessT]) -> Iterator[AccessT]:
 
 
 def _forwarding_store(load: LoadOp) -> StoreOp | None:
-    for store in _same_element(load, StoreOp):
-        if not store.is_before_in_block(load):
-            continue
-        if no_intervening_effect(store, load, MemoryEffectKind.WRITE, load.memref):
-            return store
-    return None
+    return next(
+        (
+            store
+            for store in _same_element(load, StoreOp)
+            if store.is_before_in_block(load)
+            and no_intervening_effect(store, load, MemoryEffectKind.WRITE, load.memref)
+        ),
+        None,
+    )
 
 
 def _earlier_load(load: LoadOp) -> LoadOp | None:
@@ -181,9 +184,8 @@ def _replace(function: func.FuncOp, recorder: StepRecorder) -> None:
 
 def _overwritten(store: StoreOp) -> bool:
     """MLIR's ``findUnusedStore``: a later store to the same element, with no read in between."""
-    for other in _same_element(store, StoreOp):
-        if not store.is_before_in_block(other):
-            continue
-        if no_intervening_effect(store, other, MemoryEffectKind.READ, store.memref):
-            return True
-    return False
+    return any(
+        store.is_before_in_block(other)
+        and no_intervening_effect(store, other, MemoryEffectKind.READ, store.memref)
+        for other in _same_element(store, StoreOp)
+    )
