@@ -111,7 +111,6 @@ def launch(
         raise LaunchError(f"the kernel takes {len(types)} arguments, not {len(arguments)}", function)
     memory = Memory()
     values: list[object] = []
-    returned: list[Buffer] = []
     for (name, value), type_ in zip(arguments, types, strict=True):
         if isinstance(type_, PointerType):
             if not isinstance(value, np.ndarray):
@@ -137,6 +136,7 @@ def launch(
     interpreter = new_interpreter(module)
     interpreter.grid = axes
     interpreter.memory = memory
+    results: tuple[object, ...] = ()
     with np.errstate(all="ignore"):  # integers wrap and floats overflow as on the GPU
         for z in range(axes[2]):
             for y in range(axes[1]):
@@ -148,12 +148,12 @@ def launch(
                         raise
                     except RunError as exc:
                         raise RunError(f"{exc.message} (in program {(x, y, z)})", exc.op) from None
-                    # A function that returns tensors (IREE's) has them as its outputs.
-                    returned = [
-                        Buffer(f"result #{index}", np.array(cast(Array, value)).reshape(-1), written=True)
-                        for index, value in enumerate(results)
-                        if isinstance(value, np.ndarray)
-                    ]
+    # A function that returns tensors (IREE's) has them as its outputs (the last program's).
+    returned = [
+        Buffer(f"result #{index}", np.array(cast(Array, value)).reshape(-1), written=True)
+        for index, value in enumerate(results)
+        if isinstance(value, np.ndarray)
+    ]
     # A Toy program's output is what it prints: each print is an output, compared as a buffer is.
     printed = [
         Buffer(f"print #{index}", np.asarray(value, dtype=np.float64).reshape(-1).copy(), written=True)
