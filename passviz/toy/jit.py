@@ -15,8 +15,7 @@ import importlib
 import os
 import sys
 import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from functools import cache
 from typing import Any
 
@@ -93,36 +92,21 @@ def run_jit(module: ModuleOp, *, opt: bool) -> str:
     address = engine.get_function_address("main")
     if not address:
         raise LLVMError("the module has no function 'main' to run")
-    main = ctypes.CFUNCTYPE(None)(address)
-    with _captured_stdout() as captured:
-        main()
-    return captured.read()
+    return _stdout_of(ctypes.CFUNCTYPE(None)(address))
 
 
-class _Captured:
-    """What a ``_captured_stdout`` block wrote, once it is over."""
-
-    def __init__(self) -> None:
-        self.text = ""
-
-    def read(self) -> str:
-        return self.text
-
-
-@contextmanager
-def _captured_stdout() -> Iterator[_Captured]:
-    """Capture what C code writes to file descriptor 1 (libc's ``printf``) in the block."""
+def _stdout_of(run: Callable[[], None]) -> str:
+    """What ``run`` writes to file descriptor 1 (C code's ``printf``)."""
     libc = ctypes.CDLL(ctypes.util.find_library("c"))
     sys.stdout.flush()
-    captured = _Captured()
     saved = os.dup(1)
     with tempfile.TemporaryFile() as sink:
         os.dup2(sink.fileno(), 1)
         try:
-            yield captured
+            run()
         finally:
             libc.fflush(None)  # printf's buffer, before fd 1 changes back
             os.dup2(saved, 1)
             os.close(saved)
         sink.seek(0)
-        captured.text = sink.read().decode("utf-8", errors="replace")
+        return sink.read().decode("utf-8", errors="replace")
