@@ -108,7 +108,7 @@ class Comparison:
 
 @dataclass
 class BisectResult:
-    """The first step whose outputs differ from the initial IR's, and the runs that found it."""
+    """The first step whose outputs differ from the reference's, and the runs that found it."""
 
     first: int | None
     """That step's index; None when the last step's outputs match."""
@@ -118,6 +118,9 @@ class BisectResult:
     """How its outputs differ."""
     runs: dict[int, Outcome]
     """Every outcome computed, by step (``INITIAL`` included)."""
+    reference: int = INITIAL
+    """The step every other is compared with: the initial IR, or the first runnable step after it
+    (a trace whose frontend builds the module, as Toy's MLIRGen does)."""
 
 
 class StepTexts:
@@ -266,6 +269,6 @@ def bisect(
                 good = middle
         first = bad
     if first is None:
-        return BisectResult(None, None, None, runs)
+        return BisectResult(None, None, None, runs, start)
     comparison = compare(reference, outcome(first), tolerance=tolerance)
-    return BisectResult(first, trace.steps[first], comparison, runs)
+    return BisectResult(first, trace.steps[first], comparison, runs, start)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
-from passviz.run.bisect import INITIAL, BisectResult, Comparison, Outcome, compare
+from passviz.run.bisect import BisectResult, Comparison, Outcome, compare
 from passviz.run.launch import Argument
 from passviz.run.values import Array
 from passviz.trace.model import RunDifference, RunRecord, Verdict
@@ -163,13 +163,13 @@ def bisect_records(
 ) -> list[RunRecord]:
     """One record for every step a bisect ran, in step order (the initial IR's first); the step
     it found is marked ``first``."""
-    reference = result.runs[INITIAL]
+    reference = result.runs[result.reference]
     records: list[RunRecord] = []
     for step in sorted(result.runs):
         outcome = result.runs[step]
         if not outcome.runnable:
             continue
-        comparison = None if step == INITIAL else compare(reference, outcome, tolerance=tolerance)
+        comparison = None if step == result.reference else compare(reference, outcome, tolerance=tolerance)
         records.append(
             run_record(outcome, comparison, digest, spec=spec, origin="bisect", first=step == result.first)
         )

@@ -69,16 +69,20 @@ def save_outputs(path: str, outputs: dict[str, Array]) -> None:
 def describe_bisect(trace: Trace, result: BisectResult) -> list[str]:
     """The lines ``passviz bisect`` prints: the verdict, the step, the elements that changed."""
     ran = _ranges(sorted(step for step in result.runs if step != INITIAL))
-    reference = result.runs[INITIAL]
+    reference = result.runs[result.reference]
     count = len(result.runs) - 1
     lines = [f"ran the initial IR and {count} step{'s' * (count != 1)}: {ran}"]
+    if result.reference != INITIAL:
+        lines.append(f"compared with {step_name(result.reference)}, the first IR that runs")
     if reference.error is not None:
-        lines.append(f"the initial IR fails: {reference.error}")
+        lines.append(f"{step_name(result.reference)} fails: {reference.error}")
     for outcome in result.runs.values():
         if not outcome.runnable:
             lines.append(f"{step_name(outcome.step)} cannot run, stepped around: {outcome.error}")
     if result.first is None or result.step is None or result.comparison is None:
-        lines.append("no step changes the outputs: the last step's match the initial IR's")
+        lines.append(
+            f"no step changes the outputs: the last step that runs matches {step_name(result.reference)}"
+        )
         return lines
     step = result.step
     names = op_names(trace.initial["delta"] if trace.initial else None, trace.steps)
