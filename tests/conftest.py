@@ -68,8 +68,8 @@ def peer_cases(exclude: Path | None = None) -> list[ParameterSet]:
     return cases
 
 
-def filecheck(output: str, checks: str) -> None:
-    """Fail unless ``output`` satisfies the FileCheck directives in ``checks``
+def filecheck(output: str, checks: str, prefix: str = "CHECK") -> None:
+    """Fail unless ``output`` satisfies the ``prefix`` FileCheck directives in ``checks``
     (LLVM FileCheck's semantics, by the ``filecheck`` package)."""
     with tempfile.TemporaryDirectory() as folder:
         check_file, input_file = Path(folder, "checks.mlir"), Path(folder, "output.mlir")
@@ -77,10 +77,10 @@ def filecheck(output: str, checks: str) -> None:
         input_file.write_text(output)
         errors = io.StringIO()
         with contextlib.redirect_stderr(errors):
-            options = Options(str(check_file), input_file=str(input_file))
+            options = Options(str(check_file), input_file=str(input_file), check_prefixes=[prefix])
             status = Matcher.from_opts(options).run()
     if status != 0:
-        pytest.fail(f"FileCheck failed:\n{errors.getvalue()}", pytrace=False)
+        pytest.fail(f"FileCheck --check-prefix={prefix} failed:\n{errors.getvalue()}", pytrace=False)
 
 
 def parse_or_skip(text: str) -> None:

@@ -26,9 +26,8 @@ from passviz.toy.interpret import run_lowered, run_main
 from passviz.toy.mlirgen import mlirgen
 from passviz.toy.parser import parse_toy
 from passviz.trace.irtext import print_module
-from tests.conftest import iree_opt_missing, need
+from tests.conftest import filecheck, iree_opt_missing, need
 from tests.iree_support import run_iree_opt
-from tests.test_toy_cli import filecheck_prefix
 from tests.toy_support import TOY, needs_toy_peer
 
 LOWERING = ("inline", "toy-shape-inference", "canonicalize", "cse", "toy-lower-to-affine")
@@ -109,7 +108,7 @@ def test_peer_opt_checks(chapter: str) -> None:
     path = TOY / chapter / "affine-lowering.mlir"
     run = record(path.read_text(), toy_pipeline(5, "mlir-affine", True), filename=str(path))
     assert not run.trace.failed_steps
-    filecheck_prefix(mlir_text(run.module), path.read_text(), "OPT")
+    filecheck(mlir_text(run.module), path.read_text(), "OPT")
 
 
 STALE_CSE_CHECKS = (
@@ -131,7 +130,7 @@ def test_peer_checks_but_the_two_loads_cse_now_merges(chapter: str) -> None:
         STALE_CSE_CHECKS, "// CHECK:             [[VAL_16:%.*]] = arith.mulf [[VAL_14]], [[VAL_14]] : f64\n"
     )
     run = record(checks, toy_pipeline(5, "mlir-affine", False), filename=str(path))
-    filecheck_prefix(mlir_text(run.module), current, "CHECK")
+    filecheck(mlir_text(run.module), current, "CHECK")
 
 
 @pytest.mark.xfail(strict=True, reason="MLIR's CSE merges the two loads the peer file still expects")
@@ -139,7 +138,7 @@ def test_peer_checks_as_written() -> None:
     needs_toy_peer()
     path = TOY / "Ch5/affine-lowering.mlir"
     run = record(path.read_text(), toy_pipeline(5, "mlir-affine", False), filename=str(path))
-    filecheck_prefix(mlir_text(run.module), path.read_text(), "CHECK")
+    filecheck(mlir_text(run.module), path.read_text(), "CHECK")
 
 
 def test_affine_passes_are_toyc_ch5s_pipeline() -> None:

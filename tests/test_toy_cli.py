@@ -3,17 +3,12 @@
 
 from __future__ import annotations
 
-import contextlib
-import io
 import re
 import shlex
-import tempfile
 from pathlib import Path
 
 import pytest
 from _pytest.mark import ParameterSet
-from filecheck.matcher import Matcher
-from filecheck.options import Options
 
 from passviz.passes import available_passes
 from passviz.pipelines import NAMED_PIPELINES, parse_pipeline
@@ -21,7 +16,7 @@ from passviz.toy.driver import EMITS, run_toy, toy_pipeline
 from passviz.toy.interpret import run_main
 from passviz.toy.mlirgen import mlirgen
 from passviz.toy.parser import parse_toy
-from tests.conftest import run_passviz
+from tests.conftest import filecheck, run_passviz
 from tests.toy_support import TOY, needs_toy_peer, toy_cli
 
 _RUN = re.compile(
@@ -38,20 +33,6 @@ def _run_lines() -> list[ParameterSet]:
             args = shlex.split(match["args"])
             cases.append(pytest.param(path, args, match["prefix"], id=f"{path.name}:{' '.join(args)}"))
     return cases
-
-
-def filecheck_prefix(output: str, checks: str, prefix: str) -> None:
-    """Fail unless ``output`` passes the ``prefix`` directives of ``checks`` (the ``filecheck`` package)."""
-    with tempfile.TemporaryDirectory() as folder:
-        check_file, input_file = Path(folder, "checks.mlir"), Path(folder, "output.mlir")
-        check_file.write_text(checks)
-        input_file.write_text(output)
-        errors = io.StringIO()
-        with contextlib.redirect_stderr(errors):
-            options = Options(str(check_file), input_file=str(input_file), check_prefixes=[prefix])
-            status = Matcher.from_opts(options).run()
-    if status != 0:
-        pytest.fail(f"FileCheck --check-prefix={prefix} failed:\n{errors.getvalue()}", pytrace=False)
 
 
 def test_the_chapter_6_run_lines_are_all_here() -> None:
@@ -128,7 +109,7 @@ def test_every_chapter_6_run_line(
         assert status == 0, err
         assert out == run_main(mlirgen(parse_toy(text, str(path)), chapter=6))
         return
-    filecheck_prefix(out + err, text, prefix or "CHECK")
+    filecheck(out + err, text, prefix or "CHECK")
 
 
 def test_jit_toy_prints_its_matrix(capsys: pytest.CaptureFixture[str]) -> None:
