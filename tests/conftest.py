@@ -151,6 +151,20 @@ def need(missing: str | None) -> None:
     pytest.skip(missing)
 
 
+def artifacts_folder() -> Path:
+    """Where browser tests save screenshots and pages: ``$PASSVIZ_ARTIFACTS`` or ``tests/artifacts``."""
+    folder = Path(os.environ.get("PASSVIZ_ARTIFACTS", Path(__file__).parent / "artifacts"))
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def artifacts() -> Path:
+    """The artifacts folder, for a test that drives Chromium (skipped, or failed under CI, without it)."""
+    need(browser_missing())
+    return artifacts_folder()
+
+
 def browser_missing() -> str | None:
     """What the browser tests lack on this machine, or None."""
     if shutil.which("node") is None:

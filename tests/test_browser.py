@@ -7,7 +7,6 @@ Screenshots go to ``tests/artifacts/`` (or ``$PASSVIZ_ARTIFACTS``).
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -18,18 +17,10 @@ from passviz.graph.export import STATUS_COLORS
 from passviz.notebook import GraphFigure, show_graph
 from passviz.pipelines import record
 from passviz.trace.model import Trace
-from tests.conftest import BROWSER, browser_missing, need
+from tests.conftest import BROWSER
 
 HERE = Path(__file__).resolve().parent
 SEED = HERE.parent / "examples" / "wrap_multi_block.mlir"
-
-
-@pytest.fixture(scope="module")
-def artifacts() -> Path:
-    need(browser_missing())
-    folder = Path(os.environ.get("PASSVIZ_ARTIFACTS", HERE / "artifacts"))
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 def _render(page: str, folder: Path, name: str, hover: str | None = None) -> dict[str, Any]:

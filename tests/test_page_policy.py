@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import html
 import json
-import os
 import re
 import subprocess
 from pathlib import Path
@@ -23,7 +22,7 @@ from passviz.graph.page_policy import content_security_policy, inline_scripts, s
 from passviz.notebook import show_graph
 from passviz.pipelines import record
 from passviz.widget.standalone import standalone_html
-from tests.conftest import BROWSER, browser_missing, need
+from tests.conftest import BROWSER
 from tests.test_replay import CF_INPUT
 
 HERE = Path(__file__).resolve().parent
@@ -78,14 +77,6 @@ def _load(page: str, ready: str, folder: Path, name: str) -> dict[str, Any]:
     assert done.returncode == 0, done.stderr
     result: dict[str, Any] = json.loads(done.stdout)
     return result
-
-
-@pytest.fixture(scope="module")
-def artifacts() -> Path:
-    need(browser_missing())
-    folder = Path(os.environ.get("PASSVIZ_ARTIFACTS", HERE / "artifacts"))
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 def _injected(page: str) -> str:

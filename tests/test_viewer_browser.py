@@ -37,7 +37,7 @@ from passviz.pipelines import record
 from passviz.trace.initial import ensure_initial
 from passviz.trace.model import Trace
 from passviz.trace.store import write_trace
-from tests.conftest import BROWSER, browser_missing, need
+from tests.conftest import BROWSER, artifacts_folder, browser_missing, need
 from tests.long_traces import big_trace
 from tests.test_browser import PAYLOAD_IR
 from tests.viewer_checks import check_view
@@ -61,9 +61,7 @@ def _browser_missing() -> str | None:
 @pytest.fixture(scope="module")
 def artifacts() -> Path:
     need(_browser_missing())
-    folder = Path(os.environ.get("PASSVIZ_ARTIFACTS", HERE / "artifacts"))
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
+    return artifacts_folder()
 
 
 @pytest.fixture(scope="module")

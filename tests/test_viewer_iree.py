@@ -16,7 +16,7 @@ from passviz.pipelines import record
 from passviz.trace.model import Trace
 from tests.test_iree_dispatch import SEED_MATMUL
 from tests.test_iree_passes import SEED_EXAMPLES
-from tests.test_viewer_long import _drive, artifacts  # noqa: F401  (artifacts: the fixture)
+from tests.viewer_checks import drive
 
 FORM = "iree-dispatch-creation-form-dispatch-regions"
 
@@ -38,7 +38,7 @@ def _op(trace: Trace, step: int, name: str) -> str:
     return found[0]
 
 
-def test_dispatch_region_box_and_dispatch_graph(artifacts: Path) -> None:  # noqa: F811
+def test_dispatch_region_box_and_dispatch_graph(artifacts: Path) -> None:
     trace = record(SEED_MATMUL, "iree-flow").trace
     formed = max(s.index for s in trace.steps if s.pass_name == FORM)
     last = len(trace.steps) - 1
@@ -47,7 +47,7 @@ def test_dispatch_region_box_and_dispatch_graph(artifacts: Path) -> None:  # noq
     generic = _op(trace, formed, "linalg.generic")
     call = _op(trace, last, "flow.dispatch")
     executable = _op(trace, last, "flow.executable")
-    results = _drive(
+    results = drive(
         trace,
         "iree-matmul-bias",
         [
@@ -121,10 +121,10 @@ def test_dispatch_region_box_and_dispatch_graph(artifacts: Path) -> None:  # noq
     assert results["details-link-back"]["dispatch"]["selected"] == call
 
 
-def test_dispatch_graph_of_three_dispatches(artifacts: Path) -> None:  # noqa: F811
+def test_dispatch_graph_of_three_dispatches(artifacts: Path) -> None:
     """The seed's detach model: three outlined dispatches, one feeding another through a collapse_shape."""
     trace = record(SEED_EXAMPLES["detach"], "iree-flow").trace
-    results = _drive(
+    results = drive(
         trace,
         "iree-detach",
         [
@@ -157,12 +157,12 @@ def test_dispatch_graph_of_three_dispatches(artifacts: Path) -> None:  # noqa: F
     assert all(b["w"] > 0 and b["h"] > 0 for b in boxes)
 
 
-def test_the_dispatch_graph_shows_ops_joining_the_region(artifacts: Path) -> None:  # noqa: F811
+def test_the_dispatch_graph_shows_ops_joining_the_region(artifacts: Path) -> None:
     """Stepping through form-dispatch-regions: the region appears with the generic, then the matmul joins it."""
     trace = record(SEED_MATMUL, "iree-flow").trace
     wrap = min(s.index for s in trace.steps if s.dispatch)
     move = wrap + 1
-    results = _drive(
+    results = drive(
         trace,
         "iree-matmul-bias-joining",
         [

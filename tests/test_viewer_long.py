@@ -19,55 +19,20 @@ Screenshots of the key steps go to ``tests/artifacts/``.
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from passviz.trace.model import Trace
-from passviz.trace.store import write_trace
-from passviz.widget.standalone import standalone_html
 from tests import long_traces
-from tests.conftest import BROWSER, browser_missing, need
+from tests.conftest import need
 from tests.triton_oracle import triton_missing
-from tests.viewer_checks import check_view
+from tests.viewer_checks import check_view, drive
 
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-@pytest.fixture(scope="module")
-def artifacts() -> Path:
-    if not (ROOT / "passviz" / "static" / "viewer.js").exists():
-        pytest.skip("the viewer bundle is not built (pip install -e .)")
-    need(browser_missing())
-    folder = Path(os.environ.get("PASSVIZ_ARTIFACTS", Path(__file__).parent / "artifacts"))
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
-
-
-def _drive(trace: Trace, name: str, actions: list[dict[str, Any]], folder: Path) -> dict[str, Any]:
-    write_trace(trace, folder / f"{name}.passviz.json")
-    page = folder / f"{name}.html"
-    page.write_text(standalone_html(trace), encoding="utf-8")
-    plan = folder / f"plan-{name}.json"
-    plan.write_text(json.dumps({"url": page.as_uri(), "artifacts": str(folder), "actions": actions}))
-    done = subprocess.run(
-        ["node", str(BROWSER / "inspect_page.mjs"), str(plan)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    report: dict[str, Any] = json.loads(done.stdout)
-    assert report["errors"] == []
-    assert report["blocked"] == []
-    return report["results"]
 
 
 def _steps_plan(name: str, steps: list[int]) -> list[dict[str, Any]]:
@@ -147,7 +112,7 @@ def test_seed_000(artifacts: Path) -> None:
         long_traces.first_step(trace, name=n) for n in ("new entry block", "blocks spliced in", "yield block")
     ]
     steps = [-1, *checkpoints, inliner, len(trace.steps) - 1]
-    results = _drive(
+    results = drive(
         trace,
         "seed000",
         [*_steps_plan("seed000", steps), *_keyboard_plan(trace, 2), *_filter_plan("simplify")],
@@ -193,7 +158,7 @@ def test_matmul_tt_dot_step(artifacts: Path, tmp_path: Path) -> None:
         {"text": ".pv-source-current", "as": "source-line"},
         {"shot": "matmul-by-sum-source"},
     ]
-    results = _drive(
+    results = drive(
         trace,
         "matmul-by-sum",
         [*_steps_plan("matmul-by-sum", steps), *source, *_filter_plan("tt.dot")],
@@ -219,7 +184,7 @@ def test_tutorial_matmul(artifacts: Path) -> None:
     assert len(trace.steps) > 250
     middle = next(s.index for s in trace.steps[len(trace.steps) // 2 :] if s.delta.get("ops_erased"))
     steps = [-1, 5, middle, len(trace.steps) - 1]
-    results = _drive(
+    results = drive(
         trace, "matmul", [*_steps_plan("matmul", steps), *_keyboard_plan(trace, middle)], artifacts
     )
     for step in steps:
@@ -235,7 +200,7 @@ def test_two_thousand_op_module(artifacts: Path) -> None:
     erases = [s.index for s in trace.steps if s.delta.get("ops_erased")]
     middle = erases[len(erases) // 2]
     steps = [-1, 1, middle, len(trace.steps) - 2]
-    results = _drive(trace, "big2000", [*_steps_plan("big2000", steps), *_filter_plan("cse")], artifacts)
+    results = drive(trace, "big2000", [*_steps_plan("big2000", steps), *_filter_plan("cse")], artifacts)
     for step in steps:
         check_view(results[f"step{step}"], step)
     # The whole module at once is a sketch (no label could be read); at a change

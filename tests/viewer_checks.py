@@ -8,8 +8,20 @@ overlap, and every node lies inside its parent's box.
 
 from __future__ import annotations
 
+import json
+import subprocess
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
+
+import pytest
+
+from passviz.trace.model import Trace
+from passviz.trace.store import write_trace
+from passviz.widget.standalone import standalone_html
+from tests.conftest import BROWSER
+
+ROOT = Path(__file__).resolve().parents[1]
 
 TOLERANCE = 1.5
 """Pixels of slack for borders drawn on a box's edge."""
@@ -69,3 +81,27 @@ def check_view(seen: dict[str, Any], step: int, *, fills_window: bool = True) ->
         siblings.setdefault(node["parent"], []).append((node["id"], node["box"]))
     clashes = [pair for group in siblings.values() for pair in _overlapping(group)]
     assert clashes == [], f"sibling boxes overlap at step {step}"
+
+
+def drive(trace: Trace, name: str, actions: list[dict[str, Any]], folder: Path) -> dict[str, Any]:
+    """Export ``trace`` as a standalone page in ``folder``, run ``actions`` on it in Chromium
+    (``tests/browser/inspect_page.mjs``) and return what each reported; the page loads nothing."""
+    if not (ROOT / "passviz" / "static" / "viewer.js").exists():
+        pytest.skip("the viewer bundle is not built (pip install -e .)")
+    write_trace(trace, folder / f"{name}.passviz.json")
+    page = folder / f"{name}.html"
+    page.write_text(standalone_html(trace), encoding="utf-8")
+    plan = folder / f"plan-{name}.json"
+    plan.write_text(json.dumps({"url": page.as_uri(), "artifacts": str(folder), "actions": actions}))
+    done = subprocess.run(
+        ["node", str(BROWSER / "inspect_page.mjs"), str(plan)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    report: dict[str, Any] = json.loads(done.stdout)
+    assert report["errors"] == []
+    assert report["blocked"] == []
+    return report["results"]
