@@ -20,7 +20,9 @@ Form dispatch regions works in two phases, as IREE does:
 2. **Form.**  Per group, the root is wrapped in a ``flow.dispatch.region``
    (``WrapInDispatchRegion``) and its producers move in before it, last first
    (``MoveIntoDispatchRegion``); each step's ``dispatch`` field lists every
-   region's ops.
+   region's ops.  Where consumers joined, the wrap first sizes the results of
+   the group's first root that only they use, as IREE does when it wraps that
+   root with its consumers still outside (the ops it makes stay dead).
 
 Then, like IREE 3.13's pass, the function is folded and cleaned (dead ops and
 regions erased, constants hoisted to its top), each change a step.
@@ -515,6 +517,9 @@ class _Groups:
     """The group each fused (non-root) op belongs to."""
     root_of: dict[Operation, int] = field(default_factory=dict[Operation, int])
     """The group each current root leads."""
+    first_roots: list[Operation] = field(default_factory=list[Operation])
+    """Each group's first root, by group number: the op IREE wraps in the group's region
+    before moving its producers and consumers in."""
 
     def grouped(self, op: Operation) -> bool:
         return op in self.members or op in self.root_of
@@ -536,6 +541,7 @@ class _Decider:
     def _new_root(self, op: Operation, why: str) -> None:
         number = len(self.groups.roots)
         self.groups.roots.append(op)
+        self.groups.first_roots.append(op)
         self.groups.root_of[op] = number
         record_decision(self.recorder, f"Root: {op.name} opens dispatch {number} ({why})", op)
 
@@ -773,6 +779,20 @@ def move_into_region(target: Operation, region: flow.DispatchRegionOp | None) ->
     return region
 
 
+def _reify_for_consumers(first_root: Operation, number: int, groups: _Groups) -> None:
+    """The dimensions IREE reifies when it wraps ``first_root`` while the consumers fused with it
+    are still outside the region: those of each result only they use.  passviz moves those
+    results in with their consumers, so nothing else asks for them; the ops made stay dead
+    (IREE's cleanup drops the region results they size), but a block argument's ``tensor.dim``s
+    and their constants go to the function's top, between each other: the cleanup's folder keeps
+    those constants, the first seen, and moves each in front of the one before, so the
+    function's index constants end last first."""
+    for result in first_root.results:
+        users = [use.operation for use in result.uses]
+        if users and all(groups.members.get(u, groups.root_of.get(u)) == number for u in users):
+            reify_dynamic_dims(result)
+
+
 def _topological(ops: list[Operation]) -> list[Operation]:
     """MLIR's ``computeTopologicalSorting`` (ops in one block; ready ones keep their order)."""
     ops = list(ops)
@@ -831,6 +851,7 @@ class FormDispatchRegions(TracedPass):
                 with recorder.step(
                     f"WrapInDispatchRegion: dispatch {number}", root, full=True, dispatch=regions
                 ):
+                    _reify_for_consumers(groups.first_roots[number], number, groups)
                     region = move_into_region(root, None)
                 members = _topological(sorted(producers.get(number, []), key=_position))
                 for producer in reversed(members):
