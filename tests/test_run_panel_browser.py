@@ -22,10 +22,10 @@ import nbformat
 
 from passviz.cli import main
 from passviz.pipelines import load_trace
-from passviz.widget.standalone import standalone_html
 from tests.conftest import BROWSER
 from tests.test_bisect import ARGS, EXAMPLES
 from tests.test_viewer_browser import ROOT, artifacts, lab  # noqa: F401 - fixtures
+from tests.viewer_checks import drive
 
 NOTEBOOK = "run-panel.ipynb"
 INPUTS = "\n".join([*(f"--arg {spec}" for spec in ARGS), "--grid 4", "--seed 0"])
@@ -50,8 +50,6 @@ def test_the_offline_page_shows_the_recorded_runs(artifacts: Path, tmp_path: Pat
     demo = ["trace", str(EXAMPLES / "bisect_demo.mlir"), "-p", "demo-rewrites,canonicalize"]
     assert main([*demo, "--passes-from", str(EXAMPLES / "bisect_demo.py"), "-o", str(path)]) == 0
     assert main(["bisect", str(path), "--grid", "4", *(f"--arg={a}" for a in ARGS), "--record"]) == 0
-    page = artifacts / "offline-runs.html"
-    page.write_text(standalone_html(load_trace(path)), encoding="utf-8")
     actions = [
         {"text": ".pv-runs-title", "as": "title"},
         {"text": ".pv-step[data-step='3'] .pv-row-run", "as": "mark"},
@@ -61,15 +59,7 @@ def test_the_offline_page_shows_the_recorded_runs(artifacts: Path, tmp_path: Pat
         {"inspect": "after"},
         {"shot": "offline-runs"},
     ]
-    plan = artifacts / "plan-offline-runs.json"
-    plan.write_text(json.dumps({"url": page.as_uri(), "artifacts": str(artifacts), "actions": actions}))
-    done = subprocess.run(
-        ["node", str(BROWSER / "inspect_page.mjs"), str(plan)], capture_output=True, text=True, timeout=300
-    )
-    assert done.returncode == 0, done.stderr
-    report: dict[str, Any] = json.loads(done.stdout)
-    assert report["errors"] == [] and report["blocked"] == []
-    results = report["results"]
+    results = drive(load_trace(path), "offline-runs", actions, artifacts)
     assert results["title"] == "Runs (5)⚑ first differing: step 3"
     assert (results["mark"], results["same"], results["panel"]) == ("⚑", "✓", None)
     assert results["after"]["step"] == 3
