@@ -9,7 +9,7 @@ import os
 import sys
 import tempfile
 import webbrowser
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn, cast
 
@@ -46,7 +46,6 @@ from passviz.widget.standalone import standalone_html
 
 if TYPE_CHECKING:
     from passviz.run.bisect import Outcome
-    from passviz.run.inputs import ArgSpec
     from passviz.run.launch import Argument
 
 
@@ -462,6 +461,7 @@ def _run_inputs(args: argparse.Namespace, trace: Trace) -> tuple[list[Argument],
         parse_arg,
         parse_grid,
         read_inputs_file,
+        trace_specs,
     )
     from passviz.run.values import RunError
 
@@ -469,7 +469,7 @@ def _run_inputs(args: argparse.Namespace, trace: Trace) -> tuple[list[Argument],
         saved = read_inputs_file(args.inputs) if args.inputs else InputsFile([], None, None)
         specs = [parse_arg(text) for text in args.arg or saved.args]
         if not specs:
-            specs = _derived_specs(trace, args.trace)
+            specs = trace_specs(trace, args.trace)
             spelled = " ".join(f"--arg {spec}" for spec in specs) or "none"
             print(one_line(f"inputs from the kernel's signature: {spelled}"))
         seed = args.seed if args.seed is not None else saved.seed or 0
@@ -481,35 +481,6 @@ def _run_inputs(args: argparse.Namespace, trace: Trace) -> tuple[list[Argument],
         return make_arguments(specs, seed), grid
     except (InputSpecError, RunError) as exc:
         raise CliError(str(exc)) from None
-
-
-def _signature_irs(trace: Trace) -> Iterator[str]:
-    """The IRs whose kernel signature may give the default inputs, in order: the initial IR,
-    then, where a frontend builds the module inside the trace (Toy's MLIRGen), the IR after
-    the first pass."""
-    if not trace.steps:
-        yield trace.ir_at(-1)
-        return
-    yield trace.ir_before(0)
-    first_end = next((i for i, step in enumerate(trace.steps) if step.kind == "pass-end"), None)
-    if first_end is not None:
-        yield trace.ir_at(first_end)
-
-
-def _derived_specs(trace: Trace, filename: str) -> list[ArgSpec]:
-    """Default inputs from the first of ``_signature_irs`` that holds a kernel."""
-    from passviz.pipelines import parse_ir
-    from passviz.run.inputs import derive_specs
-    from passviz.run.values import LaunchError
-
-    missing: LaunchError | None = None
-    for text in _signature_irs(trace):
-        try:
-            return derive_specs(parse_ir(text, filename))
-        except LaunchError as exc:
-            missing = missing or exc
-    assert missing is not None
-    raise missing
 
 
 def _cmd_run(args: argparse.Namespace) -> int:

@@ -285,3 +285,24 @@ def test_run_and_bisect_read_a_toy_trace_down_to_llvm(tmp_path: Path) -> None:
     assert search.returncode == 0, search.stderr
     assert "no step changes the outputs" in search.stdout
     assert "cannot run, stepped around" in search.stdout
+
+
+def test_the_run_panel_reads_a_toy_trace_as_the_command_line_does() -> None:
+    """The widget's run panel takes a Toy trace's inputs (none: ``main`` takes no arguments) from
+    MLIRGen's module, runs an affine-level step, and bisects with MLIRGen's run as the reference."""
+    from passviz.run.panel import bisect_at, default_inputs, run_at
+    from passviz.toy.driver import run_toy_text
+
+    needs_toy_peer()
+    source = (TOY / "Ch6/codegen.toy").read_text()
+    run = run_toy_text(source, "mlir-affine", opt=True).run
+    assert run is not None
+    trace = run.trace
+    inputs = default_inputs(trace)
+    assert inputs.specs == []
+    last = len(trace.steps) - 1
+    ran = run_at(trace, last, inputs.text())
+    assert any("[1, 16, 4, 25, 9, 36]" in line for line in ran.lines), ran.lines
+    found = bisect_at(trace, inputs.text())
+    assert found.found is None
+    assert any("no step changes the outputs" in line for line in found.lines)

@@ -24,8 +24,10 @@ from xdsl.ir import Attribute, BlockArgument
 
 from passviz.dialects.hal import TensorImportOp
 from passviz.dialects.tt import PointerType
+from passviz.pipelines import parse_ir
 from passviz.run.launch import Argument, kernel_function
-from passviz.run.values import Array, is_float, round_bf16
+from passviz.run.values import Array, LaunchError, is_float, round_bf16
+from passviz.trace.model import Trace
 from passviz.trace.terminal import one_line
 
 DTYPES: dict[str, np.dtype[np.generic]] = {
@@ -111,6 +113,23 @@ def parse_arg(text: str) -> ArgSpec:
         raise InputSpecError(f"--arg {text!r}: unknown fill {fill!r} (one of {', '.join(FILLS)})")
     shape = tuple(int(size) for size in parts[0].split("x"))
     return ArgSpec(name, shape, parts[1], fill)
+
+
+def trace_specs(trace: Trace, filename: str) -> list[ArgSpec]:
+    """``derive_specs`` on the first IR of ``trace`` that holds a kernel: the initial IR, or, where a
+    frontend builds the module inside the trace (Toy's MLIRGen), the IR after the first pass."""
+    texts = [trace.ir_at(-1)] if not trace.steps else [trace.ir_before(0)]
+    first_end = next((i for i, step in enumerate(trace.steps) if step.kind == "pass-end"), None)
+    if first_end is not None:
+        texts.append(trace.ir_at(first_end))
+    missing: LaunchError | None = None
+    for text in texts:
+        try:
+            return derive_specs(parse_ir(text, filename))
+        except LaunchError as exc:
+            missing = missing or exc
+    assert missing is not None
+    raise missing
 
 
 def derive_specs(module: ModuleOp, size: int = 64) -> list[ArgSpec]:

@@ -13,11 +13,11 @@ import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from passviz.pipelines import InputError, parse_ir
+from passviz.pipelines import InputError
 from passviz.run.bisect import INITIAL, bisect, compare, run_step
 from passviz.run.gpu import gpu_missing, run_step_on_gpu
 from passviz.run.gpu_compile import GpuError
-from passviz.run.inputs import ArgSpec, InputSpecError, derive_specs, make_arguments, parse_arg, parse_grid
+from passviz.run.inputs import ArgSpec, InputSpecError, make_arguments, parse_arg, parse_grid, trace_specs
 from passviz.run.launch import Argument
 from passviz.run.record import bisect_records, gpu_run_record, inputs_digest, run_record
 from passviz.run.report import describe_bisect, step_name, summarize
@@ -64,10 +64,9 @@ class PanelInputs:
 
 
 def default_inputs(trace: Trace) -> PanelInputs:
-    """Inputs from the kernel's signature in the initial IR (``derive_specs``), grid 1, seed 0."""
-    initial = trace.ir_before(0) if trace.steps else trace.ir_at(-1)
+    """Inputs from the kernel's signature (``trace_specs``), grid 1, seed 0."""
     try:
-        specs = derive_specs(parse_ir(initial, "the initial IR"))
+        specs = trace_specs(trace, "the initial IR")
     except (InputError, InputSpecError, RunError) as exc:
         raise PanelError(one_line(str(exc))) from None
     return PanelInputs(specs, (1,), 0)
