@@ -62,9 +62,29 @@ def _print_shaped_types(printer: Printer, types: Sequence[Attribute], dims: Sequ
         rest = rest[count:]
 
 
-def _parse_count_region(parser: Parser) -> Region:
+def _parse_workload(parser: Parser) -> Sequence[SSAValue]:
+    """``[%a, %b]`` of index values, or nothing."""
+    if parser.parse_optional_punctuation("[") is None:
+        return []
+    workload = parser.parse_comma_separated_list(
+        parser.Delimiter.NONE,
+        lambda: parser.resolve_operand(parser.parse_unresolved_operand(), IndexType()),
+    )
+    parser.parse_punctuation("]")
+    return workload
+
+
+def _print_workload(printer: Printer, workload: Sequence[SSAValue]) -> None:
+    if not workload:
+        return
+    printer.print_string("[")
+    printer.print_list(workload, printer.print_operand)
+    printer.print_string("]")
+
+
+def _parse_count_region(parser: Parser, keyword: str = "count") -> Region:
     """``count(%a: index, ...) -> (index, index, index) {...}``, or an empty region."""
-    if parser.parse_optional_keyword("count") is None:
+    if parser.parse_optional_keyword(keyword) is None:
         return Region()
     args = parser.parse_comma_separated_list(parser.Delimiter.PAREN, lambda: parser.parse_argument())
     parser.parse_punctuation("->")
@@ -72,11 +92,11 @@ def _parse_count_region(parser: Parser) -> Region:
     return parser.parse_region(args)
 
 
-def _print_count_region(printer: Printer, region: Region) -> None:
+def _print_count_region(printer: Printer, region: Region, keyword: str = "count") -> None:
     block = region.blocks.first
     if block is None:
         return
-    printer.print_string(" count(")
+    printer.print_string(f" {keyword}(")
     printer.print_list(block.args, printer.print_block_argument)
     printer.print_string(") -> (index, index, index) ")
     printer.print_region(region, print_entry_block_args=False)
@@ -137,13 +157,7 @@ class DispatchRegionOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> Self:
-        workload: Sequence[SSAValue] = []
-        if parser.parse_optional_punctuation("[") is not None:
-            workload = parser.parse_comma_separated_list(
-                parser.Delimiter.NONE,
-                lambda: parser.resolve_operand(parser.parse_unresolved_operand(), IndexType()),
-            )
-            parser.parse_punctuation("]")
+        workload = _parse_workload(parser)
         parser.parse_punctuation("->")
         types: list[Attribute] = []
         dims: list[SSAValue] = []
@@ -162,10 +176,7 @@ class DispatchRegionOp(IRDLOperation):
         return op
 
     def print(self, printer: Printer) -> None:
-        if self.workload:
-            printer.print_string("[")
-            printer.print_list(self.workload, printer.print_operand)
-            printer.print_string("]")
+        _print_workload(printer, self.workload)
         printer.print_string(" -> (")
         _print_shaped_types(printer, self.result.types, self.result_dims)
         printer.print_string(")")
@@ -321,13 +332,7 @@ class DispatchWorkgroupsOp(_DispatchOperands):
 
     @classmethod
     def parse(cls, parser: Parser) -> Self:
-        workload: Sequence[SSAValue] = []
-        if parser.parse_optional_punctuation("[") is not None:
-            workload = parser.parse_comma_separated_list(
-                parser.Delimiter.NONE,
-                lambda: parser.resolve_operand(parser.parse_unresolved_operand(), IndexType()),
-            )
-            parser.parse_punctuation("]")
+        workload = _parse_workload(parser)
         names, arguments, argument_dims = _parse_arguments(parser)
         parser.parse_punctuation("->")
         types, dims, tied = _parse_results(parser, arguments, [n.span.text for n in names])
@@ -344,10 +349,7 @@ class DispatchWorkgroupsOp(_DispatchOperands):
         return op
 
     def print(self, printer: Printer) -> None:
-        if self.workload:
-            printer.print_string("[")
-            printer.print_list(self.workload, printer.print_operand)
-            printer.print_string("]")
+        _print_workload(printer, self.workload)
         printer.print_string("(")
         printer.print_list(self.arguments, printer.print_operand)
         printer.print_string(") : (")
@@ -456,12 +458,7 @@ class ExecutableExportOp(IRDLOperation):
         if parser.parse_optional_keyword("as") is not None:
             with parser.in_parens():
                 function = parser.parse_symbol_name().data
-        count = Region()
-        if parser.parse_optional_keyword("workgroups") is not None:
-            args = parser.parse_comma_separated_list(parser.Delimiter.PAREN, lambda: parser.parse_argument())
-            parser.parse_punctuation("->")
-            parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_type)
-            count = parser.parse_region(args)
+        count = _parse_count_region(parser, "workgroups")
         attrs = parser.parse_optional_attr_dict_with_keyword()
         op = cls(name.data, function, count)
         if visibility is not None:
@@ -479,12 +476,7 @@ class ExecutableExportOp(IRDLOperation):
             printer.print_string(" as(")
             printer.print_symbol_name(function)
             printer.print_string(")")
-        block = self.workgroup_count.blocks.first
-        if block is not None:
-            printer.print_string(" workgroups(")
-            printer.print_list(block.args, printer.print_block_argument)
-            printer.print_string(") -> (index, index, index) ")
-            printer.print_region(self.workgroup_count, print_entry_block_args=False)
+        _print_count_region(printer, self.workgroup_count, "workgroups")
         printer.print_op_attributes(self.attributes, print_keyword=True)
 
 
@@ -518,13 +510,7 @@ class DispatchOp(_DispatchOperands):
         entry = parser.parse_attribute()
         if not isinstance(entry, SymbolRefAttr):
             parser.raise_error("expected @executable::@export")
-        workload: Sequence[SSAValue] = []
-        if parser.parse_optional_punctuation("[") is not None:
-            workload = parser.parse_comma_separated_list(
-                parser.Delimiter.NONE,
-                lambda: parser.resolve_operand(parser.parse_unresolved_operand(), IndexType()),
-            )
-            parser.parse_punctuation("]")
+        workload = _parse_workload(parser)
         names = _parse_operand_list(parser)
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
@@ -546,10 +532,7 @@ class DispatchOp(_DispatchOperands):
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
         printer.print_attribute(self.entry_points.data[0])
-        if self.workload:
-            printer.print_string("[")
-            printer.print_list(self.workload, printer.print_operand)
-            printer.print_string("]")
+        _print_workload(printer, self.workload)
         printer.print_string("(")
         printer.print_list(self.arguments, printer.print_operand)
         printer.print_string(")")
