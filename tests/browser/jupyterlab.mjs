@@ -26,3 +26,14 @@ export async function allRun(page) {
   }, null, { timeout: KERNEL_TIMEOUT });
   await idle(page);
 }
+
+// Open the notebook at `url`, wait for its kernel, and run all its cells from
+// JupyterLab's Run menu; `timeout` bounds the wait for the notebook's panel.
+export async function runAllCells(page, url, timeout) {
+  await page.goto(url);
+  await page.waitForSelector(".jp-NotebookPanel", { timeout });
+  await idle(page);
+  await page.locator(".lm-MenuBar-itemLabel", { hasText: /^Run$/ }).click();
+  await page.locator(".lm-Menu-itemLabel", { hasText: /^Run All Cells$/ }).click();
+  await allRun(page);
+}

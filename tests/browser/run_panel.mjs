@@ -10,7 +10,7 @@
 import { launch } from "./chromium.mjs";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { KERNEL_TIMEOUT, allRun, idle } from "./jupyterlab.mjs";
+import { KERNEL_TIMEOUT, runAllCells } from "./jupyterlab.mjs";
 
 const plan = JSON.parse(readFileSync(process.argv[2], "utf8"));
 const report = { errors: [] };
@@ -63,12 +63,7 @@ try {
   const context = await browser.newContext({ viewport: { width: 1500, height: 950 } });
   page = await context.newPage();
   page.on("pageerror", (error) => report.errors.push(String(error)));
-  await page.goto(plan.url);
-  await page.waitForSelector(".jp-NotebookPanel", { timeout: TIMEOUT });
-  await idle(page);
-  await page.locator(".lm-MenuBar-itemLabel", { hasText: /^Run$/ }).click();
-  await page.locator(".lm-Menu-itemLabel", { hasText: /^Run All Cells$/ }).click();
-  await allRun(page);
+  await runAllCells(page, plan.url, TIMEOUT);
   await rendered(page, -1);
   // The panel is in the widget only; it asks the kernel for inputs when opened.
   report.panels = await page.locator(".pv-runpanel").count();

@@ -11,7 +11,7 @@
 import { launch, offline } from "./chromium.mjs";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { KERNEL_TIMEOUT, allRun, idle } from "./jupyterlab.mjs";
+import { KERNEL_TIMEOUT, allRun, runAllCells } from "./jupyterlab.mjs";
 
 const plan = JSON.parse(readFileSync(process.argv[2], "utf8"));
 const report = { errors: [], dialogs: [], blocked: [] };
@@ -112,12 +112,7 @@ async function diagnose(page) {
 }
 
 async function lab(page) {
-  await page.goto(plan.url);
-  await page.waitForSelector(".jp-NotebookPanel", { timeout: TIMEOUT });
-  await idle(page);
-  await page.locator(".lm-MenuBar-itemLabel", { hasText: /^Run$/ }).click();
-  await page.locator(".lm-Menu-itemLabel", { hasText: /^Run All Cells$/ }).click();
-  await allRun(page);
+  await runAllCells(page, plan.url, TIMEOUT);
   await rendered(page, ".pv-mime", -1);
   await shot(page, "lab-notebook");
   // One viewer per trace output: the extension's; the iframe fallback is not shown.
