@@ -1,4 +1,5 @@
-"""What the IREE tests share: iree-opt run on a text, and outputs compared without resource handles."""
+"""What the IREE tests share: iree-opt run on a text, outputs compared without resource
+handles, the peer files each pass is checked on, and the seed's models."""
 
 from __future__ import annotations
 
@@ -19,3 +20,125 @@ def without_resource_handles(text: str) -> str:
     """``text`` without ``dense_resource`` handles, which xDSL renames on every parse in a
     process (tests/test_iree_dialects.py says why)."""
     return re.sub(r"dense_resource<[^>]*>", "dense_resource<>", text)
+
+
+PASSES = {
+    "iree-preprocessing-convert-1x1-filter-conv2d-to-matmul": (
+        "iree/compiler/src/iree/compiler/Preprocessing/Common/test/conv1x1_to_matmul.mlir"
+    ),
+    "iree-global-opt-convert-conv2d-to-img2col": (
+        "iree/compiler/src/iree/compiler/GlobalOptimization/test/conv2d_to_img2col.mlir"
+    ),
+    "iree-dispatch-creation-elementwise-op-fusion": (
+        "iree/compiler/src/iree/compiler/DispatchCreation/test/elementwise_op_fusion.mlir"
+    ),
+    "iree-dispatch-creation-fuse-multi-use-elementwise-producer": (
+        "iree/compiler/src/iree/compiler/DispatchCreation/test/fuse_multiuse_elementwise_producer.mlir"
+    ),
+}
+"""Each pass and its peer test file (its RUN line runs that pass alone)."""
+
+FILES = {
+    "dispatch_linalg_on_tensors_default": (
+        "iree/compiler/src/iree/compiler/DispatchCreation/test/dispatch_linalg_on_tensors_default.mlir"
+    ),
+    "form_dispatch_workgroups": "iree/compiler/src/iree/compiler/DispatchCreation/test/form_dispatch_workgroups.mlir",
+    "convert_region_to_workgroups": (
+        "iree/compiler/src/iree/compiler/DispatchCreation/test/convert_region_to_workgroups.mlir"
+    ),
+    "outline_dispatch_regions": "iree/compiler/src/iree/compiler/Dialect/Flow/Transforms/test/outline_dispatch_regions.mlir",
+    "pad_fusion_with_producer": "iree/compiler/src/iree/compiler/DispatchCreation/test/pad_fusion_with_producer.mlir",
+    "pad_fusion_with_consumer": "iree/compiler/src/iree/compiler/DispatchCreation/test/pad_fusion_with_consumer.mlir",
+}
+"""Each peer file, by name."""
+
+SEED_MATMUL = """util.func public @test(%arg0: !hal.buffer_view, %arg1: !hal.buffer_view, %arg2: !hal.buffer_view) -> !hal.buffer_view {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = hal.tensor.import %arg0 : !hal.buffer_view -> tensor<2x10xf32>
+  %1 = hal.tensor.import %arg1 : !hal.buffer_view -> tensor<10x5xf32>
+  %2 = hal.tensor.import %arg2 : !hal.buffer_view -> tensor<5xf32>
+  %3 = tensor.empty() : tensor<2x5xf32>
+  %4 = linalg.fill ins(%cst : f32) outs(%3 : tensor<2x5xf32>) -> tensor<2x5xf32>
+  %5 = linalg.matmul ins(%0, %1 : tensor<2x10xf32>, tensor<10x5xf32>) outs(%4 : tensor<2x5xf32>) -> tensor<2x5xf32>
+  %6 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%5, %2 : tensor<2x5xf32>, tensor<5xf32>) outs(%3 : tensor<2x5xf32>) {
+  ^bb0(%in: f32, %in_0: f32, %out: f32):
+    %8 = arith.addf %in, %in_0 : f32
+    linalg.yield %8 : f32
+  } -> tensor<2x5xf32>
+  %7 = hal.tensor.export %6 : tensor<2x5xf32> -> !hal.buffer_view
+  util.return %7 : !hal.buffer_view
+}
+"""
+"""The seed's matmul + bias-add model (its ``dispatch.region`` example), in IREE 3.13 syntax."""
+
+SEED_DETACH = """func.func @test(%arg0: !hal.buffer_view, %arg1: !hal.buffer_view, %arg2: !hal.buffer_view) -> !hal.buffer_view attributes {iree.abi.stub} {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = hal.tensor.import %arg0 : !hal.buffer_view -> tensor<1x4x4x3xf32>
+  %1 = hal.tensor.import %arg1 : !hal.buffer_view -> tensor<2x2x3x4xf32>
+  %2 = hal.tensor.import %arg2 : !hal.buffer_view -> tensor<1x3x3x4xf32>
+  %3 = tensor.empty() : tensor<1x3x3x4xf32>
+  %4 = linalg.fill ins(%cst : f32) outs(%3 : tensor<1x3x3x4xf32>) -> tensor<1x3x3x4xf32>
+  %5 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%2 : tensor<1x3x3x4xf32>) outs(%4 : tensor<1x3x3x4xf32>) {
+  ^bb0(%arg3: f32, %arg4: f32):
+    %8 = arith.addf %arg3, %arg3 : f32
+    linalg.yield %8 : f32
+  } -> tensor<1x3x3x4xf32>
+  %6 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%0, %1 : tensor<1x4x4x3xf32>, tensor<2x2x3x4xf32>) outs(%5 : tensor<1x3x3x4xf32>) -> tensor<1x3x3x4xf32>
+  %7 = hal.tensor.export %6 : tensor<1x3x3x4xf32> -> !hal.buffer_view
+  return %7 : !hal.buffer_view
+}
+"""
+"""The seed's convolution whose init is an elementwise generic (the detach pass's example)."""
+
+SEED_PASSES = (
+    "iree-preprocessing-convert-1x1-filter-conv2d-to-matmul",
+    "iree-global-opt-convert-conv2d-to-img2col",
+    "iree-global-opt-detach-elementwise-from-named-ops",
+    "iree-dispatch-creation-elementwise-op-fusion",
+    "iree-dispatch-creation-fuse-multi-use-elementwise-producer",
+)
+"""The seed's Flow passes passviz has, in the seed's order (the last two run on functions)."""
+
+SEED_EXAMPLES = {
+    "conv1x1": """func.func @conv(%arg0: !hal.buffer_view, %arg1: !hal.buffer_view) -> !hal.buffer_view attributes {iree.abi.stub} {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = hal.tensor.import %arg0 : !hal.buffer_view -> tensor<1x2x2x3xf32>
+  %1 = hal.tensor.import %arg1 : !hal.buffer_view -> tensor<1x1x3x4xf32>
+  %2 = tensor.empty() : tensor<1x2x2x4xf32>
+  %3 = linalg.fill ins(%cst : f32) outs(%2 : tensor<1x2x2x4xf32>) -> tensor<1x2x2x4xf32>
+  %4 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%0, %1 : tensor<1x2x2x3xf32>, tensor<1x1x3x4xf32>) outs(%3 : tensor<1x2x2x4xf32>) -> tensor<1x2x2x4xf32>
+  %5 = hal.tensor.export %4 : tensor<1x2x2x4xf32> -> !hal.buffer_view
+  return %5 : !hal.buffer_view
+}
+""",
+    "img2col": """func.func @conv(%arg0: !hal.buffer_view, %arg1: !hal.buffer_view) -> !hal.buffer_view attributes {iree.abi.stub} {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = hal.tensor.import %arg0 : !hal.buffer_view -> tensor<1x4x4x3xf32>
+  %1 = hal.tensor.import %arg1 : !hal.buffer_view -> tensor<2x2x3x4xf32>
+  %2 = tensor.empty() : tensor<1x3x3x4xf32>
+  %3 = linalg.fill ins(%cst : f32) outs(%2 : tensor<1x3x3x4xf32>) -> tensor<1x3x3x4xf32>
+  %4 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%0, %1 : tensor<1x4x4x3xf32>, tensor<2x2x3x4xf32>) outs(%3 : tensor<1x3x3x4xf32>) -> tensor<1x3x3x4xf32>
+  %5 = hal.tensor.export %4 : tensor<1x3x3x4xf32> -> !hal.buffer_view
+  return %5 : !hal.buffer_view
+}
+""",
+    "matmul_bias": """func.func @predict(%arg0: !hal.buffer_view, %arg1: !hal.buffer_view, %arg2: !hal.buffer_view) -> !hal.buffer_view attributes {iree.abi.stub} {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = hal.tensor.import %arg0 : !hal.buffer_view -> tensor<2x10xf32>
+  %1 = hal.tensor.import %arg1 : !hal.buffer_view -> tensor<10x5xf32>
+  %2 = hal.tensor.import %arg2 : !hal.buffer_view -> tensor<5xf32>
+  %3 = tensor.empty() : tensor<2x5xf32>
+  %4 = linalg.fill ins(%cst : f32) outs(%3 : tensor<2x5xf32>) -> tensor<2x5xf32>
+  %5 = linalg.matmul ins(%0, %1 : tensor<2x10xf32>, tensor<10x5xf32>) outs(%4 : tensor<2x5xf32>) -> tensor<2x5xf32>
+  %6 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%5, %2 : tensor<2x5xf32>, tensor<5xf32>) outs(%3 : tensor<2x5xf32>) {
+  ^bb0(%in: f32, %in_0: f32, %out: f32):
+    %8 = arith.addf %in, %in_0 : f32
+    linalg.yield %8 : f32
+  } -> tensor<2x5xf32>
+  %7 = hal.tensor.export %6 : tensor<2x5xf32> -> !hal.buffer_view
+  return %7 : !hal.buffer_view
+}
+""",
+    "detach": SEED_DETACH,
+}
+"""The seed's examples in IREE 3.13 syntax: ``tensor.empty`` for ``linalg.init_tensor``."""

@@ -29,23 +29,9 @@ from tests.conftest import (
     run_passviz,
     split_chunks,
 )
-from tests.iree_support import run_iree_opt, without_resource_handles
+from tests.iree_support import FILES, SEED_MATMUL, run_iree_opt, without_resource_handles
 
 pytestmark = pytest.mark.iree
-
-FILES = {
-    "dispatch_linalg_on_tensors_default": (
-        "iree/compiler/src/iree/compiler/DispatchCreation/test/dispatch_linalg_on_tensors_default.mlir"
-    ),
-    "form_dispatch_workgroups": "iree/compiler/src/iree/compiler/DispatchCreation/test/form_dispatch_workgroups.mlir",
-    "convert_region_to_workgroups": (
-        "iree/compiler/src/iree/compiler/DispatchCreation/test/convert_region_to_workgroups.mlir"
-    ),
-    "outline_dispatch_regions": "iree/compiler/src/iree/compiler/Dialect/Flow/Transforms/test/outline_dispatch_regions.mlir",
-    "pad_fusion_with_producer": "iree/compiler/src/iree/compiler/DispatchCreation/test/pad_fusion_with_producer.mlir",
-    "pad_fusion_with_consumer": "iree/compiler/src/iree/compiler/DispatchCreation/test/pad_fusion_with_consumer.mlir",
-}
-"""Each peer file, by name."""
 
 SKIPS: dict[str, str] = {}
 """Chunks passviz does not make equal to iree-opt's output, and why."""
@@ -150,25 +136,6 @@ def test_workgroups_steps_list_the_dispatch_members() -> None:
     # The second workgroups op holds two loads, the empty, fill, matmul, the store (and its constant).
     assert len(last[1]) == 1 + 7
 
-
-SEED_MATMUL = """util.func public @test(%arg0: !hal.buffer_view, %arg1: !hal.buffer_view, %arg2: !hal.buffer_view) -> !hal.buffer_view {
-  %cst = arith.constant 0.000000e+00 : f32
-  %0 = hal.tensor.import %arg0 : !hal.buffer_view -> tensor<2x10xf32>
-  %1 = hal.tensor.import %arg1 : !hal.buffer_view -> tensor<10x5xf32>
-  %2 = hal.tensor.import %arg2 : !hal.buffer_view -> tensor<5xf32>
-  %3 = tensor.empty() : tensor<2x5xf32>
-  %4 = linalg.fill ins(%cst : f32) outs(%3 : tensor<2x5xf32>) -> tensor<2x5xf32>
-  %5 = linalg.matmul ins(%0, %1 : tensor<2x10xf32>, tensor<10x5xf32>) outs(%4 : tensor<2x5xf32>) -> tensor<2x5xf32>
-  %6 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%5, %2 : tensor<2x5xf32>, tensor<5xf32>) outs(%3 : tensor<2x5xf32>) {
-  ^bb0(%in: f32, %in_0: f32, %out: f32):
-    %8 = arith.addf %in, %in_0 : f32
-    linalg.yield %8 : f32
-  } -> tensor<2x5xf32>
-  %7 = hal.tensor.export %6 : tensor<2x5xf32> -> !hal.buffer_view
-  util.return %7 : !hal.buffer_view
-}
-"""
-"""The seed's matmul + bias-add model (its ``dispatch.region`` example), in IREE 3.13 syntax."""
 
 DISPATCH_PASSES = (
     "iree-dispatch-creation-form-dispatch-regions",

@@ -13,25 +13,16 @@ from passviz.pipelines import RecordOptions, record
 from passviz.trace.irtext import print_module
 from passviz.trace.replay import Replayer
 from tests.conftest import PEER, filecheck, iree_opt_missing, need, peer_file, split_chunks
-from tests.iree_support import run_iree_opt, without_resource_handles
+from tests.iree_support import (
+    PASSES,
+    SEED_DETACH,
+    SEED_EXAMPLES,
+    SEED_PASSES,
+    run_iree_opt,
+    without_resource_handles,
+)
 
 pytestmark = pytest.mark.iree
-
-PASSES = {
-    "iree-preprocessing-convert-1x1-filter-conv2d-to-matmul": (
-        "iree/compiler/src/iree/compiler/Preprocessing/Common/test/conv1x1_to_matmul.mlir"
-    ),
-    "iree-global-opt-convert-conv2d-to-img2col": (
-        "iree/compiler/src/iree/compiler/GlobalOptimization/test/conv2d_to_img2col.mlir"
-    ),
-    "iree-dispatch-creation-elementwise-op-fusion": (
-        "iree/compiler/src/iree/compiler/DispatchCreation/test/elementwise_op_fusion.mlir"
-    ),
-    "iree-dispatch-creation-fuse-multi-use-elementwise-producer": (
-        "iree/compiler/src/iree/compiler/DispatchCreation/test/fuse_multiuse_elementwise_producer.mlir"
-    ),
-}
-"""Each pass and its peer test file (its RUN line runs that pass alone)."""
 
 PATTERNS = {
     "iree-preprocessing-convert-1x1-filter-conv2d-to-matmul": "Convert1x1FilterConvToMatmul",
@@ -191,23 +182,7 @@ def test_img2col_leaves_dynamic_and_dilated_convolutions_alone() -> None:
 DETACH = "iree-global-opt-detach-elementwise-from-named-ops"
 
 DETACH_CASES = {
-    "seed_conv_with_generic_init": """func.func @test(%arg0: !hal.buffer_view, %arg1: !hal.buffer_view, %arg2: !hal.buffer_view) -> !hal.buffer_view attributes {iree.abi.stub} {
-  %cst = arith.constant 0.000000e+00 : f32
-  %0 = hal.tensor.import %arg0 : !hal.buffer_view -> tensor<1x4x4x3xf32>
-  %1 = hal.tensor.import %arg1 : !hal.buffer_view -> tensor<2x2x3x4xf32>
-  %2 = hal.tensor.import %arg2 : !hal.buffer_view -> tensor<1x3x3x4xf32>
-  %3 = tensor.empty() : tensor<1x3x3x4xf32>
-  %4 = linalg.fill ins(%cst : f32) outs(%3 : tensor<1x3x3x4xf32>) -> tensor<1x3x3x4xf32>
-  %5 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%2 : tensor<1x3x3x4xf32>) outs(%4 : tensor<1x3x3x4xf32>) {
-  ^bb0(%arg3: f32, %arg4: f32):
-    %8 = arith.addf %arg3, %arg3 : f32
-    linalg.yield %8 : f32
-  } -> tensor<1x3x3x4xf32>
-  %6 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%0, %1 : tensor<1x4x4x3xf32>, tensor<2x2x3x4xf32>) outs(%5 : tensor<1x3x3x4xf32>) -> tensor<1x3x3x4xf32>
-  %7 = hal.tensor.export %6 : tensor<1x3x3x4xf32> -> !hal.buffer_view
-  return %7 : !hal.buffer_view
-}
-""",
+    "seed_conv_with_generic_init": SEED_DETACH,
     "matmul_with_bias_broadcast_init": """util.func public @bias_matmul(%a: tensor<?x16xf32>, %b: tensor<16x?xf32>, %bias: tensor<?xf32>, %m: index, %n: index) -> tensor<?x?xf32> {
   %e = tensor.empty(%m, %n) : tensor<?x?xf32>
   %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%bias : tensor<?xf32>) outs(%e : tensor<?x?xf32>) {
@@ -372,59 +347,6 @@ def test_fusion_steps_name_the_transposes_fused_into_the_matmul() -> None:
     names = [step.name for step in record(chunk, FUSION).trace.steps]
     assert names.count("FuseElementwiseOps") == 2
 
-
-SEED_PASSES = (
-    "iree-preprocessing-convert-1x1-filter-conv2d-to-matmul",
-    "iree-global-opt-convert-conv2d-to-img2col",
-    "iree-global-opt-detach-elementwise-from-named-ops",
-    "iree-dispatch-creation-elementwise-op-fusion",
-    "iree-dispatch-creation-fuse-multi-use-elementwise-producer",
-)
-"""The seed's Flow passes passviz has, in the seed's order (the last two run on functions)."""
-
-SEED_EXAMPLES = {
-    "conv1x1": """func.func @conv(%arg0: !hal.buffer_view, %arg1: !hal.buffer_view) -> !hal.buffer_view attributes {iree.abi.stub} {
-  %cst = arith.constant 0.000000e+00 : f32
-  %0 = hal.tensor.import %arg0 : !hal.buffer_view -> tensor<1x2x2x3xf32>
-  %1 = hal.tensor.import %arg1 : !hal.buffer_view -> tensor<1x1x3x4xf32>
-  %2 = tensor.empty() : tensor<1x2x2x4xf32>
-  %3 = linalg.fill ins(%cst : f32) outs(%2 : tensor<1x2x2x4xf32>) -> tensor<1x2x2x4xf32>
-  %4 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%0, %1 : tensor<1x2x2x3xf32>, tensor<1x1x3x4xf32>) outs(%3 : tensor<1x2x2x4xf32>) -> tensor<1x2x2x4xf32>
-  %5 = hal.tensor.export %4 : tensor<1x2x2x4xf32> -> !hal.buffer_view
-  return %5 : !hal.buffer_view
-}
-""",
-    "img2col": """func.func @conv(%arg0: !hal.buffer_view, %arg1: !hal.buffer_view) -> !hal.buffer_view attributes {iree.abi.stub} {
-  %cst = arith.constant 0.000000e+00 : f32
-  %0 = hal.tensor.import %arg0 : !hal.buffer_view -> tensor<1x4x4x3xf32>
-  %1 = hal.tensor.import %arg1 : !hal.buffer_view -> tensor<2x2x3x4xf32>
-  %2 = tensor.empty() : tensor<1x3x3x4xf32>
-  %3 = linalg.fill ins(%cst : f32) outs(%2 : tensor<1x3x3x4xf32>) -> tensor<1x3x3x4xf32>
-  %4 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%0, %1 : tensor<1x4x4x3xf32>, tensor<2x2x3x4xf32>) outs(%3 : tensor<1x3x3x4xf32>) -> tensor<1x3x3x4xf32>
-  %5 = hal.tensor.export %4 : tensor<1x3x3x4xf32> -> !hal.buffer_view
-  return %5 : !hal.buffer_view
-}
-""",
-    "matmul_bias": """func.func @predict(%arg0: !hal.buffer_view, %arg1: !hal.buffer_view, %arg2: !hal.buffer_view) -> !hal.buffer_view attributes {iree.abi.stub} {
-  %cst = arith.constant 0.000000e+00 : f32
-  %0 = hal.tensor.import %arg0 : !hal.buffer_view -> tensor<2x10xf32>
-  %1 = hal.tensor.import %arg1 : !hal.buffer_view -> tensor<10x5xf32>
-  %2 = hal.tensor.import %arg2 : !hal.buffer_view -> tensor<5xf32>
-  %3 = tensor.empty() : tensor<2x5xf32>
-  %4 = linalg.fill ins(%cst : f32) outs(%3 : tensor<2x5xf32>) -> tensor<2x5xf32>
-  %5 = linalg.matmul ins(%0, %1 : tensor<2x10xf32>, tensor<10x5xf32>) outs(%4 : tensor<2x5xf32>) -> tensor<2x5xf32>
-  %6 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%5, %2 : tensor<2x5xf32>, tensor<5xf32>) outs(%3 : tensor<2x5xf32>) {
-  ^bb0(%in: f32, %in_0: f32, %out: f32):
-    %8 = arith.addf %in, %in_0 : f32
-    linalg.yield %8 : f32
-  } -> tensor<2x5xf32>
-  %7 = hal.tensor.export %6 : tensor<2x5xf32> -> !hal.buffer_view
-  return %7 : !hal.buffer_view
-}
-""",
-    "detach": DETACH_CASES["seed_conv_with_generic_init"],
-}
-"""The seed's examples in IREE 3.13 syntax: ``tensor.empty`` for ``linalg.init_tensor``."""
 
 SEED_STEPS = {
     "conv1x1": ["Convert1x1FilterConvToMatmul"],

@@ -10,9 +10,7 @@ import pytest
 from passviz.pipelines import IREE_FLOW, NAMED_PIPELINES, record
 from passviz.trace.irtext import print_module
 from tests.conftest import iree_opt_missing, need, peer_file, run_passviz, split_chunks
-from tests.iree_support import run_iree_opt
-from tests.test_iree_dispatch import FILES, SEED_MATMUL
-from tests.test_iree_passes import PASSES, SEED_EXAMPLES
+from tests.iree_support import FILES, PASSES, SEED_EXAMPLES, SEED_MATMUL, run_iree_opt
 
 pytestmark = pytest.mark.iree
 
