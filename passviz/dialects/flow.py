@@ -62,6 +62,19 @@ def _print_shaped_types(printer: Printer, types: Sequence[Attribute], dims: Sequ
         rest = rest[count:]
 
 
+def _parse_shaped_types(parser: Parser) -> tuple[list[Attribute], list[SSAValue]]:
+    """``(t0{%d0}, t1)``: the types and, in order, their dynamic dimensions."""
+    types: list[Attribute] = []
+    dims: list[SSAValue] = []
+
+    def one() -> None:
+        types.append(parser.parse_type())
+        dims.extend(parse_dims(parser))
+
+    parser.parse_comma_separated_list(parser.Delimiter.PAREN, one)
+    return types, dims
+
+
 def _parse_workload(parser: Parser) -> Sequence[SSAValue]:
     """``[%a, %b]`` of index values, or nothing."""
     if parser.parse_optional_punctuation("[") is None:
@@ -159,14 +172,7 @@ class DispatchRegionOp(IRDLOperation):
     def parse(cls, parser: Parser) -> Self:
         workload = _parse_workload(parser)
         parser.parse_punctuation("->")
-        types: list[Attribute] = []
-        dims: list[SSAValue] = []
-
-        def one() -> None:
-            types.append(parser.parse_type())
-            dims.extend(parse_dims(parser))
-
-        parser.parse_comma_separated_list(parser.Delimiter.PAREN, one)
+        types, dims = _parse_shaped_types(parser)
         attrs = parser.parse_optional_attr_dict_with_keyword()
         body = parser.parse_region()
         count = _parse_count_region(parser)
@@ -253,14 +259,7 @@ def _parse_arguments(
     """``(%a, %b) : (t0{%d}, t1)``: operand names, resolved operands, their dims."""
     names = _parse_operand_list(parser)
     parser.parse_punctuation(":")
-    types: list[Attribute] = []
-    dims: list[SSAValue] = []
-
-    def one() -> None:
-        types.append(parser.parse_type())
-        dims.extend(parse_dims(parser))
-
-    parser.parse_comma_separated_list(parser.Delimiter.PAREN, one)
+    types, dims = _parse_shaped_types(parser)
     if len(types) != len(names):
         parser.raise_error(f"{len(names)} operands but {len(types)} types")
     return names, parser.resolve_operands(names, types, parser.pos), dims
@@ -514,14 +513,7 @@ class DispatchOp(_DispatchOperands):
         names = _parse_operand_list(parser)
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
-        types: list[Attribute] = []
-        dims: list[SSAValue] = []
-
-        def one() -> None:
-            types.append(parser.parse_type())
-            dims.extend(parse_dims(parser))
-
-        parser.parse_comma_separated_list(parser.Delimiter.PAREN, one)
+        types, dims = _parse_shaped_types(parser)
         arguments = parser.resolve_operands(names, types, parser.pos)
         parser.parse_punctuation("->")
         result_types, result_dims, tied = _parse_results(parser, arguments, [n.span.text for n in names])
