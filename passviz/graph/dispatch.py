@@ -122,12 +122,10 @@ def _inputs(state: IRState, op_id: str) -> list[str]:
         stack.extend(reversed(_body_ops(state, child)))
     for child in nested:
         inside.update(state.ops[child].results)
-        for region in state.ops[child].regions:
+    for holder in (op_id, *nested):
+        for region in state.ops[holder].regions:
             for block in state.regions[region].blocks if region in state.regions else ():
                 inside.update(state.blocks[block].args if block in state.blocks else ())
-    for region in state.ops[op_id].regions:
-        for block in state.regions[region].blocks if region in state.regions else ():
-            inside.update(state.blocks[block].args if block in state.blocks else ())
     for child in nested:
         for value in state.ops[child].operands:
             if value not in inside:
