@@ -42,6 +42,7 @@ from xdsl.printer import Printer
 from xdsl.traits import IsolatedFromAbove, IsTerminator, NoTerminator, SymbolOpInterface, SymbolTable
 
 from passviz.dialects.hal import parse_dims, print_dims
+from passviz.dialects.util import print_visibility
 
 
 def _dynamic_count(type_: Attribute) -> int:
@@ -418,8 +419,8 @@ class ExecutableOp(IRDLOperation):
         return op
 
     def print(self, printer: Printer) -> None:
-        visibility = self.sym_visibility.data if self.sym_visibility is not None else "public"
-        printer.print_string(f" {visibility} ")
+        print_visibility(printer, self.sym_visibility)
+        printer.print_string(" ")
         printer.print_symbol_name(self.sym_name.data)
         printer.print_op_attributes(self.attributes, print_keyword=True)
         printer.print_string(" ")
@@ -467,8 +468,8 @@ class ExecutableExportOp(IRDLOperation):
         return op
 
     def print(self, printer: Printer) -> None:
-        visibility = self.sym_visibility.data if self.sym_visibility is not None else "public"
-        printer.print_string(f" {visibility} ")
+        print_visibility(printer, self.sym_visibility)
+        printer.print_string(" ")
         printer.print_symbol_name(self.sym_name.data)
         function = self.function_ref.root_reference.data
         if function != self.sym_name.data:

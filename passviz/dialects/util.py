@@ -64,6 +64,11 @@ class _FuncCallable(CallableOpInterface):
         return op.function_type.outputs.data
 
 
+def print_visibility(printer: Printer, visibility: StringAttr | None) -> None:
+    """`` public`` / `` private`` / `` nested``: IREE prints a symbol's visibility always."""
+    printer.print_string(f" {visibility.data if visibility is not None else 'public'}")
+
+
 _RESERVED = ("sym_name", "function_type", "sym_visibility", "arg_attrs", "res_attrs", "tied_operands")
 
 
@@ -142,8 +147,7 @@ class FuncOp(IRDLOperation):
         return op
 
     def print(self, printer: Printer) -> None:
-        visibility = self.sym_visibility.data if self.sym_visibility is not None else "public"
-        printer.print_string(f" {visibility}")
+        print_visibility(printer, self.sym_visibility)
         print_func_op_like(
             printer,
             self.sym_name,
@@ -225,8 +229,7 @@ class GlobalOp(IRDLOperation):
         return op
 
     def print(self, printer: Printer) -> None:
-        visibility = self.sym_visibility.data if self.sym_visibility is not None else "public"
-        printer.print_string(f" {visibility}")
+        print_visibility(printer, self.sym_visibility)
         if self.is_mutable is not None:
             printer.print_string(" mutable")
         printer.print_string(" ")
