@@ -52,8 +52,7 @@ FILES = {
 }
 """Each peer file, by name."""
 
-SEED_MATMUL = """util.func public @test(%arg0: !hal.buffer_view, %arg1: !hal.buffer_view, %arg2: !hal.buffer_view) -> !hal.buffer_view {
-  %cst = arith.constant 0.000000e+00 : f32
+_MATMUL_BIAS_BODY = """  %cst = arith.constant 0.000000e+00 : f32
   %0 = hal.tensor.import %arg0 : !hal.buffer_view -> tensor<2x10xf32>
   %1 = hal.tensor.import %arg1 : !hal.buffer_view -> tensor<10x5xf32>
   %2 = hal.tensor.import %arg2 : !hal.buffer_view -> tensor<5xf32>
@@ -66,9 +65,13 @@ SEED_MATMUL = """util.func public @test(%arg0: !hal.buffer_view, %arg1: !hal.buf
     linalg.yield %8 : f32
   } -> tensor<2x5xf32>
   %7 = hal.tensor.export %6 : tensor<2x5xf32> -> !hal.buffer_view
-  util.return %7 : !hal.buffer_view
-}
 """
+"""The seed's matmul + bias-add, between its function's header and its return."""
+
+SEED_MATMUL = (
+    "util.func public @test(%arg0: !hal.buffer_view, %arg1: !hal.buffer_view, %arg2: !hal.buffer_view)"
+    " -> !hal.buffer_view {\n" + _MATMUL_BIAS_BODY + "  util.return %7 : !hal.buffer_view\n}\n"
+)
 """The seed's matmul + bias-add model (its ``dispatch.region`` example), in IREE 3.13 syntax."""
 
 SEED_DETACH = """func.func @test(%arg0: !hal.buffer_view, %arg1: !hal.buffer_view, %arg2: !hal.buffer_view) -> !hal.buffer_view attributes {iree.abi.stub} {
@@ -99,46 +102,31 @@ SEED_PASSES = (
 )
 """The seed's Flow passes passviz has, in the seed's order (the last two run on functions)."""
 
+
+def _seed_conv(image: str, filter_: str, out: str) -> str:
+    """The seed's convolution of an ``image`` tensor by a ``filter_`` tensor into ``out`` (shapes as ``AxBxCxD``)."""
+    return f"""func.func @conv(%arg0: !hal.buffer_view, %arg1: !hal.buffer_view) -> !hal.buffer_view attributes {{iree.abi.stub}} {{
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = hal.tensor.import %arg0 : !hal.buffer_view -> tensor<{image}xf32>
+  %1 = hal.tensor.import %arg1 : !hal.buffer_view -> tensor<{filter_}xf32>
+  %2 = tensor.empty() : tensor<{out}xf32>
+  %3 = linalg.fill ins(%cst : f32) outs(%2 : tensor<{out}xf32>) -> tensor<{out}xf32>
+  %4 = linalg.conv_2d_nhwc_hwcf {{dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}} ins(%0, %1 : tensor<{image}xf32>, tensor<{filter_}xf32>) outs(%3 : tensor<{out}xf32>) -> tensor<{out}xf32>
+  %5 = hal.tensor.export %4 : tensor<{out}xf32> -> !hal.buffer_view
+  return %5 : !hal.buffer_view
+}}
+"""
+
+
 SEED_EXAMPLES = {
-    "conv1x1": """func.func @conv(%arg0: !hal.buffer_view, %arg1: !hal.buffer_view) -> !hal.buffer_view attributes {iree.abi.stub} {
-  %cst = arith.constant 0.000000e+00 : f32
-  %0 = hal.tensor.import %arg0 : !hal.buffer_view -> tensor<1x2x2x3xf32>
-  %1 = hal.tensor.import %arg1 : !hal.buffer_view -> tensor<1x1x3x4xf32>
-  %2 = tensor.empty() : tensor<1x2x2x4xf32>
-  %3 = linalg.fill ins(%cst : f32) outs(%2 : tensor<1x2x2x4xf32>) -> tensor<1x2x2x4xf32>
-  %4 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%0, %1 : tensor<1x2x2x3xf32>, tensor<1x1x3x4xf32>) outs(%3 : tensor<1x2x2x4xf32>) -> tensor<1x2x2x4xf32>
-  %5 = hal.tensor.export %4 : tensor<1x2x2x4xf32> -> !hal.buffer_view
-  return %5 : !hal.buffer_view
-}
-""",
-    "img2col": """func.func @conv(%arg0: !hal.buffer_view, %arg1: !hal.buffer_view) -> !hal.buffer_view attributes {iree.abi.stub} {
-  %cst = arith.constant 0.000000e+00 : f32
-  %0 = hal.tensor.import %arg0 : !hal.buffer_view -> tensor<1x4x4x3xf32>
-  %1 = hal.tensor.import %arg1 : !hal.buffer_view -> tensor<2x2x3x4xf32>
-  %2 = tensor.empty() : tensor<1x3x3x4xf32>
-  %3 = linalg.fill ins(%cst : f32) outs(%2 : tensor<1x3x3x4xf32>) -> tensor<1x3x3x4xf32>
-  %4 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%0, %1 : tensor<1x4x4x3xf32>, tensor<2x2x3x4xf32>) outs(%3 : tensor<1x3x3x4xf32>) -> tensor<1x3x3x4xf32>
-  %5 = hal.tensor.export %4 : tensor<1x3x3x4xf32> -> !hal.buffer_view
-  return %5 : !hal.buffer_view
-}
-""",
-    "matmul_bias": """func.func @predict(%arg0: !hal.buffer_view, %arg1: !hal.buffer_view, %arg2: !hal.buffer_view) -> !hal.buffer_view attributes {iree.abi.stub} {
-  %cst = arith.constant 0.000000e+00 : f32
-  %0 = hal.tensor.import %arg0 : !hal.buffer_view -> tensor<2x10xf32>
-  %1 = hal.tensor.import %arg1 : !hal.buffer_view -> tensor<10x5xf32>
-  %2 = hal.tensor.import %arg2 : !hal.buffer_view -> tensor<5xf32>
-  %3 = tensor.empty() : tensor<2x5xf32>
-  %4 = linalg.fill ins(%cst : f32) outs(%3 : tensor<2x5xf32>) -> tensor<2x5xf32>
-  %5 = linalg.matmul ins(%0, %1 : tensor<2x10xf32>, tensor<10x5xf32>) outs(%4 : tensor<2x5xf32>) -> tensor<2x5xf32>
-  %6 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%5, %2 : tensor<2x5xf32>, tensor<5xf32>) outs(%3 : tensor<2x5xf32>) {
-  ^bb0(%in: f32, %in_0: f32, %out: f32):
-    %8 = arith.addf %in, %in_0 : f32
-    linalg.yield %8 : f32
-  } -> tensor<2x5xf32>
-  %7 = hal.tensor.export %6 : tensor<2x5xf32> -> !hal.buffer_view
-  return %7 : !hal.buffer_view
-}
-""",
+    "conv1x1": _seed_conv("1x2x2x3", "1x1x3x4", "1x2x2x4"),
+    "img2col": _seed_conv("1x4x4x3", "2x2x3x4", "1x3x3x4"),
+    "matmul_bias": (
+        "func.func @predict(%arg0: !hal.buffer_view, %arg1: !hal.buffer_view, %arg2: !hal.buffer_view)"
+        " -> !hal.buffer_view attributes {iree.abi.stub} {\n"
+        + _MATMUL_BIAS_BODY
+        + "  return %7 : !hal.buffer_view\n}\n"
+    ),
     "detach": SEED_DETACH,
 }
 """The seed's examples in IREE 3.13 syntax: ``tensor.empty`` for ``linalg.init_tensor``."""
