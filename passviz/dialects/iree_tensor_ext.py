@@ -36,7 +36,7 @@ from xdsl.irdl import (
     result_def,
     var_operand_def,
 )
-from xdsl.parser import AttrParser, Parser, UnresolvedOperand
+from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
 
 from passviz.dialects.hal import parse_dims, print_dims
@@ -78,11 +78,9 @@ class DispatchTensorType(ParametrizedAttribute, TypeAttribute):
         return tuple(bound.get_shape()) if isinstance(bound, TensorType) else ()
 
 
-def _parse_slice(
-    parser: Parser,
-) -> tuple[list[Sequence[UnresolvedOperand]], list[Sequence[int]]]:
-    """``offsets = [..], sizes = [..], strides = [..]``."""
-    dynamic: list[Sequence[UnresolvedOperand]] = []
+def _parse_slice(parser: Parser) -> tuple[list[Sequence[SSAValue]], list[Sequence[int]]]:
+    """``offsets = [..], sizes = [..], strides = [..]``, the dynamic values resolved as ``index``."""
+    dynamic: list[Sequence[SSAValue]] = []
     static: list[Sequence[int]] = []
     for index, key in enumerate(("offsets", "sizes", "strides")):
         if index:
@@ -90,7 +88,7 @@ def _parse_slice(
         parser.parse_keyword(key)
         parser.parse_punctuation("=")
         values, integers = parse_dynamic_index_list_without_types(parser, DYNAMIC_INDEX)
-        dynamic.append(values)
+        dynamic.append([parser.resolve_operand(v, IndexType()) for v in values])
         static.append(integers)
     return dynamic, static
 
@@ -172,9 +170,7 @@ class DispatchTensorLoadOp(_SliceOp):
         dims = parse_dims(parser)
         parser.parse_punctuation("->")
         result = parser.parse_type()
-        index = IndexType()
-        resolved = [[parser.resolve_operand(v, index) for v in values] for values in dynamic]
-        op = cls(parser.resolve_operand(source, source_type), dims, resolved, static, result)
+        op = cls(parser.resolve_operand(source, source_type), dims, dynamic, static, result)
         op.attributes |= attrs
         return op
 
@@ -231,13 +227,11 @@ class DispatchTensorStoreOp(_SliceOp):
         parser.parse_punctuation("->")
         target_type = parser.parse_type()
         dims = parse_dims(parser)
-        index = IndexType()
-        resolved = [[parser.resolve_operand(v, index) for v in values] for values in dynamic]
         op = cls(
             parser.resolve_operand(value, value_type),
             parser.resolve_operand(target, target_type),
             dims,
-            resolved,
+            dynamic,
             static,
         )
         op.attributes |= attrs
