@@ -34,6 +34,7 @@ from passviz.dialects.iree_tensor_ext import DispatchTensorLoadOp, DispatchTenso
 from passviz.dialects.linalg import FillOp
 from passviz.dialects.llvm_version import behaves_as_iree
 from passviz.ir.hints import isa
+from passviz.ir.locations import located
 from passviz.passes.canonicalize import CanonicalizationTables, apply_patterns_greedily
 from passviz.passes.dispatch_common import (
     dispatch_regions,
@@ -63,7 +64,9 @@ class ConvertDispatchRegionsToWorkgroups(TracedPass):
         regions = [inner for inner in op.walk() if isinstance(inner, flow.DispatchRegionOp)]
         for region in regions:
             if not region.body.blocks:
-                raise PassFailedException("failed to convert dispatch.region op to dispatch.workgroup op")
+                raise PassFailedException(
+                    located(region, "failed to convert dispatch.region op to dispatch.workgroup op")
+                )
             with recorder.step(STEP, region, full=True, dispatch=lambda: dispatch_regions(op)):
                 convert_region(region)
 
@@ -145,8 +148,11 @@ def convert_region(region: flow.DispatchRegionOp) -> flow.DispatchWorkgroupsOp:
         if isa(value.type, TensorType[Attribute]) and isinstance(value.type.get_element_type(), IndexType):
             # IREE's verifier of flow.dispatch.workgroups refuses them: index widths are per device.
             raise PassFailedException(
-                f"flow.dispatch.workgroups I/O type '{value.type}' is invalid: "
-                "index types must not cross the dispatch boundary"
+                located(
+                    region,
+                    f"flow.dispatch.workgroups I/O type '{value.type}' is invalid: "
+                    "index types must not cross the dispatch boundary",
+                )
             )
     result_dims = list(region.result_dims)
     arguments = [*captured, *argument_dims]

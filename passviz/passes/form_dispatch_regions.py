@@ -67,6 +67,7 @@ from passviz.dialects import affine, flow
 from passviz.dialects.linalg import DepthwiseConv2DNhwcHwcOp, DepthwiseConv2DNhwcHwcQOp, GenericOp, SoftmaxOp
 from passviz.dialects.llvm_version import behaves_as_iree
 from passviz.ir.hints import isa
+from passviz.ir.locations import located
 from passviz.passes.canonicalize import apply_patterns_greedily
 from passviz.passes.dispatch_common import (
     dispatch_regions,
@@ -683,7 +684,7 @@ def reify_dynamic_dims(value: SSAValue) -> list[SSAValue]:
         return list(op.dynamic_sizes)
     if isinstance(op, tensor.PadOp):
         return _padded_dims(op)
-    raise PassFailedException(f"cannot reify the dynamic dimensions of a result of {op.name}")
+    raise PassFailedException(located(op, f"cannot reify the dynamic dimensions of a result of {op.name}"))
 
 
 def _padded_dims(pad: tensor.PadOp) -> list[SSAValue]:

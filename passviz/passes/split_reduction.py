@@ -26,6 +26,7 @@ from xdsl.utils.exceptions import PassFailedException
 from passviz.dialects.linalg import FillOp, GenericOp
 from passviz.dialects.llvm_version import behaves_as_iree
 from passviz.ir.hints import isa
+from passviz.ir.locations import located
 from passviz.trace.recorder import StepRecorder, TracedPass
 
 ARGMAX_THRESHOLD = 128 * 1024
@@ -77,8 +78,11 @@ class SplitReductionOps(TracedPass):
         for nested in op.walk():
             if isinstance(nested, GenericOp) and argmax_candidate(nested):
                 raise PassFailedException(
-                    f"{self.name}: an argmax over {ARGMAX_THRESHOLD} or more elements would be split "
-                    "(IREE's splitArgmaxReduction), which passviz does not model"
+                    located(
+                        nested,
+                        f"{self.name}: an argmax over {ARGMAX_THRESHOLD} or more elements would be split "
+                        "(IREE's splitArgmaxReduction), which passviz does not model",
+                    )
                 )
 
 
