@@ -22,6 +22,7 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.interpreter import (
     Interpreter,
     InterpreterFunctions,
+    OpImpl,
     OpImplResult,
     PythonValues,
     ReturnedValues,
@@ -34,7 +35,7 @@ from xdsl.interpreter import (
 from xdsl.interpreters.affine import AffineFunctions
 from xdsl.interpreters.cf import CfFunctions
 from xdsl.interpreters.scf import ScfFunctions
-from xdsl.ir import Operation
+from xdsl.ir import Operation, OperationInvT
 
 from passviz.dialects import gpu, llvm, tt, ttg
 from passviz.run.values import (
@@ -134,6 +135,17 @@ def kernel_state(interpreter: Interpreter) -> KernelInterpreter:
     return interpreter
 
 
+def returns_operands(op_type: type[OperationInvT]) -> OpImpl[InterpreterFunctions, OperationInvT]:
+    """The impl of ``op_type``: a terminator ending its region with its operands as the region's results."""
+
+    def run(
+        functions: InterpreterFunctions, interpreter: Interpreter, op: OperationInvT, args: PythonValues
+    ) -> tuple[TerminatorValue, PythonValues]:
+        return ReturnedValues(args), ()
+
+    return impl_terminator(op_type)(run)
+
+
 @register_impls
 class CoreFunctions(InterpreterFunctions):
     """Functions, calls, returns, ``scf.for`` with typed induction variables, and poison."""
@@ -148,17 +160,9 @@ class CoreFunctions(InterpreterFunctions):
         state = kernel_state(interpreter)
         return state.call(state.function(op.callee.root_reference.data, op), args, op)
 
-    @impl_terminator(tt.ReturnOp)
-    def run_tt_return(
-        self, interpreter: Interpreter, op: tt.ReturnOp, args: PythonValues
-    ) -> tuple[TerminatorValue, PythonValues]:
-        return ReturnedValues(args), ()
+    run_tt_return = returns_operands(tt.ReturnOp)
 
-    @impl_terminator(func.ReturnOp)
-    def run_func_return(
-        self, interpreter: Interpreter, op: func.ReturnOp, args: PythonValues
-    ) -> tuple[TerminatorValue, PythonValues]:
-        return ReturnedValues(args), ()
+    run_func_return = returns_operands(func.ReturnOp)
 
     @impl(scf.ForOp)
     def run_for(self, interpreter: Interpreter, op: scf.ForOp, args: PythonValues) -> PythonValues:

@@ -35,10 +35,7 @@ from xdsl.interpreter import (
     Interpreter,
     InterpreterFunctions,
     PythonValues,
-    ReturnedValues,
-    TerminatorValue,
     impl,
-    impl_terminator,
     register_impls,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
@@ -54,7 +51,7 @@ from xdsl.ir.affine import (
 from passviz.dialects import check, flow, hal, linalg, util
 from passviz.dialects.iree_encoding import SetEncodingOp, UnsetEncodingOp
 from passviz.dialects.iree_tensor_ext import DispatchTensorLoadOp, DispatchTensorStoreOp
-from passviz.run.core import kernel_state
+from passviz.run.core import kernel_state, returns_operands
 from passviz.run.values import Array, KernelAssertionError, RunError, as_type, storage_dtype
 
 Coordinate = Any
@@ -205,11 +202,7 @@ class LinalgFunctions(InterpreterFunctions):
         out = _array(args[1], init.type, op)
         return (np.full(out.shape, np.asarray(args[0]).astype(out.dtype)),) if op.results else ()
 
-    @impl_terminator(YieldOp)
-    def run_yield(
-        self, interpreter: Interpreter, op: Operation, args: PythonValues
-    ) -> tuple[TerminatorValue, PythonValues]:
-        return ReturnedValues(args), ()
+    run_yield = returns_operands(YieldOp)
 
     @impl(IndexOp)
     def run_index(self, interpreter: Interpreter, op: IndexOp, args: PythonValues) -> PythonValues:
@@ -290,19 +283,11 @@ class LinalgFunctions(InterpreterFunctions):
         pad_width = list(zip(low, high, strict=True))
         return (np.pad(source, pad_width, constant_values=np.asarray(value).astype(source.dtype)),)
 
-    @impl_terminator(tensor.YieldOp)
-    def run_tensor_yield(
-        self, interpreter: Interpreter, op: Operation, args: PythonValues
-    ) -> tuple[TerminatorValue, PythonValues]:
-        return ReturnedValues(args), ()
+    run_tensor_yield = returns_operands(tensor.YieldOp)
 
     # -- util, hal --------------------------------------------------------------
 
-    @impl_terminator(util.ReturnOp)
-    def run_util_return(
-        self, interpreter: Interpreter, op: Operation, args: PythonValues
-    ) -> tuple[TerminatorValue, PythonValues]:
-        return ReturnedValues(args), ()
+    run_util_return = returns_operands(util.ReturnOp)
 
     @impl(hal.TensorImportOp)
     def run_import(
@@ -350,11 +335,7 @@ class LinalgFunctions(InterpreterFunctions):
 
     # -- flow -------------------------------------------------------------------
 
-    @impl_terminator(flow.ReturnOp)
-    def run_flow_return(
-        self, interpreter: Interpreter, op: Operation, args: PythonValues
-    ) -> tuple[TerminatorValue, PythonValues]:
-        return ReturnedValues(args), ()
+    run_flow_return = returns_operands(flow.ReturnOp)
 
     @impl(flow.DispatchRegionOp)
     def run_region(

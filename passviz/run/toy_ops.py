@@ -22,16 +22,13 @@ from xdsl.interpreter import (
     Interpreter,
     InterpreterFunctions,
     PythonValues,
-    ReturnedValues,
-    TerminatorValue,
     impl,
-    impl_terminator,
     register_impls,
 )
 from xdsl.ir import Operation
 
 from passviz.dialects import toy
-from passviz.run.core import kernel_state
+from passviz.run.core import kernel_state, returns_operands
 from passviz.run.values import DeclarationCallError, RunError
 
 
@@ -104,11 +101,7 @@ class ToyFunctions(InterpreterFunctions):
             raise DeclarationCallError(message, op)
         return state.call(callee, args, op)
 
-    @impl_terminator(toy.ReturnOp)
-    def run_return(
-        self, interpreter: Interpreter, op: toy.ReturnOp, args: PythonValues
-    ) -> tuple[TerminatorValue, PythonValues]:
-        return ReturnedValues(args), ()
+    run_return = returns_operands(toy.ReturnOp)
 
     @impl(UnrealizedConversionCastOp)
     def run_unrealized_cast(

@@ -20,17 +20,14 @@ from xdsl.interpreter import (
     Interpreter,
     InterpreterFunctions,
     PythonValues,
-    ReturnedValues,
-    TerminatorValue,
     impl,
-    impl_terminator,
     register_impls,
 )
 from xdsl.ir import Attribute, Operation, Region
 
 from passviz.dialects import tt
 from passviz.run.arith import BINARY, UNARY, bitcast, fma, reciprocal, unsigned, wide_product
-from passviz.run.core import kernel_state
+from passviz.run.core import kernel_state, returns_operands
 from passviz.run.values import (
     Array,
     BlockPointer,
@@ -456,11 +453,7 @@ class TritonFunctions(InterpreterFunctions):
         )
         return tuple(as_type(r, result.type, op) for r, result in zip(scanned, op.results, strict=True))
 
-    @impl_terminator(tt.ReduceReturnOp)
-    def run_reduce_return(
-        self, interpreter: Interpreter, op: Operation, args: PythonValues
-    ) -> tuple[TerminatorValue, PythonValues]:
-        return ReturnedValues(args), ()
+    run_reduce_return = returns_operands(tt.ReduceReturnOp)
 
     @impl(tt.MapElementwiseOp)
     def run_map_elementwise(
@@ -480,17 +473,9 @@ class TritonFunctions(InterpreterFunctions):
             outputs.append(as_type(np.stack(group, axis=-1).reshape(shape_of(result.type)), result.type, op))
         return tuple(outputs)
 
-    @impl_terminator(tt.MapElementwiseReturnOp)
-    def run_map_return(
-        self, interpreter: Interpreter, op: Operation, args: PythonValues
-    ) -> tuple[TerminatorValue, PythonValues]:
-        return ReturnedValues(args), ()
+    run_map_return = returns_operands(tt.MapElementwiseReturnOp)
 
-    @impl_terminator(tt.ScanReturnOp)
-    def run_scan_return(
-        self, interpreter: Interpreter, op: Operation, args: PythonValues
-    ) -> tuple[TerminatorValue, PythonValues]:
-        return ReturnedValues(args), ()
+    run_scan_return = returns_operands(tt.ScanReturnOp)
 
     @impl(tt.BitcastOp)
     def run_bitcast(self, interpreter: Interpreter, op: tt.BitcastOp, args: PythonValues) -> PythonValues:
