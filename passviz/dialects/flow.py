@@ -261,8 +261,6 @@ def _parse_arguments(
     names = _parse_operand_list(parser)
     parser.parse_punctuation(":")
     types, dims = _parse_shaped_types(parser)
-    if len(types) != len(names):
-        parser.raise_error(f"{len(names)} operands but {len(types)} types")
     return names, parser.resolve_operands(names, types, parser.pos), dims
 
 
