@@ -150,7 +150,7 @@ def recorded_traces() -> dict[str, Callable[[], Trace]]:
             text = (unstructured / name).read_text(encoding="utf-8")
             traces[f"fold-{name[:-5]}"] = lambda text=text: record(text, "fold-unstructured-ptr").trace
     traces["canonicalize-cse-300"] = lambda: long_traces.big_trace(300)
-    from tests.test_iree_dispatch import SEED_MATMUL
+    from tests.iree_support import SEED_MATMUL
 
     traces["iree-flow-matmul-bias"] = lambda: record(SEED_MATMUL, "iree-flow").trace
     from tests.triton_oracle import triton_missing

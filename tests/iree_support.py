@@ -130,3 +130,17 @@ SEED_EXAMPLES = {
     "detach": SEED_DETACH,
 }
 """The seed's examples in IREE 3.13 syntax: ``tensor.empty`` for ``linalg.init_tensor``."""
+
+MODELS = {**SEED_EXAMPLES, "matmul_bias_util": SEED_MATMUL}
+"""The seed's models in IREE 3.13 syntax (``func.func``), and its matmul + bias-add as a ``util.func``."""
+
+DISPATCH_PASSES = (
+    "iree-dispatch-creation-form-dispatch-regions",
+    "iree-dispatch-creation-clone-producers-into-dispatch-regions",
+    "iree-dispatch-creation-convert-dispatch-regions-to-workgroups",
+    "cse",
+    "iree-flow-canonicalize",
+    "cse",
+    "iree-flow-outline-dispatch-regions",
+)
+"""The dispatch half of the Flow pipeline, in IREE's order."""

@@ -23,9 +23,7 @@ from passviz.trace.irtext import print_module
 from passviz.trace.model import Trace
 from passviz.trace.replay import Replayer
 from tests.conftest import iree_opt_missing, need
-from tests.iree_support import run_iree_opt
-from tests.test_iree_dispatch import SEED_MATMUL
-from tests.test_iree_passes import SEED_EXAMPLES
+from tests.iree_support import SEED_EXAMPLES, SEED_MATMUL, run_iree_opt
 
 
 @pytest.fixture(scope="module")

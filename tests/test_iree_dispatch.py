@@ -29,7 +29,7 @@ from tests.conftest import (
     run_passviz,
     split_chunks,
 )
-from tests.iree_support import FILES, SEED_MATMUL, run_iree_opt, without_resource_handles
+from tests.iree_support import DISPATCH_PASSES, FILES, SEED_MATMUL, run_iree_opt, without_resource_handles
 
 pytestmark = pytest.mark.iree
 
@@ -135,18 +135,6 @@ def test_workgroups_steps_list_the_dispatch_members() -> None:
     assert last is not None and len(last) == 2
     # The second workgroups op holds two loads, the empty, fill, matmul, the store (and its constant).
     assert len(last[1]) == 1 + 7
-
-
-DISPATCH_PASSES = (
-    "iree-dispatch-creation-form-dispatch-regions",
-    "iree-dispatch-creation-clone-producers-into-dispatch-regions",
-    "iree-dispatch-creation-convert-dispatch-regions-to-workgroups",
-    "cse",
-    "iree-flow-canonicalize",
-    "cse",
-    "iree-flow-outline-dispatch-regions",
-)
-"""The dispatch half of the Flow pipeline, in IREE's order."""
 
 
 def test_steps_name_the_step_that_fuses_the_bias_add(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ import pytest
 from passviz.pipelines import IREE_FLOW, NAMED_PIPELINES, record
 from passviz.trace.irtext import print_module
 from tests.conftest import iree_opt_missing, need, peer_file, run_passviz, split_chunks
-from tests.iree_support import FILES, PASSES, SEED_EXAMPLES, SEED_MATMUL, run_iree_opt
+from tests.iree_support import FILES, MODELS, PASSES, run_iree_opt
 
 pytestmark = pytest.mark.iree
 
@@ -25,9 +25,6 @@ FUNCTION_PASSES = frozenset(
     }
 )
 """The pipeline's passes that iree-opt runs on each function, not on the module."""
-
-MODELS = {**SEED_EXAMPLES, "matmul_bias_util": SEED_MATMUL}
-"""The seed's models in IREE 3.13 syntax (``func.func``), and its matmul + bias-add as a ``util.func``."""
 
 EXECUTABLES = {"conv1x1": 1, "img2col": 2, "matmul_bias": 1, "detach": 3, "matmul_bias_util": 1}
 """How many executables (and dispatches) each model ends with, as iree-opt's run has it."""

@@ -22,9 +22,7 @@ from passviz.run.bisect import INITIAL, bisect, run_step
 from passviz.run.inputs import derive_specs, make_arguments
 from passviz.run.launch import launch
 from tests.conftest import peer_file, split_chunks
-from tests.test_iree_dispatch import DISPATCH_PASSES, FILES
-from tests.test_iree_passes import PASSES
-from tests.test_iree_pipeline import MODELS
+from tests.iree_support import DISPATCH_PASSES, FILES, MODELS, PASSES
 
 
 class SwapMatmulOperands(RewritePattern):

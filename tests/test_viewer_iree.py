@@ -14,8 +14,7 @@ from typing import Any
 
 from passviz.pipelines import record
 from passviz.trace.model import Trace
-from tests.test_iree_dispatch import SEED_MATMUL
-from tests.test_iree_passes import SEED_EXAMPLES
+from tests.iree_support import SEED_EXAMPLES, SEED_MATMUL
 from tests.viewer_checks import drive
 
 FORM = "iree-dispatch-creation-form-dispatch-regions"
