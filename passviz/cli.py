@@ -39,6 +39,7 @@ from passviz.trace.model import RunRecord, Step, Trace
 from passviz.trace.query import op_names, step_label
 from passviz.trace.recorder import RecordOptions, VerifyEach
 from passviz.trace.replay import Replayer, ReplayError
+from passviz.trace.sources import describe_sources
 from passviz.trace.store import TraceFormatError, read_trace
 from passviz.trace.summary import step_counts
 from passviz.trace.terminal import error_line, one_line, printable
@@ -110,6 +111,7 @@ def _parser() -> argparse.ArgumentParser:
         help="behave as this Triton release (3.6 or 3.9): make-ttir's pass list, the tt dialect's "
         "syntax and the TTIR patterns (default: the installed Triton's, or 3.6 without one)",
     )
+    _add_source_options(trace)
     trace.add_argument(
         "--passes-from",
         action="append",
@@ -152,6 +154,19 @@ def _parser() -> argparse.ArgumentParser:
     _add_run_parsers(sub)
     _add_toy_parser(sub)
     return parser
+
+
+def _add_source_options(command: argparse.ArgumentParser) -> None:
+    """``--sources DIR`` and ``--no-sources``: which source files the trace carries for the viewer."""
+    command.add_argument(
+        "--sources",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="also embed source files (.py, .mlir, .toy, ...) that the IR's locations name under DIR; "
+        "by default only those under the input's folder and the current directory are embedded",
+    )
+    command.add_argument("--no-sources", action="store_true", help="embed no source file in the trace")
 
 
 def _add_run_parsers(sub: argparse._SubParsersAction[_OneLineParser]) -> None:  # pyright: ignore[reportPrivateUsage]
@@ -265,6 +280,8 @@ def _trace(args: argparse.Namespace) -> int:
         max_rewrites=args.max_rewrites,
         timeout=args.timeout,
         exact=args.exact_steps,
+        embed_sources=not args.no_sources,
+        source_dirs=tuple(args.sources),
     )
     if args.output is None:
         args.output = Path(args.input).name.rsplit(".", 1)[0] + ".passviz.json.gz"
@@ -315,6 +332,8 @@ def _cmd_steps(args: argparse.Namespace) -> int:
         run = verdicts.get(step.index)
         mark = f"  run: {run['verdict']}{' (first differing)' if run.get('first') else ''}" if run else ""
         print(one_line(_step_line(step, names) + mark))
+    for line in describe_sources(trace.sources):
+        print(one_line(line))
     if trace.runs:
         print(f"runs ({len(trace.runs)}):")
         for run in trace.runs:
@@ -358,7 +377,9 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     _check_replay(args.trace, trace)
     for warning in trace.warnings:
         print(f"passviz: warning: {one_line(warning)}", file=sys.stderr)
-    print(f"{args.trace}: valid passviz trace, {len(trace.steps)} steps, status {trace.status}")
+    print(one_line(f"{args.trace}: valid passviz trace, {len(trace.steps)} steps, status {trace.status}"))
+    for line in describe_sources(trace.sources):
+        print(one_line(line))
     return 0
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from passviz.pipelines import record
 from passviz.trace.model import Trace
+from passviz.trace.recorder import RecordOptions
 from tests.irgen import arith_module
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -84,4 +85,5 @@ def dot_trace(folder: Path) -> Trace:
     spec.loader.exec_module(module)
     signature = {"a_ptr": "*fp32", "b_ptr": "*fp32", "c_ptr": "*fp32", "BLOCK": "constexpr"}
     text = triton_frontend_ir(module.matmul_by_sum, signature, {"BLOCK": 16})
-    return record(text, "make-ttir").trace
+    # The kernel's folder is no input's folder: the recording is told it may embed its files.
+    return record(text, "make-ttir", options=RecordOptions(source_dirs=(str(folder),))).trace

@@ -39,9 +39,9 @@ from xdsl.utils.exceptions import VerifyException
 from passviz.ir.rewrite_hooks import calling_pattern, observing
 from passviz.trace.initial import initial_state
 from passviz.trace.irtext import print_module
-from passviz.trace.model import Delta, Flag, Step, StepKind, Trace, TraceMeta
+from passviz.trace.model import Delta, Flag, InitialState, Step, StepKind, Trace, TraceMeta
 from passviz.trace.shadow import PendingReplacement, ReconcileError, Removal, Shadow
-from passviz.trace.sources import read_sources
+from passviz.trace.sources import SourcePolicy, read_sources
 from passviz.trace.store import TraceWriter
 from passviz.trace.terminal import first_line
 from passviz.trace.verify import IncrementalVerifier
@@ -78,7 +78,11 @@ class RecordOptions:
     """Compare the whole module at every step, so that even edits a pattern
     hides from the rewriter land in the step that made them (slower)."""
     embed_sources: bool = True
-    """Embed the source files the IR's locations name (a Triton kernel's Python), for the viewer."""
+    """Embed the source files the IR's locations name (a Triton kernel's Python), for the viewer:
+    only source files under the input's folder, the current directory or ``source_dirs``
+    (``passviz.trace.sources`` says which)."""
+    source_dirs: tuple[str, ...] = ()
+    """More folders whose source files the trace may embed (``--sources DIR``)."""
 
 
 DEFAULT_MAX_ITERATIONS = 10
@@ -367,7 +371,7 @@ class Tracer(StepRecorder):
             meta=meta,
             initial_ir=initial_ir,
             initial=initial,
-            sources=read_sources(initial) if options.embed_sources else {},
+            sources=_embedded_sources(initial, meta["input"], options),
         )
         self.writer = writer
         self.snapshots: list[str] = [print_module(module)] if options.check else []
@@ -903,6 +907,13 @@ class Tracer(StepRecorder):
         self.trace.status = "failed" if self.stopped else "ok"
         if self.writer is not None:
             self.writer.write_end(self.trace)
+
+
+def _embedded_sources(initial: InitialState, input_name: str, options: RecordOptions) -> dict[str, str]:
+    """The source files the trace carries: those the policy for ``input_name`` admits, if any."""
+    if not options.embed_sources:
+        return {}
+    return read_sources(initial, SourcePolicy.for_input(input_name, options.source_dirs))
 
 
 def _implicit_name(delta: Delta, root_id: str | None) -> str:
