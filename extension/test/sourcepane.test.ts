@@ -45,6 +45,30 @@ test('the selected op\'s line is highlighted; clicking a line selects its ops', 
   pane.dispose();
 });
 
+test('the pane names every file the trace carries, and shows the one picked', () => {
+  const sources = { '/home/u/kernel.py': 'k = 1\n', '/home/u/lib/helpers.py': 'h = 2\n' };
+  const pane = new SourcePane(sources, () => undefined);
+  document.body.appendChild(pane.node);
+  pane.show(new StateCursor(trace()).at(-1), null);
+  const files = pane.node.querySelector('.pv-source-files')!;
+  expect(files.textContent).toBe('this trace carries 2 source files:kernel.pyhelpers.py');
+  const buttons = [...files.querySelectorAll<HTMLElement>('[data-file]')];
+  expect(buttons.map(b => b.title)).toEqual(Object.keys(sources));
+  expect(buttons.map(b => b.getAttribute('aria-pressed'))).toEqual(['true', 'false']);
+  buttons[1].click();
+  expect(pane.node.querySelector('.pv-pane-title')!.textContent).toBe('source: /home/u/lib/helpers.py');
+  expect(pane.node.querySelector('.pv-source-line')!.textContent).toBe('1h = 2');
+  expect(buttons.map(b => b.getAttribute('aria-pressed'))).toEqual(['false', 'true']);
+  pane.dispose();
+});
+
+test('a file name is shown as text, never as markup', () => {
+  const name = '<img src=x onerror="window.pwned=1">.py';
+  const pane = new SourcePane({ [name]: '' }, () => undefined);
+  expect(pane.node.querySelector('img')).toBeNull();
+  expect(pane.node.querySelector('[data-file]')!.textContent).toBe(name);
+});
+
 test('a trace without sources has no source pane', () => {
   const pane = new SourcePane({}, () => undefined);
   expect(pane.node.hidden).toBe(true);

@@ -1,8 +1,9 @@
 /**
  * The source pane: the kernel source a trace carries (`header.sources`, read
  * at record time), with the selected op's line highlighted.  Clicking a line
- * selects an op located there (clicking again, the next one).  Hidden when
- * the trace carries no source.
+ * selects an op located there (clicking again, the next one).  The pane names
+ * every file the trace carries (a page passed on carries them too), each a
+ * button that shows it.  Hidden when the trace carries no source.
  */
 
 import type { IRState } from '../model/state';
@@ -25,6 +26,7 @@ export class SourcePane {
   readonly node: HTMLElement;
   private readonly header: HTMLElement;
   private readonly body: HTMLElement;
+  private readonly files: HTMLElement;
   private file: string | null = null;
   private state: IRState | null = null;
   private picked: { line: number; index: number } | null = null;
@@ -35,14 +37,26 @@ export class SourcePane {
   ) {
     this.header = el('div', { className: 'pv-pane-title', text: 'source' });
     this.body = el('div', { className: 'pv-source', attrs: { role: 'list', 'aria-label': 'kernel source' } });
-    this.node = el('div', { className: 'pv-source-pane' }, [this.header, this.body]);
+    this.files = carriedFiles(Object.keys(sources));
+    this.node = el('div', { className: 'pv-source-pane' }, [this.header, this.files, this.body]);
     this.node.hidden = Object.keys(sources).length === 0;
     this.body.addEventListener('click', this.onClick);
+    this.files.addEventListener('click', this.onPickFile);
   }
 
   dispose(): void {
     this.body.removeEventListener('click', this.onClick);
+    this.files.removeEventListener('click', this.onPickFile);
   }
+
+  private onPickFile = (event: MouseEvent): void => {
+    const button = (event.target as HTMLElement).closest<HTMLElement>('[data-file]');
+    const file = button?.dataset.file;
+    if (file !== undefined && file !== this.file && file in this.sources) {
+      this.file = file;
+      this.render();
+    }
+  };
 
   private onClick = (event: MouseEvent): void => {
     const line = (event.target as HTMLElement).closest<HTMLElement>('[data-line]');
@@ -92,6 +106,9 @@ export class SourcePane {
     clear(this.body);
     this.header.textContent = `source: ${this.file ?? ''}`;
     this.header.title = this.file ?? '';
+    for (const button of this.files.querySelectorAll<HTMLElement>('[data-file]')) {
+      button.setAttribute('aria-pressed', String(button.dataset.file === this.file));
+    }
     const fragment = document.createDocumentFragment();
     (this.sources[this.file ?? ''] ?? '').split('\n').forEach((text, index) => {
       fragment.appendChild(
@@ -103,4 +120,21 @@ export class SourcePane {
     });
     this.body.appendChild(fragment);
   }
+}
+
+/** The line naming the files a trace carries, each a button that shows it (its whole path on hover). */
+function carriedFiles(names: string[]): HTMLElement {
+  const count = `${names.length} source file${names.length === 1 ? '' : 's'}`;
+  const buttons = names.map(name =>
+    el('button', {
+      className: 'pv-source-file',
+      text: name.split('/').pop() || name,
+      title: name,
+      attrs: { type: 'button', 'data-file': name, 'aria-pressed': 'false' }
+    })
+  );
+  return el('div', { className: 'pv-source-files', title: 'the files this trace carries; a page made of it carries them too' }, [
+    el('span', { text: `this trace carries ${count}:` }),
+    ...buttons
+  ]);
 }
