@@ -156,6 +156,7 @@ def test_matmul_tt_dot_step(artifacts: Path, tmp_path: Path) -> None:
         {"goto": dot - 1},
         {"click": f'.pv-line[data-op="{product}"]'},
         {"text": ".pv-source-current", "as": "source-line"},
+        {"text": ".pv-source-files", "as": "source-files"},
         {"shot": "matmul-by-sum-source"},
     ]
     results = drive(
@@ -166,6 +167,8 @@ def test_matmul_tt_dot_step(artifacts: Path, tmp_path: Path) -> None:
     )
     # the product is located where the kernel's source multiplies and reduces
     assert "tl.sum(a[:, :, None] * b[None, :, :], axis=1)" in results["source-line"]
+    # the page says which files it carries: the kernel's own, nothing else
+    assert results["source-files"] == "this trace carries 1 source file:matmul_by_sum.py"
     for step in steps:
         check_view(results[f"step{step}"], step)
         text = results[f"step{step}"]["irText"]
