@@ -14,14 +14,17 @@ wraps
 - ``Rewriter``'s static editing methods, called from outside xDSL's own
   rewriters,
 
-and hands each call to the observer.  The originals are restored when the
-context exits, innermost first, so contexts nest; nothing stays patched
-afterwards.  This is the only module of passviz that patches xDSL.
+and hands each call to the observer.  The hooks are installed once, when the
+first ``observing`` context opens in any thread, and the originals put back
+when the last one closes: contexts nest, recordings in several threads each
+see their own rewrites (the observer is context-local), and nothing stays
+patched afterwards.  This is the only module of passviz that patches xDSL.
 """
 
 from __future__ import annotations
 
 import sys
+import threading
 from collections.abc import Callable, Generator, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -85,17 +88,60 @@ def active_observer() -> RewriteObserver | None:
     return _ACTIVE.get()
 
 
+class _Installation:
+    """The hooks' installation into xDSL's classes, shared by every ``observing`` context.
+
+    Patching a class is process-wide, so this is the one piece of shared state
+    the hooks need: how many contexts are open, and what to put back after the
+    last.  A context that saved and restored the patches itself would, with two
+    threads, unpatch xDSL under the other thread's recording and then restore
+    the first thread's hooks for good."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._users = 0
+        self._saved: list[tuple[type, str, Any]] = []
+
+    def acquire(self) -> None:
+        """One more open context: install the hooks if it is the first."""
+        with self._lock:
+            if self._users == 0:
+                self._saved = _patch()
+            self._users += 1
+
+    def release(self) -> None:
+        """One context fewer: put xDSL's originals back after the last."""
+        with self._lock:
+            self._users -= 1
+            if self._users == 0:
+                for owner, name, original in reversed(self._saved):
+                    setattr(owner, name, original)
+                self._saved = []
+
+    @property
+    def installed(self) -> bool:
+        """Whether xDSL is patched now."""
+        return self._users > 0
+
+
+_INSTALLATION = _Installation()
+
+
+def hooks_installed() -> bool:
+    """Whether the hooks are in xDSL's classes now (only while some ``observing`` context is open)."""
+    return _INSTALLATION.installed
+
+
 @contextmanager
 def observing(observer: RewriteObserver) -> Generator[None]:
-    """Report xDSL's rewrites to ``observer`` while the context is active."""
-    saved = _patch()
+    """Report xDSL's rewrites in this context (this thread) to ``observer`` while the context is active."""
+    _INSTALLATION.acquire()
     token = _ACTIVE.set(observer)
     try:
         yield
     finally:
         _ACTIVE.reset(token)
-        for owner, name, original in reversed(saved):
-            setattr(owner, name, original)
+        _INSTALLATION.release()
 
 
 def _patch() -> list[tuple[type, str, Any]]:
