@@ -70,7 +70,7 @@ class _MuliToAddiTogether(RewritePattern):
             self.meeting.both_rewriting.wait()
             if self.second:
                 assert self.meeting.first_done.wait(30)
-        rewriter.replace_op(op, arith.AddiOp(op.lhs, op.lhs))
+        rewriter.replace(op, arith.AddiOp(op.lhs, op.lhs))
 
 
 @dataclass(frozen=True)
