@@ -332,7 +332,8 @@ def _cmd_steps(args: argparse.Namespace) -> int:
         run = verdicts.get(step.index)
         mark = f"  run: {run['verdict']}{' (first differing)' if run.get('first') else ''}" if run else ""
         print(one_line(_step_line(step, names) + mark))
-    for line in describe_sources(trace.sources):
+    # The files a page made of this trace would carry; no line for none, to keep the table parseable.
+    for line in describe_sources(trace.sources) if trace.sources else ():
         print(one_line(line))
     if trace.runs:
         print(f"runs ({len(trace.runs)}):")
