@@ -623,17 +623,28 @@ def _run_gpu(
 
 
 def _cmd_bisect(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
     from passviz.run.bisect import bisect
     from passviz.run.report import describe_bisect
     from passviz.run.values import RunError
 
     trace = _load(args.trace)
     arguments, grid = _run_inputs(args, trace)
-    try:
-        tolerance = tuple(args.tolerance) if args.tolerance else None
-        result = bisect(trace, arguments, grid, every=args.every, tolerance=tolerance)
-    except RunError as exc:
-        raise CliError(str(exc)) from None
+    # Each run interprets a whole kernel: on a long trace the wait is long enough to show.
+    # tqdm draws on a terminal only (disable=None), and leaves no line behind.
+    total = len(trace.steps) + 1 if args.every else None
+    with tqdm(total=total, desc="bisect", unit="run", disable=None, leave=False, file=sys.stderr) as bar:
+
+        def on_run(step: int) -> None:
+            bar.set_postfix_str("initial IR" if step < 0 else f"step {step}", refresh=False)
+            bar.update()
+
+        try:
+            tolerance = tuple(args.tolerance) if args.tolerance else None
+            result = bisect(trace, arguments, grid, every=args.every, tolerance=tolerance, on_run=on_run)
+        except RunError as exc:
+            raise CliError(str(exc)) from None
     for line in describe_bisect(trace, result):
         print(one_line(line))
     if args.record:
