@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, NoReturn, cast
 from xdsl.ir import Block
 from xdsl.passes import ModulePass
 
-from passviz.dialects import make_context
 from passviz.dialects.triton_version import (
     TritonVersion,
     parse_triton_version,
@@ -40,7 +39,7 @@ from passviz.trace.query import op_names, step_label
 from passviz.trace.recorder import RecordOptions, VerifyEach
 from passviz.trace.replay import Replayer, ReplayError
 from passviz.trace.sources import describe_sources
-from passviz.trace.store import TraceFormatError, read_trace
+from passviz.trace.store import TraceFormatError
 from passviz.trace.summary import step_counts
 from passviz.trace.terminal import error_line, one_line, printable
 from passviz.widget.standalone import standalone_html
@@ -369,7 +368,7 @@ def _cmd_show(args: argparse.Namespace) -> int:
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
-    trace = read_trace(args.trace, validate=True, context_factory=make_context)
+    trace = load_trace(args.trace, validate=True)
     if trace.status == "incomplete" and not args.allow_partial:
         raise CliError(
             f"{args.trace}: incomplete trace: the run did not finish (no end record) after "
@@ -390,6 +389,12 @@ def _check_replay(path: str, trace: Trace) -> None:
     The viewer shows the recorded texts and ``show`` prints the replayed IR, so
     a trace where they differ would show two IRs for one step."""
     replayer = Replayer(trace)
+    with replayer.syntax():
+        _check_replayed_texts(path, trace, replayer)
+
+
+def _check_replayed_texts(path: str, trace: Trace, replayer: Replayer) -> None:
+    """``_check_replay``'s work, inside the trace's syntax."""
     block_ids: dict[Block, str] = {}
     deltas = [("the initial IR", trace.initial["delta"] if trace.initial else None)]
     deltas += [(f"step {step.index}", step.delta) for step in trace.steps]

@@ -27,7 +27,12 @@ from xdsl.utils.lexer import Span
 
 import passviz
 from passviz.dialects import make_context
-from passviz.dialects.triton_version import TritonVersion, triton_version
+from passviz.dialects.triton_version import (
+    TritonVersion,
+    recorded_syntax,
+    triton_version,
+    use_recorded_syntax,
+)
 from passviz.ir.collection import fewer_collections
 from passviz.passes import available_passes, traced_passes
 from passviz.trace.mlir_parser import MLIRParser
@@ -484,11 +489,12 @@ def _record(
         passviz_version=passviz.__version__,
         xdsl_version=_xdsl_version(),
         verify_each=options.verify_each,
+        syntax=recorded_syntax(),
     )
     writer = TraceWriter.to_path(output) if output is not None else None
     tracer = Tracer(module, meta, writer=writer, options=options, initial_ir=initial_ir, verifier=verifier)
     trace = tracer.run(make_context(), passes)
-    trace.context_factory = make_context
+    readable(trace)
     return TraceRun(trace, tracer, module)
 
 
@@ -535,6 +541,15 @@ def _constant(pass_type: type[ModulePass]) -> Callable[[], type[ModulePass]]:
     return lambda: pass_type
 
 
-def load_trace(path: str | Path) -> Trace:
-    """Read a trace file, ready for replay with passviz's dialects."""
-    return read_trace(path, context_factory=make_context)
+def load_trace(path: str | Path, *, validate: bool = False) -> Trace:
+    """Read a trace file (``validate``: every record against the schema), ready for replay."""
+    return readable(read_trace(path, context_factory=make_context, validate=validate))
+
+
+def readable(trace: Trace) -> Trace:
+    """``trace``, replayed with passviz's dialects in the syntax it was recorded in
+    (``meta.syntax``), whatever Triton is installed here."""
+    syntax = trace.meta.get("syntax")
+    trace.context_factory = make_context
+    trace.syntax_scope = lambda: use_recorded_syntax(syntax)
+    return trace

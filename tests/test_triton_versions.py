@@ -151,3 +151,48 @@ def test_pointer_address_spaces_read_and_print_as_the_chosen_triton() -> None:
         # As Triton 3.6, which numbers its address spaces.
         with pytest.raises(Exception, match="Expected integer literal"):
             parse_ir(text)
+
+
+def test_a_trace_reads_in_the_syntax_it_was_recorded_in_whatever_triton_is_installed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Recorded as the Triton that is not installed, a trace still shows, dumps and validates."""
+    other = "3.9" if installed_triton_version() == (3, 6) else "3.6"
+    spelling = SPELLINGS[other == "3.9"]
+    source = tmp_path / "k.mlir"
+    source.write_text(f"tt.func @f(%d: {spelling}) {{\n  tt.return\n}}\n")
+    output = tmp_path / "k.json"
+    assert main(["trace", str(source), "-p", "canonicalize", "--triton-version", other, "-o", str(output)]) == 0
+    assert load_trace(output).meta.get("syntax") == {"triton": other}
+    capsys.readouterr()
+    for command in (["show"], ["show", "--step", "0", "--diff"], ["dump"], ["validate"]):
+        assert main([command[0], str(output), *command[1:]]) == 0, capsys.readouterr().err
+        out = capsys.readouterr().out
+        assert command[0] == "validate" or "--diff" in command or spelling in out
+    # From Python too, outside any use_triton_version block: a loaded trace, and one just recorded.
+    assert spelling in load_trace(output).ir_at(-1)
+    with use_triton_version(other):
+        recorded = record(source.read_text(), "cse").trace
+    assert spelling in recorded.ir_at(-1)
+
+
+def test_a_trace_without_recorded_syntax_reads_as_the_installed_triton(tmp_path: Path) -> None:
+    """Traces written before passviz recorded the syntax (no meta.syntax) still open."""
+    output = tmp_path / "old.json"
+    assert main(["trace", str(_write(tmp_path, TENSORDESC_ARG)), "-p", "cse", "-o", str(output)]) == 0
+    lines = output.read_text().splitlines()
+    lines[0] = lines[0].replace(f',"syntax":{{"triton":"{_installed()}"}}', "")
+    assert '"syntax"' not in lines[0]
+    output.write_text("\n".join(lines) + "\n")
+    assert "tt.func @f" in load_trace(output).ir_at(-1)
+
+
+def _write(folder: Path, text: str) -> Path:
+    path = folder / "in.mlir"
+    path.write_text(text)
+    return path
+
+
+def _installed() -> str:
+    major, minor = installed_triton_version()
+    return f"{major}.{minor}"

@@ -97,6 +97,8 @@ export interface TraceMeta {
   passviz_version: string;
   xdsl_version: string;
   verify_each: 'off' | 'pass' | 'rewrite';
+  /** The syntax versions the IR texts are written in (`{triton: '3.9'}`). */
+  syntax?: Record<string, string>;
 }
 
 export interface HeaderRecord {

@@ -9,8 +9,9 @@ none is installed).  ``use_triton_version`` picks another for a block of code.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+import contextlib
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager, nullcontext
 from contextvars import ContextVar
 from functools import cache
 from importlib.metadata import PackageNotFoundError, version
@@ -65,3 +66,24 @@ def use_triton_version(chosen: TritonVersion | str) -> Iterator[TritonVersion]:
         yield resolved
     finally:
         _CHOSEN.reset(token)
+
+
+SYNTAX_KEY = "triton"
+"""The key of the Triton version in a trace's ``meta.syntax``."""
+
+
+def recorded_syntax() -> dict[str, str]:
+    """What a trace records of the syntax its IR texts are written in (its ``meta.syntax``)."""
+    major, minor = triton_version()
+    return {SYNTAX_KEY: f"{major}.{minor}"}
+
+
+def use_recorded_syntax(syntax: Mapping[str, str] | None) -> contextlib.AbstractContextManager[object]:
+    """Read and print IR as the trace whose ``meta.syntax`` is ``syntax`` was written; a trace
+    that records none (written before passviz recorded it) reads as the installed Triton."""
+    if syntax is None or SYNTAX_KEY not in syntax:
+        return nullcontext()
+    try:
+        return use_triton_version(syntax[SYNTAX_KEY])
+    except ValueError:  # an unreadable version in an untrusted trace: the installed one reads it
+        return nullcontext()

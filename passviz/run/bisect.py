@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
+from passviz.dialects.triton_version import use_recorded_syntax
 from passviz.pipelines import InputError, parse_ir
 from passviz.run.launch import Argument, launch
 from passviz.run.values import (
@@ -142,8 +143,10 @@ class StepTexts:
     def module(self, step: int) -> ModuleOp:
         """The IR after ``step`` parsed; ``RunError`` naming the step when it does not parse."""
         initial = step == INITIAL
+        text = self.text(step)
         try:
-            return parse_ir(self.text(step), "initial IR" if initial else f"step {step}")
+            with use_recorded_syntax(self.trace.meta.get("syntax")):
+                return parse_ir(text, "initial IR" if initial else f"step {step}")
         except InputError as exc:
             what = "the initial IR" if initial else f"the IR after step {step}"
             raise RunError(f"{what} does not parse: {exc}") from None

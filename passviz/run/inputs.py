@@ -23,6 +23,7 @@ from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Attribute, BlockArgument
 
 from passviz.dialects.hal import TensorImportOp
+from passviz.dialects.triton_version import use_recorded_syntax
 from passviz.dialects.tt import PointerType
 from passviz.pipelines import parse_ir
 from passviz.run.launch import Argument, kernel_function
@@ -125,7 +126,8 @@ def trace_specs(trace: Trace, filename: str) -> list[ArgSpec]:
     missing: LaunchError | None = None
     for text in texts:
         try:
-            return derive_specs(parse_ir(text, filename))
+            with use_recorded_syntax(trace.meta.get("syntax")):
+                return derive_specs(parse_ir(text, filename))
         except LaunchError as exc:
             missing = missing or exc
     assert missing is not None

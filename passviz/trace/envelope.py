@@ -118,6 +118,8 @@ def header_problem(record: dict[str, Any]) -> str | None:
             return f"the header's meta.{name} is not a string"
     if fields.get("verify_each") not in ("off", "pass", "rewrite"):
         return "the header's meta.verify_each is not off, pass or rewrite"
+    if "syntax" in fields and not _string_map(fields["syntax"]):
+        return "the header's meta.syntax is not an object of strings"
     if version == 1 and not isinstance(record.get("initial_ir"), str):
         return "the header's initial_ir is not a string"
     if version != 1 and "initial_ir" in record:
@@ -125,13 +127,17 @@ def header_problem(record: dict[str, Any]) -> str | None:
     initial = record.get("initial")
     if (initial is not None or version != 1) and not _initial_ok(initial):
         return "the header's initial is not an object with a root op id and a delta"
-    sources = record.get("sources", {})
-    if not isinstance(sources, dict) or not all(
-        isinstance(k, str) and isinstance(v, str)
-        for k, v in sources.items()  # pyright: ignore[reportUnknownVariableType]
-    ):
+    if not _string_map(record.get("sources", {})):
         return "the header's sources are not file names and texts"
     return None
+
+
+def _string_map(value: object) -> bool:
+    """Whether ``value`` is an object whose values are strings."""
+    if not isinstance(value, dict):
+        return False
+    fields: dict[object, object] = value  # pyright: ignore[reportUnknownVariableType]
+    return all(isinstance(item, str) for item in fields.values())
 
 
 def _initial_ok(initial: object) -> bool:

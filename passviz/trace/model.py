@@ -10,6 +10,7 @@ while it lives; it is never reused.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypedDict
 
@@ -224,6 +225,9 @@ class TraceMeta(TypedDict):
     passviz_version: str
     xdsl_version: str
     verify_each: str
+    syntax: NotRequired[dict[str, str]]
+    """The syntax versions the IR texts are written in (``{"triton": "3.9"}``): a trace reads
+    the same whatever is installed where it is read."""
 
 
 @dataclass
@@ -307,6 +311,9 @@ class Trace:
     """Problems met while reading the trace (truncation, for instance)."""
     context_factory: Callable[[], Context] | None = field(default=None, repr=False)
     """Makes the xDSL context that parses the IR; needed for replay."""
+    syntax_scope: Callable[[], AbstractContextManager[object]] | None = field(default=None, repr=False)
+    """Enters the syntax the IR texts are written in (``meta["syntax"]``) while replay parses and
+    prints them; set with ``context_factory`` by the layer that knows the dialects."""
 
     def __len__(self) -> int:
         return len(self.steps)

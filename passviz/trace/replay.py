@@ -10,6 +10,7 @@ without any snapshot stored in the trace.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import AbstractContextManager, nullcontext
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import LocationAttr, ModuleOp, UnregisteredOp
@@ -49,12 +50,17 @@ class Replayer:
         self._op_types: dict[str, type[Operation]] = {}
         self.position = -1
         """Index of the last applied step (-1: the initial IR)."""
-        if trace.initial is not None:
-            self.module = self._build(trace.initial)
-        elif trace.initial_ir is not None:
-            self.module = self._parse(trace.initial_ir)
-        else:
-            raise ReplayError("this trace has no initial IR")
+        with self.syntax():
+            if trace.initial is not None:
+                self.module = self._build(trace.initial)
+            elif trace.initial_ir is not None:
+                self.module = self._parse(trace.initial_ir)
+            else:
+                raise ReplayError("this trace has no initial IR")
+
+    def syntax(self) -> AbstractContextManager[object]:
+        """The syntax the trace's texts are written in, entered: parse and print inside it."""
+        return self.trace.syntax_scope() if self.trace.syntax_scope is not None else nullcontext()
 
     def _build(self, initial: InitialState) -> ModuleOp:
         """The initial module, built from its structured delta: no MLIR text to parse."""
@@ -81,12 +87,17 @@ class Replayer:
 
     def text(self) -> str:
         """The IR at the current position."""
-        return print_module(self.module)
+        with self.syntax():
+            return print_module(self.module)
 
     def advance_to(self, index: int) -> None:
         """Apply steps until ``index`` is the last applied one."""
         if index < self.position:
             raise ReplayError("a replayer only moves forward; make a new one to go back")
+        with self.syntax():
+            self._advance_to(index)
+
+    def _advance_to(self, index: int) -> None:
         while self.position < index:
             self.position += 1
             step = self.trace.steps[self.position]
