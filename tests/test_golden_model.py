@@ -11,6 +11,7 @@ xDSL replay here.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -84,4 +85,8 @@ def test_typescript_model_matches_the_golden_fixtures(tmp_path: Path) -> None:
         check=False,
     )
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
-    assert f"{len(names)} passed" in done.stderr or "passed" in done.stderr
+    # Every test ran and passed, none skipped: one per fixture, one per cut file, and the presence check.
+    summary = re.search(r"^Tests:\s+(\d+) passed, (\d+) total", done.stderr, re.MULTILINE)
+    assert summary is not None, done.stderr[-4000:]
+    cuts = len(list(tmp_path.glob("*.steps")))
+    assert int(summary.group(1)) == int(summary.group(2)) >= len(names) + cuts + 1, summary.group(0)
