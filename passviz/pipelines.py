@@ -26,7 +26,7 @@ from xdsl.utils.exceptions import ArgSpecParseError, ParseError, VerifyException
 from xdsl.utils.lexer import Span
 
 import passviz
-from passviz.dialects import make_context
+from passviz.dialects import ALIASED_ATTRIBUTES, make_context
 from passviz.dialects.triton_version import (
     TritonVersion,
     recorded_syntax,
@@ -490,6 +490,7 @@ def _record(
         xdsl_version=_xdsl_version(),
         verify_each=options.verify_each,
         syntax=recorded_syntax(),
+        aliases=dict(ALIASED_ATTRIBUTES),
     )
     writer = TraceWriter.to_path(output) if output is not None else None
     tracer = Tracer(module, meta, writer=writer, options=options, initial_ir=initial_ir, verifier=verifier)

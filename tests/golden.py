@@ -27,12 +27,38 @@ from typing import Any
 from passviz.graph.dispatch import dispatch_graph
 from passviz.graph.state import snapshot
 from passviz.graph.viewgraph import view_graph
+from passviz.trace.alias_layout import layout_aliases
 from passviz.trace.apply import IRData, apply_delta, initial_state, ir_lines
 from passviz.trace.initial import ensure_initial
 from passviz.trace.model import Trace
 from passviz.trace.query import lineage, op_names, step_label
 from passviz.trace.store import write_trace
 from passviz.trace.summary import step_counts
+
+_BLOCKED = [
+    "#ttg.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>",
+    "#ttg.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>",
+    "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [1, 1], order = [1, 0]}>",
+]
+_ENCODED = "tensor<4xf32, #iree_encoding.testing<>>"
+ALIASED_MODULE = f"""\
+module attributes {{"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 1 : i32}} {{
+  func.func @enc(%t: tensor<4xf32>) -> tensor<4xf32> {{
+    %e = iree_encoding.set_encoding %t : tensor<4xf32> -> {_ENCODED}
+    %u = iree_encoding.unset_encoding %e : {_ENCODED} -> tensor<4xf32>
+    func.return %u : tensor<4xf32>
+  }}
+  tt.func @f(%x: tensor<4xf32, {_BLOCKED[0]}>) -> tensor<4xf32, {_BLOCKED[1]}> {{
+    %z = arith.constant dense<1.0> : tensor<4x4xf32, {_BLOCKED[2]}>
+    %y = arith.constant dense<1.0> : tensor<4xf32, {_BLOCKED[1]}>
+    %w = arith.constant dense<1.0> : tensor<4xf32, {_BLOCKED[1]}>
+    %s = arith.addf %y, %w : tensor<4xf32, {_BLOCKED[1]}>
+    tt.return %s : tensor<4xf32, {_BLOCKED[1]}>
+  }}
+}}
+"""
+"""Attributes of both aliased kinds (``#encoding``, three ``#blocked``), interleaved, with steps
+that erase and fold ops using them: the aliases the IR pane prints step by step."""
 
 EVERY = 10
 """A trace longer than ``SHORT`` steps stores its state every this many steps."""
@@ -88,6 +114,7 @@ def expectations(trace: Trace) -> dict[str, Any]:
             record["graph"] = _graph(state)
             record["dispatch"] = _dispatch(state)
             record["lines"] = [line.text for line in ir_lines(state)]
+            record["aliases"] = layout_aliases(record["lines"], trace.meta.get("aliases")).definitions
         steps.append(record)
     every_op = sorted(names, key=lambda i: int(i[1:]))
     history = {
@@ -150,6 +177,7 @@ def recorded_traces() -> dict[str, Callable[[], Trace]]:
             text = (unstructured / name).read_text(encoding="utf-8")
             traces[f"fold-{name[:-5]}"] = lambda text=text: record(text, "fold-unstructured-ptr").trace
     traces["canonicalize-cse-300"] = lambda: long_traces.big_trace(300)
+    traces["aliases-blocked-encoding"] = lambda: record(ALIASED_MODULE, "cse,canonicalize").trace
     from tests.iree_support import SEED_MATMUL
 
     traces["iree-flow-matmul-bias"] = lambda: record(SEED_MATMUL, "iree-flow").trace

@@ -99,6 +99,8 @@ export interface TraceMeta {
   verify_each: 'off' | 'pass' | 'rewrite';
   /** The syntax versions the IR texts are written in (`{triton: '3.9'}`). */
   syntax?: Record<string, string>;
+  /** The attributes printed by alias: how each one's text begins, and its alias (`{'#ttg.blocked<': 'blocked'}`). */
+  aliases?: Record<string, string>;
 }
 
 export interface HeaderRecord {

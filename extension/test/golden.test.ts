@@ -17,7 +17,7 @@ import { join } from 'node:path';
 
 import { dispatchGraph } from '../src/model/dispatch';
 import { GraphBuilder } from '../src/model/graph';
-import { irLines } from '../src/model/irtext';
+import { irLines, layoutAliases } from '../src/model/irtext';
 import { lineage } from '../src/model/lineage';
 import type { IRState } from '../src/model/state';
 import { stepCounts } from '../src/model/steps';
@@ -37,6 +37,7 @@ interface Expected {
     graph?: { nodes: unknown[][]; edges: unknown[][] };
     dispatch?: { nodes: unknown[][]; edges: unknown[][] };
     lines?: string[];
+    aliases?: string[];
   }>;
   lineage: Record<string, unknown[][]>;
 }
@@ -97,7 +98,14 @@ describe('the model against the golden fixtures', () => {
           edges: [...dispatch.edges.values()].map(e => [e.id, e.kind, e.source, e.target, e.label])
         }]).toEqual([step, 'dispatch', want.dispatch]);
       }
-      expect([step, irLines(state).map(l => l.text)]).toEqual([step, want.lines]);
+      const texts = irLines(state).map(l => l.text);
+      expect([step, texts]).toEqual([step, want.lines]);
+      // The aliases the IR pane defines above the module: what Python's twin says, from meta.aliases.
+      expect([step, 'aliases', layoutAliases(texts, trace.header.meta.aliases).definitions]).toEqual([
+        step,
+        'aliases',
+        want.aliases
+      ]);
     }
     for (const [op, events] of Object.entries(expected.lineage)) {
       const mine = lineage(trace.steps, op).map(e => [e.step, e.op, e.action, e.by, e.text]);

@@ -28,6 +28,13 @@ def make_context(*, allow_unregistered: bool = False) -> Context:
     return ctx
 
 
+ALIASED_ATTRIBUTES: dict[str, str] = {"#ttg.blocked<": "blocked", "#iree_encoding.testing<": "encoding"}
+"""The attributes printed by alias (``passviz.trace.irtext.AliasedAttribute``): how each one's text
+begins, and its alias.  A trace records it (``meta.aliases``) so that the viewer aliases what the
+CLI aliases; spelled out here so that recording loads no dialect it does not use, and checked
+against the classes by ``tests/test_ir_aliases.py``."""
+
+
 def _our_dialect_factories() -> dict[str, Callable[[], Dialect]]:
     return {
         "tt": _load_tt,

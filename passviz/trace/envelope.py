@@ -118,8 +118,9 @@ def header_problem(record: dict[str, Any]) -> str | None:
             return f"the header's meta.{name} is not a string"
     if fields.get("verify_each") not in ("off", "pass", "rewrite"):
         return "the header's meta.verify_each is not off, pass or rewrite"
-    if "syntax" in fields and not _string_map(fields["syntax"]):
-        return "the header's meta.syntax is not an object of strings"
+    for name in ("syntax", "aliases"):
+        if name in fields and not _string_map(fields[name]):
+            return f"the header's meta.{name} is not an object of strings"
     if version == 1 and not isinstance(record.get("initial_ir"), str):
         return "the header's initial_ir is not a string"
     if version != 1 and "initial_ir" in record:

@@ -228,6 +228,9 @@ class TraceMeta(TypedDict):
     syntax: NotRequired[dict[str, str]]
     """The syntax versions the IR texts are written in (``{"triton": "3.9"}``): a trace reads
     the same whatever is installed where it is read."""
+    aliases: NotRequired[dict[str, str]]
+    """The attributes printed by alias: how each one's text begins, and its alias
+    (``passviz.dialects.ALIASED_ATTRIBUTES``), so that the viewer aliases what the CLI does."""
 
 
 @dataclass

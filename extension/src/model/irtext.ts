@@ -124,8 +124,11 @@ export function diffLines(before: IRLine[], after: IRLine[]): DiffLine[] {
   return out;
 }
 
-/** Layouts the CLI prints by alias (`#blocked = #ttg.blocked<...>`), as `passviz/trace/irtext.py` does. */
-const ALIASED = [{ prefix: '#ttg.blocked<', alias: 'blocked' }];
+/**
+ * The attributes a trace recorded before `meta.aliases` existed prints by alias: how each text
+ * begins, and its alias.  Traces since record theirs (`passviz/trace/alias_layout.py`).
+ */
+export const DEFAULT_ALIASES: Readonly<Record<string, string>> = { '#ttg.blocked<': 'blocked' };
 
 /** The end of the attribute starting at `start` (just past its closing `>`), counting nested brackets. */
 function attributeEnd(text: string, start: number): number {
@@ -146,29 +149,34 @@ function attributeEnd(text: string, start: number): number {
 
 /**
  * The aliases a module's lines use, named as the CLI names them (`#blocked`,
- * `#blocked1`, ... in order of first use), and a function that writes a line
- * with them.  Applied to what is shown, after diffing: numbering never makes
- * a line look changed.
+ * `#blocked1`, ... in the order the lines show them), and a function that
+ * writes a line with them.  `kinds` is the trace's `meta.aliases`: how each
+ * aliased attribute's text begins, and its alias.  Applied to what is shown,
+ * after diffing: numbering never makes a line look changed.  The twin of
+ * `passviz/trace/alias_layout.py`.
  */
-export function layoutAliases(texts: readonly string[]): { definitions: string[]; apply: (text: string) => string } {
+export function layoutAliases(
+  texts: readonly string[],
+  kinds: Readonly<Record<string, string>> = DEFAULT_ALIASES
+): { definitions: string[]; apply: (text: string) => string } {
   const names = new Map<string, string>();
   const counts = new Map<string, number>();
   const definitions: string[] = [];
+  const prefixes = Object.keys(kinds);
   for (const text of texts) {
-    for (const { prefix, alias } of ALIASED) {
-      let at = text.indexOf(prefix);
-      while (at >= 0) {
-        const end = attributeEnd(text, at + prefix.length - 1);
-        const attr = text.slice(at, end);
-        if (!names.has(attr)) {
-          const count = counts.get(alias) ?? 0;
-          counts.set(alias, count + 1);
-          const name = `#${alias}${count === 0 ? '' : count}`;
-          names.set(attr, name);
-          definitions.push(`${name} = ${attr}`);
-        }
-        at = text.indexOf(prefix, end);
+    let at = 0;
+    for (let found = nextAliased(text, at, prefixes); found !== null; found = nextAliased(text, at, prefixes)) {
+      const end = attributeEnd(text, found.start + found.prefix.length - 1);
+      const attr = text.slice(found.start, end);
+      if (!names.has(attr)) {
+        const alias = kinds[found.prefix];
+        const count = counts.get(alias) ?? 0;
+        counts.set(alias, count + 1);
+        const name = `#${alias}${count === 0 ? '' : count}`;
+        names.set(attr, name);
+        definitions.push(`${name} = ${attr}`);
       }
+      at = end;
     }
   }
   const apply = (text: string): string => {
@@ -182,4 +190,16 @@ export function layoutAliases(texts: readonly string[]): { definitions: string[]
     return out;
   };
   return { definitions, apply };
+}
+
+/** Where the first aliased attribute at or after `at` begins, and its prefix. */
+function nextAliased(text: string, at: number, prefixes: readonly string[]): { start: number; prefix: string } | null {
+  let best: { start: number; prefix: string } | null = null;
+  for (const prefix of prefixes) {
+    const start = text.indexOf(prefix, at);
+    if (start >= 0 && (best === null || start < best.start || (start === best.start && prefix < best.prefix))) {
+      best = { start, prefix };
+    }
+  }
+  return best;
 }

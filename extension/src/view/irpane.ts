@@ -11,7 +11,7 @@
 
 import { diffWordsWithSpace } from 'diff';
 
-import { layoutAliases, type DiffLine } from '../model/irtext';
+import { DEFAULT_ALIASES, layoutAliases, type DiffLine } from '../model/irtext';
 import { appendClipped, clear, el, scrollWithin, SHOWN_CHARACTERS } from './dom';
 
 /** Modules longer than this show only the changed hunks until opened whole. */
@@ -89,7 +89,9 @@ export class IRPane {
 
   constructor(
     private readonly onSelect: (op: string) => void,
-    private readonly onBase: (base: CompareBase) => void = () => undefined
+    private readonly onBase: (base: CompareBase) => void = () => undefined,
+    /** The trace's aliased attributes (`meta.aliases`): what the CLI prints by alias. */
+    private readonly aliasKinds: Readonly<Record<string, string>> = DEFAULT_ALIASES
   ) {
     this.header = el('span', { className: 'pv-pane-name' });
     this.baseChoice = el('select', { className: 'pv-compare', attrs: { 'aria-label': 'compare with' } });
@@ -144,7 +146,10 @@ export class IRPane {
   /** Show `lines` (the diff against the base), values shown by `names` (value id → source name). */
   render(lines: DiffLine[], title: string, names: Map<string, string> = new Map()): void {
     // Layouts print by alias, as the CLI prints them; defined above the module.
-    const aliases = layoutAliases(lines.map(line => line.text));
+    const aliases = layoutAliases(
+      lines.map(line => line.text),
+      this.aliasKinds
+    );
     const definitions: DiffLine[] = aliases.definitions.map(text => ({ text, op: null, status: 'unchanged' }));
     const shown = lines.map(line => ({ ...line, text: aliases.apply(line.text) }));
     this.lines = shownLines([...definitions, ...shown]);

@@ -205,7 +205,8 @@ export class TraceViewer {
     );
     this.irPane = new IRPane(
       op => this.select(op, true, true),
-      () => this.redraw()
+      () => this.redraw(),
+      this.trace.header.meta.aliases
     );
     this.details = new DetailsPane(
       step => this.go(step, true),
