@@ -162,7 +162,9 @@ def test_a_trace_reads_in_the_syntax_it_was_recorded_in_whatever_triton_is_insta
     source = tmp_path / "k.mlir"
     source.write_text(f"tt.func @f(%d: {spelling}) {{\n  tt.return\n}}\n")
     output = tmp_path / "k.json"
-    assert main(["trace", str(source), "-p", "canonicalize", "--triton-version", other, "-o", str(output)]) == 0
+    assert (
+        main(["trace", str(source), "-p", "canonicalize", "--triton-version", other, "-o", str(output)]) == 0
+    )
     assert load_trace(output).meta.get("syntax") == {"triton": other}
     capsys.readouterr()
     for command in (["show"], ["show", "--step", "0", "--diff"], ["dump"], ["validate"]):
