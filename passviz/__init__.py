@@ -11,7 +11,9 @@ if TYPE_CHECKING:
 
     from passviz.trace.model import Trace
 
-__version__ = "0.1.0"
+from passviz.version import __version__
+
+__all__ = ["__version__", "load_ipython_extension", "record"]
 
 
 def _jupyter_labextension_paths() -> list[dict[str, str]]:  # pyright: ignore[reportUnusedFunction]

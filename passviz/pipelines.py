@@ -25,7 +25,6 @@ from xdsl.utils.arg_spec import parse_pipeline as parse_pipeline_specs
 from xdsl.utils.exceptions import ArgSpecParseError, ParseError, VerifyException
 from xdsl.utils.lexer import Span
 
-import passviz
 from passviz.dialects import ALIASED_ATTRIBUTES, make_context
 from passviz.dialects.triton_version import (
     TritonVersion,
@@ -41,6 +40,7 @@ from passviz.trace.recorder import RecordOptions, Tracer
 from passviz.trace.store import TraceWriter, read_trace
 from passviz.trace.terminal import first_line
 from passviz.trace.verify import IncrementalVerifier
+from passviz.version import __version__
 
 
 class InputError(ValueError):
@@ -486,7 +486,7 @@ def _record(
     meta = TraceMeta(
         input=filename,
         pipeline=spec,
-        passviz_version=passviz.__version__,
+        passviz_version=__version__,
         xdsl_version=_xdsl_version(),
         verify_each=options.verify_each,
         syntax=recorded_syntax(),
