@@ -9,7 +9,7 @@ trait).  Each pattern, fold, dead-op erasure and constant hoist is a step.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
@@ -89,10 +89,30 @@ def canonicalize_op(ctx: Context, op: Operation, recorder: StepRecorder) -> bool
 
 @dataclass(frozen=True)
 class Canonicalize(TracedPass):
-    """Apply every canonicalization pattern and folder until a fixpoint."""
+    """Apply every canonicalization pattern and folder until a fixpoint.
+
+    Takes MLIR's ``max-iterations`` and ``top-down`` options, spelled as in ``mlir-opt``:
+    ``canonicalize{max-iterations=3 top-down=false}``.  Not ``region-simplify``: MLIR erases
+    unreachable blocks even with it ``disabled``, which passviz's driver does not model."""
 
     name = "canonicalize"
     announces_every_edit = True
 
+    max_iterations: int = CANONICALIZE.max_iterations
+    """Iterations over the whole region (MLIR's default 10).  MLIR stops there silently; a trace
+    flags the step, as ``test-convergence`` would, since a pattern set that never settles is what
+    a person stepping through it looks for.  ``passviz trace --max-iterations`` overrides it."""
+    top_down: bool = CANONICALIZE.top_down
+    """Process ops first to last (MLIR's default), or bottom-up."""
+
+    def __post_init__(self) -> None:
+        # Checked here, when the pipeline is read, so that a bad value is an error at its column.
+        if self.max_iterations < 1:
+            raise ValueError(f"max-iterations={self.max_iterations}: at least 1")
+
+    def config(self) -> GreedyConfig:
+        """The greedy driver's configuration for these options."""
+        return replace(CANONICALIZE, max_iterations=self.max_iterations, top_down=self.top_down)
+
     def run(self, ctx: Context, op: ModuleOp, recorder: StepRecorder) -> None:
-        canonicalize_op(ctx, op, recorder)
+        apply_patterns_greedily(ctx, op, recorder, config=self.config())
