@@ -307,11 +307,17 @@ def _trace(args: argparse.Namespace) -> int:
     return 0
 
 
-def _step_line(step: Step, names: dict[str, str]) -> str:
+def _step_line(step: Step, names: dict[str, str], pass_width: int = 34) -> str:
     label = step_label(step, names) if step.name else ""
     counts = step_counts(step)
     flag = f"  !! {step.flag['kind']}: {step.flag['message']}" if step.flag else ""
-    return f"{step.index:>5}  {step.kind:<10}  {step.pass_name or '-':<34}  {label:<40}  {counts}{flag}"
+    pass_name = step.pass_name or "-"
+    return f"{step.index:>5}  {step.kind:<10}  {pass_name:<{pass_width}}  {label:<40}  {counts}{flag}"
+
+
+def _pass_width(trace: Trace) -> int:
+    """The pass column's width: the longest pass name (IREE's run past 60 characters), at least 34."""
+    return max([34, *(len(step.pass_name) for step in trace.steps if step.pass_name)])
 
 
 def _load(path: str) -> Trace:
@@ -323,14 +329,16 @@ def _load(path: str) -> Trace:
 
 def _cmd_steps(args: argparse.Namespace) -> int:
     trace = _load(args.trace)
-    print(f"{'step':>5}  {'kind':<10}  {'pass':<34}  {'pattern / checkpoint':<40}  +added -erased ~modified")
+    width = _pass_width(trace)
+    columns = f"{'step':>5}  {'kind':<10}  {'pass':<{width}}  {'pattern / checkpoint':<40}"
+    print(f"{columns}  +added -erased ~modified")
     names = op_names(trace.initial["delta"] if trace.initial else None, trace.steps)
     # The latest run of each step; a run's verdict ends its step's line.
     verdicts = {run["step"]: run for run in trace.runs}
     for step in trace.steps:
         run = verdicts.get(step.index)
         mark = f"  run: {run['verdict']}{' (first differing)' if run.get('first') else ''}" if run else ""
-        print(one_line(_step_line(step, names) + mark))
+        print(one_line(_step_line(step, names, width) + mark))
     # The files a page made of this trace would carry; no line for none, to keep the table parseable.
     for line in describe_sources(trace.sources) if trace.sources else ():
         print(one_line(line))
@@ -468,10 +476,13 @@ def _cmd_passes(args: argparse.Namespace) -> int:
     print("pipelines (named as one pass):")
     for name in sorted(NAMED_PIPELINES):
         print(f"  {name:<36} {pipeline_summary(name)}")
-    print("passes recorded rewrite by rewrite:")
+    print("passviz's passes (each rewrite, fold and erasure a step, named as MLIR names it):")
     for name in sorted(traced):
         print(f"  {name:<36} {pass_summary(traced[name]())}")
-    print("other xDSL passes (recorded once per pass):")
+    print(
+        "other xDSL passes (each rewrite through xDSL's rewriters a step; edits made otherwise "
+        "land in the pass's last step, or in their own with --exact-steps):"
+    )
     others = available_passes()
     for name in sorted(set(others) - set(traced)):
         print(f"  {name:<36} {pass_summary(others[name]())}".rstrip())

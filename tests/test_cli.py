@@ -235,3 +235,26 @@ def test_traces_are_byte_identical_across_processes(tmp_path: Path) -> None:
         assert done.returncode == 0, done.stderr
         outputs.append(out.read_bytes())
     assert outputs[0] == outputs[1]
+
+
+def test_steps_columns_hold_with_long_pass_names(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = tmp_path / "in.mlir"
+    source.write_text(
+        "func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {\n  func.return %a : tensor<4xf32>\n}\n"
+    )
+    out = tmp_path / "t.json"
+    pipeline = "iree-dispatch-creation-fuse-multi-use-elementwise-producer,cse"
+    assert main(["trace", str(source), "-p", pipeline, "-o", str(out)]) == 0
+    capsys.readouterr()
+    assert main(["steps", str(out)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    # The pattern column and the counts start at one column on every line, the header's included.
+    assert len({line.index("+") for line in lines}) == 1, lines
+    assert len({line.index("CommonSubexpressionElimination") for line in lines if "cse " in line}) == 1
+
+
+def test_passes_says_truly_how_each_kind_is_recorded(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["passes"]) == 0
+    out = capsys.readouterr().out
+    assert "recorded once per pass" not in out
+    assert "other xDSL passes (each rewrite through xDSL's rewriters a step;" in out
