@@ -116,6 +116,26 @@ def test_the_widget_runs_in_a_thread_and_adds_the_records(
     assert _talk(widget, {"action": "unknown"}, monkeypatch) == []
 
 
+def test_a_click_while_the_panel_asks_for_inputs_waits_its_turn(
+    trace: Trace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Bisect clicked while the kernel still derives the inputs is served after them, not refused."""
+    widget = TraceWidget(trace, step=2)
+    sent: list[dict[str, Any]] = []
+
+    def send(content: dict[str, Any], buffers: object = None) -> None:
+        sent.append(content)
+
+    monkeypatch.setattr(widget, "send", send)
+    widget._on_panel_message(widget, {"action": "inputs"}, [])  # pyright: ignore[reportPrivateUsage]
+    widget._on_panel_message(widget, {"action": "bisect", "inputs": INPUTS}, [])  # pyright: ignore[reportPrivateUsage]
+    widget._on_panel_message(widget, {"action": "run", "step": 3, "inputs": INPUTS}, [])  # pyright: ignore[reportPrivateUsage]
+    widget.wait(240)
+    answers = [(m["event"], m["action"]) for m in sent if m["event"] != "progress"]
+    assert answers == [("inputs", "inputs"), ("result", "bisect"), ("result", "run")]
+    assert sent[[m["event"] for m in sent].index("result")]["found"] == 3
+
+
 HAS_PYCUDA = importlib.util.find_spec("pycuda") is not None
 """pycuda is installed here: the tests of its absence do not apply."""
 

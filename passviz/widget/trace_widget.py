@@ -17,6 +17,7 @@ tells the panel whether it can offer the GPU, checked when it first asks.
 
 from __future__ import annotations
 
+import collections
 import re
 import threading
 from typing import Any, cast
@@ -83,6 +84,12 @@ class TraceWidget(widgets.DOMWidget):
         self._trace = trace
         """The trace itself, which the run panel's runs replay."""
         self._worker: threading.Thread | None = None
+        self._pending: collections.deque[dict[str, Any]] = collections.deque()
+        """Requests waiting for the worker, served in the order they came."""
+        self._pending_lock = threading.Lock()
+        self._serving = False
+        """Whether the worker is serving: set and cleared under the lock, so that a request
+        that comes as the worker finishes is served by it or by a new one, never by none."""
         """The thread of the run in progress, if any."""
         self.on_msg(self._on_panel_message)  # pyright: ignore[reportUnknownMemberType]
 
@@ -99,16 +106,31 @@ class TraceWidget(widgets.DOMWidget):
         action = message.get("action")
         if action not in ACTIONS:
             return
-        if self._worker is not None and self._worker.is_alive():
-            self.send({"event": "error", "action": action, "message": "a run is in progress"})  # pyright: ignore[reportUnknownMemberType]
-            return
-        self._worker = threading.Thread(target=self._serve, args=(message,), daemon=True)
-        self._worker.start()
+        # A click while the panel still asks for its inputs (or a run goes on) waits its turn.
+        with self._pending_lock:
+            self._pending.append(message)
+            if self._serving:
+                return
+            self._serving = True
+            self._worker = threading.Thread(target=self._serve_pending, daemon=True)
+            self._worker.start()
+
+    def _serve_pending(self) -> None:
+        """Serve the waiting requests one after the other, until none is left."""
+        while True:
+            with self._pending_lock:
+                if not self._pending:
+                    self._serving = False
+                    return
+                message = self._pending.popleft()
+            self._serve(message)
 
     def wait(self, timeout: float | None = None) -> None:
-        """Wait for the run panel's run in progress, if any, to end."""
-        if self._worker is not None:
-            self._worker.join(timeout)
+        """Wait for the run panel's requests in progress and waiting, if any, to end."""
+        while (worker := self._worker) is not None and worker.is_alive():
+            worker.join(timeout)
+            if timeout is not None:
+                return
 
     def _serve(self, message: dict[str, Any]) -> None:
         # passviz.run loads xDSL's interpreters and numpy: only when a panel asks.
