@@ -45,8 +45,6 @@ KNOWN_CYCLES: frozenset[frozenset[str]] = frozenset(
     for cycle in (
         # trace/: the data model reaches up to replay, printing and queries through imports in functions
         ("apply", "envelope", "initial", "irtext", "model", "query", "replay", "shadow", "store", "summary"),
-        # run/: core imports every family's interpreter table, each of which imports core
-        ("run.arith", "run.core", "run.linalg_ops", "run.toy_ops", "run.tt_ops", "run.tts_ops"),
         # the passes' registry imports every pass, and passes import the registry's helpers
         (
             "passes",

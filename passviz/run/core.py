@@ -18,7 +18,7 @@ from typing import Any, cast
 
 import numpy as np
 from xdsl.dialects import cf, func, scf, ub
-from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.dialects.builtin import StringAttr
 from xdsl.interpreter import (
     Interpreter,
     InterpreterFunctions,
@@ -32,9 +32,6 @@ from xdsl.interpreter import (
     impl_terminator,
     register_impls,
 )
-from xdsl.interpreters.affine import AffineFunctions
-from xdsl.interpreters.cf import CfFunctions
-from xdsl.interpreters.scf import ScfFunctions
 from xdsl.ir import Operation, OperationInvT
 
 from passviz.dialects import gpu, llvm, tt, ttg
@@ -218,30 +215,3 @@ class CoreFunctions(InterpreterFunctions):
     @impl(ub.PoisonOp)
     def run_poison(self, interpreter: Interpreter, op: ub.PoisonOp, args: PythonValues) -> PythonValues:
         return (zeros(op.result.type, op),)
-
-
-def new_interpreter(module: ModuleOp, extra: tuple[InterpreterFunctions, ...] = ()) -> KernelInterpreter:
-    """An interpreter for ``module`` that knows every op passviz implements."""
-    from passviz.run.arith import ArithFunctions, MathFunctions
-    from passviz.run.linalg_ops import LinalgFunctions
-    from passviz.run.toy_ops import BufferFunctions, ToyFunctions
-    from passviz.run.tt_ops import TritonFunctions
-    from passviz.run.tts_ops import StructuredFunctions
-
-    interpreter = KernelInterpreter(module)
-    for functions in (
-        ScfFunctions(),
-        CfFunctions(),
-        CoreFunctions(),
-        ArithFunctions(),
-        MathFunctions(),
-        TritonFunctions(),
-        StructuredFunctions(),
-        AffineFunctions(),
-        ToyFunctions(),
-        BufferFunctions(),
-        LinalgFunctions(),
-        *extra,
-    ):
-        interpreter.register_implementations(functions)
-    return interpreter

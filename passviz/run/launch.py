@@ -19,7 +19,7 @@ from xdsl.ir import Attribute, Operation
 
 from passviz.dialects.hal import BufferViewType
 from passviz.dialects.tt import PointerType
-from passviz.run.core import new_interpreter
+from passviz.run.interpreters import new_interpreter
 from passviz.run.values import (
     FUNCTION_OPS,
     Array,

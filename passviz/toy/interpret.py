@@ -52,7 +52,7 @@ def run_main(module: ModuleOp) -> str:
 def run_lowered(module: ModuleOp) -> str:
     """What ``main`` prints, by passviz's interpreter: toy ops, and the affine, memref and arith
     ops of their lowering, at any step of ``toy-lower-to-affine`` and after."""
-    from passviz.run.core import new_interpreter
+    from passviz.run.interpreters import new_interpreter
 
     interpreter = new_interpreter(module)
     interpreter.call(interpreter.function("main", module), ())
