@@ -45,25 +45,8 @@ KNOWN_CYCLES: frozenset[frozenset[str]] = frozenset(
     for cycle in (
         # trace/: the data model reaches up to replay, printing and queries through imports in functions
         ("apply", "envelope", "initial", "irtext", "model", "query", "replay", "shadow", "store", "summary"),
-        # the passes' registry imports every pass, and passes import the registry's helpers
-        (
-            "passes",
-            "passes.canonicalize",
-            "passes.combine",
-            "passes.conv1x1_to_matmul",
-            "passes.conv2d_to_img2col",
-            "passes.detach_elementwise",
-            "passes.dispatch_workgroups",
-            "passes.elementwise_op_fusion",
-            "passes.fold_unstructured_ptr",
-            "passes.form_dispatch_regions",
-            "passes.fuse_multi_use",
-            "passes.inline",
-            "passes.reorder_broadcast",
-            "passes.sccp",
-        ),
-        # the dialects' loader and the tt family's dialects and canonicalizations
-        ("dialects", "dialects.tt", "dialects.tt_canonicalization", "dialects.ttg", "dialects.tts"),
+        # a dialect and its canonicalization patterns, each importing the other
+        ("dialects.tt", "dialects.tt_canonicalization"),
         ("dialects.toy", "dialects.toy_canonicalization"),
     )  # fmt: skip
 )
@@ -97,7 +80,8 @@ def _imports(path: Path) -> Iterator[str]:
             if node.level:
                 parts = package.split(".")[: len(package.split(".")) - node.level + 1]
                 base = ".".join([*parts, base] if base else parts)
-            names = [base, *(f"{base}.{alias.name}" for alias in node.names)]
+            # ``from P import n`` needs the module ``P.n`` if there is one, else ``P`` (n is in it).
+            names = [f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base for a in node.names]
         for name in names:
             while name and name not in modules:  # a name imported from a module: the module
                 name = name.rpartition(".")[0]
