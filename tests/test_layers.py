@@ -47,7 +47,6 @@ KNOWN_CYCLES: frozenset[frozenset[str]] = frozenset(
         ("apply", "envelope", "initial", "irtext", "model", "query", "replay", "shadow", "store", "summary"),
         # a dialect and its canonicalization patterns, each importing the other
         ("dialects.tt", "dialects.tt_canonicalization"),
-        ("dialects.toy", "dialects.toy_canonicalization"),
     )  # fmt: skip
 )
 """Each known import cycle, by module name without ``passviz.`` (``trace/`` modules by their

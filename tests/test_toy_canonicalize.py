@@ -118,12 +118,12 @@ def test_a_huge_splat_is_left_reshaped_not_spelled_out() -> None:
 def test_a_pattern_that_raises_is_one_error_line_naming_its_step(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from passviz.dialects import toy_canonicalization
+    from passviz.dialects import toy
 
     def boom(self: object, op: object, rewriter: object, /) -> None:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(toy_canonicalization.SimplifyRedundantTranspose, "match_and_rewrite", boom)
+    monkeypatch.setattr(toy.SimplifyRedundantTranspose, "match_and_rewrite", boom)
     source = tmp_path / "t.toy"
     source.write_text("def main() { print(transpose([1, 2])); }\n")
     out = tmp_path / "t.passviz.json"
