@@ -33,6 +33,7 @@ from passviz.dialects.triton_version import (
     use_recorded_syntax,
 )
 from passviz.ir.collection import fewer_collections
+from passviz.ir.structure_checks import OpVerifyError
 from passviz.passes import available_passes, traced_passes
 from passviz.trace.mlir_parser import MLIRParser
 from passviz.trace.model import Trace, TraceMeta
@@ -134,7 +135,7 @@ def verify_input(
         (verifier or IncrementalVerifier(module)).verify()
     except VerifyException as exc:
         message = first_line(str(exc)) or type(exc).__name__
-        culprit = _failing_op(module) if op_starts else None
+        culprit = exc.op if isinstance(exc, OpVerifyError) else _failing_op(module) if op_starts else None
         start = op_starts.get(culprit) if op_starts and culprit is not None else None
         if start is None:
             raise InputError(f"{filename}: the input does not verify: {message}") from None

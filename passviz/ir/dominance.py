@@ -11,6 +11,7 @@ entry block cannot reach are not in the tree, as in MLIR.
 from __future__ import annotations
 
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
+from xdsl.traits import NoTerminator, SymbolTable
 
 
 def _successors(block: Block) -> tuple[Block, ...]:
@@ -136,3 +137,73 @@ def properly_dominates(value: SSAValue, op: Operation) -> bool:
     if ancestor_block is block:
         return definition.is_before_in_block(ancestor)
     return ancestor_block is not None and _dominates_in_region(block, ancestor_block)
+
+
+def _graph_region(region: Region) -> bool:
+    """Whether ``region`` is a graph region, where ops may use values defined after them:
+    a module-like op's (a symbol table without a terminator, as ``builtin.module``)."""
+    owner = region.parent
+    return owner is not None and owner.has_trait(SymbolTable) and owner.has_trait(NoTerminator)
+
+
+class DominanceChecker:
+    """Checks that each operand dominates its use, as MLIR's verifier does, with the dominator
+    trees and op orders it needs computed once per region and block."""
+
+    def __init__(self) -> None:
+        self._idoms: dict[Region, dict[Block, Block | None]] = {}
+        self._orders: dict[Block, dict[Operation, int]] = {}
+
+    def dominates_block(self, a: Block, b: Block) -> bool:
+        """Whether block ``a`` dominates ``b`` (one region); MLIR counts a block that the entry
+        cannot reach as dominated by every block."""
+        region = b.parent
+        assert region is not None
+        idom = self._idoms.get(region)
+        if idom is None:
+            idom = self._idoms[region] = immediate_dominators(region)
+        if b not in idom:
+            return True
+        current: Block | None = b
+        while current is not None:
+            if current is a:
+                return True
+            current = idom.get(current)
+        return False
+
+    def _before(self, a: Operation, b: Operation, block: Block) -> bool:
+        order = self._orders.get(block)
+        if order is None:
+            order = self._orders[block] = {op: index for index, op in enumerate(block.ops)}
+        return order[a] < order[b]
+
+    def dominates_use(self, value: SSAValue, user: Operation) -> bool:
+        """Whether ``value`` is available at ``user``: MLIR's ``properlyDominates``, where a
+        use in a graph region needs only to be in the value's region."""
+        if isinstance(value, BlockArgument):
+            region, block, definition = value.block.parent, value.block, None
+        else:
+            assert isinstance(value, OpResult)
+            definition = value.op
+            region, block = definition.parent_region(), definition.parent_block()
+        ancestor = _ancestor_in(region, user)
+        if region is None or block is None or ancestor is None or ancestor is definition:
+            return False
+        if _graph_region(region):
+            return True
+        ancestor_block = ancestor.parent_block()
+        assert ancestor_block is not None
+        if not self.reachable(ancestor_block):  # MLIR: a use the entry cannot reach is dominated
+            return True
+        if ancestor_block is not block:
+            return self.dominates_block(block, ancestor_block)
+        return definition is None or self._before(definition, ancestor, block)
+
+    def reachable(self, block: Block) -> bool:
+        """Whether the entry block of ``block``'s region reaches it."""
+        region = block.parent
+        assert region is not None
+        idom = self._idoms.get(region)
+        if idom is None:
+            idom = self._idoms[region] = immediate_dominators(region)
+        return block in idom

@@ -26,6 +26,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation
 from xdsl.traits import SymbolTable, SymbolUserOpInterface
 
+from passviz.ir.structure_checks import check_structure
 from passviz.ir.walk import walk_ops
 
 
@@ -120,11 +121,14 @@ class IncrementalVerifier:
             # The full verifier decides, and its message is the one shown.
             self._verify_all()
             return
+        # Any edit can move a definition below a use it does not touch: these are checked whole.
+        check_structure(self.module)
         self._verified = verified
 
     def _verify_all(self) -> None:
         self._verified = {}
         self.module.verify()
+        check_structure(self.module)
         places: dict[Block | None, Hashable] = {}
         self._verified = {op: _fingerprint(op, places) for op in walk_ops(self.module)}
 
