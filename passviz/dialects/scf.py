@@ -1,4 +1,5 @@
-"""xDSL's ``scf`` dialect, with ``scf.execute_region`` and ``scf.while`` read and printed as MLIR does.
+"""xDSL's ``scf`` dialect, with ``scf.execute_region`` and ``scf.while`` read and printed as MLIR does,
+and ``scf.if`` verified as MLIR verifies it.
 
 xDSL prints ``scf.execute_region -> (i32)`` and hides a result-less region's
 ``scf.yield``; MLIR prints ``-> i32`` and always shows the terminator.  MLIR
@@ -12,9 +13,10 @@ from __future__ import annotations
 from typing import Self
 
 from xdsl.dialects import scf
-from xdsl.ir import Dialect
+from xdsl.ir import Attribute, Dialect, Region
 from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
+from xdsl.utils.exceptions import VerifyException
 
 
 class ExecuteRegionOp(scf.ExecuteRegionOp):
@@ -87,7 +89,43 @@ class WhileOp(scf.WhileOp):
         return op
 
 
-_OURS: dict[type, type] = {scf.ExecuteRegionOp: ExecuteRegionOp, scf.WhileOp: WhileOp}
+class IfOp(scf.IfOp):
+    """``scf.if``, verified as MLIR verifies it: an ``else`` where it has results, and each
+    region's ``scf.yield`` giving exactly the results' types (xDSL checks neither, and a pattern
+    such as ``ConvertTrivialIfToSelect`` then fails on the input instead of the verifier)."""
+
+    def verify_(self) -> None:
+        super().verify_()
+        results = self.output.types
+        if results and not self.false_region.blocks:
+            raise VerifyException("'scf.if' op must have an else block if defining values")
+        for region in (self.true_region, self.false_region):
+            yielded = _yielded_types(region)
+            if yielded is None:
+                continue
+            edge = "'scf.if' op along control flow edge from Operation scf.yield to Operation scf.if: "
+            if len(yielded) != len(results):
+                raise VerifyException(
+                    f"{edge}region branch point has {len(yielded)} operands, "
+                    f"but region successor needs {len(results)} inputs"
+                )
+            for index, (got, wanted) in enumerate(zip(yielded, results, strict=True)):
+                if got != wanted:
+                    raise VerifyException(
+                        f"{edge}successor operand type #{index} '{got}' should match "
+                        f"successor input type #{index} '{wanted}'"
+                    )
+
+
+def _yielded_types(region: Region) -> tuple[Attribute, ...] | None:
+    """The types a region's ``scf.yield`` gives; None for a region without one (empty, or
+    ended by another op, which the terminator checks report)."""
+    block = region.blocks.first
+    last = block.last_op if block is not None else None
+    return tuple(last.operand_types) if isinstance(last, scf.YieldOp) else None
+
+
+_OURS: dict[type, type] = {scf.ExecuteRegionOp: ExecuteRegionOp, scf.WhileOp: WhileOp, scf.IfOp: IfOp}
 """xDSL's ops that passviz replaces, and their replacements."""
 
 SCF = Dialect(
