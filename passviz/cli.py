@@ -47,6 +47,7 @@ from passviz.widget.standalone import standalone_html
 if TYPE_CHECKING:
     from passviz.run.bisect import Outcome
     from passviz.run.launch import Argument
+    from passviz.run.values import RunLimits
 
 
 class CliError(Exception):
@@ -210,9 +211,24 @@ def _add_run_parsers(sub: argparse._SubParsersAction[_OneLineParser]) -> None:  
         "(pycuda, in a child process): compared with the CPU interpreter, timed",
     )
     run.add_argument("--num-warps", type=int, default=4, help="warps per program on the GPU (default 4)")
-    run.add_argument(
-        "--timeout", type=float, default=60.0, help="seconds the GPU launch may take before it is flagged"
-    )
+    for command in (run, bisect):
+        # The defaults are passviz.run.values' (spelled out: importing passviz.run here would load
+        # numpy and the interpreters for every command; tests/test_run.py checks they agree).
+        command.add_argument(
+            "--timeout",
+            type=float,
+            default=None,
+            metavar="SECONDS",
+            help="seconds each run on the CPU (and the GPU launch, with --gpu) may take before it "
+            "is stopped and flagged (default 60)",
+        )
+        command.add_argument(
+            "--max-ops",
+            type=int,
+            default=None,
+            metavar="N",
+            help="ops each run on the CPU may interpret before it is stopped (default 50,000,000)",
+        )
     for command, tolerance_help in (
         (run, "with --gpu: relative and absolute tolerance of float outputs (default: bisect's, by type)"),
         (bisect, "relative and absolute tolerance of float outputs (default: by type, a few ulps)"),
@@ -541,7 +557,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if args.gpu:
         return _run_gpu(args, trace, step, arguments, grid)
     try:
-        outcome = run_step(trace, step, arguments, grid)
+        outcome = run_step(trace, step, arguments, grid, limits=_limits(args))
     except RunError as exc:
         raise CliError(f"{step_name(step)}: {exc}") from None
     if outcome.error is not None:
@@ -560,6 +576,17 @@ def _cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _limits(args: argparse.Namespace) -> RunLimits:
+    """``--timeout`` and ``--max-ops`` as the CPU interpreter's limits."""
+    from passviz.run.values import DEFAULT_MAX_OPS, DEFAULT_TIMEOUT, RunLimits
+
+    timeout = DEFAULT_TIMEOUT if args.timeout is None else args.timeout
+    max_ops = DEFAULT_MAX_OPS if args.max_ops is None else args.max_ops
+    if timeout <= 0 or max_ops <= 0:
+        raise CliError("--timeout and --max-ops take a positive number")
+    return RunLimits(timeout=timeout, max_ops=max_ops)
+
+
 def _record_run(
     args: argparse.Namespace, trace: Trace, outcome: Outcome, arguments: list[Argument], grid: tuple[int, ...]
 ) -> None:
@@ -569,7 +596,7 @@ def _record_run(
 
     comparison = None
     if outcome.step != INITIAL:
-        comparison = compare(run_step(trace, INITIAL, arguments, grid), outcome)
+        comparison = compare(run_step(trace, INITIAL, arguments, grid, limits=_limits(args)), outcome)
     _append_run(
         args.trace, run_record(outcome, comparison, inputs_digest(arguments, grid), spec=args.spec_text)
     )
@@ -618,7 +645,7 @@ def _run_gpu(
             arguments,
             grid,
             num_warps=args.num_warps,
-            timeout=args.timeout,
+            timeout=_limits(args).timeout or 0.0,  # _limits always sets one
             tolerance=args.tolerance,
         )
     except GpuError as exc:
@@ -658,7 +685,15 @@ def _cmd_bisect(args: argparse.Namespace) -> int:
 
         try:
             tolerance = tuple(args.tolerance) if args.tolerance else None
-            result = bisect(trace, arguments, grid, every=args.every, tolerance=tolerance, on_run=on_run)
+            result = bisect(
+                trace,
+                arguments,
+                grid,
+                every=args.every,
+                tolerance=tolerance,
+                on_run=on_run,
+                limits=_limits(args),
+            )
         except RunError as exc:
             raise CliError(str(exc)) from None
     for line in describe_bisect(trace, result):

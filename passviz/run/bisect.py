@@ -36,6 +36,7 @@ from passviz.run.values import (
     LaunchError,
     NoKernelError,
     RunError,
+    RunLimits,
     UnsupportedOpError,
 )
 from passviz.trace.model import Step, Trace
@@ -158,12 +159,14 @@ def run_step(
     arguments: Sequence[Argument],
     grid: Sequence[int],
     texts: StepTexts | None = None,
+    limits: RunLimits | None = None,
 ) -> Outcome:
-    """Run the IR after ``step`` (``INITIAL``: before the first step) on fresh copies of ``arguments``."""
+    """Run the IR after ``step`` (``INITIAL``: before the first step) on fresh copies of ``arguments``,
+    within ``limits``."""
     module = (texts or StepTexts(trace)).module(step)
     fresh = [(name, value.copy() if isinstance(value, np.ndarray) else value) for name, value in arguments]
     try:
-        result = launch(module, fresh, grid)
+        result = launch(module, fresh, grid, limits=limits)
         return Outcome(step, result.outputs, result.elements)
     except NoKernelError as exc:
         return Outcome(step, error=str(exc), runnable=False)
@@ -227,6 +230,7 @@ def bisect(
     every: bool = False,
     tolerance: tuple[float, float] | None = None,
     on_run: Callable[[int], None] | None = None,
+    limits: RunLimits | None = None,
 ) -> BisectResult:
     """The first step of ``trace`` whose outputs on ``arguments`` differ from the initial IR's
     (beyond ``tolerance``, relative and absolute, for floats; see ``compare``).  ``on_run`` is
@@ -238,7 +242,7 @@ def bisect(
         if step not in runs:
             if on_run is not None:
                 on_run(step)
-            runs[step] = run_step(trace, step, arguments, grid, texts)
+            runs[step] = run_step(trace, step, arguments, grid, texts, limits)
         return runs[step]
 
     # The reference is the first IR that runs: the initial IR, or, where a frontend builds the

@@ -12,6 +12,7 @@ located at that op.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -40,6 +41,8 @@ from passviz.run.values import (
     DeclarationCallError,
     KernelAssertionError,
     RunError,
+    RunLimitError,
+    RunLimits,
     UnsupportedOpError,
     as_type,
     function_attribute,
@@ -70,6 +73,32 @@ class KernelInterpreter(Interpreter):
     """The values of the constant ops run so far."""
     printed: list[Any] = field(default_factory=lambda: list[Any]())
     """What ``toy.print`` printed, one array per print, in order."""
+    limits: RunLimits = RunLimits()
+    """When the run stops (``RunLimitError``)."""
+    ops_run: int = 0
+    """Ops interpreted so far, in every program."""
+    deadline: float | None = None
+    """``time.monotonic()`` past which the run stops; set by ``start_clock``."""
+
+    def start_clock(self) -> None:
+        """Start counting the run's time and ops against ``limits``."""
+        self.ops_run = 0
+        timeout = self.limits.timeout
+        self.deadline = time.monotonic() + timeout if timeout is not None else None
+
+    def _check_limits(self, op: Operation) -> None:
+        """Stop the run past its op budget, or (looked at every 1,024 ops) its deadline."""
+        self.ops_run += 1
+        budget = self.limits.max_ops
+        if budget is not None and self.ops_run > budget:
+            raise RunLimitError(
+                f"the run stopped after {budget:,} ops (--max-ops): does a loop never end?", op
+            )
+        if self.deadline is not None and self.ops_run % 1024 == 0 and time.monotonic() > self.deadline:
+            # No op count in the message: two runs stopped by the clock must read the same to bisect.
+            raise RunLimitError(
+                f"the run stopped after {self.limits.timeout:g} s (--timeout): does a loop never end?", op
+            )
 
     def register_implementations(self, impls: InterpreterFunctions, /, override: bool = False) -> None:
         """Register ``impls``'s op implementations under their ops' names (later ones win)."""
@@ -81,6 +110,7 @@ class KernelInterpreter(Interpreter):
             self.implementations[op_type.name] = (impls, implementation)
 
     def _run_op(self, op: Operation, inputs: PythonValues) -> OpImplResult:
+        self._check_limits(op)
         found = self.implementations.get(op.name)
         if found is None:
             raise UnsupportedOpError(op)

@@ -31,6 +31,7 @@ from passviz.run.values import (
     NoKernelError,
     Pointer,
     RunError,
+    RunLimits,
     UnsupportedOpError,
     as_type,
     function_attribute,
@@ -102,9 +103,14 @@ def normalize_grid(grid: Sequence[int]) -> tuple[int, int, int]:
 
 
 def launch(
-    module: ModuleOp, arguments: Sequence[Argument], grid: Sequence[int], kernel: str | None = None
+    module: ModuleOp,
+    arguments: Sequence[Argument],
+    grid: Sequence[int],
+    kernel: str | None = None,
+    limits: RunLimits | None = None,
 ) -> LaunchResult:
-    """Run every program of ``grid`` of the kernel in ``module`` on ``arguments``."""
+    """Run every program of ``grid`` of the kernel in ``module`` on ``arguments``, all of them
+    within ``limits`` (the default ``RunLimits``: a minute, 50 million ops)."""
     function = kernel_function(module, kernel)
     types = list(function.regions[0].blocks.first.arg_types) if function.regions[0].blocks.first else []
     if len(types) != len(arguments):
@@ -136,6 +142,8 @@ def launch(
     interpreter = new_interpreter(module)
     interpreter.grid = axes
     interpreter.memory = memory
+    interpreter.limits = limits or RunLimits()
+    interpreter.start_clock()
     results: tuple[object, ...] = ()
     with np.errstate(all="ignore"):  # integers wrap and floats overflow as on the GPU
         for z in range(axes[2]):

@@ -46,6 +46,28 @@ class RunError(Exception):
         super().__init__(f"{describe_op(op)}: {message}" if op is not None else message)
 
 
+DEFAULT_TIMEOUT = 60.0
+"""Seconds a run on the CPU may take, as a GPU launch may (``passviz run --timeout``)."""
+
+DEFAULT_MAX_OPS = 50_000_000
+"""Ops a run on the CPU may interpret, all programs together: a bound that does not depend on
+the machine's speed (``--max-ops``)."""
+
+
+@dataclass(frozen=True)
+class RunLimits:
+    """When a run on the CPU is stopped: a kernel whose ``scf.while`` never ends must not hang."""
+
+    timeout: float | None = DEFAULT_TIMEOUT
+    """Seconds the run may take (None: no limit)."""
+    max_ops: int | None = DEFAULT_MAX_OPS
+    """Ops it may interpret (None: no limit)."""
+
+
+class RunLimitError(RunError):
+    """A run stopped at one of its ``RunLimits``, located at the op it was about to run."""
+
+
 class UnsupportedOpError(RunError):
     """An op the interpreter does not implement: an error, never a wrong answer."""
 
