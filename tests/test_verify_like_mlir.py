@@ -11,8 +11,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
 
 from passviz.cli import main
+from passviz.pipelines import record
 from tests.conftest import iree_opt, iree_opt_missing, need
 
 REFUSED = {
@@ -167,3 +171,32 @@ def test_accepted_as_mlir_accepts_it(name: str, tmp_path: Path) -> None:
     assert main(["trace", str(path), "-p", "cse", "-o", str(tmp_path / "t.json")]) == 0
     need(iree_opt_missing())
     assert _oracle(path) is None
+
+
+class _SinkFirstDefinition(ModulePass):
+    """A buggy pass: moves the function's first op to just before its return, below its users."""
+
+    name = "test-sink-first-definition"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        function = next(iter(op.body.block.ops))
+        block = function.regions[0].block
+        first, last = block.first_op, block.last_op
+        assert first is not None and last is not None
+        first.detach()
+        block.insert_op_before(first, last)
+
+
+def test_a_pass_that_moves_a_definition_below_its_use_is_a_flagged_step() -> None:
+    text = """\
+func.func @f(%a: i32) -> i32 {
+  %x = arith.muli %a, %a : i32
+  %y = arith.addi %x, %a : i32
+  %z = arith.addi %y, %a : i32
+  func.return %z : i32
+}
+"""
+    trace = record(text, [_SinkFirstDefinition()]).trace
+    (flagged,) = trace.failed_steps
+    assert flagged.flag is not None and flagged.flag["kind"] == "verify"
+    assert "does not dominate" in flagged.flag["message"]

@@ -101,6 +101,7 @@ class IncrementalVerifier:
             return
         verified: dict[Operation, Hashable] = {}
         places: dict[Block | None, Hashable] = {}
+        changed = False
         try:
             for op in walk_ops(self.module):
                 fingerprint = _fingerprint(op, places)
@@ -108,7 +109,9 @@ class IncrementalVerifier:
                 if always is None:
                     always = self._always[type(op)] = _always(op)
                 last = self._verified.get(op)
-                if always or last != fingerprint:
+                differs = last != fingerprint
+                changed |= differs
+                if always or differs:
                     for block in (b for r in op.regions for b in r.blocks):
                         _check_block(block)
                     op.verify(verify_nested_ops=False)
@@ -121,8 +124,10 @@ class IncrementalVerifier:
             # The full verifier decides, and its message is the one shown.
             self._verify_all()
             return
-        # Any edit can move a definition below a use it does not touch: these are checked whole.
-        check_structure(self.module)
+        # Any edit can move a definition below a use it does not touch: these are checked whole,
+        # unless no op changed and none moved (the walk meets the same ops in the same order).
+        if changed or not _same_order(verified, self._verified):
+            check_structure(self.module)
         self._verified = verified
 
     def _verify_all(self) -> None:
@@ -131,6 +136,11 @@ class IncrementalVerifier:
         check_structure(self.module)
         places: dict[Block | None, Hashable] = {}
         self._verified = {op: _fingerprint(op, places) for op in walk_ops(self.module)}
+
+
+def _same_order(a: dict[Operation, Hashable], b: dict[Operation, Hashable]) -> bool:
+    """Whether two walks (dicts keep the order ops were met in) met the same ops in the same order."""
+    return len(a) == len(b) and all(x is y for x, y in zip(a, b, strict=True))
 
 
 def _check_block(block: Block) -> None:
