@@ -6,6 +6,7 @@ from __future__ import annotations
 import gzip
 import json
 import time
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,7 @@ import pytest
 
 from passviz.cli import main
 from passviz.trace import untrusted
-from passviz.trace.store import schema_errors
+from passviz.trace.store import TraceFormatError, read_trace, schema_errors
 from passviz.trace.untrusted import TraceLimitError, decode_record
 
 MODULE = (
@@ -145,6 +146,49 @@ def test_a_gzip_bomb_stops_at_the_size_limit(
     for path in (bomb, plain):
         error = _one_error(capsys, ["steps", str(path)])
         assert error == f"passviz: error: {path}: the trace holds more than 1 MiB of records, the limit"
+
+
+def _gzip(path: Path, parts: list[bytes]) -> None:
+    """``parts`` gzip-compressed into ``path``, one member each (a member may repeat a part)."""
+    path.write_bytes(b"".join(gzip.compress(part, compresslevel=1) for part in parts))
+
+
+def test_a_trace_padded_with_newlines_reads_in_constant_memory(trace_file: Path) -> None:
+    lines = trace_file.read_bytes().splitlines(keepends=True)
+    blank = 64 << 20
+    padded = trace_file.with_name("padded.json.gz")
+    bad = b'{"index": 0, "kind": "teleport"}\n'
+    _gzip(padded, [lines[0] + b"\n" * blank + bad + lines[-1]])
+    tracemalloc.start()
+    start = time.perf_counter()
+    with pytest.raises(TraceFormatError, match=rf"padded.json.gz:{blank + 2}: invalid trace record: .*kind"):
+        read_trace(padded)
+    seconds = time.perf_counter() - start
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 16 << 20, f"{peak >> 20} MiB to read 64 MiB of newlines"
+    assert seconds < 10
+
+
+def test_every_member_of_a_gzip_file_is_read(trace_file: Path) -> None:
+    lines = trace_file.read_bytes().splitlines(keepends=True)
+    split = trace_file.with_name("members.json.gz")
+    _gzip(split, [b"".join(lines[:3]), b"".join(lines[3:]), b""])
+    trace = read_trace(split)
+    assert trace.status == "ok" and len(trace.steps) == len(lines) - 2 and not trace.warnings
+    split.write_bytes(split.read_bytes() + b"\0" * 100)  # trailing bytes beginning no member: ignored
+    assert len(read_trace(split).steps) == len(lines) - 2
+
+
+def test_a_gzip_bomb_of_one_line_stops_at_the_size_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(untrusted, "MAX_TRACE_BYTES", 4 << 20)
+    for payload in (b"x", b'{"record": "header", "format": "'):
+        bomb = tmp_path / "bomb.json.gz"
+        _gzip(bomb, [payload + b"a" * (64 << 20)])
+        error = _one_error(capsys, ["steps", str(bomb)])
+        assert error == f"passviz: error: {bomb}: the trace holds more than 4 MiB of records, the limit"
 
 
 def test_ids_match_their_pattern_exactly() -> None:

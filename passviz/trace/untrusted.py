@@ -25,8 +25,9 @@ from __future__ import annotations
 
 import json
 import zlib
+from collections.abc import Iterator
 from pathlib import Path
-from typing import cast
+from typing import IO, cast
 
 MAX_TRACE_BYTES = 256 << 20
 """The most bytes of NDJSON a trace may hold, after decompression (256 MiB)."""
@@ -46,28 +47,70 @@ class TraceLimitError(ValueError):
     """A trace file past one of the limits above."""
 
 
-def read_bytes(path: str | Path) -> bytes:
-    """The NDJSON of the trace file at ``path``: decompressed if it is gzip, at most ``MAX_TRACE_BYTES``.
+READ_CHUNK_BYTES = 1 << 20
+"""How much of a trace is read, or inflated, at a time (1 MiB)."""
 
-    A cut-off gzip stream yields what it holds; a damaged one, what came
-    before the damage (decompressing chunk by chunk keeps that part)."""
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
+def read_chunks(path: str | Path) -> Iterator[bytes]:
+    """The NDJSON of the trace file at ``path`` in pieces of at most ``READ_CHUNK_BYTES``:
+    decompressed if it is gzip, at most ``MAX_TRACE_BYTES`` in all.
+
+    Going past the limit raises ``TraceLimitError`` before more is read or
+    inflated, so a gzip bomb costs a chunk of memory, not its size.  Every
+    member of a multi-member gzip file is read (``cat a.gz b.gz``); a cut-off
+    stream yields what it holds, and a damaged one what came before the damage.
+    """
     with open(path, "rb") as stream:
-        data = stream.read(MAX_TRACE_BYTES + 1)
-    if not data.startswith(b"\x1f\x8b"):
-        _check_size(path, len(data))
-        return data
+        first = stream.read(READ_CHUNK_BYTES)
+        pieces = _inflate(first, stream) if first.startswith(_GZIP_MAGIC) else _plain(first, stream)
+        size = 0
+        for piece in pieces:
+            size += len(piece)
+            _check_size(path, size)
+            yield piece
+
+
+def _plain(first: bytes, stream: IO[bytes]) -> Iterator[bytes]:
+    data = first
+    while data:
+        yield data
+        data = stream.read(READ_CHUNK_BYTES)
+
+
+def _inflate(first: bytes, stream: IO[bytes]) -> Iterator[bytes]:
+    """The decompressed bytes of the gzip stream that begins with ``first``, a chunk at a time."""
     unzip = zlib.decompressobj(31)
-    out: list[bytes] = []
-    size = 0
-    for start in range(0, len(data), 4096):
+    data = first
+    while True:
         try:
-            chunk = unzip.decompress(data[start : start + 4096], MAX_TRACE_BYTES + 1 - size)
+            # At most a chunk out per call: the input left over waits in unconsumed_tail.
+            piece = unzip.decompress(data, READ_CHUNK_BYTES)
         except zlib.error:
-            break
-        out.append(chunk)
-        size += len(chunk)
-        _check_size(path, size)
-    return b"".join(out)
+            return
+        if piece:
+            yield piece
+        if unzip.eof:
+            data = unzip.unused_data
+            if len(data) < len(_GZIP_MAGIC):
+                data += stream.read(READ_CHUNK_BYTES)
+            if not data.startswith(_GZIP_MAGIC):
+                return  # bytes that begin no member are ignored, as gzip does
+            unzip = zlib.decompressobj(31)
+        elif unzip.unconsumed_tail:
+            data = unzip.unconsumed_tail
+        elif len(piece) == READ_CHUNK_BYTES:
+            data = b""  # a full chunk out: inflating may hold more without new input
+        else:
+            data = stream.read(READ_CHUNK_BYTES)
+            if not data:
+                return
+
+
+def read_bytes(path: str | Path) -> bytes:
+    """The NDJSON of the trace file at ``path``, whole (see ``read_chunks``)."""
+    return b"".join(read_chunks(path))
 
 
 def _check_size(path: str | Path, size: int) -> None:
