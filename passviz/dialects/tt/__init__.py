@@ -49,7 +49,6 @@ after 3.6), as inferring the result type needs it.
 from __future__ import annotations
 
 from xdsl.ir import Dialect
-from xdsl.pattern_rewriter import RewritePattern
 
 from passviz.dialects.tt.control import (
     AssertOp,
@@ -127,7 +126,6 @@ from passviz.dialects.tt.traits import (
     SameOperandsShape,
     SameTypeOperands,
     TensorSizeTrait,
-    TTCanonicalizationPatterns,
     TTConstantMaterialization,
 )
 from passviz.dialects.tt.types import (
@@ -257,20 +255,6 @@ __all__ = [
     "is_ptr_like",
     "is_tensor_pointer_type",
 ]
-
-
-def _canonicalization_patterns_for(op_name: str) -> tuple[RewritePattern, ...]:
-    """The canonicalization patterns of the ``tt`` op ``op_name``.
-
-    They live in ``passviz.dialects.tt_canonicalization``, imported when first
-    asked for (it imports this package).
-    """
-    from passviz.dialects import tt_canonicalization
-
-    return tt_canonicalization.patterns_for(op_name)
-
-
-TTCanonicalizationPatterns.PATTERNS_FOR = _canonicalization_patterns_for
 
 
 TT = Dialect(

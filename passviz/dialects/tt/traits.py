@@ -11,9 +11,9 @@ verifier traits (``SameOperandsAndResultShape``, ``SameLoadStoreOperandsShape``,
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence, Set
+from collections.abc import Iterable, Sequence, Set
 from dataclasses import dataclass
-from typing import ClassVar, cast
+from typing import cast
 
 from xdsl.dialect_interfaces.constant_materialization import ConstantMaterializationInterface
 from xdsl.dialects import arith
@@ -332,16 +332,16 @@ class TTCanonicalizationPatterns(HasCanonicalizationPatternsInterface):
     """An op with canonicalization patterns (``hasCanonicalizer``/``hasCanonicalizeMethod``).
 
     The patterns live in ``passviz.dialects.tt_canonicalization``, which imports
-    this package: the package's ``__init__`` sets ``PATTERNS_FOR`` to a function
-    that imports it when first asked for, so that no op module imports it.
+    the ops: it is imported when first asked for.  That is an import cycle
+    (``tests/test_layers.py`` lists it) until a family registers its patterns with
+    the canonicalizer instead of each op finding its own.
     """
-
-    PATTERNS_FOR: ClassVar[Callable[[str], tuple[RewritePattern, ...]]]
-    """The patterns of the ``tt`` op of a name (``tt_canonicalization.patterns_for``)."""
 
     @classmethod
     def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
-        return TTCanonicalizationPatterns.PATTERNS_FOR(cls.name)
+        from passviz.dialects import tt_canonicalization
+
+        return tt_canonicalization.patterns_for(cls.name)
 
 
 def verify_inferred_types(op: Operation, inferred: Sequence[Attribute]) -> None:
