@@ -467,7 +467,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
     page = standalone_html(_load(args.trace))
     output = Path(args.html)
     output.write_text(page, encoding="utf-8")
-    print(output)
+    print(printable(str(output)))
     return 0
 
 
@@ -481,7 +481,7 @@ def _cmd_view(args: argparse.Namespace) -> int:
         os.close(handle)
         output = Path(name)
     output.write_text(page, encoding="utf-8")
-    print(output)
+    print(printable(str(output)))
     if not args.no_browser and not webbrowser.open(output.resolve().as_uri()):
         print("passviz: warning: no browser could be opened; open the page above", file=sys.stderr)
     return 0
@@ -607,7 +607,7 @@ def _append_run(path: str, record: RunRecord) -> None:
     from passviz.trace.store import append_runs
 
     append_runs(path, [record])
-    print(f"recorded: {_run_line(record)}")
+    print(one_line(f"recorded: {_run_line(record)}"))
 
 
 def _run_line(run: RunRecord) -> str:
