@@ -88,6 +88,38 @@ def test_escape_sequences_in_a_trace_never_reach_the_terminal(
             assert "\\x1b]0;retitled\\x07\\x1b[2K\\x9b31m\\u202e" in captured.out
 
 
+LONE = "\ud800"
+"""A lone surrogate, as JSON's ``"\\ud800"`` reads: no UTF-8 can hold it."""
+
+
+def test_lone_surrogates_are_printed_escaped(
+    trace_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    records = _records(trace_file)
+    header = records[0]
+    header["meta"]["input"] += LONE
+    header["meta"]["pipeline"] += LONE
+    header["sources"] = {f"f{LONE}.py": f"x = 1{LONE}\n"}
+    for op in header["initial"]["delta"]["ops_created"]:
+        op["loc"] = f'loc("f{LONE}.py":1:2)'
+    for record in records[1:-1]:
+        record["name"] += LONE
+        if "pass" in record:
+            record["pass"] += LONE
+        if record["kind"] == "rewrite":
+            record["flag"] = {"kind": "verify", "message": f"bad{LONE}", "detail": LONE}
+    _write(trace_file, records)
+    page = tmp_path / "page.html"
+    for command in (*COMMANDS, ["export", "--html", str(page)]):
+        capsys.readouterr()
+        assert main([command[0], str(trace_file), *command[1:]]) == 0, command
+        captured = capsys.readouterr()
+        (captured.out + captured.err).encode("utf-8")
+        if command[0] in ("steps", "dump"):
+            assert "Canonicalize\\ud800" in captured.out
+    assert "\\ud800" in page.read_text(encoding="utf-8")
+
+
 def _with_line(path: Path, number: int, line: str) -> None:
     lines = path.read_text().splitlines()
     lines.insert(number - 1, line)

@@ -6,15 +6,19 @@ lines already shown or write the clipboard.  ``printable`` spells every
 control character (C0, DEL, C1) and every bidirectional override, which
 can make text read other than it runs, as a visible escape such as
 ``\\x1b``; ``one_line`` does the same to line breaks, for fields that are
-printed one per line.
+printed one per line.  A lone surrogate (JSON's ``"\\ud800"``, or a file
+name that is not UTF-8) cannot be written as UTF-8 at all: it too becomes
+its escape, ``\\ud800``.
 """
 
 from __future__ import annotations
 
 import re
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-"""Characters that a terminal acts on or that reorder text, tab and newline aside."""
+_CONTROL = re.compile(
+    r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+)
+"""Characters that a terminal acts on or that reorder text, and lone surrogates (tab and newline aside)."""
 
 _CONTROL_OR_BREAK = re.compile(_CONTROL.pattern[:-1] + r"\t\n\u2028\u2029]")
 """The same, with tab, newline and the Unicode line and paragraph separators."""

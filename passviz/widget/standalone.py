@@ -23,15 +23,10 @@ from passviz.graph.page_policy import policy_meta
 from passviz.trace.initial import ensure_initial
 from passviz.trace.model import Trace
 from passviz.trace.summary import trace_mime_data
+from passviz.trace.terminal import one_line
 
-_JSON_ESCAPES = {
-    "<": "\\u003c",
-    ">": "\\u003e",
-    "&": "\\u0026",
-    "\u2028": "\\u2028",
-    "\u2029": "\\u2029",
-}
-_JSON_UNSAFE = re.compile("[<>&\u2028\u2029]")
+_JSON_UNSAFE = re.compile("[<>&\u2028\u2029\ud800-\udfff]")
+"""What ends a script element or a line in it, and lone surrogates, which UTF-8 cannot hold."""
 _SCRIPT_UNSAFE = re.compile(r"<(?=/script|!--)", re.IGNORECASE)
 
 
@@ -65,9 +60,10 @@ def load_viewer_assets(static: Traversable | None = None) -> ViewerAssets:
 
 
 def script_json(data: object) -> str:
-    """``data`` as JSON that is safe inside ``<script>``: ``<``, ``>``, ``&``, U+2028 and U+2029 escaped."""
+    """``data`` as JSON that is safe inside ``<script>`` and writable as UTF-8: ``<``, ``>``, ``&``,
+    U+2028, U+2029 and lone surrogates (from a trace's ``"\\ud800"``) escaped as ``\\uXXXX``."""
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-    return _JSON_UNSAFE.sub(lambda m: _JSON_ESCAPES[m.group()], text)
+    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def _inline_script(js: str) -> str:
@@ -93,7 +89,7 @@ def standalone_html(trace: Trace, view: dict[str, Any] | None = None) -> str:
     data = trace_mime_data(trace)
     if view:
         data["view"] = view
-    name = trace.meta["input"] or "trace"
+    name = one_line(trace.meta["input"]) or "trace"
     script = _inline_script(assets.js)
     return (
         "<!doctype html>\n"
@@ -125,7 +121,7 @@ def viewer_iframe(trace: Trace, view: dict[str, Any] | None = None, height: str 
     navigation) and the page's policy letting nothing load.
     """
     page = standalone_html(trace, view)
-    title = escape(f"passviz viewer: {trace.meta['pipeline']} on {trace.meta['input']}")
+    title = escape(one_line(f"passviz viewer: {trace.meta['pipeline']} on {trace.meta['input']}"))
     return (
         f'<iframe class="passviz-frame" sandbox="allow-scripts" title="{title}" '
         f'style="width: 100%; height: {escape(height)}; border: 0" srcdoc="{escape(page)}"></iframe>'
