@@ -923,8 +923,25 @@ def _classify(status: int | None, raised: BaseException | None, out: str, err: s
     return "unclean", err.strip()[:300]
 
 
+RECYCLE_MARGIN = 256 << 20
+"""A worker whose address space has grown this much past its size after importing passviz ends
+after the case, and a fresh one runs the next.  Freed heap is seldom given back to the system,
+and ``passviz.ir.deep.call_deep`` reserves 1 GiB of stack for a thread in each command: under
+the worker's limit, a case after one that inflated a big trace would fail (``MemoryError``,
+``can't start new thread``) for what another case did, where the command alone succeeds."""
+
+
+def _address_space() -> int:
+    """This process's virtual memory size in bytes (what ``RLIMIT_AS`` limits); 0 without ``/proc``."""
+    try:
+        return int(Path("/proc/self/statm").read_text().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
 def _worker(cases_file: str, start: int, memory_mb: int) -> None:
-    """Run cases from ``start`` on, one JSON line per case on stdout.
+    """Run cases from ``start`` on, one JSON line per case on stdout; end early (status 0) when
+    the next case would not find the worker as fresh as the first did (``RECYCLE_MARGIN``).
 
     Each case's input is in the file ``{index}.bin`` beside ``cases_file``
     (which holds the rest): inputs of hundreds of KiB of gzip would otherwise
@@ -936,6 +953,7 @@ def _worker(cases_file: str, start: int, memory_mb: int) -> None:
     from passviz.cli import main
 
     cases = [Case(**c, data="") for c in json.loads(Path(cases_file).read_text("utf-8"))]
+    fresh = _address_space()
     report = sys.stdout
     with tempfile.TemporaryDirectory() as folder:
         for index in range(start, len(cases)):
@@ -965,6 +983,8 @@ def _worker(cases_file: str, start: int, memory_mb: int) -> None:
             line = Outcome(index, case.name, outcome, round(seconds, 3), detail, case.variant, case.argv)
             report.write(json.dumps(asdict(line)) + "\n")
             report.flush()
+            if outcome not in ACCEPTABLE or _address_space() > fresh + RECYCLE_MARGIN:
+                return  # a case that failed may also have left the worker in a bad state
 
 
 def _pump(stream: Any, lines: queue.Queue[str | None]) -> None:
@@ -998,6 +1018,7 @@ def run_campaign(cases: list[Case], time_limit: float = 20.0, memory_mb: int = 3
             threading.Thread(target=_pump, args=(worker.stdout, lines), daemon=True).start()
             # The first case of a worker also pays for importing passviz.
             deadline = time.monotonic() + time_limit + 30
+            reported = 0
             while True:
                 try:
                     line = lines.get(timeout=max(0.0, deadline - time.monotonic()))
@@ -1009,9 +1030,9 @@ def run_campaign(cases: list[Case], time_limit: float = 20.0, memory_mb: int = 3
                     )
                     worker.kill()
                     break
-                if line is None:  # the worker died, or finished
+                if line is None:  # the worker died, finished, or ended to start afresh
                     worker.wait()
-                    if len(outcomes) < len(cases):
+                    if len(outcomes) < len(cases) and not (worker.returncode == 0 and reported):
                         index = len(outcomes)
                         died = f"worker exited {worker.returncode}: {worker.stderr.read()[-300:] if worker.stderr else ''}"
                         kind = "memory" if worker.returncode and worker.returncode < 0 else "traceback"
@@ -1019,6 +1040,7 @@ def run_campaign(cases: list[Case], time_limit: float = 20.0, memory_mb: int = 3
                         outcomes.append(Outcome(index, case.name, kind, 0.0, died, case.variant, case.argv))
                     break
                 outcomes.append(Outcome(**json.loads(line)))
+                reported += 1
                 deadline = time.monotonic() + time_limit
             if worker.poll() is None:
                 worker.kill()
@@ -1055,8 +1077,13 @@ def _main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--time-limit", type=float, default=20.0)
     parser.add_argument("--json", help="write every outcome here")
+    parser.add_argument("--only", help="run only these cases of the campaign, by index: 40,66,82")
     args = parser.parse_args()
-    outcomes = run_campaign(campaign(args.cases, args.seed), args.time_limit)
+    cases = campaign(args.cases, args.seed)
+    chosen = [int(i) for i in args.only.split(",")] if args.only else list(range(len(cases)))
+    outcomes = run_campaign([cases[i] for i in chosen], args.time_limit)
+    for outcome in outcomes:  # numbered as in the whole campaign, to compare
+        outcome.index = chosen[outcome.index]
     if args.json:
         Path(args.json).write_text(json.dumps([asdict(o) for o in outcomes], indent=1))
     print(summary(outcomes))
