@@ -11,7 +11,8 @@
 - Hostile input has bounds, each a located error: nesting deeper than
   ``passviz.ir.deep.MAX_NESTING``, integer literals past
   ``passviz.ir.literals.MAX_INTEGER_DIGITS``, dense literals past
-  ``passviz.ir.literals.MAX_DENSE_ELEMENTS``, aliases standing for more than
+  ``passviz.ir.literals.MAX_DENSE_ELEMENTS``, affine maps of more than
+  ``passviz.ir.affine_text.MAX_AFFINE_TERMS`` terms, aliases standing for more than
   ``passviz.ir.aliases.AliasExpansion`` allows.
 - A splat ``dense<1.0> : tensor<128x64xf32>`` is packed once and its bytes
   repeated, as MLIR stores it; xDSL 0.74 repeats the parsed element into a
@@ -59,6 +60,7 @@ from xdsl.dialects.builtin import (
     UnknownLoc,
 )
 from xdsl.ir import Attribute, AttributeInvT, Operation, Region, SSAValue, TypeAttribute
+from xdsl.ir.affine import AffineMap, AffineSet
 from xdsl.irdl import AttrConstraint, base
 from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.parser.attribute_parser import AttrParser
@@ -67,6 +69,7 @@ from xdsl.utils.exceptions import ParseError, VerifyException
 from xdsl.utils.lexer import Input, Position, Span
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 
+from passviz.ir.affine_text import BoundedAffineParser
 from passviz.ir.aliases import AliasExpansion
 from passviz.ir.deep import MAX_NESTING
 from passviz.ir.literals import BoundedLexer, dense_size_problem
@@ -302,6 +305,18 @@ class MLIRParser(Parser):
             f"more than passviz reads in an input of this size ({self._expansion.limit:,})",
             at_position=span,
         )
+
+    def parse_affine_map(self) -> AffineMap:
+        return BoundedAffineParser(self._parser_state).parse_affine_map()
+
+    def parse_affine_set(self) -> AffineSet:
+        return BoundedAffineParser(self._parser_state).parse_affine_set()
+
+    def parse_affine_map_of_ssa_ids(self) -> tuple[AffineMap, Sequence[SSAValue[IndexType]]]:
+        """xDSL's, reading the map with ``BoundedAffineParser``."""
+        affine_map, spans = BoundedAffineParser(self._parser_state).parse_affine_map_of_ssa_ids()
+        operands = [self.resolve_operand(UnresolvedOperand(span, 0), IndexType()) for span in spans]
+        return affine_map, operands
 
     def parse_operation(self) -> Operation:
         start = self._current_token.span

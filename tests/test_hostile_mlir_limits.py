@@ -1,0 +1,147 @@
+"""Hostile .mlir past passviz's size limits: one located error line, in bounded time.
+
+Affine expressions of thousands of terms.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import passviz
+from passviz.cli import main
+from passviz.ir.affine_text import MAX_AFFINE_TERMS
+from passviz.pipelines import IRParseError, parse_ir
+from passviz.trace.irtext import print_module
+
+QUICK = 1.0
+"""Seconds any refusal here may take (each took 4 s to minutes, or never ended, before)."""
+
+
+def _refused(text: str, pattern: str) -> IRParseError:
+    """The error ``parse_ir(text)`` raises, checked against ``pattern``, within ``QUICK`` seconds."""
+    start = time.perf_counter()
+    with pytest.raises(IRParseError, match=pattern) as caught:
+        parse_ir(text)
+    assert time.perf_counter() - start < QUICK
+    return caught.value
+
+
+def _cli_error(tmp_path: Path, text: str, capsys: pytest.CaptureFixture[str], *command: str) -> str:
+    """The one line ``passviz trace`` (or ``command`` on the trace) prints for ``text``."""
+    source, out = tmp_path / "in.mlir", tmp_path / "t.json"
+    source.write_text(text)
+    start = time.perf_counter()
+    status = main(["trace", str(source), "-p", "canonicalize,cse", "-o", str(out)])
+    if command:
+        assert status == 0
+        capsys.readouterr()
+        status = main([*command, str(out)])
+    assert status == 1 and time.perf_counter() - start < 5
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("passviz: error: ") and "Traceback" not in err
+    return err.replace(str(source), "FILE").rstrip("\n")
+
+
+# -- affine expressions ---------------------------------------------------------------
+
+
+def _apply(expr: str) -> str:
+    return (
+        "func.func @f(%i: index, %j: index) -> index {\n"
+        f"  %0 = affine.apply affine_map<(d0)[s0] -> ({expr})>(%i)[%j]\n"
+        "  func.return %0 : index\n}\n"
+    )
+
+
+def _term_column(text: str, term: str, index: int) -> int:
+    """The column of the ``index``-th (from 0) occurrence of ``term`` on line 2 of ``text``."""
+    line = text.splitlines()[1]
+    return [m.start() for m in re.finditer(re.escape(term), line)][index] + 1
+
+
+@pytest.mark.parametrize("terms", [3_000, 20_000])
+def test_a_sum_of_thousands_of_terms_is_refused_at_the_first_past_the_limit(terms: int) -> None:
+    # 3,000 terms raised RecursionError through the Python API; 20,000 took 71 s in the CLI.
+    text = _apply(" + ".join(["d0"] * terms))
+    column = _term_column(text, "d0", MAX_AFFINE_TERMS + 1)  # d0 of (d0) is the first
+    _refused(text, rf"^<input>:2:{column}: affine map or set of more than 256 terms; passviz reads no more$")
+
+
+@pytest.mark.parametrize(
+    "expr",
+    [
+        " + ".join(f"d0 * {i}" for i in range(3_000)),
+        "(" * 5_000 + "d0" + ")" * 5_000,
+        "-" * 5_000 + "d0",
+        "d0" + " mod 3" * 20,  # xDSL's simplifier doubles the dividend of each mod: 2^20
+        "(" + " + ".join(f"d0 * {i}" for i in range(20)) + ")" + " mod 7" * 4,
+    ],
+    ids=["products", "parentheses", "negations", "nested-mods", "mods-of-a-sum"],
+)
+def test_affine_expressions_too_big_to_simplify_are_refused(expr: str) -> None:
+    _refused(_apply(expr), r"^<input>:2:\d+: affine map or set of more than 256 terms")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '"test.op"() {s = affine_set<(d0) : (' + " + ".join(["d0"] * 300) + " >= 0)>} : () -> ()\n",
+        '"test.op"() {s = affine_set<(d0) : (d0 >= 0' + ", d0 - 1 >= 0" * 200 + ")>} : () -> ()\n",
+        "func.func @f(%m: memref<4xf32>, %i: index) -> f32 {\n"
+        f"  %0 = affine.load %m[{' + '.join(['%i'] * 300)}] : memref<4xf32>\n"
+        "  func.return %0 : f32\n}\n",
+    ],
+    ids=["set", "set-of-many-constraints", "load-indices"],
+)
+def test_sets_and_access_maps_have_the_same_bound(text: str) -> None:
+    _refused(text, r"^<input>:\d+:\d+: affine map or set of more than 256 terms")
+
+
+def test_the_python_api_and_the_command_line_refuse_a_long_affine_map(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = _apply(" + ".join(f"d0 * {i}" for i in range(20_000)))
+    with pytest.raises(IRParseError, match=r"^<input>:2:\d+: affine map or set of more than 256 terms"):
+        passviz.record(text, "canonicalize,cse")
+    assert re.fullmatch(
+        r"passviz: error: FILE:2:\d+: affine map or set of more than 256 terms; passviz reads no more",
+        _cli_error(tmp_path, text, capsys),
+    )
+
+
+AT_THE_LIMIT: dict[str, str] = {
+    "sum": " + ".join(["d0"] * MAX_AFFINE_TERMS),
+    "products": " + ".join(f"d0 * {i}" for i in range(MAX_AFFINE_TERMS // 2)),
+    "parentheses": "(" * (MAX_AFFINE_TERMS - 1) + "d0" + ")" * (MAX_AFFINE_TERMS - 1),
+    "right-nested": "d0 + (" * (MAX_AFFINE_TERMS // 2 - 1) + "d0" + ")" * (MAX_AFFINE_TERMS // 2 - 1),
+    "floordivs": "d0" + " floordiv 2" * (MAX_AFFINE_TERMS // 2 - 1),
+    "mods": "d0" + " mod 3" * 6,
+}
+"""Affine expressions at (or just under) the limit, each of a different shape."""
+
+
+@pytest.mark.parametrize("expr", AT_THE_LIMIT.values(), ids=AT_THE_LIMIT.keys())
+def test_affine_maps_up_to_the_limit_read_print_and_record_at_pythons_default_limit(expr: str) -> None:
+    # A notebook runs at Python's default recursion limit: parse_ir and printing do not
+    # go through call_deep, so the bound must keep them within it.
+    assert sys.getrecursionlimit() < 2_000
+    text = _apply(expr)
+    start = time.perf_counter()
+    assert "affine_map<(d0)[s0] -> (" in print_module(parse_ir(text))
+    trace = passviz.record(text, "canonicalize,cse")
+    assert trace.status == "ok" and time.perf_counter() - start < 5
+
+
+def test_real_affine_maps_still_read() -> None:
+    text = (
+        "#map = affine_map<(d0, d1)[s0] -> (d0 * 16 + d1 floordiv 4, (d0 + s0) mod 8, -d1 ceildiv 2)>\n"
+        "#set = affine_set<(d0)[s0] : (d0 - s0 >= 0, -d0 + 127 >= 0)>\n"
+        '"test.op"() {m = #map, s = #set} : () -> ()\n'
+    )
+    printed = print_module(parse_ir(text))
+    assert "d0 * 16 + d1 floordiv 4" in printed and "(d0 + s0) mod 8" in printed
