@@ -1,6 +1,7 @@
 """Hostile .mlir past passviz's size limits: one located error line, in bounded time.
 
-Affine expressions of thousands of terms.
+Affine expressions of thousands of terms and ``dense`` hex data that does
+not fit its type.
 """
 
 from __future__ import annotations
@@ -145,3 +146,91 @@ def test_real_affine_maps_still_read() -> None:
     )
     printed = print_module(parse_ir(text))
     assert "d0 * 16 + d1 floordiv 4" in printed and "(d0 + s0) mod 8" in printed
+
+
+# -- dense hex data -------------------------------------------------------------------
+
+
+def _constant(literal: str, type: str) -> str:
+    return (
+        f"func.func @f() -> {type} {{\n"
+        f"  %0 = arith.constant dense<{literal}> : {type}\n"
+        f"  func.return %0 : {type}\n}}\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("literal", "type"),
+    [
+        ('"0x000080"', "tensor<2xf32>"),  # not a whole element
+        ('"0x000080"', "tensor<0xf32>"),  # printed as ValueError: Buffer length 3 not product of ...
+        ('"0x0102"', "tensor<0xi32>"),
+        ('"0x000000000100000002"', "tensor<2x0xi32>"),
+        ('"0x0000803F0000"', "tensor<1xf32>"),
+        ('"0x0000803F00000040"', "tensor<3xf32>"),  # two elements of three
+        ('"0x01020304050607"', "tensor<0xf64>"),
+        ('"0x0000"', "tensor<2xcomplex<f32>>"),
+    ],
+)
+def test_hex_data_that_does_not_fit_the_type_is_refused_at_the_literal(literal: str, type: str) -> None:
+    # MLIR's words (TensorLiteralParser::getHexAttr), at the string.
+    _refused(
+        _constant(literal, type),
+        rf"^<input>:2:29: elements hex data size is invalid for provided type: {re.escape(type)}$",
+    )
+
+
+@pytest.mark.parametrize("literal", ['"0x0000803"', '"0000803F"', '"0xZZ"', '"0x00 80"', '"0X0000803F"'])
+def test_hex_data_that_is_not_hex_is_refused_at_the_literal(literal: str) -> None:
+    _refused(
+        _constant(literal, "tensor<1xf32>"),
+        r"^<input>:2:29: expected string containing hex digits starting with `0x`$",
+    )
+
+
+def test_hex_data_in_an_attribute_is_located_too() -> None:
+    text = 'func.func @f() attributes {d = dense<"0x000080"> : tensor<2xf32>} {\n  func.return\n}\n'
+    _refused(text, r"^<input>:1:38: elements hex data size is invalid for provided type: tensor<2xf32>$")
+
+
+@pytest.mark.parametrize(
+    ("literal", "type", "printed"),
+    [
+        ('"0x0000803F"', "tensor<0xf32>", "dense<> : tensor<0xf32>"),  # a splat of no elements, as MLIR
+        ('"0x"', "tensor<0xf32>", "dense<> : tensor<0xf32>"),
+        ('"0x"', "tensor<2x0xi32>", "dense<> : tensor<2x0xi32>"),
+        ('"0x0000803F"', "tensor<2xf32>", "dense<1.000000e+00> : tensor<2xf32>"),
+        ('"0x0000803F00000040"', "tensor<2xf32>", "dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf32>"),
+        ('"0x0100000002000000"', "tensor<2xi32>", "dense<[1, 2]> : tensor<2xi32>"),
+        ('"0xff"', "tensor<3xi8>", "dense<-1> : tensor<3xi8>"),
+        ('"0x0000803F00000040"', "tensor<1xcomplex<f32>>", "dense<(1.000000e+00,2.000000e+00)>"),
+    ],
+)
+def test_hex_data_of_one_element_or_all_still_reads(literal: str, type: str, printed: str) -> None:
+    assert printed in print_module(parse_ir(_constant(literal, type)))
+
+
+def test_a_zero_element_hex_constant_traces_runs_shows_and_exports(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source, out = tmp_path / "hex0.mlir", tmp_path / "t.json"
+    source.write_text(
+        _constant('"0x0000803F"', "tensor<0xf32>").replace(
+            "  func.return %0", "  %1 = arith.addf %0, %0 : tensor<0xf32>\n  func.return %1"
+        )
+    )
+    assert main(["trace", str(source), "-p", "canonicalize,cse", "-o", str(out)]) == 0
+    assert main(["show", str(out)]) == 0
+    assert main(["export", "--html", str(tmp_path / "t.html"), str(out)]) == 0
+    assert main(["run", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert "dense<> : tensor<0xf32>" in captured.out and "Error" not in captured.err
+
+
+def test_hex_data_that_does_not_fit_is_one_line_on_the_command_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    err = _cli_error(tmp_path, _constant('"0x000080"', "tensor<0xf32>"), capsys)
+    assert (
+        err == "passviz: error: FILE:2:29: elements hex data size is invalid for provided type: tensor<0xf32>"
+    )

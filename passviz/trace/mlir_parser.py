@@ -31,6 +31,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -43,6 +44,7 @@ from xdsl.dialects.builtin import (
     AnyDenseElement,
     AnyFloat,
     ArrayAttr,
+    BytesAttr,
     CallSiteLoc,
     ComplexType,
     DenseIntOrFPElementsAttr,
@@ -108,6 +110,10 @@ _NEXT_CHAR = re.compile(r"\s*(.)")
 _SPLAT_STARTS = frozenset("-0123456789tf(")
 """The characters a splat's one element may begin with (a number, ``true``,
 ``false``, a complex ``(re, im)``); a list begins with ``[``, hex data with ``"``."""
+
+_HEX_DATA = re.compile(r"0x((?:[0-9a-fA-F]{2})*)")
+"""A dense literal's hex data as MLIR reads it (``Token::getHexStringValue``):
+``0x`` then whole bytes, nothing else; the group is the bytes."""
 
 _WS = r"[ \t\r\n]*"
 _ALIAS = r"(#(?:[0-9]+|[a-zA-Z$._-][a-zA-Z0-9$._-]*))"
@@ -349,9 +355,37 @@ class MLIRParser(Parser):
             self._check_dense_size(type.get_shape(), self.pos)
         token = self._current_token
         after = _NEXT_CHAR.match(self.lexer.input.content, token.span.end)
-        if token.kind is not MLIRTokenKind.LESS or after is None or after[1] not in _SPLAT_STARTS:
+        if token.kind is not MLIRTokenKind.LESS or after is None:
+            return super().parse_dense_int_or_fp_elements_attr(type)
+        if after[1] == '"':
+            return self._parse_dense_hex(type)
+        if after[1] not in _SPLAT_STARTS:
             return super().parse_dense_int_or_fp_elements_attr(type)
         return self._parse_dense_splat(type)
+
+    def _parse_dense_hex(self, type: RankedStructure[AnyDenseElement] | None) -> DenseIntOrFPElementsAttr:
+        """``<"0x...">`` then the type if not given: data of one element (a splat) or of every
+        element, as MLIR takes it.  xDSL takes any length and fails where the data is printed
+        (``Buffer length 3 not product of f32 element size 4 and num 0``)."""
+        self.parse_punctuation("<", " in dense attribute")
+        where = self._current_token.span
+        hex_data = _HEX_DATA.fullmatch(self.parse_str_literal())
+        self.parse_punctuation(">", " in dense attribute")
+        if hex_data is None:
+            self.raise_error("expected string containing hex digits starting with `0x`", at_position=where)
+        if type is None:
+            self.parse_punctuation(":", " in dense attribute")
+            type = self._parse_dense_literal_type()
+        data = bytes.fromhex(hex_data[1])
+        element_size = type.get_element_type().compile_time_size
+        count = math.prod(type.get_shape())
+        if len(data) == element_size:  # a splat, even of no elements, as in MLIR
+            data *= count
+        elif len(data) != element_size * count:
+            self.raise_error(
+                f"elements hex data size is invalid for provided type: {type}", at_position=where
+            )
+        return DenseIntOrFPElementsAttr(type, BytesAttr(data))
 
     def _parse_dense_splat(self, type: RankedStructure[AnyDenseElement] | None) -> DenseIntOrFPElementsAttr:
         """``<element>`` then the type if not given: the element packed once, its bytes repeated."""
