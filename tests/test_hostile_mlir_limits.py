@@ -1,7 +1,7 @@
 """Hostile .mlir past passviz's size limits: one located error line, in bounded time.
 
-Affine expressions of thousands of terms and ``dense`` hex data that does
-not fit its type.
+Affine expressions of thousands of terms, ``dense`` hex data that does not
+fit its type and integer types wider than MLIR's 16,777,215 bits.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import pytest
 import passviz
 from passviz.cli import main
 from passviz.ir.affine_text import MAX_AFFINE_TERMS
+from passviz.ir.literals import MAX_INTEGER_WIDTH
 from passviz.pipelines import IRParseError, parse_ir
 from passviz.trace.irtext import print_module
 
@@ -234,3 +235,39 @@ def test_hex_data_that_does_not_fit_is_one_line_on_the_command_line(
     assert (
         err == "passviz: error: FILE:2:29: elements hex data size is invalid for provided type: tensor<0xf32>"
     )
+
+
+# -- integer widths -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "type",
+    ["i16777216", "i2000000000", "si99999999", "ui4294967296", "i18446744073709551617", "i" + "9" * 5_000],
+)
+def test_integer_types_wider_than_mlir_allows_are_refused_at_the_type(type: str) -> None:
+    _refused(
+        f"%0 = arith.constant 1 : {type}\n",
+        r"^<input>:1:25: integer bitwidth is limited to 16777215 bits$",
+    )
+    _refused(f"func.func private @f(tensor<2x{type}>)\n", r"^<input>:1:31: integer bitwidth is limited")
+
+
+@pytest.mark.parametrize("type", [f"i{MAX_INTEGER_WIDTH}", f"si{MAX_INTEGER_WIDTH}", "ui1", "i0", "i00032"])
+def test_integer_types_up_to_mlirs_limit_still_read(type: str) -> None:
+    parse_ir(f"func.func private @f({type}) -> {type}\n")
+
+
+def test_a_wide_integer_constant_is_one_line_in_trace_and_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # i2000000000 was read, then its constant cost gigabytes (MemoryError) downstream.
+    wide = (
+        "func.func @f() -> i2000000000 {\n"
+        "  %0 = arith.constant 1 : i2000000000\n"
+        "  func.return %0 : i2000000000\n}\n"
+    )
+    err = _cli_error(tmp_path, wide, capsys)
+    assert err == "passviz: error: FILE:1:19: integer bitwidth is limited to 16777215 bits"
+    widest = wide.replace("i2000000000", f"i{MAX_INTEGER_WIDTH}")
+    err = _cli_error(tmp_path, widest, capsys, "run")
+    assert "values of type i16777215 are not supported by the interpreter" in err

@@ -13,6 +13,9 @@
   them again.  ``dense_size_problem`` refuses a dense literal of more than
   ``MAX_DENSE_ELEMENTS`` elements before anything is allocated; it stands for
   a limit MLIR does not have, since MLIR stores a splat as one value.
+- ``i2000000000`` is a type xDSL takes, and a constant of it costs gigabytes
+  to fold, print or run.  ``integer_width_problem`` refuses integer types
+  wider than ``MAX_INTEGER_WIDTH`` bits, MLIR's own limit, in MLIR's words.
 
 ``BoundedLexer`` also reads the commonest tokens (identifiers, integers,
 punctuation) with one regular expression, and hands anything else to xDSL's
@@ -39,6 +42,15 @@ MAX_DENSE_ELEMENTS = 1 << 20
 """The most elements a ``dense<...>`` literal may stand for (1,048,576: a
 1024x1024 splat).  xDSL keeps one Python object per element while parsing
 and printing, so more would cost gigabytes."""
+
+MAX_INTEGER_WIDTH = (1 << 24) - 1
+"""The widest integer type, in bits (16,777,215): MLIR's ``IntegerType::kMaxWidth``."""
+
+_INTEGER_TYPE = re.compile(r"[su]?i([0-9]+)")
+"""An integer type's name (``i32``, ``si8``, ``ui1``); the group is its width."""
+
+_WIDTH_DIGITS = len(str(MAX_INTEGER_WIDTH))
+"""Digits of ``MAX_INTEGER_WIDTH``: a width with more (less leading zeros) is too wide."""
 
 _INTEGER_BOUND = 10**MAX_INTEGER_DIGITS
 """The smallest value with more than ``MAX_INTEGER_DIGITS`` digits."""
@@ -123,6 +135,18 @@ def _too_long(text: str) -> bool:
     # Hex converts in linear time; only the value's size matters, and up to
     # _SHORT_HEX digits it is below the bound.
     return len(text) - 2 > _SHORT_HEX and int(text, 16) >= _INTEGER_BOUND
+
+
+def integer_width_problem(name: str) -> str | None:
+    """Why the type named ``name`` is refused (an integer type wider than MLIR allows), or None."""
+    match = _INTEGER_TYPE.fullmatch(name)
+    if match is None:
+        return None
+    # A width of thousands of digits is not even converted to an int.
+    digits = match[1].lstrip("0")
+    if len(digits) <= _WIDTH_DIGITS and int(digits or "0") <= MAX_INTEGER_WIDTH:
+        return None
+    return f"integer bitwidth is limited to {MAX_INTEGER_WIDTH} bits"
 
 
 def dense_size_problem(shape: Sequence[int]) -> str | None:

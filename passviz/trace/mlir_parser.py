@@ -11,7 +11,8 @@
 - Hostile input has bounds, each a located error: nesting deeper than
   ``passviz.ir.deep.MAX_NESTING``, integer literals past
   ``passviz.ir.literals.MAX_INTEGER_DIGITS``, dense literals past
-  ``passviz.ir.literals.MAX_DENSE_ELEMENTS``, affine maps of more than
+  ``passviz.ir.literals.MAX_DENSE_ELEMENTS``, integer types wider than
+  ``passviz.ir.literals.MAX_INTEGER_WIDTH`` bits, affine maps of more than
   ``passviz.ir.affine_text.MAX_AFFINE_TERMS`` terms, aliases standing for more than
   ``passviz.ir.aliases.AliasExpansion`` allows.
 - A splat ``dense<1.0> : tensor<128x64xf32>`` is packed once and its bytes
@@ -74,7 +75,7 @@ from xdsl.utils.mlir_lexer import MLIRTokenKind
 from passviz.ir.affine_text import BoundedAffineParser
 from passviz.ir.aliases import AliasExpansion
 from passviz.ir.deep import MAX_NESTING
-from passviz.ir.literals import BoundedLexer, dense_size_problem
+from passviz.ir.literals import BoundedLexer, dense_size_problem, integer_width_problem
 from passviz.trace.terminal import first_line
 
 _AttributeT = TypeVar("_AttributeT", bound=Attribute)
@@ -311,6 +312,12 @@ class MLIRParser(Parser):
             f"more than passviz reads in an input of this size ({self._expansion.limit:,})",
             at_position=span,
         )
+
+    def _parse_optional_integer_or_float_type(self) -> TypeAttribute | None:
+        token = self._current_token
+        if token.kind is MLIRTokenKind.BARE_IDENT and (problem := integer_width_problem(token.text)):
+            self.raise_error(problem, at_position=token.span)
+        return super()._parse_optional_integer_or_float_type()
 
     def parse_affine_map(self) -> AffineMap:
         return BoundedAffineParser(self._parser_state).parse_affine_map()
