@@ -1,7 +1,8 @@
 """Hostile .mlir past passviz's size limits: one located error line, in bounded time.
 
 Affine expressions of thousands of terms, ``dense`` hex data that does not
-fit its type and integer types wider than MLIR's 16,777,215 bits.
+fit its type, integer types wider than MLIR's 16,777,215 bits and location
+aliases defined after their use that fan out.
 """
 
 from __future__ import annotations
@@ -9,13 +10,18 @@ from __future__ import annotations
 import re
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import cast
 
 import pytest
+from xdsl.dialects.builtin import ArrayAttr, FusedLoc, NameLoc
+from xdsl.ir import Attribute
 
 import passviz
 from passviz.cli import main
 from passviz.ir.affine_text import MAX_AFFINE_TERMS
+from passviz.ir.deep import MAX_NESTING, call_deep
 from passviz.ir.literals import MAX_INTEGER_WIDTH
 from passviz.pipelines import IRParseError, parse_ir
 from passviz.trace.irtext import print_module
@@ -271,3 +277,80 @@ def test_a_wide_integer_constant_is_one_line_in_trace_and_run(
     widest = wide.replace("i2000000000", f"i{MAX_INTEGER_WIDTH}")
     err = _cli_error(tmp_path, widest, capsys, "run")
     assert "values of type i16777215 are not supported by the interpreter" in err
+
+
+# -- late location aliases ------------------------------------------------------------
+
+
+def _late_fanout(depth: int, level: Callable[[int], str]) -> str:
+    """A module using ``#l0``, then aliases ``#l{i}`` each naming ``#l{i+1}`` as ``level`` says."""
+    module = "func.func @f() {\n  func.return loc(#l0)\n}\n"
+    aliases = [f"#l{i} = loc({level(i + 1)})" for i in range(depth)] + [f'#l{depth} = loc("f.py":1:2)']
+    return module + "\n".join(aliases) + "\n"
+
+
+FANOUT: dict[str, Callable[[int], str]] = {
+    "fused": lambda i: f"fused[#l{i}, #l{i}]",
+    "callsite": lambda i: f"callsite(#l{i} at #l{i})",
+    "named": lambda i: f'"n"(fused[#l{i}, "x"(#l{i})])',
+    "fused-of-three": lambda i: f"fused[#l{i}, #l{i}, #l{i}]",
+}
+"""How each alias names the next, two or three times."""
+
+
+@pytest.mark.parametrize("level", FANOUT.values(), ids=FANOUT.keys())
+def test_late_aliases_that_fan_out_are_refused_at_the_first_use(level: Callable[[int], str]) -> None:
+    # /tmp/repro/locfan.mlir and locfan2.mlir: 2^40 locations, past 40 s before.
+    _refused(
+        _late_fanout(40, level),
+        r"^<input>:2:19: the aliases used so far stand for [\d,]+ attributes and types, "
+        r"more than passviz reads in an input of this size \([\d,]+\)$",
+    )
+
+
+def test_late_alias_fan_out_is_one_line_on_the_command_line_and_in_the_api(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = _late_fanout(40, FANOUT["fused"])
+    assert _cli_error(tmp_path, text, capsys).startswith("passviz: error: FILE:2:19: the aliases used so far")
+    with pytest.raises(IRParseError, match=r"^<input>:2:19: the aliases used so far stand for"):
+        passviz.record(text, "canonicalize,cse")
+
+
+def _return_location(text: str) -> Attribute:
+    """The location of the ``func.return`` of ``_late_fanout``'s module, read from ``text``."""
+    function = next(iter(parse_ir(text).body.block.ops))
+    returned = function.regions[0].block.last_op
+    assert returned is not None
+    return returned.location
+
+
+def test_a_small_late_fan_out_resolves_each_alias_once() -> None:
+    location = _return_location(_late_fanout(10, FANOUT["fused"]))
+    assert isinstance(location, FusedLoc)
+    first, second = cast(ArrayAttr[Attribute], location.locations).data
+    assert first is second  # shared, as the aliases are, not copied
+    assert "f.py" in str(location)
+
+
+def test_early_aliases_of_a_late_fan_out_count_every_use() -> None:
+    # Each op's loc(#e) stands for the late #l0's 2^17 locations twice: counted per op.
+    uses = "".join(f"  %c{i} = arith.constant 1 : i32 loc(#e)\n" for i in range(50))
+    text = "#e = loc(fused[#l0, #l0])\n" + _late_fanout(16, FANOUT["fused"]).replace(
+        "  func.return loc(#l0)\n", uses + "  func.return\n"
+    )
+    _refused(text, r"^<input>:\d+:\d+: the aliases used so far stand for")
+
+
+def test_a_late_alias_chain_deeper_than_the_nesting_limit_is_refused() -> None:
+    depth = MAX_NESTING + 100
+    text = _late_fanout(depth, lambda i: f'"n"(#l{i})')
+    start = time.perf_counter()
+    with pytest.raises(IRParseError, match=r"^<input>:\d+:\d+: nested more than 2,500 levels"):
+        call_deep(lambda: parse_ir(text))
+    assert time.perf_counter() - start < 5
+
+
+def test_a_late_alias_chain_within_the_limit_reads() -> None:
+    location = call_deep(lambda: _return_location(_late_fanout(1_000, lambda i: f'"n"(#l{i})')))
+    assert isinstance(location, NameLoc)

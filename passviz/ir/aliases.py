@@ -45,6 +45,13 @@ class AliasExpansion:
         self.total += self._size(value)
         return self.total <= self.limit
 
+    def refusal(self) -> str:
+        """Why the input is refused once ``use`` returned False."""
+        return (
+            f"the aliases used so far stand for {self.total:,} attributes and types, "
+            f"more than passviz reads in an input of this size ({self.limit:,})"
+        )
+
     def _size(self, root: Attribute) -> int:
         """How many attributes ``root`` is made of, counting each use of a shared one."""
         sizes = self._sizes

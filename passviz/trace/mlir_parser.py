@@ -8,6 +8,8 @@
 - Location aliases may be defined after their first use: ``triton.compile``'s
   TTIR (and any ``mlir-opt --mlir-print-debuginfo`` output) writes
   ``loc(#loc3)`` in the ops and ``#loc3 = loc("k.py":12:5)`` after the module.
+  Each is resolved once and shared, and what each op's location then stands
+  for is counted against the alias expansion bound below.
 - Hostile input has bounds, each a located error: nesting deeper than
   ``passviz.ir.deep.MAX_NESTING``, integer literals past
   ``passviz.ir.literals.MAX_INTEGER_DIGITS``, dense literals past
@@ -34,7 +36,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
@@ -152,6 +154,12 @@ xDSL's location attributes are final and must nest only locations, so the
 placeholder is a ``NameLoc`` whose name no MLIR text can spell unescaped."""
 
 
+_TOO_DEEP = (
+    f"nested more than {MAX_NESTING:,} levels deep (regions, attributes and types); passviz reads no deeper"
+)
+"""Why input nested deeper than ``MAX_NESTING`` is refused."""
+
+
 class MLIRParser(Parser):
     """xDSL's ``Parser``, reading hex float literals and late location aliases as MLIR does."""
 
@@ -222,10 +230,7 @@ class MLIRParser(Parser):
         """Go one level deeper, refusing to go past ``MAX_NESTING``."""
         self._nesting += 1
         if self._nesting > MAX_NESTING:
-            self.raise_error(
-                f"nested more than {MAX_NESTING:,} levels deep (regions, attributes and types); "
-                "passviz reads no deeper"
-            )
+            self.raise_error(_TOO_DEEP)
 
     def _relocate(self, exc: Exception, start: Position, what: str) -> ParseError:
         """``exc``, raised while parsing ``what`` from ``start``, as a located ``ParseError``."""
@@ -307,11 +312,7 @@ class MLIRParser(Parser):
             return
         if self.attribute_aliases.get(span.text) is not value or self._expansion.use(value):
             return
-        self.raise_error(
-            f"the aliases used so far stand for {self._expansion.total:,} attributes and types, "
-            f"more than passviz reads in an input of this size ({self._expansion.limit:,})",
-            at_position=span,
-        )
+        self.raise_error(self._expansion.refusal(), at_position=span)
 
     def _parse_optional_integer_or_float_type(self) -> TypeAttribute | None:
         token = self._current_token
@@ -494,39 +495,150 @@ class MLIRParser(Parser):
             self._late_alias_uses = None
         if not late:
             return module
+        locations = _LateLocations(self.attribute_aliases, late)
         for op in module.walk():
-            op.location = self._resolved(op.location, late, frozenset())
+            op.location = self._resolved(op.location, locations)
             for region in op.regions:
                 for block in region.blocks:
                     for arg in block.args:
-                        arg.location = self._resolved(arg.location, late, frozenset())
+                        arg.location = self._resolved(arg.location, locations)
         return module
 
-    def _resolved(self, location: LocationAttr, late: dict[str, Span], seen: frozenset[str]) -> LocationAttr:
-        """``location`` with every late alias (first used where ``late`` says) replaced by its definition."""
-        match location:
-            case NameLoc(desc=StringAttr(data=desc)) if desc.startswith(_DEFERRED):
-                alias = desc.removeprefix(_DEFERRED)
-                value = self.attribute_aliases.get(alias)
-                if alias in seen or not _is_location(value):
-                    self.raise_error(
-                        f"location alias {alias} is never defined as a location, or only in terms of itself",
-                        at_position=late[alias],
-                    )
-                return self._resolved(cast(LocationAttr, value), late, seen | {alias})
-            case NameLoc(desc=desc, location=child) if _is_location(child):
-                return NameLoc(desc, self._resolved(cast(LocationAttr, child), late, seen))
-            case CallSiteLoc(callee=callee, caller=caller):
-                return CallSiteLoc(
-                    self._resolved(cast(LocationAttr, callee), late, seen),
-                    self._resolved(cast(LocationAttr, caller), late, seen),
-                )
-            case FusedLoc():
-                parts = cast(ArrayAttr[Attribute], location.locations).data
-                resolved = tuple(self._resolved(cast(LocationAttr, part), late, seen) for part in parts)
-                return FusedLoc(resolved, location.metadata)
-            case _:
-                return location
+    def _resolved(self, location: LocationAttr, locations: _LateLocations) -> LocationAttr:
+        """``location`` with its late aliases replaced, counted against the alias expansion
+        limit: what it stands for is printed in full wherever it is."""
+        resolved = locations.resolve(location)
+        if resolved is not location and not self._expansion.use(resolved):
+            raise ParseError(locations.first_use(location), self._expansion.refusal())
+        return resolved
+
+
+class _LateLocations:
+    """Locations with every late alias replaced by its definition, each alias resolved once.
+
+    ``#l0 = loc(fused[#l1, #l1])`` and so on 40 deep stands for 2^40 locations
+    but resolves to 40 shared ones; their size is for ``AliasExpansion`` to
+    count.  Resolution is recursive, so the locations are refused past
+    ``MAX_NESTING`` levels deep, as parsed ones are."""
+
+    def __init__(self, aliases: Mapping[str, Attribute], late: Mapping[str, Span]) -> None:
+        self._aliases = aliases
+        """Every alias defined in the input, with its value."""
+        self._late = late
+        """Where each alias used before its definition is first used."""
+        self._done: dict[int, tuple[LocationAttr, LocationAttr, int]] = {}
+        """Each location resolved, by ``id`` (kept so that the id stays its), with its
+        resolved location and how many levels deep that is."""
+        self._path: list[str] = []
+        """The aliases being resolved now, outermost first."""
+        self._level = 0
+        """How many locations deep resolution is now."""
+        self._top: LocationAttr | None = None
+        """The location ``resolve`` was last given."""
+
+    def resolve(self, location: LocationAttr) -> LocationAttr:
+        """``location`` with its late aliases replaced (``location`` itself if it has none)."""
+        self._top = location
+        return self._resolve(location)[0]
+
+    def first_use(self, location: LocationAttr) -> Span:
+        """Where the first late alias in ``location`` is first used."""
+        seen: set[int] = set()
+        stack: list[Attribute] = [location]
+        while stack:
+            attr = stack.pop()
+            if id(attr) in seen:
+                continue
+            seen.add(id(attr))
+            if (alias := _deferred_alias(attr)) is not None:
+                return self._late[alias]
+            stack.extend(reversed(_location_children(attr)))
+        return min(self._late.values(), key=lambda span: span.start)
+
+    def _resolve(self, location: LocationAttr) -> tuple[LocationAttr, int]:
+        known = self._done.get(id(location))
+        if known is not None:
+            return known[1], known[2]
+        # Each level is a few Python frames: bounded as parsing is.
+        self._level += 1
+        try:
+            if self._level > MAX_NESTING:
+                raise ParseError(self._blamed(), _TOO_DEEP)
+            resolved, depth = self._resolve_new(location)
+        finally:
+            self._level -= 1
+        if depth > MAX_NESTING:
+            raise ParseError(self._blamed(), _TOO_DEEP)
+        self._done[id(location)] = (location, resolved, depth)
+        return resolved, depth
+
+    def _blamed(self) -> Span:
+        """Where to say the location being resolved goes wrong: the innermost alias's first use."""
+        if self._path:
+            return self._late[self._path[-1]]
+        assert self._top is not None
+        return self.first_use(self._top)
+
+    def _resolve_new(self, location: LocationAttr) -> tuple[LocationAttr, int]:
+        alias = _deferred_alias(location)
+        if alias is not None:
+            return self._resolve_alias(alias)
+        children = _location_children(location)
+        if not children:
+            return location, 1
+        resolved = [self._resolve(child) for child in children]
+        depth = 1 + max(depth for _, depth in resolved)
+        if all(new is old for (new, _), old in zip(resolved, children, strict=True)):
+            return location, depth  # nothing late inside: shared as it is
+        return _with_children(location, [new for new, _ in resolved]), depth
+
+    def _resolve_alias(self, alias: str) -> tuple[LocationAttr, int]:
+        value = self._aliases.get(alias)
+        if alias in self._path or not _is_location(value):
+            raise ParseError(
+                self._late[alias],
+                f"location alias {alias} is never defined as a location, or only in terms of itself",
+            )
+        self._path.append(alias)
+        try:
+            return self._resolve(cast(LocationAttr, value))
+        finally:
+            self._path.pop()
+
+
+def _deferred_alias(attr: Attribute) -> str | None:
+    """The alias ``attr`` is the placeholder of, or None if it is none."""
+    if (
+        isinstance(attr, NameLoc)
+        and isinstance(attr.location, NoneAttr)
+        and attr.desc.data.startswith(_DEFERRED)
+    ):
+        return attr.desc.data.removeprefix(_DEFERRED)
+    return None
+
+
+def _location_children(location: Attribute) -> list[LocationAttr]:
+    """The locations ``location`` is made of: a name's, a call site's two, a fusion's parts."""
+    match location:
+        case NameLoc(location=child) if _is_location(child):
+            return [cast(LocationAttr, child)]
+        case CallSiteLoc(callee=callee, caller=caller):
+            return [cast(LocationAttr, callee), cast(LocationAttr, caller)]
+        case FusedLoc():
+            return [cast(LocationAttr, part) for part in cast(ArrayAttr[Attribute], location.locations).data]
+        case _:
+            return []
+
+
+def _with_children(location: LocationAttr, children: Sequence[LocationAttr]) -> LocationAttr:
+    """``location`` (one ``_location_children`` takes apart) made of ``children`` instead."""
+    match location:
+        case NameLoc():
+            return NameLoc(location.desc, children[0])
+        case CallSiteLoc():
+            return CallSiteLoc(children[0], children[1])
+        case _:
+            return FusedLoc(tuple(children), cast(FusedLoc, location).metadata)
 
 
 def _is_location(attr: Attribute | None) -> bool:
