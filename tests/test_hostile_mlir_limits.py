@@ -354,3 +354,9 @@ def test_a_late_alias_chain_deeper_than_the_nesting_limit_is_refused() -> None:
 def test_a_late_alias_chain_within_the_limit_reads() -> None:
     location = call_deep(lambda: _return_location(_late_fanout(1_000, lambda i: f'"n"(#l{i})')))
     assert isinstance(location, NameLoc)
+
+
+def test_a_dictionary_alias_bomb_is_refused() -> None:
+    lines = ['#a0 = {x = "leaf"}'] + [f"#a{i} = {{p = #a{i - 1}, q = #a{i - 1}}}" for i in range(1, 40)]
+    text = "\n".join(lines) + "\nfunc.func @f() attributes {x = #a39} {\n  func.return\n}\n"
+    _refused(text, r"^<input>:\d+:\d+: the aliases used so far stand for")

@@ -13,7 +13,7 @@ bound MLIR does not need, since MLIR's printer prints aliases back as aliases.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import cast
 
 from xdsl.ir import Attribute, Data, ParametrizedAttribute
@@ -78,6 +78,6 @@ def _children(attr: Attribute) -> Iterable[Attribute]:
     data: object = cast(object, attr.data)  # pyright: ignore[reportUnknownMemberType]
     if isinstance(data, tuple | list):
         return [d for d in data if isinstance(d, Attribute)]  # pyright: ignore[reportUnknownVariableType]
-    if isinstance(data, dict):
+    if isinstance(data, Mapping):  # a DictionaryAttr's immutabledict is no dict
         return [d for d in data.values() if isinstance(d, Attribute)]  # pyright: ignore[reportUnknownVariableType, reportUnknownMemberType]
     return ()
