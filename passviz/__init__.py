@@ -30,14 +30,19 @@ def record(module_or_text: str | ModuleOp, passes: str | Sequence[ModulePass], *
     ``options`` are ``RecordOptions`` fields (``max_rewrites=20``,
     ``timeout=5.0``) or ``output=`` a file to write the trace to.
 
+    It runs as ``passviz trace`` does, on a stack and recursion limit deep
+    IR needs (``passviz.ir.deep.call_deep``), not Python's default limit of
+    1,000 frames, which stops xDSL at about 160 nested regions.
+
     >>> trace = passviz.record(text, [MyPass()], max_rewrites=20)
     """
+    from passviz.ir.deep import call_deep
     from passviz.pipelines import record as record_pipeline
     from passviz.trace.recorder import RecordOptions
 
     output = options.pop("output", None)
-    run = record_pipeline(module_or_text, passes, output=output, options=RecordOptions(**options))
-    return run.trace
+    recording = RecordOptions(**options)
+    return call_deep(lambda: record_pipeline(module_or_text, passes, output=output, options=recording).trace)
 
 
 def load_ipython_extension(shell: object) -> None:

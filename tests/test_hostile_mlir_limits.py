@@ -2,13 +2,16 @@
 
 Affine expressions of thousands of terms, ``dense`` hex data that does not
 fit its type, integer types wider than MLIR's 16,777,215 bits and location
-aliases defined after their use that fan out.
+aliases defined after their use that fan out; and ``passviz.record`` running
+on the command line's deep stack.
 """
 
 from __future__ import annotations
 
+import contextvars
 import re
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -21,10 +24,11 @@ from xdsl.ir import Attribute
 import passviz
 from passviz.cli import main
 from passviz.ir.affine_text import MAX_AFFINE_TERMS
-from passviz.ir.deep import MAX_NESTING, call_deep
+from passviz.ir.deep import MAX_NESTING, RECURSION_LIMIT, call_deep
 from passviz.ir.literals import MAX_INTEGER_WIDTH
 from passviz.pipelines import IRParseError, parse_ir
 from passviz.trace.irtext import print_module
+from tests.fuzz import nested_regions
 
 QUICK = 1.0
 """Seconds any refusal here may take (each took 4 s to minutes, or never ended, before)."""
@@ -360,3 +364,48 @@ def test_a_dictionary_alias_bomb_is_refused() -> None:
     lines = ['#a0 = {x = "leaf"}'] + [f"#a{i} = {{p = #a{i - 1}, q = #a{i - 1}}}" for i in range(1, 40)]
     text = "\n".join(lines) + "\nfunc.func @f() attributes {x = #a39} {\n  func.return\n}\n"
     _refused(text, r"^<input>:\d+:\d+: the aliases used so far stand for")
+
+
+# -- the Python API on the deep stack -------------------------------------------------
+
+
+def test_record_reads_a_thousand_nested_regions_at_pythons_default_limit() -> None:
+    limit = sys.getrecursionlimit()
+    trace = passviz.record(nested_regions(1000), "cse")
+    assert trace.status == "ok" and sys.getrecursionlimit() == limit
+
+
+def test_call_deep_runs_in_the_callers_context() -> None:
+    chosen: contextvars.ContextVar[str] = contextvars.ContextVar("chosen", default="none")
+    token = chosen.set("mine")
+    try:
+        assert call_deep(chosen.get) == "mine"
+    finally:
+        chosen.reset(token)
+
+
+def test_concurrent_deep_calls_keep_the_limit_until_the_last_ends() -> None:
+    before = sys.getrecursionlimit()
+    both_running = threading.Barrier(2)
+    first_done = threading.Event()
+    seen: list[int] = []
+
+    def first() -> None:
+        call_deep(both_running.wait)
+        first_done.set()
+
+    def second() -> None:
+        def work() -> int:
+            both_running.wait()
+            first_done.wait(10)
+            return sys.getrecursionlimit()
+
+        seen.append(call_deep(work))
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert first_done.is_set() and seen == [RECURSION_LIMIT]
+    assert sys.getrecursionlimit() == before
