@@ -239,3 +239,60 @@ def test_an_initial_ir_that_does_not_verify_gets_no_traceback(
         capsys.readouterr()
         assert main([command[0], str(trace_file), *command[1:]]) in (0, 1)
         assert "Traceback" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("line", "change", "expected"),
+    [
+        (2, lambda r: r["delta"]["ops_created"].append(5), "delta/ops_created/1: not a created op"),
+        (2, lambda r: r["delta"]["ops_erased"].append({"id": "o1"}), "delta/ops_erased/1: not an op id"),
+        (2, lambda r: r["delta"]["ops_created"][0].pop("name"), "delta/ops_created/0/name: missing"),
+        (2, lambda r: r["delta"]["replaced"][0].pop("values"), "delta/replaced/0/values: missing"),
+        (
+            2,
+            lambda r: r.update(kind=["rewrite"]),
+            "kind: not one of checkpoint, failure, pass-begin, pass-end",
+        ),
+        (2, lambda r: r["delta"].update(texts=[]), "delta/texts: not an object of op texts by op id"),
+        (
+            1,
+            lambda r: r["initial"]["delta"]["placed"][0].update(after=7),
+            "initial/delta/placed/0/after: not an op id or null",
+        ),
+        (
+            1,
+            lambda r: r["initial"]["delta"]["ops_created"][0].update(operands="v1"),
+            "initial/delta/ops_created/0/operands: not a list of value ids",
+        ),
+    ],
+    ids=[
+        "created-int",
+        "erased-object",
+        "created-without-name",
+        "replaced-without-values",
+        "kind-list",
+        "texts-list",
+        "initial-after",
+        "initial-operands",
+    ],
+)
+def test_a_type_confused_record_is_refused_at_its_line(
+    line: int, change: Any, expected: str, trace_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    records = _records(trace_file)
+    if line == 1:
+        target = records[0]
+    else:  # a step that replaces an op, given a created op and an erased one if it has none
+        target = next(r for r in records if r.get("delta", {}).get("replaced"))
+        created = {"id": "o9", "name": "x", "operands": [], "results": []}
+        target["delta"].setdefault("ops_created", [created])
+        target["delta"].setdefault("ops_erased", ["o1"])
+        line = records.index(target) + 1
+    change(target)
+    _write(trace_file, records)
+    for command in COMMANDS:
+        error = _one_error(capsys, [command[0], str(trace_file), *command[1:]])
+        if command[0] != "validate":  # validate says it as jsonschema does
+            assert error.startswith(
+                f"passviz: error: {trace_file}:{line}: invalid trace record: {expected}"
+            ), error

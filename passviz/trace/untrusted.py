@@ -120,25 +120,34 @@ def _check_size(path: str | Path, size: int) -> None:
         )
 
 
-def decode_record(chunk: str) -> object:
+def decode_record(chunk: str, *, depth: bool = True) -> object:
     """One line of a trace as JSON, within ``MAX_JSON_DEPTH`` and ``MAX_NUMBER_DIGITS``.
 
     Raises ``TraceLimitError`` past a limit, and ``ValueError`` (such as
     ``json.JSONDecodeError``) for text that is not JSON (``NaN`` and
-    ``Infinity`` are not)."""
+    ``Infinity`` are not).  Without ``depth`` the nesting is checked only as
+    deep as the decoder recurses: a caller whose next check bounds the depth
+    anyway (the envelope check, ``passviz.trace.envelope``) calls
+    ``check_depth`` on a record that fails it, and saves walking every record."""
     try:
         value = json.loads(
             chunk, parse_int=_bounded_int, parse_float=_bounded_float, parse_constant=_constant
         )
     except RecursionError:
         raise _too_deep() from None
-    if chunk.count("[") + chunk.count("{") > MAX_JSON_DEPTH and not _nests_within(value, MAX_JSON_DEPTH):
-        raise _too_deep()
+    if depth and chunk.count("[") + chunk.count("{") > MAX_JSON_DEPTH:
+        check_depth(value)
     if len(chunk) > MAX_STRING_CHARS and (longest := _longest_string(value)) > MAX_STRING_CHARS:
         raise TraceLimitError(
             f"a string of {longest:,} characters; the limit is {MAX_STRING_CHARS:,} characters"
         )
     return value
+
+
+def check_depth(value: object) -> None:
+    """Raise ``TraceLimitError`` if ``value`` nests deeper than ``MAX_JSON_DEPTH``."""
+    if not _nests_within(value, MAX_JSON_DEPTH):
+        raise _too_deep()
 
 
 def _longest_string(value: object) -> int:
