@@ -124,6 +124,15 @@ def test_lone_surrogates_are_printed_escaped(
     assert "\\ud800" in page.read_text(encoding="utf-8")
 
 
+def test_an_error_naming_a_huge_id_is_cut_short(trace_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    records = _records(trace_file)
+    records[2].setdefault("delta", {})["ops_erased"] = ["o" + "1" * 100_000]  # an id, by the schema
+    _write(trace_file, records)
+    error = _one_error(capsys, ["show", str(trace_file)])
+    assert "cannot erase unknown op o111" in error and error.endswith(" more characters)")
+    assert len(error) < 2100
+
+
 def _with_line(path: Path, number: int, line: str) -> None:
     lines = path.read_text().splitlines()
     lines.insert(number - 1, line)

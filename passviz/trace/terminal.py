@@ -47,8 +47,13 @@ def first_line(text: str) -> str:
     return next((line.strip() for line in text.splitlines() if line.strip()), "")
 
 
+ERROR_CHARS = 2000
+"""The most characters of an error message printed: the rest of one naming a crafted
+id of millions of digits would flood the terminal."""
+
+
 def error_line(message: str) -> str:
-    """An error message as one printable line.
+    """An error message as one printable line, at most ``ERROR_CHARS`` long (and a note).
 
     xDSL's parse errors span several lines (location, the source line, a
     caret under it, the message); they become the location and the message.
@@ -57,5 +62,9 @@ def error_line(message: str) -> str:
     if not lines:
         return ""
     if len(lines) >= 3 and _CARET_LINE.fullmatch(lines[-2]):
-        return one_line(f"{lines[0].rstrip(': ')}: {lines[-1].strip()}")
-    return one_line(lines[0])
+        line = one_line(f"{lines[0].rstrip(': ')}: {lines[-1].strip()}")
+    else:
+        line = one_line(lines[0])
+    if len(line) <= ERROR_CHARS:
+        return line
+    return f"{line[:ERROR_CHARS]}... ({len(line) - ERROR_CHARS:,} more characters)"
