@@ -409,3 +409,34 @@ def test_concurrent_deep_calls_keep_the_limit_until_the_last_ends() -> None:
         thread.join(30)
     assert first_done.is_set() and seen == [RECURSION_LIMIT]
     assert sys.getrecursionlimit() == before
+
+
+WIDE_ARITH = """\
+func.func @f() -> i16777215 {
+  %0 = arith.constant -1 : i16777215
+  %c = arith.constant 3 : i16777215
+  %1 = arith.muli %0, %0 : i16777215
+  %2 = arith.addi %1, %c : i16777215
+  %3 = arith.divsi %2, %c : i16777215
+  func.return %3 : i16777215
+}
+"""
+"""Arithmetic on MLIR's widest integers: folding it used to run for minutes."""
+
+
+def test_the_widest_integers_canonicalize_in_bounded_time(tmp_path: Path) -> None:
+    from passviz.passes.canonicalization.folders import MAX_FOLD_WIDTH
+
+    source = tmp_path / "wide.mlir"
+    source.write_text(WIDE_ARITH)
+    began = time.perf_counter()
+    assert main(["trace", str(source), "-p", "canonicalize,cse", "-o", str(tmp_path / "t.json")]) == 0
+    assert time.perf_counter() - began < 10
+    assert MAX_FOLD_WIDTH < 16_777_215  # such constants are left unfolded, by design
+
+
+def test_apint_wraps_as_modulo_does() -> None:
+    from passviz.dialects.matchers import APInt
+
+    for value, width in [(-1, 8), (300, 8), (-129, 8), (5, 1), (-(1 << 70), 64), (1 << 64, 64)]:
+        assert APInt.of(value, width).bits == value % (1 << width)

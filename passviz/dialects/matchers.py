@@ -49,8 +49,8 @@ class APInt:
 
     @staticmethod
     def of(value: int, width: int) -> APInt:
-        """``value`` wrapped to ``width`` bits."""
-        return APInt(width, value % (1 << width))
+        """``value`` wrapped to ``width`` bits (a mask, not ``%``: instant at any width)."""
+        return APInt(width, value & ((1 << width) - 1))
 
     @property
     def signed(self) -> int:

@@ -55,9 +55,21 @@ class _Elements:
         return all(value == self.values[0] for value in self.values)
 
 
+MAX_FOLD_WIDTH = 4096
+"""The widest integers passviz's folders compute with.  MLIR folds any width; past this one a
+product takes seconds and its result has more digits than Python prints (4,300), so wider
+constants are left unfolded (MLIR's limit on the type itself is 16,777,215 bits)."""
+
+
+def _fold_width(type: Attribute) -> int | None:
+    """The width to fold ``type``'s integers at, or None when they are not folded."""
+    width = int_width(type)
+    return width if width is not None and width <= MAX_FOLD_WIDTH else None
+
+
 def _decode(attr: Attribute, kind: Kind) -> _Elements | None:
     if kind == "int" and isa(attr, IntegerAttr[IntegerType | IndexType]):
-        width = int_width(attr.type)
+        width = _fold_width(attr.type)
         return None if width is None else _Elements(attr.type, (APInt.of(attr.value.data, width),), False)
     if kind == "float" and isa(attr, FloatAttr[AnyFloat]):
         if not isinstance(attr.type, FOLDABLE_FLOATS):
@@ -68,7 +80,7 @@ def _decode(attr: Attribute, kind: Kind) -> _Elements | None:
     values = attr.get_values()
     element = attr.get_element_type()
     if kind == "int":
-        width = int_width(element)
+        width = _fold_width(element)
         ints = tuple(APInt.of(v, width) for v in values if isinstance(v, int)) if width is not None else ()
         return _Elements(attr.type, ints, True) if ints and len(ints) == len(values) else None
     if not isinstance(element, FOLDABLE_FLOATS):
