@@ -124,6 +124,27 @@ def test_lone_surrogates_are_printed_escaped(
     assert "\\ud800" in page.read_text(encoding="utf-8")
 
 
+def test_a_delta_that_does_not_apply_is_located_at_its_line(
+    trace_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    records = _records(trace_file)
+    records[2].setdefault("delta", {})["ops_erased"] = ["o999"]
+    records[0]["initial"]["delta"]["placed"][0]["after"] = "o998"
+    _write(trace_file, records)
+    for command in (["show"], ["dump"], ["validate"]):
+        error = _one_error(capsys, [command[0], str(trace_file)])
+        assert error.startswith(
+            f"passviz: error: {trace_file}:1: the trace's initial IR cannot be built: "
+        ), error
+    records[0]["initial"]["delta"]["placed"][0]["after"] = None
+    _write(trace_file, records)
+    error = _one_error(capsys, ["show", str(trace_file)])
+    assert error == (
+        f"passviz: error: {trace_file}:3: step {records[2]['index']}: cannot apply its delta: "
+        "cannot erase unknown op o999"
+    )
+
+
 def test_an_error_naming_a_huge_id_is_cut_short(trace_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
     records = _records(trace_file)
     records[2].setdefault("delta", {})["ops_erased"] = ["o" + "1" * 100_000]  # an id, by the schema

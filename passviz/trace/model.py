@@ -317,12 +317,24 @@ class Trace:
     syntax_scope: Callable[[], AbstractContextManager[object]] | None = field(default=None, repr=False)
     """Enters the syntax the IR texts are written in (``meta["syntax"]``) while replay parses and
     prints them; set with ``context_factory`` by the layer that knows the dialects."""
+    source: str | None = field(default=None, repr=False, compare=False)
+    """The file the trace was read from, for errors about its contents to name."""
+    record_lines: list[int] = field(default_factory=lambda: list[int](), repr=False, compare=False)
+    """The line of the file each record was read from: the header's, then each step's."""
 
     def __len__(self) -> int:
         return len(self.steps)
 
     def __iter__(self) -> Iterator[Step]:
         return iter(self.steps)
+
+    def where(self, step: int | None = None) -> str:
+        """``PATH:LINE: ``, the record of ``step`` (None: the header) in the file the trace
+        was read from, as an error about it begins; "" for a trace not read from a file."""
+        index = 0 if step is None else step + 1
+        if self.source is None or index >= len(self.record_lines):
+            return ""
+        return f"{self.source}:{self.record_lines[index]}: "
 
     def normalize_step(self, step: int) -> int:
         """Turn a possibly negative step number into an index, or raise IndexError."""

@@ -69,14 +69,16 @@ class Replayer:
             self.apply(initial["delta"])
             module = self.ops.get(initial["root"])
         except Exception as exc:
-            raise ReplayError(f"the trace's initial IR cannot be built: {exc}") from exc
+            raise ReplayError(f"{self.trace.where()}the trace's initial IR cannot be built: {exc}") from exc
         if not isinstance(module, ModuleOp) or module.parent is not None:
-            raise ReplayError("the trace's initial IR: its root is not a top-level builtin.module")
+            raise ReplayError(
+                f"{self.trace.where()}the trace's initial IR: its root is not a top-level builtin.module"
+            )
         return module
 
     def _parse(self, text: str) -> ModuleOp:
         """The initial module, parsed from a version 1 trace's text, with the ids the recorder gave."""
-        module = _parse_initial_ir(self.ctx, text)
+        module = _parse_initial_ir(self.ctx, text, self.trace.where())
         shadow = Shadow(module)
         self.ops.update((i, r.op) for i, r in shadow.ops.items())
         self.blocks.update((i, r.block) for i, r in shadow.blocks.items())
@@ -104,7 +106,8 @@ class Replayer:
             try:
                 self.apply(step.delta)
             except Exception as exc:
-                raise ReplayError(f"step {step.index}: cannot apply its delta: {exc}") from exc
+                where = self.trace.where(self.position)
+                raise ReplayError(f"{where}step {step.index}: cannot apply its delta: {exc}") from exc
 
     # -- parsing helpers ---------------------------------------------------------
 
@@ -352,8 +355,9 @@ class Replayer:
             block.parent.detach_block(block)
 
 
-def _parse_initial_ir(ctx: Context, text: str) -> ModuleOp:
-    """Parse a trace's initial IR; the trace file is untrusted, so errors are located."""
+def _parse_initial_ir(ctx: Context, text: str, where: str) -> ModuleOp:
+    """Parse a trace's initial IR; the trace file is untrusted, so errors are located (``where``:
+    the header's ``PATH:LINE: ``, then the line and column in the IR)."""
     if not text.strip():  # what reading leaves of a trace cut inside its header
         raise ReplayError("the trace holds no IR: it is truncated inside its header")
     try:
@@ -361,7 +365,7 @@ def _parse_initial_ir(ctx: Context, text: str) -> ModuleOp:
     except ParseError as exc:
         location = exc.span.get_location()
         raise ReplayError(
-            f"the trace's initial IR does not parse: {location.line}:{location.col}: {exc.msg}"
+            f"{where}the trace's initial IR does not parse: {location.line}:{location.col}: {exc.msg}"
         ) from None
 
 

@@ -480,6 +480,8 @@ def _read_lines(
                 initial=cast(InitialState | None, line.record.get("initial")),
                 sources=cast(dict[str, str], line.record.get("sources", {})),
                 context_factory=context_factory,
+                source=str(path),
+                record_lines=[line.number],
             )
             continue
         if kind == "run":
@@ -504,6 +506,7 @@ def _read_lines(
                 f"{path}:{line.number}: step {step.index} out of order (expected {len(trace.steps)})"
             )
         trace.steps.append(step)
+        trace.record_lines.append(line.number)
     if trace is None:
         if _looks_like_cut_header(head):
             # Cut inside the header: nothing completed before the cut.
