@@ -29,6 +29,7 @@ from passviz.dialects import ALIASED_ATTRIBUTES, make_context
 from passviz.dialects.triton_version import (
     TritonVersion,
     recorded_syntax,
+    recorded_triton_version,
     triton_version,
     use_recorded_syntax,
 )
@@ -554,4 +555,11 @@ def readable(trace: Trace) -> Trace:
     syntax = trace.meta.get("syntax")
     trace.context_factory = make_context
     trace.syntax_scope = lambda: use_recorded_syntax(syntax)
+    recorded = (syntax or {}).get("triton")
+    if recorded is not None and recorded_triton_version(syntax) is None:
+        installed = ".".join(map(str, triton_version()))
+        trace.warnings.append(
+            f"the trace's meta.syntax.triton {recorded!r} is no Triton version; "
+            f"it is read as Triton {installed}"
+        )
     return trace

@@ -361,11 +361,7 @@ FUZZ_COMMANDS = (
 )
 """What runs on a mutant ``passviz steps`` reads: all of it; on one it refuses, the rest refuses it the same."""
 
-KNOWN: dict[str, str] = {
-    "header:meta/syntax": "passviz.dialects.triton_version.use_recorded_syntax: its except ValueError "
-    "never runs (use_triton_version raises on entering, not when called): a meta.syntax.triton that is "
-    "no version is a traceback",
-}
+KNOWN: dict[str, str] = {}
 """Groups that still give a traceback, and where the fix belongs (outside the trace reader)."""
 
 

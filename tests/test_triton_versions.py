@@ -198,3 +198,18 @@ def _write(folder: Path, text: str) -> Path:
 def _installed() -> str:
     major, minor = installed_triton_version()
     return f"{major}.{minor}"
+
+
+def test_an_unreadable_recorded_syntax_reads_as_the_installed_triton_with_a_warning(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    output = tmp_path / "t.json"
+    assert main(["trace", str(_write(tmp_path, TENSORDESC_ARG)), "-p", "cse", "-o", str(output)]) == 0
+    lines = output.read_text().splitlines()
+    lines[0] = lines[0].replace(f'"syntax":{{"triton":"{_installed()}"}}', '"syntax":{"triton":"x"}')
+    output.write_text("\n".join(lines) + "\n")
+    capsys.readouterr()
+    assert main(["show", str(output)]) == 0
+    captured = capsys.readouterr()
+    assert "tt.func @f" in captured.out
+    assert f"meta.syntax.triton 'x' is no Triton version; it is read as Triton {_installed()}" in captured.err

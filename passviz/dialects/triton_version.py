@@ -81,9 +81,17 @@ def recorded_syntax() -> dict[str, str]:
 def use_recorded_syntax(syntax: Mapping[str, str] | None) -> contextlib.AbstractContextManager[object]:
     """Read and print IR as the trace whose ``meta.syntax`` is ``syntax`` was written; a trace
     that records none (written before passviz recorded it) reads as the installed Triton."""
-    if syntax is None or SYNTAX_KEY not in syntax:
-        return nullcontext()
+    version = recorded_triton_version(syntax)
+    return nullcontext() if version is None else use_triton_version(version)
+
+
+def recorded_triton_version(syntax: Mapping[str, str] | None) -> TritonVersion | None:
+    """The Triton version a trace's ``meta.syntax`` records; None when it records none, or (the
+    trace is untrusted) something that is no version: the installed Triton then reads it."""
+    text = (syntax or {}).get(SYNTAX_KEY)
+    if text is None:
+        return None
     try:
-        return use_triton_version(syntax[SYNTAX_KEY])
-    except ValueError:  # an unreadable version in an untrusted trace: the installed one reads it
-        return nullcontext()
+        return parse_triton_version(text)
+    except ValueError:
+        return None
