@@ -140,7 +140,7 @@ def derive_specs(module: ModuleOp, size: int = 64) -> list[ArgSpec]:
     type, enough for kernels whose sizes, strides and row counts all come from those scalars; every
     tensor (or buffer view a tensor is imported from) random elements of its static shape."""
     function = kernel_function(module)
-    block = function.regions[0].blocks.first
+    block = function.regions[0].blocks.first if function.regions else None
     specs: list[ArgSpec] = []
     for index, arg in enumerate(block.args if block is not None else ()):
         name = arg.name_hint or f"arg{index}"

@@ -112,7 +112,8 @@ def launch(
     """Run every program of ``grid`` of the kernel in ``module`` on ``arguments``, all of them
     within ``limits`` (the default ``RunLimits``: a minute, 50 million ops)."""
     function = kernel_function(module, kernel)
-    types = list(function.regions[0].blocks.first.arg_types) if function.regions[0].blocks.first else []
+    entry = function.regions[0].blocks.first if function.regions else None
+    types = list(entry.arg_types) if entry is not None else []
     if len(types) != len(arguments):
         raise LaunchError(f"the kernel takes {len(types)} arguments, not {len(arguments)}", function)
     memory = Memory()
