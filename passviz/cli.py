@@ -263,6 +263,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (CliError, InputError, PipelineError, TraceFormatError, ReplayError, OSError) as exc:
         print(f"passviz: error: {error_line(_message(exc))}", file=sys.stderr)
         return 1
+    except MemoryError:
+        # Past the limits a file may reach, a valid trace can still need more memory than there is.
+        print("passviz: error: out of memory: the input is too large for this machine", file=sys.stderr)
+        return 1
 
 
 def _message(exc: Exception) -> str:
@@ -327,13 +331,13 @@ def _step_line(step: Step, names: dict[str, str], pass_width: int = 34) -> str:
     label = step_label(step, names) if step.name else ""
     counts = step_counts(step)
     flag = f"  !! {step.flag['kind']}: {step.flag['message']}" if step.flag else ""
-    pass_name = step.pass_name or "-"
+    pass_name = one_line(step.pass_name or "-")  # escaped before padding, so columns hold
     return f"{step.index:>5}  {step.kind:<10}  {pass_name:<{pass_width}}  {label:<40}  {counts}{flag}"
 
 
 def _pass_width(trace: Trace) -> int:
     """The pass column's width: the longest pass name (IREE's run past 60 characters), at least 34."""
-    return max([34, *(len(step.pass_name) for step in trace.steps if step.pass_name)])
+    return max([34, *(len(one_line(step.pass_name)) for step in trace.steps if step.pass_name)])
 
 
 def _load(path: str) -> Trace:
