@@ -139,8 +139,8 @@ class KernelInterpreter(Interpreter):
 
     def call(self, function: Operation, args: PythonValues, at: Operation | None = None) -> PythonValues:
         """Run ``function``'s body on ``args`` (called ``at`` a call op) and return what it returns."""
-        body = function.regions[0]
-        if not body.blocks:
+        body = function.regions[0] if function.regions else None
+        if body is None or not body.blocks:
             name = getattr(function_attribute(function, "sym_name"), "data", "?")
             message = f"@{name} has no body here: a declaration cannot be run"
             raise DeclarationCallError(message, at or function)
