@@ -924,19 +924,44 @@ def _classify(status: int | None, raised: BaseException | None, out: str, err: s
 
 
 RECYCLE_MARGIN = 256 << 20
-"""A worker whose address space has grown this much past its size after importing passviz ends
-after the case, and a fresh one runs the next.  Freed heap is seldom given back to the system,
-and ``passviz.ir.deep.call_deep`` reserves 1 GiB of stack for a thread in each command: under
-the worker's limit, a case after one that inflated a big trace would fail (``MemoryError``,
-``can't start new thread``) for what another case did, where the command alone succeeds."""
+"""A worker whose heap has grown this much past its size after warming up ends after the case,
+and a fresh one runs the next.  Freed heap is seldom given back to the system: under the
+worker's limit, a case after one that inflated a big trace would fail (``MemoryError``) for
+what another case did, where the command alone succeeds."""
+
+DEEP_STACK = 1 << 30
+"""The stack ``passviz.ir.deep.call_deep`` reserves for the thread of each command.  The C
+library keeps a finished thread's stack for the next thread, and where the next starts before
+the last has quite ended there are two: 2 GiB of the worker's 3 GiB, and a case that a fresh
+process runs fails with ``can't start new thread``."""
 
 
-def _address_space() -> int:
-    """This process's virtual memory size in bytes (what ``RLIMIT_AS`` limits); 0 without ``/proc``."""
+def _settle() -> None:
+    """Let the C library free the stacks of threads that have ended: it trims its cache of
+    stacks when a thread ends, so end a small one once the others are gone."""
+    time.sleep(0.01)
+    idle = threading.Thread(target=lambda: None)
+    idle.start()
+    idle.join()
+    time.sleep(0.01)
+
+
+def _address_space() -> tuple[int, int]:
+    """This process's mapped bytes (what ``RLIMIT_AS`` limits) less ``DEEP_STACK``-sized
+    mappings, and how many of those there are; ``(0, 0)`` without ``/proc``."""
+    size, stacks = 0, 0
     try:
-        return int(Path("/proc/self/statm").read_text().split()[0]) * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError, IndexError):
-        return 0
+        maps = Path("/proc/self/maps").read_text()
+    except OSError:
+        return 0, 0
+    for line in maps.splitlines():
+        low, _, high = line.partition(" ")[0].partition("-")
+        length = int(high, 16) - int(low, 16)
+        if length == DEEP_STACK:
+            stacks += 1
+        else:
+            size += length
+    return size, stacks
 
 
 def _warm_up(main: Callable[[list[str]], int], folder: str) -> None:
@@ -953,8 +978,9 @@ def _warm_up(main: Callable[[list[str]], int], folder: str) -> None:
 
 
 def _worker(cases_file: str, start: int, memory_mb: int) -> None:
-    """Run cases from ``start`` on, one JSON line per case on stdout; end early (status 0) when
-    the next case would not find the worker as fresh as the first did (``RECYCLE_MARGIN``).
+    """Run cases from ``start`` on, one JSON line per case on stdout; end early (status 0)
+    when the next case would not find the worker as fresh as the first did (``RECYCLE_MARGIN``,
+    ``DEEP_STACK``).
 
     Each case's input is in the file ``{index}.bin`` beside ``cases_file``
     (which holds the rest): inputs of hundreds of KiB of gzip would otherwise
@@ -969,7 +995,8 @@ def _worker(cases_file: str, start: int, memory_mb: int) -> None:
     report = sys.stdout
     with tempfile.TemporaryDirectory() as folder:
         _warm_up(main, folder)
-        fresh = _address_space()
+        _settle()
+        fresh, _ = _address_space()
         for index in range(start, len(cases)):
             case = cases[index]
             data = Path(cases_file).with_name(f"{index}.bin").read_bytes()
@@ -997,7 +1024,9 @@ def _worker(cases_file: str, start: int, memory_mb: int) -> None:
             line = Outcome(index, case.name, outcome, round(seconds, 3), detail, case.variant, case.argv)
             report.write(json.dumps(asdict(line)) + "\n")
             report.flush()
-            if outcome not in ACCEPTABLE or _address_space() > fresh + RECYCLE_MARGIN:
+            _settle()
+            heap, stacks = _address_space()
+            if outcome not in ACCEPTABLE or heap > fresh + RECYCLE_MARGIN or stacks > 1:
                 return  # a case that failed may also have left the worker in a bad state
 
 
