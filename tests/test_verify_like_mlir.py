@@ -200,3 +200,30 @@ func.func @f(%a: i32) -> i32 {
     (flagged,) = trace.failed_steps
     assert flagged.flag is not None and flagged.flag["kind"] == "verify"
     assert "does not dominate" in flagged.flag["message"]
+
+
+NOT_ASCII_DIGITS = {
+    "fullwidth-digit": "func.func @f() -> i32 {\n  %0 = arith.constant \uff11 : i32\n  func.return %0 : i32\n}\n",
+    "arabic-indic-shape": (
+        "func.func @f() -> tensor<\u0663xf32> {\n  %0 = arith.constant dense<1.0> : tensor<\u0663xf32>\n"
+        "  func.return %0 : tensor<\u0663xf32>\n}\n"
+    ),
+}
+"""Digits MLIR's lexer does not know: only ASCII digits make numbers."""
+
+
+@pytest.mark.parametrize("name", sorted(NOT_ASCII_DIGITS))
+def test_digits_that_are_not_ascii_are_refused_where_mlir_refuses_them(
+    name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / f"{name}.mlir"
+    path.write_text(NOT_ASCII_DIGITS[name], encoding="utf-8")
+    assert main(["trace", str(path), "-p", "cse", "-o", str(tmp_path / "t.json")]) == 1
+    error = capsys.readouterr().err.strip()
+    located = re.fullmatch(
+        rf"passviz: error: {re.escape(str(path))}:(\d+):(\d+): unexpected character", error
+    )
+    assert located is not None, error
+    need(iree_opt_missing())
+    done = subprocess.run([iree_opt(), str(path)], capture_output=True, text=True, timeout=120, check=False)
+    assert f":{located.group(1)}:{located.group(2)}: error: unexpected character" in done.stderr

@@ -120,6 +120,11 @@ class BoundedLexer(LinearStringLexer):
             token = Token(kind, Span(start, end, self.input))
         else:
             token = super().lex()
+        if token.kind in (MLIRTokenKind.INTEGER_LIT, MLIRTokenKind.FLOAT_LIT) and not token.text.isascii():
+            # xDSL starts a number at any str.isnumeric() character and Python's int() reads any
+            # Unicode digit; MLIR's lexer knows ASCII digits only.
+            at = token.span.start + next(i for i, char in enumerate(token.text) if not char.isascii())
+            raise ParseError(Span(at, at + 1, self.input), "unexpected character")
         if token.kind is MLIRTokenKind.INTEGER_LIT and _too_long(token.text):
             raise ParseError(
                 token.span,
