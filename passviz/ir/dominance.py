@@ -103,8 +103,12 @@ def dominator_tree(region: Region) -> dict[Block, list[Block]]:
 
 
 def _dominates_in_region(a: Block, b: Block) -> bool:
-    """Whether ``a`` dominates ``b``, two blocks of one region (climbing ``b``'s dominators)."""
-    idom = immediate_dominators(b.parent) if b.parent is not None else {}
+    """Whether ``a`` dominates ``b``, two blocks of one region."""
+    return _climbs_to(immediate_dominators(b.parent) if b.parent is not None else {}, a, b)
+
+
+def _climbs_to(idom: dict[Block, Block | None], a: Block, b: Block) -> bool:
+    """Whether climbing ``b``'s immediate dominators in ``idom`` meets ``a``."""
     current: Block | None = b
     while current is not None:
         if current is a:
@@ -154,22 +158,20 @@ class DominanceChecker:
         self._idoms: dict[Region, dict[Block, Block | None]] = {}
         self._orders: dict[Block, dict[Operation, int]] = {}
 
-    def dominates_block(self, a: Block, b: Block) -> bool:
-        """Whether block ``a`` dominates ``b`` (one region); MLIR counts a block that the entry
-        cannot reach as dominated by every block."""
-        region = b.parent
+    def _idom(self, block: Block) -> dict[Block, Block | None]:
+        """The immediate dominators of ``block``'s region, computed once."""
+        region = block.parent
         assert region is not None
         idom = self._idoms.get(region)
         if idom is None:
             idom = self._idoms[region] = immediate_dominators(region)
-        if b not in idom:
-            return True
-        current: Block | None = b
-        while current is not None:
-            if current is a:
-                return True
-            current = idom.get(current)
-        return False
+        return idom
+
+    def dominates_block(self, a: Block, b: Block) -> bool:
+        """Whether block ``a`` dominates ``b`` (one region); MLIR counts a block that the entry
+        cannot reach as dominated by every block."""
+        idom = self._idom(b)
+        return b not in idom or _climbs_to(idom, a, b)
 
     def _before(self, a: Operation, b: Operation, block: Block) -> bool:
         order = self._orders.get(block)
@@ -201,9 +203,4 @@ class DominanceChecker:
 
     def reachable(self, block: Block) -> bool:
         """Whether the entry block of ``block``'s region reaches it."""
-        region = block.parent
-        assert region is not None
-        idom = self._idoms.get(region)
-        if idom is None:
-            idom = self._idoms[region] = immediate_dominators(region)
-        return block in idom
+        return block in self._idom(block)
