@@ -102,11 +102,6 @@ def dominator_tree(region: Region) -> dict[Block, list[Block]]:
     return tree
 
 
-def _dominates_in_region(a: Block, b: Block) -> bool:
-    """Whether ``a`` dominates ``b``, two blocks of one region."""
-    return _climbs_to(immediate_dominators(b.parent) if b.parent is not None else {}, a, b)
-
-
 def _climbs_to(idom: dict[Block, Block | None], a: Block, b: Block) -> bool:
     """Whether climbing ``b``'s immediate dominators in ``idom`` meets ``a``."""
     current: Block | None = b
@@ -126,21 +121,9 @@ def _ancestor_in(region: Region | None, op: Operation | None) -> Operation | Non
 
 def properly_dominates(value: SSAValue, op: Operation) -> bool:
     """MLIR's ``DominanceInfo::properlyDominates(Value, Operation *)``: ``value`` is
-    available at ``op``, and ``op`` is neither its definition nor inside it."""
-    if isinstance(value, BlockArgument):
-        ancestor = _ancestor_in(value.block.parent, op)
-        block = ancestor.parent_block() if ancestor is not None else None
-        return block is not None and _dominates_in_region(value.block, block)
-    assert isinstance(value, OpResult)
-    definition = value.op
-    block = definition.parent_block()
-    ancestor = _ancestor_in(definition.parent_region(), op)
-    if block is None or ancestor is None or ancestor is definition:
-        return False
-    ancestor_block = ancestor.parent_block()
-    if ancestor_block is block:
-        return definition.is_before_in_block(ancestor)
-    return ancestor_block is not None and _dominates_in_region(block, ancestor_block)
+    available at ``op``, and ``op`` is neither its definition nor inside it (one question:
+    ``DominanceChecker`` answers many with its trees computed once)."""
+    return DominanceChecker().dominates_use(value, op)
 
 
 def _graph_region(region: Region) -> bool:
