@@ -557,11 +557,12 @@ def _cmd_run(args: argparse.Namespace) -> int:
             raise CliError(f"--step {args.step}: expected a step index or 'initial'") from None
         except IndexError as exc:
             raise CliError(f"--step {args.step}: {exc}") from None
+    limits = _limits(args)
     arguments, grid = _run_inputs(args, trace)
     if args.gpu:
-        return _run_gpu(args, trace, step, arguments, grid)
+        return _run_gpu(args, trace, step, arguments, grid, limits)
     try:
-        outcome = run_step(trace, step, arguments, grid, limits=_limits(args))
+        outcome = run_step(trace, step, arguments, grid, limits=limits)
     except RunError as exc:
         raise CliError(f"{step_name(step)}: {exc}") from None
     if outcome.error is not None:
@@ -576,7 +577,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         save_outputs(args.save, outcome.outputs)
         print(f"saved to {args.save}")
     if args.record:
-        _record_run(args, trace, outcome, arguments, grid)
+        _record_run(args, trace, outcome, arguments, grid, limits)
     return 0
 
 
@@ -592,7 +593,12 @@ def _limits(args: argparse.Namespace) -> RunLimits:
 
 
 def _record_run(
-    args: argparse.Namespace, trace: Trace, outcome: Outcome, arguments: list[Argument], grid: tuple[int, ...]
+    args: argparse.Namespace,
+    trace: Trace,
+    outcome: Outcome,
+    arguments: list[Argument],
+    grid: tuple[int, ...],
+    limits: RunLimits,
 ) -> None:
     """``run --record``: compare the step's outcome with the initial IR's and append the run record."""
     from passviz.run.bisect import INITIAL, compare, run_step
@@ -600,7 +606,7 @@ def _record_run(
 
     comparison = None
     if outcome.step != INITIAL:
-        comparison = compare(run_step(trace, INITIAL, arguments, grid, limits=_limits(args)), outcome)
+        comparison = compare(run_step(trace, INITIAL, arguments, grid, limits=limits), outcome)
     _append_run(
         args.trace, run_record(outcome, comparison, inputs_digest(arguments, grid), spec=args.spec_text)
     )
@@ -635,12 +641,18 @@ def _run_line(run: RunRecord) -> str:
 
 
 def _run_gpu(
-    args: argparse.Namespace, trace: Trace, step: int, arguments: list[Argument], grid: tuple[int, ...]
+    args: argparse.Namespace,
+    trace: Trace,
+    step: int,
+    arguments: list[Argument],
+    grid: tuple[int, ...],
+    limits: RunLimits,
 ) -> int:
     """``passviz run --gpu``: the TTIR at ``step`` compiled by Triton, run on the GPU and on the CPU."""
     from passviz.run.gpu import run_step_on_gpu
     from passviz.run.gpu_compile import GpuError
     from passviz.run.report import save_outputs
+    from passviz.run.values import DEFAULT_TIMEOUT
 
     try:
         found = run_step_on_gpu(
@@ -649,7 +661,7 @@ def _run_gpu(
             arguments,
             grid,
             num_warps=args.num_warps,
-            timeout=_limits(args).timeout or 0.0,  # _limits always sets one
+            timeout=limits.timeout or DEFAULT_TIMEOUT,
             tolerance=args.tolerance,
         )
     except GpuError as exc:
@@ -677,6 +689,7 @@ def _cmd_bisect(args: argparse.Namespace) -> int:
     from passviz.run.values import RunError
 
     trace = _load(args.trace)
+    limits = _limits(args)
     arguments, grid = _run_inputs(args, trace)
     # Each run interprets a whole kernel: on a long trace the wait is long enough to show.
     # tqdm draws on a terminal only (disable=None), and leaves no line behind.
@@ -696,7 +709,7 @@ def _cmd_bisect(args: argparse.Namespace) -> int:
                 every=args.every,
                 tolerance=tolerance,
                 on_run=on_run,
-                limits=_limits(args),
+                limits=limits,
             )
         except RunError as exc:
             raise CliError(str(exc)) from None
