@@ -27,6 +27,7 @@ from xdsl.utils.lexer import Span
 
 from passviz.dialects import ALIASED_ATTRIBUTES, make_context
 from passviz.dialects.triton_version import (
+    SYNTAX_KEY,
     TritonVersion,
     recorded_syntax,
     recorded_triton_version,
@@ -555,7 +556,7 @@ def readable(trace: Trace) -> Trace:
     syntax = trace.meta.get("syntax")
     trace.context_factory = make_context
     trace.syntax_scope = lambda: use_recorded_syntax(syntax)
-    recorded = (syntax or {}).get("triton")
+    recorded = (syntax or {}).get(SYNTAX_KEY)
     if recorded is not None and recorded_triton_version(syntax) is None:
         installed = ".".join(map(str, triton_version()))
         trace.warnings.append(

@@ -27,7 +27,6 @@ from dataclasses import dataclass, field
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
-from passviz.dialects.triton_version import use_recorded_syntax
 from passviz.pipelines import InputError, parse_ir
 from passviz.run.launch import Argument, launch
 from passviz.run.values import (
@@ -146,7 +145,7 @@ class StepTexts:
         initial = step == INITIAL
         text = self.text(step)
         try:
-            with use_recorded_syntax(self.trace.meta.get("syntax")):
+            with self.trace.syntax():
                 return parse_ir(text, "initial IR" if initial else f"step {step}")
         except InputError as exc:
             what = "the initial IR" if initial else f"the IR after step {step}"

@@ -23,7 +23,6 @@ from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Attribute, BlockArgument
 
 from passviz.dialects.hal import TensorImportOp
-from passviz.dialects.triton_version import use_recorded_syntax
 from passviz.dialects.tt import PointerType
 from passviz.pipelines import parse_ir
 from passviz.run.launch import Argument, kernel_function
@@ -126,7 +125,7 @@ def trace_specs(trace: Trace, filename: str) -> list[ArgSpec]:
     missing: LaunchError | None = None
     for text in texts:
         try:
-            with use_recorded_syntax(trace.meta.get("syntax")):
+            with trace.syntax():
                 return derive_specs(parse_ir(text, filename))
         except LaunchError as exc:
             missing = missing or exc

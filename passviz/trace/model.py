@@ -10,7 +10,7 @@ while it lives; it is never reused.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypedDict
 
@@ -324,6 +324,11 @@ class Trace:
 
     def __len__(self) -> int:
         return len(self.steps)
+
+    def syntax(self) -> AbstractContextManager[object]:
+        """The syntax the trace's IR texts are written in, entered: parse and print them inside it
+        (nothing to enter for a trace that no dialect-aware layer made readable)."""
+        return self.syntax_scope() if self.syntax_scope is not None else nullcontext()
 
     def __iter__(self) -> Iterator[Step]:
         return iter(self.steps)

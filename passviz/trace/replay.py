@@ -10,7 +10,7 @@ without any snapshot stored in the trace.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import AbstractContextManager
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import LocationAttr, ModuleOp, UnregisteredOp
@@ -60,7 +60,7 @@ class Replayer:
 
     def syntax(self) -> AbstractContextManager[object]:
         """The syntax the trace's texts are written in, entered: parse and print inside it."""
-        return self.trace.syntax_scope() if self.trace.syntax_scope is not None else nullcontext()
+        return self.trace.syntax()
 
     def _build(self, initial: InitialState) -> ModuleOp:
         """The initial module, built from its structured delta: no MLIR text to parse."""
