@@ -84,13 +84,13 @@ class TraceWidget(widgets.DOMWidget):
         self._trace = trace
         """The trace itself, which the run panel's runs replay."""
         self._worker: threading.Thread | None = None
+        """The thread serving the run panel's requests, if any."""
         self._pending: collections.deque[dict[str, Any]] = collections.deque()
         """Requests waiting for the worker, served in the order they came."""
         self._pending_lock = threading.Lock()
         self._serving = False
         """Whether the worker is serving: set and cleared under the lock, so that a request
         that comes as the worker finishes is served by it or by a new one, never by none."""
-        """The thread of the run in progress, if any."""
         self.on_msg(self._on_panel_message)  # pyright: ignore[reportUnknownMemberType]
 
     @property
