@@ -51,10 +51,10 @@ from xdsl.transforms.canonicalize import CanonicalizePass
 from xdsl.transforms.common_subexpression_elimination import CommonSubexpressionElimination
 
 import passviz
-from passviz.dialects import make_context
+from passviz.compilers.registry import make_context
 from passviz.pipelines import parse_ir, parse_pipeline
+from passviz.record.recorder import RecordOptions, Tracer
 from passviz.trace.model import TraceMeta
-from passviz.trace.recorder import RecordOptions, Tracer
 from passviz.trace.store import TraceWriter
 
 # -- IR generation -------------------------------------------------------------

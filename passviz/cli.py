@@ -16,14 +16,16 @@ from typing import TYPE_CHECKING, NoReturn, cast
 from xdsl.ir import Block
 from xdsl.passes import ModulePass
 
-from passviz.dialects.triton_version import (
+from passviz.compilers.pass_table import available_passes, pass_summary, traced_passes
+from passviz.compilers.triton.version import (
     TritonVersion,
     parse_triton_version,
     triton_version,
     use_triton_version,
 )
 from passviz.ir.deep import call_deep
-from passviz.passes import available_passes, pass_summary, traced_passes
+from passviz.ir.printer import op_text
+from passviz.ir.terminal import error_line, one_line, printable
 from passviz.pipelines import (
     NAMED_PIPELINES,
     InputError,
@@ -33,21 +35,19 @@ from passviz.pipelines import (
     pipeline_summary,
     record_file,
 )
-from passviz.trace.irtext import op_text
+from passviz.record.recorder import RecordOptions, VerifyEach
+from passviz.record.replay import Replayer, ReplayError
 from passviz.trace.model import RunRecord, Step, Trace
 from passviz.trace.query import op_names, step_label
-from passviz.trace.recorder import RecordOptions, VerifyEach
-from passviz.trace.replay import Replayer, ReplayError
 from passviz.trace.sources import describe_sources
 from passviz.trace.store import TraceFormatError
 from passviz.trace.summary import step_counts
-from passviz.trace.terminal import error_line, one_line, printable
 from passviz.widget.standalone import standalone_html
 
 if TYPE_CHECKING:
+    from passviz.interpret.values import RunLimits
     from passviz.run.bisect import Outcome
     from passviz.run.launch import Argument
-    from passviz.run.values import RunLimits
 
 
 class CliError(Exception):
@@ -212,7 +212,7 @@ def _add_run_parsers(sub: argparse._SubParsersAction[_OneLineParser]) -> None:  
     )
     run.add_argument("--num-warps", type=int, default=4, help="warps per program on the GPU (default 4)")
     for command in (run, bisect):
-        # The defaults are passviz.run.values' (spelled out: importing passviz.run here would load
+        # The defaults are passviz.interpret.values' (spelled out: importing passviz.run here would load
         # numpy and the interpreters for every command; tests/test_run.py checks they agree).
         command.add_argument(
             "--timeout",
@@ -512,6 +512,7 @@ def _cmd_passes(args: argparse.Namespace) -> int:
 def _run_inputs(args: argparse.Namespace, trace: Trace) -> tuple[list[Argument], tuple[int, ...]]:
     # passviz.run is imported where it is used: it loads xDSL's interpreters and
     # numpy, more than half a second that every other command would pay.
+    from passviz.interpret.values import RunError
     from passviz.run.inputs import (
         InputsFile,
         InputSpecError,
@@ -521,7 +522,6 @@ def _run_inputs(args: argparse.Namespace, trace: Trace) -> tuple[list[Argument],
         read_inputs_file,
         trace_specs,
     )
-    from passviz.run.values import RunError
 
     try:
         saved = read_inputs_file(args.inputs) if args.inputs else InputsFile([], None, None)
@@ -542,9 +542,9 @@ def _run_inputs(args: argparse.Namespace, trace: Trace) -> tuple[list[Argument],
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
+    from passviz.interpret.values import RunError
     from passviz.run.bisect import INITIAL, run_step
     from passviz.run.report import save_outputs, step_name, summarize
-    from passviz.run.values import RunError
 
     trace = _load(args.trace)
     # The step is checked before the inputs, which may print what they derived.
@@ -583,7 +583,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 def _limits(args: argparse.Namespace) -> RunLimits:
     """``--timeout`` and ``--max-ops`` as the CPU interpreter's limits."""
-    from passviz.run.values import DEFAULT_MAX_OPS, DEFAULT_TIMEOUT, RunLimits
+    from passviz.interpret.values import DEFAULT_MAX_OPS, DEFAULT_TIMEOUT, RunLimits
 
     timeout = DEFAULT_TIMEOUT if args.timeout is None else args.timeout
     max_ops = DEFAULT_MAX_OPS if args.max_ops is None else args.max_ops
@@ -649,10 +649,10 @@ def _run_gpu(
     limits: RunLimits,
 ) -> int:
     """``passviz run --gpu``: the TTIR at ``step`` compiled by Triton, run on the GPU and on the CPU."""
+    from passviz.interpret.values import DEFAULT_TIMEOUT
     from passviz.run.gpu import run_step_on_gpu
     from passviz.run.gpu_compile import GpuError
     from passviz.run.report import save_outputs
-    from passviz.run.values import DEFAULT_TIMEOUT
 
     try:
         found = run_step_on_gpu(
@@ -684,9 +684,9 @@ def _run_gpu(
 def _cmd_bisect(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
+    from passviz.interpret.values import RunError
     from passviz.run.bisect import bisect
     from passviz.run.report import describe_bisect
-    from passviz.run.values import RunError
 
     trace = _load(args.trace)
     limits = _limits(args)
@@ -731,7 +731,7 @@ def _add_toy_parser(sub: argparse._SubParsersAction[_OneLineParser]) -> None:  #
     """``toy``: the MLIR Toy tutorial's ``toyc``, recording MLIRGen as a trace."""
     toy = sub.add_parser("toy", help="compile a Toy file as the MLIR tutorial's toyc does")
     toy.add_argument("input", help="a .toy file (or a .mlir file of toy IR)")
-    # passviz.toy.driver's EMITS and CHAPTERS, spelled out so that startup imports no Toy code
+    # passviz.compilers.toy.driver's EMITS and CHAPTERS, spelled out so that startup imports no Toy code
     toy.add_argument(
         "-emit",
         choices=("ast", "mlir", "mlir-affine", "mlir-llvm", "llvm", "jit"),
@@ -752,7 +752,7 @@ def _add_toy_parser(sub: argparse._SubParsersAction[_OneLineParser]) -> None:  #
 
 
 def _cmd_toy(args: argparse.Namespace) -> int:
-    from passviz.toy.driver import run_toy
+    from passviz.compilers.toy.driver import run_toy
 
     result = run_toy(args.input, args.emit, chapter=args.chapter, opt=args.opt, output=args.output)
     sys.stdout.write(result.text)

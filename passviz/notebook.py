@@ -6,8 +6,8 @@
 >>> show_graph(trace, 3, "cfg")    # one step's control-flow graph, coloured by change
 """
 
-from passviz.graph.view import TraceView
 from passviz.trace.query import StepFilter
+from passviz.view.view import TraceView
 from passviz.widget.display import GraphFigure, show_graph
 from passviz.widget.stepper import Stepper
 from passviz.widget.trace_widget import TraceWidget

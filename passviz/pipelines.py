@@ -25,8 +25,9 @@ from xdsl.utils.arg_spec import parse_pipeline as parse_pipeline_specs
 from xdsl.utils.exceptions import ArgSpecParseError, ParseError, VerifyException
 from xdsl.utils.lexer import Span
 
-from passviz.dialects import ALIASED_ATTRIBUTES, make_context
-from passviz.dialects.triton_version import (
+from passviz.compilers.pass_table import available_passes, traced_passes
+from passviz.compilers.registry import ALIASED_ATTRIBUTES, make_context
+from passviz.compilers.triton.version import (
     SYNTAX_KEY,
     TritonVersion,
     recorded_syntax,
@@ -35,14 +36,13 @@ from passviz.dialects.triton_version import (
     use_recorded_syntax,
 )
 from passviz.ir.collection import fewer_collections
+from passviz.ir.mlir_parser import MLIRParser
 from passviz.ir.structure_checks import OpVerifyError
-from passviz.passes import available_passes, traced_passes
-from passviz.trace.mlir_parser import MLIRParser
+from passviz.ir.terminal import first_line
+from passviz.ir.verify import IncrementalVerifier
+from passviz.record.recorder import RecordOptions, Tracer
 from passviz.trace.model import Trace, TraceMeta
-from passviz.trace.recorder import RecordOptions, Tracer
 from passviz.trace.store import TraceWriter, read_trace
-from passviz.trace.terminal import first_line
-from passviz.trace.verify import IncrementalVerifier
 from passviz.version import __version__
 
 
@@ -236,7 +236,7 @@ TOY_PIPELINES: Mapping[str, str] = {
 }
 """``toyc-chN -opt``'s passes after MLIRGen, down to the chapter's deepest MLIR
 (``-emit=mlir`` for chapters 3 and 4, ``mlir-affine`` for 5, ``mlir-llvm`` for 6).
-``passviz.toy.driver.toy_pipeline`` gives each ``-emit`` level's."""
+``passviz.compilers.toy.driver.toy_pipeline`` gives each ``-emit`` level's."""
 
 
 IREE_FLOW = (
@@ -273,7 +273,7 @@ class _NamedPipelines(Mapping[str, str]):
 
 NAMED_PIPELINES: Mapping[str, str] = _NamedPipelines()
 """Pipelines a spec may name as one pass.  ``make-ttir`` is the ``make_ttir``
-of the installed Triton (``MAKE_TTIR``; ``passviz.dialects.triton_version``);
+of the installed Triton (``MAKE_TTIR``; ``passviz.compilers.triton.version``);
 ``toy-ch3`` to ``toy-ch6`` are the Toy tutorial's ``toyc -opt`` (``TOY_PIPELINES``);
 ``iree-flow`` is the seed's IREE Flow pipeline (``IREE_FLOW``)."""
 

@@ -5,7 +5,7 @@ file, copies of it cut mid-line, and the expected meaning of every step from
 passviz's pure-data reference (``passviz.trace.apply``, ``passviz.graph.
 viewgraph``, ``passviz.trace.query``): the IR state (ops, blocks, regions,
 values), the viewer's graph, the IR lines, the dispatch graph
-(``passviz.graph.dispatch``), each step's label and change counts, and every
+(``passviz.view.dispatch``), each step's label and change counts, and every
 op's lineage.  ``extension/test/golden.test.ts`` replays
 the same files with the TypeScript model and compares.
 
@@ -24,16 +24,16 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from passviz.graph.dispatch import dispatch_graph
-from passviz.graph.state import snapshot
-from passviz.graph.viewgraph import view_graph
+from passviz.record.initial import ensure_initial
 from passviz.trace.alias_layout import layout_aliases
 from passviz.trace.apply import IRData, apply_delta, initial_state, ir_lines
-from passviz.trace.initial import ensure_initial
 from passviz.trace.model import Trace
 from passviz.trace.query import lineage, op_names, step_label
 from passviz.trace.store import write_trace
 from passviz.trace.summary import step_counts
+from passviz.view.dispatch import dispatch_graph
+from passviz.view.state import snapshot
+from passviz.view.viewgraph import view_graph
 
 _BLOCKED = [
     "#ttg.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>",

@@ -16,8 +16,8 @@ import functools
 from pathlib import Path
 
 from passviz.pipelines import record
+from passviz.record.recorder import RecordOptions
 from passviz.trace.model import Trace
-from passviz.trace.recorder import RecordOptions
 from tests.irgen import arith_module
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -5,10 +5,10 @@ from __future__ import annotations
 from xdsl.dialects.builtin import AffineMapAttr
 from xdsl.ir.affine import AffineExpr, AffineMap
 
-from passviz.dialects import make_context
+from passviz.compilers.registry import make_context
 from passviz.ir.affine_text import affine_map_text
-from passviz.trace.irtext import print_module
-from passviz.trace.mlir_parser import MLIRParser
+from passviz.ir.mlir_parser import MLIRParser
+from passviz.ir.printer import print_module
 
 d0, d1, d2 = (AffineExpr.dimension(i) for i in range(3))
 s0 = AffineExpr.symbol(0)

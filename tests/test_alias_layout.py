@@ -15,12 +15,12 @@ from pathlib import Path
 
 from xdsl.ir import Attribute
 
-from passviz.dialects import ALIASED_ATTRIBUTES, make_context
+from passviz.compilers.registry import ALIASED_ATTRIBUTES, make_context
+from passviz.ir.printer import AliasedAttribute
 from passviz.pipelines import load_trace, record
+from passviz.record.initial import ensure_initial
 from passviz.trace.alias_layout import DEFAULT_ALIASES, layout_aliases
 from passviz.trace.apply import apply_delta, initial_state, ir_lines
-from passviz.trace.initial import ensure_initial
-from passviz.trace.irtext import AliasedAttribute
 from passviz.trace.model import Trace
 from passviz.trace.store import write_trace
 from tests.golden import ALIASED_MODULE
@@ -31,7 +31,7 @@ def _aliased_classes() -> dict[str, str]:
     ctx = make_context()
     found: dict[str, str] = {}
     for name in ctx.registered_dialect_names:
-        module = importlib.import_module(f"passviz.dialects.{name}") if _ours(name) else None
+        module = importlib.import_module(f"passviz.compilers.registry.{name}") if _ours(name) else None
         if module is None:
             continue
         for item in vars(module).values():
@@ -41,7 +41,7 @@ def _aliased_classes() -> dict[str, str]:
 
 
 def _ours(dialect: str) -> bool:
-    return importlib.util.find_spec(f"passviz.dialects.{dialect}") is not None
+    return importlib.util.find_spec(f"passviz.compilers.registry.{dialect}") is not None
 
 
 def test_the_recorded_kinds_are_those_the_classes_declare() -> None:

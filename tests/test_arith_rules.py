@@ -1,4 +1,4 @@
-"""arith's DRR patterns as a table of rules (``passviz.passes.canonicalization.arith_rules``):
+"""arith's DRR patterns as a table of rules (``passviz.compilers.mlir.canonicalization.arith_rules``):
 each rule is a pattern class named as MLIR names it, importable from ``arith`` as before, and
 each op's patterns keep the order MLIR's applicator tries them in."""
 
@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from xdsl.dialects import arith as xarith
 
-from passviz.passes.canonicalization import arith, arith_rules
-from passviz.passes.canonicalization.arith_rules import ConstantChain, RulePattern
+from passviz.compilers.mlir.canonicalization import arith, arith_rules
+from passviz.compilers.mlir.canonicalization.arith_rules import ConstantChain, RulePattern
 
 ORDER: dict[str, list[str]] = {
     "arith.addi": [

@@ -1,4 +1,4 @@
-"""passviz's ``arith`` (passviz.dialects.arith): MLIR's shaped casts, comparisons and select.
+"""passviz's ``arith`` (passviz.compilers.mlir.dialects.arith): MLIR's shaped casts, comparisons and select.
 
 Every op line is checked three ways: passviz parses, verifies and prints it
 back as written (MLIR's spelling); Triton 3.6 reads passviz's print as the
@@ -30,10 +30,11 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Block, Operation
 from xdsl.utils.exceptions import VerifyException
 
-from passviz.dialects import arith, make_context
+from passviz.compilers.mlir.dialects import arith
+from passviz.compilers.registry import make_context
+from passviz.ir.printer import print_module
 from passviz.pipelines import IRParseError, parse_ir, record
-from passviz.trace.irtext import print_module
-from passviz.trace.recorder import RecordOptions
+from passviz.record.recorder import RecordOptions
 from tests.conftest import need
 from tests.triton_oracle import TritonError, compare, triton_missing, triton_normalize
 

@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from passviz.graph.export import STATUS_COLORS
 from passviz.notebook import GraphFigure, show_graph
 from passviz.pipelines import record
 from passviz.trace.model import Trace
+from passviz.view.export import STATUS_COLORS
 from tests.conftest import BROWSER
 
 HERE = Path(__file__).resolve().parent

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from passviz.cli import main
-from passviz.passes.canonicalize import Canonicalize
+from passviz.compilers.mlir.passes.canonicalize import Canonicalize
+from passviz.ir.printer import print_module
 from passviz.pipelines import PipelineError, parse_pipeline, record
-from passviz.trace.irtext import print_module
 from tests.conftest import iree_opt_missing, need
 from tests.iree_support import run_iree_opt
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from passviz.cli import main
-from passviz.passes.wrap_func_body import CHECKPOINTS
+from passviz.compilers.triton_linalg.wrap_func_body import CHECKPOINTS
 from tests.irgen import arith_module
 from tests.test_wrap_func_body import SEED_INPUT
 

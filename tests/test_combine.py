@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from passviz.dialects.triton_version import use_triton_version
-from passviz.passes.combine import combine_patterns
+from passviz.compilers.triton.passes.combine import combine_patterns
+from passviz.compilers.triton.version import use_triton_version
 from passviz.pipelines import record
+from passviz.record.recorder import UNANNOUNCED, RecordOptions
+from passviz.record.replay import Replayer
 from passviz.trace.model import Step
-from passviz.trace.recorder import UNANNOUNCED, RecordOptions
-from passviz.trace.replay import Replayer
 from tests.conftest import PEER, need, peer_file, split_functions
 from tests.triton_oracle import compare, triton_missing
 

@@ -6,11 +6,11 @@ import pytest
 from xdsl.ir import Operation
 from xdsl.pattern_rewriter import PatternRewriter
 
-from passviz.dialects import make_context
+from passviz.compilers.mlir.passes.cse import CommonSubexpressionElimination
+from passviz.compilers.registry import make_context
 from passviz.ir.dominance import dominator_tree, immediate_dominators, properly_dominates
-from passviz.passes.cse import CommonSubexpressionElimination
+from passviz.ir.printer import print_module
 from passviz.pipelines import parse_ir, record
-from passviz.trace.irtext import print_module
 from tests.conftest import need
 from tests.triton_oracle import compare, triton_missing
 

@@ -8,9 +8,9 @@ from xdsl.ir import Attribute
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import ParseError
 
-from passviz.dialects import make_context
+from passviz.compilers.registry import make_context
 from passviz.ir.literals import MAX_DENSE_ELEMENTS
-from passviz.trace.mlir_parser import MLIRParser
+from passviz.ir.mlir_parser import MLIRParser
 
 
 def _ours(text: str) -> Attribute:

@@ -1,4 +1,4 @@
-"""The dispatch graph (``passviz.graph.dispatch``) on the seed's matmul + bias-add through ``iree-flow``.
+"""The dispatch graph (``passviz.view.dispatch``) on the seed's matmul + bias-add through ``iree-flow``.
 
 It follows the trace: before form-dispatch-regions the matmul and the generic
 are nodes of their own; once they join a region, the region is one node that
@@ -16,12 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from passviz.graph.dispatch import dispatch_graph
-from passviz.graph.state import IRState, TraceStates
+from passviz.ir.printer import print_module
 from passviz.pipelines import record
-from passviz.trace.irtext import print_module
+from passviz.record.replay import Replayer
 from passviz.trace.model import Trace
-from passviz.trace.replay import Replayer
+from passviz.view.dispatch import dispatch_graph
+from passviz.view.state import IRState, TraceStates
 from tests.conftest import iree_opt_missing, need
 from tests.iree_support import SEED_EXAMPLES, SEED_MATMUL, run_iree_opt
 

@@ -1,4 +1,4 @@
-"""Tests of ``fold-unstructured-ptr`` (passviz.passes.fold_unstructured_ptr).
+"""Tests of ``fold-unstructured-ptr`` (passviz.compilers.triton_shared.fold_unstructured_ptr).
 
 Inputs are triton-shared's own ``TritonToUnstructured`` tests (the pass began
 as ``fold-unstructured-ptr`` in PR #210 and became ``triton-to-unstructured``;
@@ -24,14 +24,16 @@ from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 from xdsl.utils.exceptions import PassFailedException
 from xdsl.utils.hints import isa
 
-from passviz.dialects import make_context, tt, tts
-from passviz.passes.fold_unstructured_ptr import LOOP_STEP, STEP_NAMES, FoldUnstructuredPtr
+from passviz.compilers.registry import make_context
+from passviz.compilers.triton.dialects import tt
+from passviz.compilers.triton_shared import dialect as tts
+from passviz.compilers.triton_shared.fold_unstructured_ptr import LOOP_STEP, STEP_NAMES, FoldUnstructuredPtr
+from passviz.ir.printer import print_module
 from passviz.pipelines import TraceRun, load_trace, parse_ir, record
-from passviz.trace.irtext import print_module
+from passviz.record.recorder import UNANNOUNCED, RecordOptions
+from passviz.record.replay import Replayer
+from passviz.record.shadow import Shadow
 from passviz.trace.model import Step
-from passviz.trace.recorder import UNANNOUNCED, RecordOptions
-from passviz.trace.replay import Replayer
-from passviz.trace.shadow import Shadow
 from passviz.trace.store import schema_errors
 from tests.conftest import peer_file
 

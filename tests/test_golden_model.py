@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
+from passviz.record.initial import ensure_initial
+from passviz.record.replay import Replayer
 from passviz.trace.apply import apply_delta, initial_state
-from passviz.trace.initial import ensure_initial
-from passviz.trace.replay import Replayer
 from passviz.trace.store import read_trace
 from tests import golden, long_traces
 from tests.conftest import need

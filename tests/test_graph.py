@@ -11,17 +11,17 @@ import networkx as nx
 import pydot
 import pytest
 
-from passviz.graph.builders import GRAPH_KINDS, GraphKind, IRGraph, build_graph, successor_operands
-from passviz.graph.diff import DiffRow, step_graph, step_ir_diff, text_diff
-from passviz.graph.export import STATUS_COLORS, graph_schema, offline_html, strip_external, to_dot, to_pyvis
-from passviz.graph.focus import focus
-from passviz.graph.layout import LayoutMemory
-from passviz.graph.state import TraceStates
-from passviz.graph.view import TraceView
-from passviz.passes.wrap_func_body import CHECKPOINTS
+from passviz.compilers.triton_linalg.wrap_func_body import CHECKPOINTS
 from passviz.pipelines import parse_ir, record
 from passviz.trace.model import Trace
 from passviz.trace.query import LineageEvent, StepFilter
+from passviz.view.builders import GRAPH_KINDS, GraphKind, IRGraph, build_graph, successor_operands
+from passviz.view.diff import DiffRow, step_graph, step_ir_diff, text_diff
+from passviz.view.export import STATUS_COLORS, graph_schema, offline_html, strip_external, to_dot, to_pyvis
+from passviz.view.focus import focus
+from passviz.view.layout import LayoutMemory
+from passviz.view.state import TraceStates
+from passviz.view.view import TraceView
 from tests.irgen import arith_module
 from tests.passes_for_tests import ExplodingPass, FoldAddiChainPass
 

@@ -18,12 +18,12 @@ from xdsl.ir import Operation
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.traits import HasCanonicalizationPatternsTrait, HasFolder
 
-from passviz.dialects import make_context
-from passviz.passes.greedy import CANONICALIZE, FoldResult, GreedyConfig, GreedyDriver
+from passviz.compilers.registry import make_context
+from passviz.ir.printer import print_module
 from passviz.pipelines import parse_ir
-from passviz.trace.irtext import print_module
+from passviz.record.recorder import NullRecorder, PipelineStopped, StepRecorder, TracedPass, Tracer
+from passviz.rewrite.greedy import CANONICALIZE, FoldResult, GreedyConfig, GreedyDriver
 from passviz.trace.model import Trace, TraceMeta
-from passviz.trace.recorder import NullRecorder, PipelineStopped, StepRecorder, TracedPass, Tracer
 from tests.conftest import need
 from tests.triton_oracle import triton_missing, triton_normalize, triton_run
 

@@ -26,8 +26,8 @@ from passviz.cli import main
 from passviz.ir.affine_text import MAX_AFFINE_TERMS
 from passviz.ir.deep import MAX_NESTING, RECURSION_LIMIT, call_deep
 from passviz.ir.literals import MAX_INTEGER_WIDTH
+from passviz.ir.printer import print_module
 from passviz.pipelines import IRParseError, parse_ir
-from passviz.trace.irtext import print_module
 from tests.fuzz import nested_regions
 
 QUICK = 1.0
@@ -425,7 +425,7 @@ func.func @f() -> i16777215 {
 
 
 def test_the_widest_integers_canonicalize_in_bounded_time(tmp_path: Path) -> None:
-    from passviz.passes.canonicalization.folders import MAX_FOLD_WIDTH
+    from passviz.rewrite.folders import MAX_FOLD_WIDTH
 
     source = tmp_path / "wide.mlir"
     source.write_text(WIDE_ARITH)
@@ -436,7 +436,7 @@ def test_the_widest_integers_canonicalize_in_bounded_time(tmp_path: Path) -> Non
 
 
 def test_apint_wraps_as_modulo_does() -> None:
-    from passviz.dialects.matchers import APInt
+    from passviz.rewrite.matchers import APInt
 
     for value, width in [(-1, 8), (300, 8), (-129, 8), (5, 1), (-(1 << 70), 64), (1 << 64, 64)]:
         assert APInt.of(value, width).bits == value % (1 << width)

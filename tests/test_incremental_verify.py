@@ -9,8 +9,8 @@ from xdsl.ir import Operation
 from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import VerifyException
 
+from passviz.ir.verify import IncrementalVerifier
 from passviz.pipelines import parse_ir
-from passviz.trace.verify import IncrementalVerifier
 
 SOURCE = """
 func.func @callee(%a: i32) -> i32 {

@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from passviz.graph.state import IRState, TraceStates
+from passviz.ir.printer import print_module
 from passviz.pipelines import load_trace, record
-from passviz.trace.initial import ensure_initial
-from passviz.trace.irtext import print_module
+from passviz.record.initial import ensure_initial
+from passviz.record.replay import Replayer
 from passviz.trace.model import InitialState, OpInfo, Trace
-from passviz.trace.replay import Replayer
 from passviz.trace.store import TraceFormatError, read_trace, schema_errors, write_trace
 from passviz.trace.summary import trace_mime_data
+from passviz.view.state import IRState, TraceStates
 from tests.conftest import WRAP_TEST, peer_file, split_chunks
 from tests.test_replay import CF_INPUT, SCF_INPUT
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 from xdsl.dialects.builtin import StringAttr
 
-from passviz.passes.callgraph import CallGraph, CallGraphNode, UseList
+from passviz.ir.printer import print_module
 from passviz.pipelines import parse_ir, record
-from passviz.trace.irtext import print_module
-from passviz.trace.recorder import UNANNOUNCED, RecordOptions
-from passviz.trace.replay import Replayer
+from passviz.record.recorder import UNANNOUNCED, RecordOptions
+from passviz.record.replay import Replayer
+from passviz.rewrite.callgraph import CallGraph, CallGraphNode, UseList
 from tests.conftest import need
 from tests.triton_oracle import compare, passviz_run, triton_missing, triton_normalize, triton_run
 

@@ -12,8 +12,8 @@ from _pytest.mark import ParameterSet
 from xdsl.ir import Operation
 from xdsl.parser import Parser
 
-from passviz.dialects import make_context
-from passviz.trace.irtext import print_module
+from passviz.compilers.registry import make_context
+from passviz.ir.printer import print_module
 from tests.conftest import PEER, iree_opt_missing, need, split_chunks
 from tests.iree_support import run_iree_opt, without_resource_handles
 

@@ -14,11 +14,11 @@ import pytest
 from _pytest.mark import ParameterSet
 from xdsl.dialects.builtin import ModuleOp
 
-from passviz.dialects import make_context
+from passviz.compilers.registry import make_context
+from passviz.ir.mlir_parser import MLIRParser
+from passviz.ir.printer import print_module
 from passviz.pipelines import RecordOptions, TraceRun, record
-from passviz.trace.irtext import print_module
-from passviz.trace.mlir_parser import MLIRParser
-from passviz.trace.replay import Replayer
+from passviz.record.replay import Replayer
 from tests.conftest import (
     PEER,
     filecheck,

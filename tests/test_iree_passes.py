@@ -9,9 +9,9 @@ import re
 import pytest
 from _pytest.mark import ParameterSet
 
+from passviz.ir.printer import print_module
 from passviz.pipelines import RecordOptions, record
-from passviz.trace.irtext import print_module
-from passviz.trace.replay import Replayer
+from passviz.record.replay import Replayer
 from tests.conftest import PEER, filecheck, iree_opt_missing, need, peer_file, split_chunks
 from tests.iree_support import (
     PASSES,
@@ -320,8 +320,8 @@ TWO_USERS = """util.func public @f(%a: tensor<8xf32>, %b: tensor<8xf32>) -> (ten
 def test_fusion_refuses_a_producer_with_two_users_and_says_why() -> None:
     """IREE's control function keeps a multi-use add out of both consumers (the
     multi-use pass handles it); the refusal names the reason."""
-    from passviz.dialects.linalg import GenericOp
-    from passviz.passes.elementwise_op_fusion import fusion_refusal
+    from passviz.compilers.iree.passes.elementwise_op_fusion import fusion_refusal
+    from passviz.compilers.mlir.dialects.linalg import GenericOp
 
     run = record(TWO_USERS, FUSION)
     assert not any(step.name == "FuseElementwiseOps" for step in run.trace.steps)
@@ -475,8 +475,8 @@ def test_iree_passes_fold_casts_as_iree_3_13s_llvm() -> None:
     """Inside IREE's passes the arith folders are IREE 3.13's LLVM's: truncf(extf(x)) stays,
     extf(truncf(x)) under contract folds, and Triton 3.9's newer folds (0 / x, x * 0 under
     nnan nsz) come; the same module outside them folds as Triton's LLVM (truncf(extf(x)) is x)."""
-    from passviz.dialects.llvm_version import iree_llvm
-    from passviz.dialects.triton_version import use_triton_version
+    from passviz.compilers.mlir.dialects.llvm_version import iree_llvm
+    from passviz.compilers.triton.version import use_triton_version
 
     ours = print_module(record(CASTS, "iree-flow-canonicalize").module)
     assert ours.count("arith.truncf") == 3 and ours.count("arith.extf") == 3
@@ -543,7 +543,7 @@ UNSTRIDED = """util.func @f(%a: tensor<1x4x4x3xf32>, %b: tensor<2x2x3x4xf32>, %c
 def test_convolutions_without_strides_or_dilations_default_to_one() -> None:
     """A named convolution may leave out strides and dilations: it prints as read (only the
     attributes given), and img2col treats them as 1, as iree-opt does."""
-    from passviz.dialects.linalg import Conv2DNhwcHwcfOp
+    from passviz.compilers.mlir.dialects.linalg import Conv2DNhwcHwcfOp
 
     parsed = record(UNSTRIDED, "cse").module
     printed = print_module(parsed)

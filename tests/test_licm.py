@@ -6,10 +6,10 @@ import re
 
 import pytest
 
-from passviz.dialects.triton_version import use_triton_version
+from passviz.compilers.triton.version import use_triton_version
 from passviz.pipelines import record
-from passviz.trace.recorder import RecordOptions
-from passviz.trace.replay import Replayer
+from passviz.record.recorder import RecordOptions
+from passviz.record.replay import Replayer
 from tests.conftest import need, parse_or_skip, peer_cases
 from tests.triton_oracle import compare, triton_missing
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from passviz.dialects.triton_version import use_triton_version
+from passviz.compilers.triton.version import use_triton_version
+from passviz.ir.printer import print_module
 from passviz.pipelines import NAMED_PIPELINES, InputError, parse_ir, record, triton_frontend_ir
-from passviz.trace.irtext import print_module
 from passviz.trace.model import Trace
 from tests.conftest import need
 from tests.triton_oracle import (

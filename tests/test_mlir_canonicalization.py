@@ -1,4 +1,4 @@
-"""MLIR's canonicalization of ``arith``, ``scf`` and ``cf`` (``passviz.passes.canonicalization``).
+"""MLIR's canonicalization of ``arith``, ``scf`` and ``cf`` (``passviz.compilers.mlir.canonicalization``).
 
 Four layers: the registry (which ops have tables, the order patterns are tried
 in, constant materialization); each folder called on its own; each pattern
@@ -26,15 +26,15 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint
 from xdsl.transforms.dead_code_elimination import region_dce
 
-from passviz.dialects.matchers import constant_attr
-from passviz.dialects.triton_version import use_triton_version
-from passviz.passes import canonicalization as registry
-from passviz.passes.canonicalization import arith as arith_table
-from passviz.passes.canonicalization import cf as cf_table
-from passviz.passes.canonicalization import math as math_table
-from passviz.passes.canonicalization import scf as scf_table
+from passviz.compilers.mlir import canonicalization as registry
+from passviz.compilers.mlir.canonicalization import arith as arith_table
+from passviz.compilers.mlir.canonicalization import cf as cf_table
+from passviz.compilers.mlir.canonicalization import math as math_table
+from passviz.compilers.mlir.canonicalization import scf as scf_table
+from passviz.compilers.triton.version import use_triton_version
+from passviz.ir.printer import print_module
 from passviz.pipelines import parse_ir, record
-from passviz.trace.irtext import print_module
+from passviz.rewrite.matchers import constant_attr
 from tests.conftest import filecheck, need
 from tests.triton_oracle import KERNEL_NAMES, compare, frontend_ir, triton_missing
 
@@ -2384,7 +2384,7 @@ func.func @f(%a: i32) -> i32 {
 
 # ---------------------------------------------------------------------------
 # Real Triton as the oracle: whole ``canonicalize`` runs, function by function.
-# These go through passviz's ``canonicalize`` (passviz/passes/greedy.py with
+# These go through passviz's ``canonicalize`` (passviz/rewrite/greedy.py with
 # this registry).
 
 XFAIL: dict[str, str] = {}

@@ -20,10 +20,10 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Operation
 from xdsl.utils.exceptions import ParseError
 
-from passviz.dialects import make_context
+from passviz.compilers.registry import make_context
+from passviz.ir.mlir_parser import MLIRParser
+from passviz.ir.printer import print_module
 from passviz.pipelines import IRParseError, parse_ir
-from passviz.trace.irtext import print_module
-from passviz.trace.mlir_parser import MLIRParser
 from tests.conftest import need
 from tests.test_combine import assert_replay_exact
 from tests.triton_oracle import triton_missing, triton_normalize

@@ -1,4 +1,4 @@
-"""The pages passviz writes let only their own scripts run (``passviz.graph.page_policy``).
+"""The pages passviz writes let only their own scripts run (``passviz.view.page_policy``).
 
 The browser tests inject what an escaping bug could let through (an inline
 script, an event handler, a form that posts off the page) into real pages
@@ -17,10 +17,10 @@ from typing import Any
 
 import pytest
 
-from passviz.graph.export import offline_html, to_pyvis
-from passviz.graph.page_policy import content_security_policy, inline_scripts, script_hash, with_policy
 from passviz.notebook import show_graph
 from passviz.pipelines import record
+from passviz.view.export import offline_html, to_pyvis
+from passviz.view.page_policy import content_security_policy, inline_scripts, script_hash, with_policy
 from passviz.widget.standalone import standalone_html
 from tests.conftest import BROWSER
 from tests.test_replay import CF_INPUT

@@ -12,10 +12,10 @@ from xdsl.utils.exceptions import ParseError
 from xdsl.utils.lexer import Input
 from xdsl.utils.mlir_lexer import MLIRToken, MLIRTokenKind
 
-from passviz.dialects import make_context
+from passviz.compilers.registry import make_context
 from passviz.ir.literals import BoundedLexer
+from passviz.ir.mlir_parser import MLIRParser
 from passviz.ir.string_lexer import LinearStringLexer
-from passviz.trace.mlir_parser import MLIRParser
 
 _TEXT = """\
 #loc = loc("k.py":3:0)

@@ -5,11 +5,11 @@ from __future__ import annotations
 from importlib.metadata import version
 from typing import Any
 
-from passviz.dialects import make_context
+from passviz.compilers.registry import make_context
 from passviz.pipelines import parse_ir
+from passviz.record.recorder import UNANNOUNCED, RecordOptions, Tracer, VerifyEach
+from passviz.record.replay import Replayer
 from passviz.trace.model import Trace, TraceMeta
-from passviz.trace.recorder import UNANNOUNCED, RecordOptions, Tracer, VerifyEach
-from passviz.trace.replay import Replayer
 from tests.passes_for_tests import (
     AddiToSubi,
     DirectEditsPass,

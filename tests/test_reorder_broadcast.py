@@ -7,9 +7,9 @@ import pytest
 from xdsl.dialects import arith, math
 from xdsl.dialects.builtin import IntegerAttr, i32
 
-from passviz.dialects.triton_version import use_triton_version
-from passviz.dialects.tt_canonicalization import PatternTable, is_elementwise
-from passviz.passes.reorder_broadcast import reorder_broadcast_patterns
+from passviz.compilers.triton.canonicalization import PatternTable, is_elementwise
+from passviz.compilers.triton.passes.reorder_broadcast import reorder_broadcast_patterns
+from passviz.compilers.triton.version import use_triton_version
 from passviz.pipelines import record
 from tests.conftest import PEER, need, peer_file, split_functions
 from tests.test_combine import assert_replay_exact

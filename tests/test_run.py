@@ -9,10 +9,10 @@ from typing import Any
 import numpy as np
 import pytest
 
+from passviz.interpret.values import RunError, UnsupportedOpError
+from passviz.ir.printer import print_module
 from passviz.pipelines import parse_ir, record
 from passviz.run.launch import Argument, launch
-from passviz.run.values import RunError, UnsupportedOpError
-from passviz.trace.irtext import print_module
 from tests.gpu_cases import CASES
 from tests.triton_oracle import frontend_ir
 
@@ -441,7 +441,7 @@ tt.func public @k(%src: !tt.ptr<f32>, %dst: !tt.ptr<f32>, %rows: i32, %cols: i32
 
 
 def test_block_pointers_before_and_after_rewrite_tensor_pointer_match_numpy() -> None:
-    from passviz.dialects.triton_version import use_triton_version
+    from passviz.compilers.triton.version import use_triton_version
 
     rows, cols = 10, 12  # 8x8 blocks: the view's edges cut the second block of each row and column
     src = np.arange(rows * cols, dtype=np.float32).reshape(rows, cols)

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from passviz.cli import main
+from passviz.interpret.values import DEFAULT_MAX_OPS, DEFAULT_TIMEOUT, RunError, RunLimits
 from passviz.pipelines import parse_ir
 from passviz.run.launch import launch
-from passviz.run.values import DEFAULT_MAX_OPS, DEFAULT_TIMEOUT, RunError, RunLimits
 
 SPIN = """\
 tt.func @spin(%x: !tt.ptr<f32>, %n: i32) {

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from _pytest.mark import ParameterSet
 
-from passviz.passes.sccp import UNKNOWN, ConstantValue, SCCPSolver
+from passviz.compilers.mlir.passes.sccp import UNKNOWN, ConstantValue, SCCPSolver
 from passviz.pipelines import parse_ir, record
-from passviz.trace.recorder import RecordOptions
-from passviz.trace.replay import Replayer
+from passviz.record.recorder import RecordOptions
+from passviz.record.replay import Replayer
 from tests.conftest import need, parse_or_skip, peer_cases
 from tests.triton_oracle import compare, triton_missing
 

@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 
 from passviz.cli import main
-from passviz.graph.page_policy import script_hash
 from passviz.pipelines import record
 from passviz.trace.model import Trace
 from passviz.trace.summary import trace_mime_data
+from passviz.view.page_policy import script_hash
 from passviz.widget import standalone
 from passviz.widget.standalone import (
     ViewerAssets,

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from passviz.ir.printer import print_module
 from passviz.pipelines import load_trace, parse_ir, record
-from passviz.trace.irtext import print_module
 from passviz.trace.store import TraceFormatError, TraceWriter, read_trace, schema_errors, trace_schema
 from tests.irgen import arith_module
 from tests.test_replay import CF_INPUT

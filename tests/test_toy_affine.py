@@ -17,15 +17,15 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
-from passviz.passes.toy_lower_to_affine import LoweringError
+from passviz.compilers.toy.driver import mlir_text, toy_pipeline
+from passviz.compilers.toy.interpret import run_lowered, run_main
+from passviz.compilers.toy.mlirgen import mlirgen
+from passviz.compilers.toy.parser import parse_toy
+from passviz.compilers.toy.passes.lower_to_affine import LoweringError
+from passviz.interpret.values import DeclarationCallError
+from passviz.ir.printer import print_module
 from passviz.pipelines import parse_ir, parse_pipeline, record
 from passviz.run.bisect import StepTexts, bisect
-from passviz.run.values import DeclarationCallError
-from passviz.toy.driver import mlir_text, toy_pipeline
-from passviz.toy.interpret import run_lowered, run_main
-from passviz.toy.mlirgen import mlirgen
-from passviz.toy.parser import parse_toy
-from passviz.trace.irtext import print_module
 from tests.conftest import filecheck, iree_opt_missing, need
 from tests.iree_support import run_iree_opt
 from tests.toy_support import TOY, needs_toy_peer

@@ -118,7 +118,7 @@ def test_a_huge_splat_is_left_reshaped_not_spelled_out() -> None:
 def test_a_pattern_that_raises_is_one_error_line_naming_its_step(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from passviz.dialects import toy
+    from passviz.compilers.toy import dialect as toy
 
     def boom(self: object, op: object, rewriter: object, /) -> None:
         raise RuntimeError("boom")

@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 from _pytest.mark import ParameterSet
 
-from passviz.passes import available_passes
+from passviz.compilers.pass_table import available_passes
+from passviz.compilers.toy.driver import EMITS, run_toy, toy_pipeline
+from passviz.compilers.toy.interpret import run_main
+from passviz.compilers.toy.mlirgen import mlirgen
+from passviz.compilers.toy.parser import parse_toy
 from passviz.pipelines import NAMED_PIPELINES, parse_pipeline
-from passviz.toy.driver import EMITS, run_toy, toy_pipeline
-from passviz.toy.interpret import run_main
-from passviz.toy.mlirgen import mlirgen
-from passviz.toy.parser import parse_toy
 from tests.conftest import filecheck, run_passviz
 from tests.toy_support import TOY, needs_toy_peer, toy_cli
 
@@ -290,8 +290,8 @@ def test_run_and_bisect_read_a_toy_trace_down_to_llvm(tmp_path: Path) -> None:
 def test_the_run_panel_reads_a_toy_trace_as_the_command_line_does() -> None:
     """The widget's run panel takes a Toy trace's inputs (none: ``main`` takes no arguments) from
     MLIRGen's module, runs an affine-level step, and bisects with MLIRGen's run as the reference."""
+    from passviz.compilers.toy.driver import run_toy_text
     from passviz.run.panel import bisect_at, default_inputs, run_at
-    from passviz.toy.driver import run_toy_text
 
     needs_toy_peer()
     source = (TOY / "Ch6/codegen.toy").read_text()

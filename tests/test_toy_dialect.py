@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from passviz.ir.printer import print_module
 from passviz.pipelines import InputError, parse_ir, verify_input
-from passviz.trace.irtext import print_module
 from tests.toy_support import TOY
 
 INVALID_TESTS = sorted(TOY.glob("Ch*/invalid.mlir"))

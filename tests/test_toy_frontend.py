@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from passviz.toy.ast import (
+from passviz.compilers.toy.ast import (
     BinaryExpr,
     CallExpr,
     LiteralExpr,
@@ -18,8 +18,8 @@ from passviz.toy.ast import (
     VarDeclExpr,
     dump,
 )
-from passviz.toy.lexer import ToyError
-from passviz.toy.parser import parse_toy
+from passviz.compilers.toy.lexer import ToyError
+from passviz.compilers.toy.parser import parse_toy
 from tests.conftest import filecheck
 from tests.toy_support import TOY, needs_toy_peer
 

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from passviz.compilers.toy.driver import run_toy
+from passviz.compilers.toy.interpret import run_main
 from passviz.pipelines import load_trace, parse_ir
-from passviz.toy.driver import run_toy
-from passviz.toy.interpret import run_main
 from tests.conftest import filecheck
 from tests.toy_support import TOY, needs_toy_peer, toy_cli
 

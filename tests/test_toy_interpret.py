@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 from _pytest.mark import ParameterSet
 
+from passviz.compilers.toy.driver import run_toy
+from passviz.compilers.toy.interpret import ToyRunError, format_print, run_main
+from passviz.compilers.toy.mlirgen import mlirgen
+from passviz.compilers.toy.parser import parse_toy
 from passviz.pipelines import parse_ir
-from passviz.toy.driver import run_toy
-from passviz.toy.interpret import ToyRunError, format_print, run_main
-from passviz.toy.mlirgen import mlirgen
-from passviz.toy.parser import parse_toy
 from tests.toy_support import TOY
 
 

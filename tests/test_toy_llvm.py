@@ -11,12 +11,12 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
-from passviz.passes import available_passes
+from passviz.compilers.pass_table import available_passes
+from passviz.compilers.toy.driver import mlir_text, run_toy
+from passviz.compilers.toy.interpret import format_print, run_main
+from passviz.compilers.toy.mlirgen import mlirgen
+from passviz.compilers.toy.parser import parse_toy
 from passviz.pipelines import parse_ir, record
-from passviz.toy.driver import mlir_text, run_toy
-from passviz.toy.interpret import format_print, run_main
-from passviz.toy.mlirgen import mlirgen
-from passviz.toy.parser import parse_toy
 from tests.conftest import peer_file, run_passviz
 from tests.toy_support import TOY
 
@@ -116,7 +116,7 @@ def test_every_step_of_the_lowering_reads_back() -> None:
 
 
 def test_the_lowered_program_prints_what_the_affine_one_computes() -> None:
-    from passviz.toy.jit import run_jit
+    from passviz.compilers.toy.jit import run_jit
 
     run = record(AFFINE_MAIN, "toy-lower-to-llvm")
     source = np.full((2, 3), 2.0)
@@ -223,7 +223,7 @@ PEER_PROGRAMS = ("jit.toy", "codegen.toy", "transpose_transpose.toy", "trivial_r
 @pytest.mark.parametrize("opt", [False, True], ids=["O0", "opt"])
 @pytest.mark.parametrize("name", PEER_PROGRAMS)
 def test_jit_of_the_peer_programs_prints_what_the_numpy_interpreter_does(name: str, opt: bool) -> None:
-    """The chapter 6 programs: JIT-compiled LLVM prints what ``passviz.toy.interpret`` (numpy) prints."""
+    """The chapter 6 programs: JIT-compiled LLVM prints what ``passviz.compilers.toy.interpret`` (numpy) prints."""
     if opt:
         needs_affine_opt()
     path = peer_file(f"llvm-project/mlir/test/Examples/Toy/Ch6/{name}")

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from passviz.cli import main
-from passviz.passes.canonicalize import Canonicalize
-from passviz.passes.toy_shape_inference import ToyShapeInference
+from passviz.compilers.mlir.passes.canonicalize import Canonicalize
+from passviz.compilers.toy.interpret import run_main
+from passviz.compilers.toy.passes.shape_inference import ToyShapeInference
 from passviz.pipelines import parse_ir, record
-from passviz.toy.interpret import run_main
 
 INLINED = """\
 toy.func @main() {

@@ -10,8 +10,8 @@ import traitlets
 
 from passviz import notebook
 from passviz.pipelines import load_trace, record
+from passviz.record.replay import ReplayError
 from passviz.trace.model import Trace
-from passviz.trace.replay import ReplayError
 from passviz.trace.store import read_trace, schema_errors
 from passviz.trace.summary import trace_mime_data
 from passviz.widget.trace_widget import TraceWidget

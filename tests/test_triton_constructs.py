@@ -11,8 +11,8 @@ from __future__ import annotations
 import pytest
 from xdsl.ir import Block
 
+from passviz.ir.printer import print_module
 from passviz.pipelines import parse_ir, record
-from passviz.trace.irtext import print_module
 from tests.conftest import need
 from tests.triton_oracle import compare, triton_missing, triton_normalize
 

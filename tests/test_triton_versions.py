@@ -7,14 +7,14 @@ from pathlib import Path
 import pytest
 
 from passviz.cli import main
-from passviz.dialects.triton_version import (
+from passviz.compilers.triton.version import (
     installed_triton_version,
     parse_triton_version,
     triton_version,
     use_triton_version,
 )
+from passviz.ir.printer import print_module
 from passviz.pipelines import load_trace, parse_ir, record
-from passviz.trace.irtext import print_module
 
 SPLIT_JOIN_BITCAST = """\
 tt.func @f(%a: tensor<4xf32>, %b: tensor<4xf32>, %x: tensor<4x2xf32>, %i: tensor<4xi32>) -> (tensor<4xf32>, tensor<4x2xf32>, tensor<4xi32>) {

@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from passviz.dialects.triton_version import use_triton_version
-from passviz.dialects.tt_canonicalization import patterns_for
+from passviz.compilers.triton.canonicalization import patterns_for
+from passviz.compilers.triton.version import use_triton_version
 from passviz.pipelines import record
 from tests.conftest import PEER, need, peer_file, split_chunks
 from tests.test_combine import assert_replay_exact

@@ -1,4 +1,4 @@
-"""Tests of the Triton ``tt`` dialect (passviz.dialects.tt): syntax, verifiers,
+"""Tests of the Triton ``tt`` dialect (passviz.compilers.triton.dialects.tt): syntax, verifiers,
 traits and folders.
 
 Op syntax is checked against Triton 3.6's own printer where Triton is
@@ -56,9 +56,8 @@ from xdsl.traits import (
 )
 from xdsl.utils.exceptions import ParseError, VerifyException
 
-from passviz.dialects import tt
-from passviz.dialects.triton_version import installed_triton_version, triton_version, use_triton_version
-from passviz.dialects.tt import (
+from passviz.compilers.triton.dialects import tt
+from passviz.compilers.triton.dialects.tt import (
     TT,
     AddPtrOp,
     AdvanceOp,
@@ -92,6 +91,7 @@ from passviz.dialects.tt import (
     get_i1_same_shape,
     get_pointee_type,
 )
+from passviz.compilers.triton.version import installed_triton_version, triton_version, use_triton_version
 from tests.conftest import need, peer_file, split_chunks
 from tests.test_tt_roundtrip import tt_op_lines
 from tests.triton_oracle import triton_missing, triton_normalize
@@ -1472,7 +1472,7 @@ def test_elementwise_ops_are_triton_s() -> None:
 
 
 def test_canonicalization_patterns_come_from_tt_canonicalization() -> None:
-    from passviz.dialects import tt_canonicalization
+    from passviz.compilers.triton import canonicalization as tt_canonicalization
 
     canonicalized = [op for op in TT.operations if op.has_trait(HasCanonicalizationPatternsTrait)]
     assert {op.name for op in canonicalized} == CANONICALIZED_OPS

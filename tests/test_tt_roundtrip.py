@@ -27,8 +27,8 @@ from _pytest.mark.structures import ParameterSet
 from xdsl.dialects.builtin import FileLineColLoc, NameLoc
 from xdsl.ir import Attribute
 
+from passviz.ir.printer import print_module
 from passviz.pipelines import parse_ir
-from passviz.trace.irtext import print_module
 from tests.conftest import PEER, need, peer_file, split_chunks, split_functions
 from tests.triton_oracle import KERNEL_NAMES, compiled_ttir, triton_missing, triton_normalize
 

@@ -8,10 +8,10 @@ from xdsl.dialects.builtin import TensorType, f32
 from xdsl.ir import Block
 from xdsl.utils.exceptions import VerifyException
 
-from passviz.dialects import tt
-from passviz.dialects.ttg import BlockedEncodingAttr, SliceEncodingAttr
+from passviz.compilers.triton.dialects import tt
+from passviz.compilers.triton.dialects.ttg import BlockedEncodingAttr, SliceEncodingAttr
+from passviz.ir.printer import print_module
 from passviz.pipelines import IRParseError, parse_ir
-from passviz.trace.irtext import print_module
 from tests.conftest import need
 from tests.test_combine import assert_replay_exact
 from tests.triton_oracle import TritonError, triton_missing, triton_normalize

@@ -1,4 +1,4 @@
-"""Tests of triton-shared's ``tts`` dialect (passviz.dialects.tts): syntax, verifiers, traits."""
+"""Tests of triton-shared's ``tts`` dialect (passviz.compilers.triton_shared.dialect): syntax, verifiers, traits."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from xdsl.ir import Attribute
 from xdsl.traits import MemoryEffectKind, get_effects, is_side_effect_free
 from xdsl.utils.exceptions import VerifyException
 
-from passviz.dialects.tt import PointerType
-from passviz.dialects.tts import (
+from passviz.compilers.triton.dialects.tt import PointerType
+from passviz.compilers.triton_shared.dialect import (
     DYNAMIC,
     GatherOp,
     LoadOp,
@@ -23,8 +23,8 @@ from passviz.dialects.tts import (
     StoreOp,
     ptr_offset_type,
 )
+from passviz.ir.printer import print_module
 from passviz.pipelines import parse_ir
-from passviz.trace.irtext import print_module
 from tests.conftest import peer_file
 
 # --------------------------------------------------------------------------- #

@@ -31,10 +31,10 @@ from xdsl.pattern_rewriter import (
 )
 
 import passviz
-from passviz.passes.greedy import GreedyDriver
 from passviz.pipelines import load_trace, record
+from passviz.record.recorder import NullRecorder, RecordOptions
+from passviz.rewrite.greedy import GreedyDriver
 from passviz.trace.model import Trace
-from passviz.trace.recorder import NullRecorder, RecordOptions
 from tests import user_passes
 from tests.conftest import ROOT, one_error_line, run_passviz, trace_text
 from tests.user_passes import INPUT

@@ -31,12 +31,12 @@ from typing import Any
 import pytest
 
 from passviz.cli import main
-from passviz.graph.diff import step_graph
-from passviz.graph.state import TraceStates
 from passviz.pipelines import record
-from passviz.trace.initial import ensure_initial
+from passviz.record.initial import ensure_initial
 from passviz.trace.model import Trace
 from passviz.trace.store import write_trace
+from passviz.view.diff import step_graph
+from passviz.view.state import TraceStates
 from tests.conftest import BROWSER, artifacts_folder, browser_missing, need
 from tests.long_traces import big_trace
 from tests.test_browser import PAYLOAD_IR

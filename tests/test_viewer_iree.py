@@ -30,7 +30,7 @@ def _ancestors(nodes: dict[str, dict[str, Any]], node_id: str) -> list[str]:
 
 
 def _op(trace: Trace, step: int, name: str) -> str:
-    from passviz.graph.state import TraceStates
+    from passviz.view.state import TraceStates
 
     found = TraceStates(trace).at(step).ops_named(name)
     assert len(found) == 1, (name, found)

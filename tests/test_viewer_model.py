@@ -16,12 +16,12 @@ from typing import Any
 
 import pytest
 
-from passviz.graph.diff import step_graph
-from passviz.graph.state import TraceStates
 from passviz.pipelines import record
 from passviz.trace.apply import REGION_PATTERN
 from passviz.trace.model import Trace
 from passviz.trace.store import write_trace
+from passviz.view.diff import step_graph
+from passviz.view.state import TraceStates
 from tests.conftest import need
 from tests.passes_for_tests import FoldAddiChainPass
 

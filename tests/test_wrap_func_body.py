@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from xdsl.parser import Parser
 
-from passviz.dialects import make_context
-from passviz.passes.wrap_func_body import CHECKPOINTS
+from passviz.compilers.registry import make_context
+from passviz.compilers.triton_linalg.wrap_func_body import CHECKPOINTS
 from passviz.pipelines import record
-from passviz.trace.recorder import RecordOptions
+from passviz.record.recorder import RecordOptions
 from tests.conftest import WRAP_TEST, filecheck, peer_file, split_chunks
 
 SEED_INPUT = """

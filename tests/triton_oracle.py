@@ -21,9 +21,9 @@ from typing import Any
 
 import pytest
 
+from passviz.ir.printer import print_module
 from passviz.pipelines import record, triton_frontend_ir
-from passviz.trace.irtext import print_module
-from passviz.trace.recorder import RecordOptions
+from passviz.record.recorder import RecordOptions
 
 TRITON_VERSIONS = ("3.6.0", "3.9.0")
 """The Triton releases the oracle tests run against (one per virtualenv)."""

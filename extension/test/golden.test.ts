@@ -4,7 +4,7 @@
  * lines, each step's label and change counts, and every op's lineage must be
  * what passviz's pure-data reference says, at every stored step; files cut
  * mid-line open with the steps completed before the cut, as in Python.  The
- * dispatch graph (`src/model/dispatch.ts`) must be `passviz/graph/dispatch.py`'s.
+ * dispatch graph (`src/model/dispatch.ts`) must be `passviz/view/dispatch.py`'s.
  *
  * `tests/test_golden_model.py` writes the fixtures and runs this file with
  * PASSVIZ_GOLDEN naming their folder.  Without fixtures the suite fails

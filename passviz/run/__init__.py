@@ -11,9 +11,9 @@ that changes a kernel's results, ``report`` what the command line prints.
     found = bisect(load_trace("t.passviz.json"), [("x", x), ("out", out), ("n", n)], grid=(4,))
 """
 
+from passviz.interpret.values import KernelAssertionError, RunError, UnsupportedOpError
 from passviz.run.bisect import BisectResult, bisect, run_step
 from passviz.run.launch import LaunchResult, launch
-from passviz.run.values import KernelAssertionError, RunError, UnsupportedOpError
 
 __all__ = [
     "BisectResult",

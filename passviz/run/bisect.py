@@ -27,9 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
-from passviz.pipelines import InputError, parse_ir
-from passviz.run.launch import Argument, launch
-from passviz.run.values import (
+from passviz.interpret.values import (
     Array,
     DeclarationCallError,
     LaunchError,
@@ -38,8 +36,10 @@ from passviz.run.values import (
     RunLimits,
     UnsupportedOpError,
 )
+from passviz.pipelines import InputError, parse_ir
+from passviz.record.replay import Replayer
+from passviz.run.launch import Argument, launch
 from passviz.trace.model import Step, Trace
-from passviz.trace.replay import Replayer
 
 TOLERANCES: dict[str, tuple[float, float]] = {
     "float16": (2e-3, 1e-5),

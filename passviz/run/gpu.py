@@ -11,13 +11,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from passviz.interpret.values import RunError
+from passviz.ir.printer import print_module
 from passviz.run.bisect import Comparison, Outcome, StepTexts, run_step
 from passviz.run.gpu_compile import GpuError, GpuKernel, compile_ttir, triton_missing
 from passviz.run.gpu_launch import GpuRun, compare_with_cpu, probe, pycuda_missing, run_on_gpu
 from passviz.run.launch import Argument
 from passviz.run.report import step_name
-from passviz.run.values import RunError
-from passviz.trace.irtext import print_module
 from passviz.trace.model import Trace
 
 

@@ -24,10 +24,10 @@ from typing import Any
 
 import numpy as np
 
+from passviz.interpret.values import Array, bf16_bits, bf16_from_bits, round_bf16
 from passviz.run.bisect import Comparison, Outcome, compare
 from passviz.run.gpu_compile import GpuError, GpuKernel
 from passviz.run.launch import Argument, normalize_grid
-from passviz.run.values import Array, bf16_bits, bf16_from_bits, round_bf16
 
 CHILD = Path(__file__).with_name("gpu_child.py")
 """The script the child process runs."""

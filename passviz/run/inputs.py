@@ -22,13 +22,13 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Attribute, BlockArgument
 
-from passviz.dialects.hal import TensorImportOp
-from passviz.dialects.tt import PointerType
+from passviz.compilers.iree.dialects.hal import TensorImportOp
+from passviz.compilers.triton.dialects.tt import PointerType
+from passviz.interpret.values import Array, LaunchError, is_float, round_bf16
+from passviz.ir.terminal import one_line
 from passviz.pipelines import parse_ir
 from passviz.run.launch import Argument, kernel_function
-from passviz.run.values import Array, LaunchError, is_float, round_bf16
 from passviz.trace.model import Trace
-from passviz.trace.terminal import one_line
 
 DTYPES: dict[str, np.dtype[np.generic]] = {
     "f16": np.dtype(np.float16),

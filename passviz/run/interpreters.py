@@ -13,12 +13,12 @@ from xdsl.interpreters.affine import AffineFunctions
 from xdsl.interpreters.cf import CfFunctions
 from xdsl.interpreters.scf import ScfFunctions
 
-from passviz.run.arith import ArithFunctions, MathFunctions
-from passviz.run.core import CoreFunctions, KernelInterpreter
-from passviz.run.linalg_ops import LinalgFunctions
-from passviz.run.toy_ops import BufferFunctions, ToyFunctions
-from passviz.run.tt_ops import TritonFunctions
-from passviz.run.tts_ops import StructuredFunctions
+from passviz.compilers.iree.interpret import LinalgFunctions
+from passviz.compilers.mlir.interpret import ArithFunctions, MathFunctions
+from passviz.compilers.toy.interpret_ops import BufferFunctions, ToyFunctions
+from passviz.compilers.triton.interpret import TritonFunctions
+from passviz.compilers.triton_shared.interpret import StructuredFunctions
+from passviz.interpret.core import CoreFunctions, KernelInterpreter
 
 
 def new_interpreter(module: ModuleOp, extra: tuple[InterpreterFunctions, ...] = ()) -> KernelInterpreter:

@@ -17,10 +17,9 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Attribute, Operation
 
-from passviz.dialects.hal import BufferViewType
-from passviz.dialects.tt import PointerType
-from passviz.run.interpreters import new_interpreter
-from passviz.run.values import (
+from passviz.compilers.iree.dialects.hal import BufferViewType
+from passviz.compilers.triton.dialects.tt import PointerType
+from passviz.interpret.values import (
     FUNCTION_OPS,
     Array,
     Buffer,
@@ -37,6 +36,7 @@ from passviz.run.values import (
     function_attribute,
     integer_width,
 )
+from passviz.run.interpreters import new_interpreter
 
 Argument = tuple[str, "Array | int | float"]
 """A kernel argument: its name, and an array (for a pointer) or a number (for a scalar)."""

@@ -13,6 +13,8 @@ import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from passviz.interpret.values import RunError
+from passviz.ir.terminal import one_line
 from passviz.pipelines import InputError
 from passviz.run.bisect import INITIAL, bisect, compare, run_step
 from passviz.run.gpu import gpu_missing, run_step_on_gpu
@@ -21,9 +23,7 @@ from passviz.run.inputs import ArgSpec, InputSpecError, make_arguments, parse_ar
 from passviz.run.launch import Argument
 from passviz.run.record import bisect_records, gpu_run_record, inputs_digest, run_record
 from passviz.run.report import describe_bisect, step_name, summarize
-from passviz.run.values import RunError
 from passviz.trace.model import RunRecord, Trace
-from passviz.trace.terminal import one_line
 
 Progress = Callable[[str], None]
 """Told what the run is doing, one short line at a time."""

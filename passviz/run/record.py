@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
+from passviz.interpret.values import Array
 from passviz.run.bisect import BisectResult, Comparison, Outcome, compare
 from passviz.run.launch import Argument
-from passviz.run.values import Array
 from passviz.trace.model import RunDifference, RunRecord, Verdict
 
 if TYPE_CHECKING:

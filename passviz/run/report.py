@@ -6,11 +6,11 @@ from typing import Any, cast
 
 import numpy as np
 
+from passviz.interpret.values import Array, describe_location
+from passviz.record.replay import Replayer
 from passviz.run.bisect import INITIAL, BisectResult
-from passviz.run.values import Array, describe_location
 from passviz.trace.model import Step, Trace
 from passviz.trace.query import op_names, step_label
-from passviz.trace.replay import Replayer
 
 
 def step_name(step: int) -> str:

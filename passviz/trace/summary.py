@@ -11,9 +11,9 @@ from contextlib import suppress
 from html import escape
 from typing import Any
 
-from passviz.trace.initial import ensure_initial
+from passviz.record.initial import ensure_initial
+from passviz.record.replay import ReplayError
 from passviz.trace.model import TRACE_FORMAT, TRACE_VERSION, Step, Trace
-from passviz.trace.replay import ReplayError
 from passviz.trace.store import trace_records
 
 TRACE_MIME_TYPE = "application/vnd.passviz.trace+json"

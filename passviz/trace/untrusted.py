@@ -17,7 +17,7 @@ one-line ``TraceLimitError`` naming the limit, never a crash or a hang:
 Replay work is bounded by these: each step's delta is applied once, so the
 work of replaying a trace grows with its records, which the size limit bounds.
 
-IR texts in a trace are read by ``passviz.trace.mlir_parser``, whose own
+IR texts in a trace are read by ``passviz.ir.mlir_parser``, whose own
 limits (nesting, literal sizes) apply to them as to an ``.mlir`` file.
 """
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from passviz.graph.builders import GraphKind
-from passviz.graph.view import DEFAULT_MAX_NODES, StepGraph, TraceView
 from passviz.trace.model import Trace
+from passviz.view.builders import GraphKind
+from passviz.view.view import DEFAULT_MAX_NODES, StepGraph, TraceView
 from passviz.widget.html import FIGURE_CSS, graph_frame, step_header
 from passviz.widget.stepper import viewer_bundle
 

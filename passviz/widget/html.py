@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from html import escape
 
-from passviz.graph.export import LEGEND_CSS, offline_html, to_pyvis
-from passviz.graph.view import StepGraph
 from passviz.trace.model import Step, Trace
 from passviz.trace.summary import step_counts, step_title
+from passviz.view.export import LEGEND_CSS, offline_html, to_pyvis
+from passviz.view.view import StepGraph
 
 FIGURE_CSS = (
     LEGEND_CSS

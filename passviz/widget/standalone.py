@@ -2,7 +2,7 @@
 
 The page holds the viewer bundle (``passviz/static/viewer.js`` and
 ``viewer.css``, built from ``extension/``) and the trace's MIME data in line.
-Its Content-Security-Policy (``passviz.graph.page_policy``) lets only the
+Its Content-Security-Policy (``passviz.view.page_policy``) lets only the
 bundle run, by its hash, and inline styles and ``data:`` images and fonts:
 the page loads nothing, sends nothing and submits no form.  Trace files
 are untrusted: the data sits in a ``<script type="application/json">`` with
@@ -19,11 +19,11 @@ from importlib import resources
 from importlib.resources.abc import Traversable
 from typing import Any
 
-from passviz.graph.page_policy import policy_meta
-from passviz.trace.initial import ensure_initial
+from passviz.ir.terminal import one_line
+from passviz.record.initial import ensure_initial
 from passviz.trace.model import Trace
 from passviz.trace.summary import trace_mime_data
-from passviz.trace.terminal import one_line
+from passviz.view.page_policy import policy_meta
 
 _JSON_UNSAFE = re.compile("[<>&\u2028\u2029\ud800-\udfff]")
 """What ends a script element or a line in it, and lone surrogates, which UTF-8 cannot hold."""

@@ -25,10 +25,10 @@ from typing import Any, cast
 import ipywidgets as widgets  # pyright: ignore[reportMissingTypeStubs]
 import traitlets
 
-from passviz.trace.initial import ensure_initial
+from passviz.ir.terminal import one_line
+from passviz.record.initial import ensure_initial
 from passviz.trace.model import RunRecord, Trace
 from passviz.trace.summary import trace_mime_data
-from passviz.trace.terminal import one_line
 
 _OP_ID = re.compile(r"o[0-9]+")
 

@@ -11,13 +11,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from passviz.ir.printer import print_module
 from passviz.pipelines import parse_ir
 from passviz.run.bisect import INITIAL, Outcome
 from passviz.run.gpu import run_step_on_gpu, ttir_at
 from passviz.run.gpu_compile import GpuError, compile_ttir, triton_missing
 from passviz.run.gpu_launch import Device, compare_with_cpu, probe, run_on_gpu
 from passviz.run.launch import launch
-from passviz.trace.irtext import print_module
 
 pytestmark = [pytest.mark.gpu, pytest.mark.triton]
 

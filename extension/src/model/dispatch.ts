@@ -9,7 +9,7 @@
  * dump, constants are left out.  Outlined `flow.executable` ops are nodes too,
  * and each `flow.dispatch` links to the executable it calls.
  *
- * A pure function of the IR state, the same as `passviz/graph/dispatch.py`
+ * A pure function of the IR state, the same as `passviz/view/dispatch.py`
  * (checked by the golden fixtures of `tests/golden.py`).
  */
 

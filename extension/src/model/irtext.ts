@@ -24,7 +24,7 @@ export interface DiffLine extends IRLine {
 const INDENT = '  ';
 
 /**
- * A region in an op's text (`passviz/trace/irtext.py`'s `REGION_PLACEHOLDER`):
+ * A region in an op's text (`passviz/ir/printer.py`'s `REGION_PLACEHOLDER`):
  * `-args` when the op's header shows the entry block's arguments, `-term` when
  * its syntax leaves the blocks' terminators out.
  */

@@ -1,0 +1,318 @@
+"""``iree-global-opt-convert-conv2d-to-img2col``: IREE 3.13's ``ConvertConv2DToImg2ColPass``
+(``GlobalOptimization/ConvertConv2DToImg2Col.cpp``).
+
+A convolution is a matrix product once each output position's input window
+is copied out (im2col): a ``linalg.generic`` gathers the windows into a
+tensor, ``tensor.collapse_shape`` makes the operands 2-D (3-D with a batch),
+a ``linalg.matmul`` (or a generic for a batch, or ``linalg.batch_matvec`` for a
+depthwise convolution) multiplies them, and ``tensor.expand_shape`` gives the
+result its image shape back.  Only static shapes with unit dilations are
+converted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TypeVar
+
+from xdsl.builder import Builder
+from xdsl.context import Context
+from xdsl.dialects import arith, tensor
+from xdsl.dialects.builtin import (
+    AffineMapAttr,
+    ArrayAttr,
+    IntegerAttr,
+    IntegerType,
+    ModuleOp,
+    TensorType,
+    i64,
+)
+from xdsl.dialects.linalg.attrs import IteratorTypeAttr
+from xdsl.dialects.linalg.ops import YieldOp
+from xdsl.ir import Attribute, BlockArgument, Operation, Region, SSAValue
+from xdsl.ir.affine import AffineDimExpr, AffineMap
+from xdsl.pattern_rewriter import PatternRewriter
+from xdsl.rewriter import InsertPoint
+
+from passviz.compilers.mlir.dialects.linalg import (
+    BatchMatvecOp,
+    Conv2DNchwFchwOp,
+    Conv2DNhwcHwcfOp,
+    DepthwiseConv2DNhwcHwcOp,
+    GenericOp,
+    MatmulOp,
+)
+from passviz.compilers.mlir.dialects.llvm_version import behaves_as_iree
+from passviz.compilers.mlir.dialects.tensor import CollapseShapeOp, ExpandShapeOp
+from passviz.compilers.mlir.passes.canonicalize import apply_patterns_greedily
+from passviz.compilers.triton.canonicalization import PatternTable, TritonPattern
+from passviz.ir.hints import isa
+from passviz.record.recorder import StepRecorder, TracedPass
+
+_OpT = TypeVar("_OpT", bound=Operation)
+
+Reassociation = Sequence[Sequence[int]]
+"""Which source dimensions each result dimension of a reshape groups."""
+
+
+def _static(value: SSAValue) -> TensorType[Attribute] | None:
+    """The value's tensor type when every dimension is static."""
+    type_ = value.type
+    if not isa(type_, TensorType[Attribute]) or any(d < 0 for d in type_.get_shape()):
+        return None
+    return type_
+
+
+def _convertible_types(
+    op: Conv2DNhwcHwcfOp | Conv2DNchwFchwOp | DepthwiseConv2DNhwcHwcOp,
+) -> tuple[TensorType[Attribute], TensorType[Attribute], TensorType[Attribute]] | None:
+    """The image, filter and output types where IREE's preconditions hold (static input and
+    filter, no dilation), else None."""
+    image_type, filter_type, output_type = _static(op.inputs[0]), _static(op.inputs[1]), op.outputs[0].type
+    if image_type is None or filter_type is None or op.window_dilations() != (1, 1):
+        return None
+    assert isa(output_type, TensorType[Attribute])
+    return image_type, filter_type, output_type
+
+
+def _tensor(shape: Sequence[int], element: Attribute) -> TensorType[Attribute]:
+    return TensorType(element, shape)
+
+
+def _identity(loops: int) -> AffineMap:
+    return AffineMap.identity(loops)
+
+
+def _copy_body(types: Sequence[Attribute]) -> Region:
+    """``^bb0(%in, %out): linalg.yield %in``."""
+
+    @Builder.implicit_region(types)
+    def body(args: tuple[BlockArgument, ...]) -> None:
+        YieldOp(args[0])
+
+    return body
+
+
+def _mac_body(types: Sequence[Attribute]) -> Region:
+    """``mul(a, b)`` then ``add(mul, acc)`` (IREE's ``createMul``/``createAdd`` order)."""
+    integer = isinstance(types[-1], IntegerType)
+
+    @Builder.implicit_region(types)
+    def body(args: tuple[BlockArgument, ...]) -> None:
+        mul: Operation = arith.MuliOp(args[0], args[1]) if integer else arith.MulfOp(args[0], args[1])
+        add = arith.AddiOp(mul.results[0], args[2]) if integer else arith.AddfOp(mul.results[0], args[2])
+        YieldOp(add)
+
+    return body
+
+
+def _generic(
+    inputs: Sequence[SSAValue],
+    output: SSAValue,
+    maps: Sequence[AffineMap],
+    reductions: int,
+    body: Callable[[Sequence[Attribute]], Region],
+) -> GenericOp:
+    loops = maps[0].num_dims
+    iterators = [IteratorTypeAttr.parallel()] * (loops - reductions) + [
+        IteratorTypeAttr.reduction()
+    ] * reductions
+    types = [_element(v) for v in (*inputs, output)]
+    return GenericOp(
+        inputs,
+        [output],
+        body(types),
+        [AffineMapAttr(m) for m in maps],
+        iterators,
+        [output.type],
+    )
+
+
+def _element(value: SSAValue) -> Attribute:
+    type_ = value.type
+    assert isa(type_, TensorType[Attribute])
+    return type_.element_type
+
+
+def _reassociation(groups: Reassociation) -> ArrayAttr[ArrayAttr[IntegerAttr]]:
+    return ArrayAttr(ArrayAttr(IntegerAttr(d, i64) for d in group) for group in groups)
+
+
+def _collapse(value: SSAValue, groups: Reassociation, result: TensorType[Attribute]) -> CollapseShapeOp:
+    return CollapseShapeOp.build(
+        operands=[value], result_types=[result], properties={"reassociation": _reassociation(groups)}
+    )
+
+
+def _expand(value: SSAValue, groups: Reassociation, result: TensorType[Attribute]) -> ExpandShapeOp:
+    return ExpandShapeOp(value, [], _reassociation(groups), result.get_shape(), result)
+
+
+class _Emitter:
+    """Inserts the ops of one rewrite before the convolution, in IREE's order."""
+
+    def __init__(self, rewriter: PatternRewriter, op: Operation) -> None:
+        self.rewriter = rewriter
+        self.point = InsertPoint.before(op)
+
+    def __call__(self, op: _OpT) -> _OpT:
+        self.rewriter.insert(op, self.point)
+        return op
+
+    def empty(self, shape: Sequence[int], element: Attribute) -> SSAValue:
+        return self(tensor.EmptyOp([], _tensor(shape, element))).tensor
+
+    def transpose(self, value: SSAValue, indices: Sequence[int]) -> SSAValue:
+        """IREE's ``transposeOperand``: a copy generic whose result dimension ``i`` is ``indices[i]``."""
+        type_ = value.type
+        assert isa(type_, TensorType[Attribute])
+        shape = type_.get_shape()
+        out = self.empty([shape[i] for i in indices], type_.element_type)
+        permutation = AffineMap(len(indices), 0, tuple(AffineDimExpr(i) for i in indices))
+        inverse = permutation.inverse_permutation()
+        assert inverse is not None
+        maps = [inverse, _identity(len(indices))]
+        return self(_generic([value], out, maps, 0, _copy_body)).res[0]
+
+
+class ConvertConv2DNhwcHwcf(TritonPattern):
+    """IREE's ``ConvertConv2DNhwcHwcf``: im2col + ``linalg.matmul`` (a batched generic for N > 1)."""
+
+    root = Conv2DNhwcHwcfOp.name
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if not isinstance(op, Conv2DNhwcHwcfOp) or (types := _convertible_types(op)) is None:
+            return
+        image, filter_, output = op.inputs[0], op.inputs[1], op.outputs[0]
+        image_type, filter_type, output_type = types
+        n, oh, ow, oc = output_type.get_shape()
+        fh, fw, ic, _ = filter_type.get_shape()
+        sh, sw = op.window_strides()
+        emit = _Emitter(rewriter, op)
+        element = image_type.element_type
+        col = emit.empty([n, oh, ow, fh, fw, ic], element)
+        d = [AffineDimExpr(i) for i in range(6)]
+        image_map = AffineMap(6, 0, (d[0], d[1] * sh + d[3], d[2] * sw + d[4], d[5]))
+        img2col = emit(_generic([image], col, [image_map, _identity(6)], 0, _copy_body)).res[0]
+        if n == 1:
+            col_groups, out_groups = [[0, 1, 2], [3, 4, 5]], [[0, 1, 2], [3]]
+            col_type = _tensor([oh * ow, fh * fw * ic], element)
+            out_type = _tensor([oh * ow, oc], output_type.element_type)
+        else:
+            col_groups, out_groups = [[0], [1, 2], [3, 4, 5]], [[0], [1, 2], [3]]
+            col_type = _tensor([n, oh * ow, fh * fw * ic], element)
+            out_type = _tensor([n, oh * ow, oc], output_type.element_type)
+        lhs = emit(_collapse(img2col, col_groups, col_type)).result
+        rhs = emit(_collapse(filter_, [[0, 1, 2], [3]], _tensor([fh * fw * ic, oc], element))).result
+        acc = emit(_collapse(output, out_groups, out_type)).result
+        if n == 1:
+            product = emit(MatmulOp([lhs, rhs], [acc], [out_type])).res[0]
+        else:
+            b, m, j, k = (AffineDimExpr(i) for i in range(4))
+            maps = [AffineMap(4, 0, (b, m, k)), AffineMap(4, 0, (k, j)), AffineMap(4, 0, (b, m, j))]
+            product = emit(_generic([lhs, rhs], acc, maps, 1, _mac_body)).res[0]
+        result = emit(_expand(product, out_groups, output_type))
+        rewriter.replace(op, [], [result.result])
+
+
+class ConvertDepthwiseConv2DNhwcHwc(TritonPattern):
+    """IREE's ``ConvertDepthwiseConv2DNhwcHwc``: channels moved outermost, im2col, ``linalg.batch_matvec``."""
+
+    root = DepthwiseConv2DNhwcHwcOp.name
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if not isinstance(op, DepthwiseConv2DNhwcHwcOp) or (types := _convertible_types(op)) is None:
+            return
+        image, filter_, output = op.inputs[0], op.inputs[1], op.outputs[0]
+        image_type, filter_type, output_type = types
+        emit = _Emitter(rewriter, op)
+        image_t = emit.transpose(image, [0, 3, 1, 2])
+        filter_t = emit.transpose(filter_, [2, 0, 1])
+        filter_t_type = filter_t.type
+        assert isa(filter_t_type, TensorType[Attribute])
+        n, oh, ow, c = output_type.get_shape()
+        _, fh, fw = filter_t_type.get_shape()
+        output_t = emit.transpose(output, [0, 3, 1, 2])
+        sh, sw = op.window_strides()
+        d = [AffineDimExpr(i) for i in range(6)]
+        image_map = AffineMap(6, 0, (d[0], d[1], d[2] * sh + d[4], d[3] * sw + d[5]))
+        element = image_type.element_type
+        col = emit.empty([n, c, oh, ow, fh, fw], element)
+        img2col = emit(_generic([image_t], col, [image_map, _identity(6)], 0, _copy_body)).res[0]
+        lhs = emit(
+            _collapse(img2col, [[0, 1], [2, 3], [4, 5]], _tensor([n * c, oh * ow, fh * fw], element))
+        ).result
+        rhs = emit(_collapse(filter_t, [[0], [1, 2]], _tensor([c, fh * fw], filter_type.element_type))).result
+        acc = emit(
+            _collapse(output_t, [[0, 1], [2, 3]], _tensor([n * c, oh * ow], output_type.element_type))
+        ).result
+        product = emit(BatchMatvecOp([lhs, rhs], [acc])).res[0]
+        output_t_type = output_t.type
+        assert isa(output_t_type, TensorType[Attribute])
+        expanded = emit(_expand(product, [[0, 1], [2, 3]], output_t_type)).result
+        result = emit.transpose(expanded, [0, 2, 3, 1])
+        rewriter.replace(op, [], [result])
+
+
+class ConvertConv2DNchwFchw(TritonPattern):
+    """IREE's ``ConvertConv2DNchwFchw``: im2col + ``linalg.matmul`` with the filter on the left."""
+
+    root = Conv2DNchwFchwOp.name
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if not isinstance(op, Conv2DNchwFchwOp) or (types := _convertible_types(op)) is None:
+            return
+        image, filter_, output = op.inputs[0], op.inputs[1], op.outputs[0]
+        image_type, filter_type, output_type = types
+        n, oc, oh, ow = output_type.get_shape()
+        _, ic, fh, fw = filter_type.get_shape()
+        sh, sw = op.window_strides()
+        emit = _Emitter(rewriter, op)
+        element = image_type.element_type
+        col = emit.empty([n, ic, fh, fw, oh, ow], element)
+        d = [AffineDimExpr(i) for i in range(6)]
+        image_map = AffineMap(6, 0, (d[0], d[1], d[4] * sh + d[2], d[5] * sw + d[3]))
+        img2col = emit(_generic([image], col, [image_map, _identity(6)], 0, _copy_body)).res[0]
+        lhs = emit(_collapse(filter_, [[0], [1, 2, 3]], _tensor([oc, fh * fw * ic], element))).result
+        if n == 1:
+            col_groups, out_groups = [[0, 1, 2, 3], [4, 5]], [[0, 1], [2, 3]]
+            col_type = _tensor([fh * fw * ic, oh * ow], element)
+            out_type = _tensor([oc, oh * ow], output_type.element_type)
+        else:
+            col_groups, out_groups = [[0], [1, 2, 3], [4, 5]], [[0], [1], [2, 3]]
+            col_type = _tensor([n, fh * fw * ic, oh * ow], element)
+            out_type = _tensor([n, oc, oh * ow], output_type.element_type)
+        rhs = emit(_collapse(img2col, col_groups, col_type)).result
+        acc = emit(_collapse(output, out_groups, out_type)).result
+        if n == 1:
+            product = emit(MatmulOp([lhs, rhs], [acc], [out_type])).res[0]
+        else:
+            b, m, j, k = (AffineDimExpr(i) for i in range(4))
+            maps = [AffineMap(4, 0, (m, k)), AffineMap(4, 0, (b, k, j)), AffineMap(4, 0, (b, m, j))]
+            product = emit(_generic([lhs, rhs], acc, maps, 1, _mac_body)).res[0]
+        result = emit(_expand(product, out_groups, output_type))
+        rewriter.replace(op, [], [result.result])
+
+
+@dataclass(frozen=True)
+class ConvertConv2DToImg2Col(TracedPass):
+    """Turn static 2-D convolutions into im2col copies and matrix products."""
+
+    name = "iree-global-opt-convert-conv2d-to-img2col"
+    announces_every_edit = True
+
+    @behaves_as_iree
+    def run(self, ctx: Context, op: ModuleOp, recorder: StepRecorder) -> None:
+        patterns = PatternTable(
+            [ConvertConv2DNhwcHwcf(), ConvertDepthwiseConv2DNhwcHwc(), ConvertConv2DNchwFchw()]
+        )
+        apply_patterns_greedily(ctx, op, recorder, patterns)
+
+
+__all__ = [
+    "ConvertConv2DNchwFchw",
+    "ConvertConv2DNhwcHwcf",
+    "ConvertConv2DToImg2Col",
+    "ConvertDepthwiseConv2DNhwcHwc",
+]

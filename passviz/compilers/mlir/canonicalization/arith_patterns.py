@@ -1,0 +1,400 @@
+"""arith's canonicalization patterns that are not of the rules' shapes (``arith_rules``):
+the DRR patterns of ``ArithCanonicalization.td`` that match in their own ways, and
+the C++ ones of ``ArithOps.cpp`` (``SelectToExtUI``, ``CmpFIntToFPConst``), named
+as MLIR names them.  ``SelectToMinMax`` comes with Triton 3.9's newer LLVM.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import ClassVar
+
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import AnyFloat, FloatAttr, IntegerType
+from xdsl.ir import SSAValue
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+
+from passviz.compilers.mlir.canonicalization.arith_casts import int_to_float, mantissa_width
+from passviz.compilers.mlir.canonicalization.arith_common import (
+    EQ,
+    NE,
+    SGE,
+    SGT,
+    SLE,
+    SLT,
+    UGE,
+    UGT,
+    ULE,
+    ULT,
+    cmp_predicate,
+    defining,
+    element_width,
+    i1_same_shape,
+    int_constant,
+    overflow_flags,
+    replace,
+    zero_attr,
+)
+from passviz.compilers.triton.version import TritonVersion
+from passviz.ir.hints import isa
+from passviz.rewrite.builders import binary, cmpi, constant, i1_constant, select, unary
+from passviz.rewrite.matchers import constant_attr, foldable_float, int_attr, int_value, is_int
+
+# ---------------------------------------------------------------------------
+# Integer arithmetic and comparisons
+
+
+def _is_negative_one(value: SSAValue) -> bool:
+    """``IsScalarOrSplatNegativeOne`` of a constant."""
+    found = int_value(constant_attr(value))
+    return found is not None and found.is_all_ones()
+
+
+class AddIMulNegativeOneRhs(RewritePattern):
+    """addi(x, muli(y, -1)) -> subi(x, y)"""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: arith.AddiOp, rewriter: PatternRewriter) -> None:
+        mul = defining(op.rhs, arith.MuliOp)
+        if mul is None or not _is_negative_one(mul.rhs):
+            return
+        new = binary(arith.SubiOp, op.lhs, mul.lhs, frozenset())
+        replace(rewriter, op, [new], [new.result])
+
+
+class AddIMulNegativeOneLhs(RewritePattern):
+    """addi(muli(x, -1), y) -> subi(y, x)"""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: arith.AddiOp, rewriter: PatternRewriter) -> None:
+        mul = defining(op.lhs, arith.MuliOp)
+        if mul is None or not _is_negative_one(mul.rhs):
+            return
+        new = binary(arith.SubiOp, op.rhs, mul.lhs, frozenset())
+        replace(rewriter, op, [new], [new.result])
+
+
+class SubISubILHSRHSLHS(RewritePattern):
+    """subi(subi(a, b), a) -> subi(0, b)"""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: arith.SubiOp, rewriter: PatternRewriter) -> None:
+        inner = defining(op.lhs, arith.SubiOp)
+        if inner is None or inner.lhs != op.rhs or (zero := zero_attr(inner.rhs.type)) is None:
+            return
+        const = constant(zero)
+        new = binary(arith.SubiOp, const.result, inner.rhs, overflow_flags(inner) & overflow_flags(op))
+        replace(rewriter, op, [const, new], [new.result])
+
+
+def _is_i1(value: SSAValue, truth: bool) -> bool:
+    """``ConstantAttr<I1Attr, "1">`` (or ``"0"``): the scalar ``i1`` constant ``truth``."""
+    attr = int_constant(value)
+    return attr is not None and attr.type == IntegerType(1) and (attr.value.data != 0) == truth
+
+
+_CMPI_INVERSE = {
+    EQ: NE,
+    NE: EQ,
+    SLT: SGE,
+    SLE: SGT,
+    SGT: SLE,
+    SGE: SLT,
+    ULT: UGE,
+    ULE: UGT,
+    UGT: ULE,
+    UGE: ULT,
+}
+"""``invertPredicate``: the predicate of the negated comparison."""
+
+
+class XOrINotCmpI(RewritePattern):
+    """not(cmpi(pred, a, b)) -> cmpi(~pred, a, b), where not(x) is xori(x, 1)"""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: arith.XOrIOp, rewriter: PatternRewriter) -> None:
+        cmp = defining(op.lhs, arith.CmpiOp)
+        if cmp is None or not _is_i1(op.rhs, True):
+            return
+        new = cmpi(_CMPI_INVERSE[cmp_predicate(cmp)], cmp.lhs, cmp.rhs, op.result.type)
+        replace(rewriter, op, [new], [new.result])
+
+
+# ---------------------------------------------------------------------------
+# Selects
+
+
+class RedundantSelectFalse(RewritePattern):
+    """select(pred, a, select(pred, b, c)) -> select(pred, a, c)"""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: arith.SelectOp, rewriter: PatternRewriter) -> None:
+        inner = defining(op.rhs, arith.SelectOp)
+        if inner is None or inner.cond != op.cond:
+            return
+        new = select(op.cond, op.lhs, inner.rhs)
+        replace(rewriter, op, [new], [new.result])
+
+
+class RedundantSelectTrue(RewritePattern):
+    """select(pred, select(pred, a, b), c) -> select(pred, a, c)"""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: arith.SelectOp, rewriter: PatternRewriter) -> None:
+        inner = defining(op.lhs, arith.SelectOp)
+        if inner is None or inner.cond != op.cond:
+            return
+        new = select(op.cond, inner.lhs, op.rhs)
+        replace(rewriter, op, [new], [new.result])
+
+
+class SelectNotCond(RewritePattern):
+    """select(not(pred), a, b) -> select(pred, b, a)"""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: arith.SelectOp, rewriter: PatternRewriter) -> None:
+        xor = defining(op.cond, arith.XOrIOp)
+        if xor is None or int_constant(xor.rhs) is None or not _is_negative_one(xor.rhs):
+            return
+        new = select(xor.lhs, op.rhs, op.lhs)
+        replace(rewriter, op, [new], [new.result])
+
+
+class SelectI1ToNot(RewritePattern):
+    """select(pred, false, true) -> not(pred)"""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: arith.SelectOp, rewriter: PatternRewriter) -> None:
+        if not _is_i1(op.lhs, False) or not _is_i1(op.rhs, True):
+            return
+        const = i1_constant(True)
+        new = binary(arith.XOrIOp, op.cond, const.result)
+        replace(rewriter, op, [const, new], [new.result])
+
+
+class SelectToExtUI(RewritePattern):
+    """select(%x, 1, 0) -> extui(%x); select(%x, 0, 1) -> extui(xori(%x, true))"""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: arith.SelectOp, rewriter: PatternRewriter) -> None:
+        type = op.result.type
+        if not isinstance(type, IntegerType) or type.bitwidth == 1:
+            return
+        t, f = constant_attr(op.lhs), constant_attr(op.rhs)
+        if is_int(t, 1) and is_int(f, 0):
+            new = unary(arith.ExtUIOp, op.cond, op.result.type)
+            replace(rewriter, op, [new], [new.result])
+        elif is_int(t, 0) and is_int(f, 1):
+            one = int_attr(1, op.cond.type)
+            assert one is not None
+            const = constant(one)
+            xor = binary(arith.XOrIOp, op.cond, const.result)
+            new = unary(arith.ExtUIOp, xor.result, op.result.type)
+            replace(rewriter, op, [const, xor, new], [new.result])
+
+
+class SelectToMinMax(RewritePattern):
+    """select(cmpi(p, a, b), a, b) -> min/max(a, b), by the predicate's sign and
+    direction (either value order); Triton 3.9's LLVM has it, 3.6's not."""
+
+    since: ClassVar[TritonVersion] = (3, 9)
+    """The Triton release whose LLVM has the pattern (``patterns_for`` leaves it out before)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: arith.SelectOp, rewriter: PatternRewriter) -> None:
+        cmp = defining(op.cond, arith.CmpiOp)
+        if cmp is None or (predicate := cmp_predicate(cmp)) in (EQ, NE):
+            return
+        if (op.lhs, op.rhs) == (cmp.lhs, cmp.rhs):
+            lhs_is_true = True
+        elif (op.lhs, op.rhs) == (cmp.rhs, cmp.lhs):
+            lhs_is_true = False
+        else:
+            return
+        less = predicate in (SLT, SLE, ULT, ULE)
+        signed = predicate in (SLT, SLE, SGT, SGE)
+        kinds = {
+            (True, True): arith.MinSIOp,
+            (True, False): arith.MinUIOp,
+            (False, True): arith.MaxSIOp,
+            (False, False): arith.MaxUIOp,
+        }
+        new = binary(kinds[less == lhs_is_true, signed], cmp.lhs, cmp.rhs)
+        replace(rewriter, op, [new], [new.result])
+
+
+# ---------------------------------------------------------------------------
+# Casts and extended arithmetic
+
+
+class TruncIShrSIToTrunciShrUI(RewritePattern):
+    """trunci(shrsi(x, c)) -> trunci(shrui(x, c)) when c is the number of bits dropped."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: arith.TruncIOp, rewriter: PatternRewriter) -> None:
+        shift = defining(op.input, arith.ShRSIOp)
+        if shift is None or (c0 := constant_attr(shift.rhs)) is None:
+            return
+        amount = int_value(c0)
+        if amount is None or element_width(shift.lhs) - element_width(op.result) != amount.bits:
+            return
+        const = constant(c0)
+        shrui = binary(arith.ShRUIOp, shift.lhs, const.result)
+        flags = op.properties.get("overflowFlags")
+        new = unary(arith.TruncIOp, shrui.result, op.result.type, {"overflowFlags": flags} if flags else None)
+        replace(rewriter, op, [const, shrui, new], [new.result])
+
+
+class MulSIExtendedRHSOne(RewritePattern):
+    """mulsi_extended(x, 1) -> [x, extsi(cmpi slt, x, 0)]"""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: arith.MulSIExtendedOp, rewriter: PatternRewriter) -> None:
+        one = int_value(constant_attr(op.rhs))
+        if one is None or one.signed != 1 or (zero := zero_attr(op.lhs.type)) is None:
+            return
+        const = constant(zero)
+        cmp = cmpi(SLT, op.lhs, const.result, i1_same_shape(op.lhs.type))
+        ext = unary(arith.ExtSIOp, cmp.result, op.lhs.type)
+        replace(rewriter, op, [const, cmp, ext], [op.lhs, ext.result])
+
+
+# ---------------------------------------------------------------------------
+# CmpFIntToFPConst
+
+
+_CMPF_TO_CMPI = {
+    1: EQ,
+    8: EQ,
+    2: SGT,
+    9: SGT,
+    3: SGE,
+    10: SGE,
+    4: SLT,
+    11: SLT,
+    5: SLE,
+    12: SLE,
+    6: NE,
+    13: NE,
+}
+"""``convertToIntegerPredicate`` for signed inputs (oeq/ueq -> eq, ogt/ugt -> sgt, ...)."""
+_TO_UNSIGNED = {SGT: UGT, SGE: UGE, SLT: ULT, SLE: ULE}
+
+
+class CmpFIntToFPConst(RewritePattern):
+    """cmpf(itofp(x), c) -> cmpi(x, int(c)) when the conversion cannot change the result."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: arith.CmpfOp, rewriter: PatternRewriter) -> None:
+        flt = constant_attr(op.rhs)
+        float_type = op.rhs.type
+        if (
+            not isinstance(flt, FloatAttr)
+            or not isinstance(float_type, AnyFloat)
+            or not foldable_float(float_type)
+        ):
+            return
+        rhs = flt.value.data
+        if math.isnan(rhs):
+            return
+        mantissa = mantissa_width(float_type)
+        if mantissa <= 0:
+            return
+        if (si := defining(op.lhs, arith.SIToFPOp)) is not None:
+            unsigned, int_val = False, si.input
+        elif (ui := defining(op.lhs, arith.UIToFPOp)) is not None:
+            unsigned, int_val = True, ui.input
+        else:
+            return
+        int_type = int_val.type
+        if not isa(int_type, IntegerType):
+            return
+        width = int_type.bitwidth
+        value_bits = width if unsigned else width - 1
+        if width > mantissa:
+            # Conversion would lose accuracy: check whether that can change the result.
+            if math.isinf(rhs):
+                if _ilogb(_largest(float_type)) < value_bits:
+                    return
+            elif rhs != 0.0 and mantissa <= _ilogb(rhs) <= value_bits:
+                return
+        predicate = cmp_predicate(op)
+        if predicate == 7:  # ord: int to fp conversion never makes a NaN
+            self.constant(op, True, rewriter)
+            return
+        if predicate == 14:  # uno
+            self.constant(op, False, rewriter)
+            return
+        if predicate not in _CMPF_TO_CMPI:
+            return
+        pred = _CMPF_TO_CMPI[predicate]
+        if unsigned:
+            pred = _TO_UNSIGNED.get(pred, pred)
+        low = 0 if unsigned else -(1 << (width - 1))
+        high = (1 << width) - 1 if unsigned else (1 << (width - 1)) - 1
+        if int_to_float(high, float_type) < rhs:  # above the range
+            self.constant(op, pred in (NE, ULT, ULE, SLT, SLE), rewriter)
+            return
+        if int_to_float(low, float_type) > rhs:  # below the range
+            self.constant(op, pred in (NE, UGT, UGE, SGT, SGE), rewriter)
+            return
+        rhs_int = math.trunc(rhs)
+        if not low <= rhs_int <= high:
+            return
+        if rhs != 0.0 and int_to_float(rhs_int, float_type) != rhs:
+            # A fractional constant: adjust the predicate (rhs_int is rounded toward zero).
+            negative = rhs < 0
+            match pred:
+                case 1:  # (float)int != 4.4 -> true
+                    self.constant(op, True, rewriter)
+                    return
+                case 0:  # (float)int == 4.4 -> false
+                    self.constant(op, False, rewriter)
+                    return
+                case 7 if negative:  # ule
+                    self.constant(op, False, rewriter)
+                    return
+                case 3 if negative:  # sle
+                    pred = SLT
+                case 6:  # ult
+                    if negative:
+                        self.constant(op, False, rewriter)
+                        return
+                    pred = ULE
+                case 2 if not negative:  # slt
+                    pred = SLE
+                case 8 if negative:  # ugt
+                    self.constant(op, True, rewriter)
+                    return
+                case 4 if negative:  # sgt
+                    pred = SGE
+                case 9:  # uge
+                    if negative:
+                        self.constant(op, True, rewriter)
+                        return
+                    pred = UGT
+                case 5 if not negative:  # sge
+                    pred = SGT
+                case _:
+                    pass
+        rhs_attr = int_attr(rhs_int, int_type)
+        assert rhs_attr is not None
+        const = constant(rhs_attr)
+        new = cmpi(pred, int_val, const.result, op.result.type)
+        replace(rewriter, op, [const, new], [new.result])
+
+    @staticmethod
+    def constant(op: arith.CmpfOp, value: bool, rewriter: PatternRewriter) -> None:
+        new = i1_constant(value)
+        replace(rewriter, op, [new], [new.result])
+
+
+def _ilogb(value: float) -> int:
+    """``ilogb``: the unbiased exponent of a finite nonzero float."""
+    return math.frexp(value)[1] - 1
+
+
+def _largest(type: AnyFloat) -> float:
+    bits = mantissa_width(type)
+    exponent = {8: 127, 11: 15, 24: 127, 53: 1023}[bits]
+    return (2.0 - 2.0 ** (1 - bits)) * 2.0**exponent

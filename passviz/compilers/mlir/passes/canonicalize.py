@@ -1,0 +1,125 @@
+"""``canonicalize``: MLIR's canonicalizer on passviz's greedy driver.
+
+Patterns and folders come from MLIR's tables where passviz has them
+(``passviz.compilers.mlir.canonicalization``: arith, scf, cf) and from the ops' own
+traits otherwise (xDSL's dialects, and ``tt`` through its canonicalization
+trait).  Each pattern, fold, dead-op erasure and constant hoist is a step.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Attribute, Operation, TypeAttribute
+from xdsl.pattern_rewriter import RewritePattern
+from xdsl.traits import HasCanonicalizationPatternsTrait, HasFolder
+
+from passviz.compilers.mlir import canonicalization as mlir
+from passviz.compilers.triton.canonicalization import fold as tt_fold
+from passviz.record.recorder import StepRecorder, TracedPass
+from passviz.rewrite.greedy import (
+    CANONICALIZE,
+    DEFAULT,
+    FoldResult,
+    GreedyConfig,
+    GreedyDriver,
+    PatternSource,
+)
+
+
+@dataclass
+class CanonicalizationTables:
+    """Where the canonicalizer finds an op's patterns and folder (cached per op name)."""
+
+    _patterns: dict[str, tuple[RewritePattern, ...]] = field(
+        default_factory=dict[str, tuple[RewritePattern, ...]]
+    )
+
+    def patterns(self, op: Operation) -> Sequence[RewritePattern]:
+        """MLIR's patterns for ``op`` if passviz has its table, else the op's traits'."""
+        cached = self._patterns.get(op.name)
+        if cached is not None:
+            return cached
+        table = mlir.patterns_for(op)
+        if table is None:
+            table = tuple(
+                pattern
+                for trait in op.get_traits_of_type(HasCanonicalizationPatternsTrait)
+                for pattern in trait.get_patterns(type(op))
+            )
+        self._patterns[op.name] = table
+        return table
+
+    @staticmethod
+    def fold(op: Operation) -> FoldResult | None:
+        """MLIR's folder for ``op`` if passviz has it, Triton's for ``tt`` ops
+        (it includes the in-place folds xDSL folders cannot make), else the op's own."""
+        if mlir.has_table(op.name):
+            return mlir.fold(op)
+        if op.dialect_name() == "tt":
+            return tt_fold(op)
+        trait = op.get_trait(HasFolder)
+        return trait.fold(op) if trait is not None else None
+
+    @staticmethod
+    def materialize(value: Attribute, type: TypeAttribute) -> Operation | None:
+        return mlir.materialize_constant(value, type)
+
+
+def apply_patterns_greedily(
+    ctx: Context,
+    op: Operation,
+    recorder: StepRecorder,
+    patterns: PatternSource | None = None,
+    config: GreedyConfig = DEFAULT,
+) -> bool:
+    """MLIR's ``applyPatternsGreedily(op, patterns, config)`` on each region of
+    ``op``, folding with the canonicalizer's folders; without ``patterns``, the
+    canonicalization patterns.  True if every region converged."""
+    tables = CanonicalizationTables()
+    converged = True
+    for region in op.regions:
+        driver = GreedyDriver(
+            ctx, recorder, patterns or tables.patterns, tables.fold, tables.materialize, config
+        )
+        converged &= driver.simplify(region)
+    return converged
+
+
+def canonicalize_op(ctx: Context, op: Operation, recorder: StepRecorder) -> bool:
+    """Canonicalize inside each region of ``op``, as MLIR's ``canonicalize`` pass does."""
+    return apply_patterns_greedily(ctx, op, recorder, config=CANONICALIZE)
+
+
+@dataclass(frozen=True)
+class Canonicalize(TracedPass):
+    """Apply every canonicalization pattern and folder until a fixpoint.
+
+    Takes MLIR's ``max-iterations`` and ``top-down`` options, spelled as in ``mlir-opt``:
+    ``canonicalize{max-iterations=3 top-down=false}``.  Not ``region-simplify``: MLIR erases
+    unreachable blocks even with it ``disabled``, which passviz's driver does not model."""
+
+    name = "canonicalize"
+    announces_every_edit = True
+
+    max_iterations: int = CANONICALIZE.max_iterations
+    """Iterations over the whole region (MLIR's default 10).  MLIR stops there silently; a trace
+    flags the step, as ``test-convergence`` would, since a pattern set that never settles is what
+    a person stepping through it looks for.  ``passviz trace --max-iterations`` overrides it."""
+    top_down: bool = CANONICALIZE.top_down
+    """Process ops first to last (MLIR's default), or bottom-up."""
+
+    def __post_init__(self) -> None:
+        # Checked here, when the pipeline is read, so that a bad value is an error at its column.
+        if self.max_iterations < 1:
+            raise ValueError(f"max-iterations={self.max_iterations}: at least 1")
+
+    def config(self) -> GreedyConfig:
+        """The greedy driver's configuration for these options."""
+        return replace(CANONICALIZE, max_iterations=self.max_iterations, top_down=self.top_down)
+
+    def run(self, ctx: Context, op: ModuleOp, recorder: StepRecorder) -> None:
+        apply_patterns_greedily(ctx, op, recorder, config=self.config())

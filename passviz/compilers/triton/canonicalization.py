@@ -1,0 +1,482 @@
+"""Canonicalization patterns of Triton 3.6's ``tt`` ops, for ``canonicalize``.
+
+One ``RewritePattern`` class per pattern that Triton registers in an op's
+``getCanonicalizationPatterns`` (``lib/Dialect/Triton/IR/Ops.cpp``,
+``Canonicalize.td``), or per ``canonicalize`` method, so that a trace names
+the one that fired.  Folders are the ops' own (``passviz.compilers.triton.dialects.tt``);
+``fold`` adds the in-place part of ``TransOp::fold``, which an xDSL folder
+cannot do.
+
+Each pattern carries MLIR's root op and benefit, and ``ordered`` sorts a
+pattern list the way MLIR's ``PatternApplicator`` tries it: by benefit,
+highest first, ties in registration order.  Table-driven (DRR) patterns have
+a benefit of the number of ops they match.
+
+This module also holds what Triton's pass patterns share: their ordering,
+``is_elementwise`` (MLIR's ``OpTrait::Elementwise``) and a few matchers.
+
+Reference: triton-lang/triton at the 3.6 branch point (``004d7f5f5``).
+Behaving as Triton 3.9 (``passviz.compilers.triton.version``), ``tt.int_to_ptr``
+has 3.9's two patterns as well.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import ClassVar, TypeVar
+
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    DenseIntOrFPElementsAttr,
+    FixedBitwidthType,
+    FloatAttr,
+    IntegerAttr,
+    TensorType,
+    i32,
+)
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
+from xdsl.traits import HasFolder, is_side_effect_free
+from xdsl.utils.type import get_element_type_or_self
+
+from passviz.compilers.triton.dialects.tt import (
+    AddPtrOp,
+    BitcastOp,
+    BroadcastOp,
+    Elementwise,
+    ExpandDimsOp,
+    IntToPtrOp,
+    LoadOp,
+    PointerType,
+    PtrToIntOp,
+    ReshapeOp,
+    SplatOp,
+    StoreOp,
+    TransOp,
+)
+from passviz.compilers.triton.version import triton_version
+from passviz.ir.hints import isa
+from passviz.rewrite.matchers import (
+    constant_attr,
+    dense,
+    float_value,
+    int_attr,
+    int_value,
+    is_float_zero,
+    is_int,
+)
+
+OpT = TypeVar("OpT", bound=Operation)
+
+# ===----------------------------------------------------------------------=== #
+# Pattern metadata and order
+# ===----------------------------------------------------------------------=== #
+
+
+class TritonPattern(RewritePattern):
+    """A pattern that knows MLIR's root op and benefit for it."""
+
+    root: ClassVar[str | None] = None
+    """The op name the pattern is rooted at (``None``: see ``applies_to``)."""
+
+    benefit: ClassVar[int] = 1
+    """MLIR's ``PatternBenefit``: patterns with a higher one are tried first."""
+
+    def applies_to(self, op: Operation) -> bool:
+        """Whether MLIR's applicator would try this pattern on ``op``."""
+        return op.name == self.root
+
+
+class ElementwisePattern(TritonPattern):
+    """A pattern rooted at every op with MLIR's ``Elementwise`` trait
+    (``OpTraitRewritePattern<OpTrait::Elementwise>``)."""
+
+    def applies_to(self, op: Operation) -> bool:
+        return is_elementwise(op)
+
+
+def ordered(patterns: Iterable[TritonPattern]) -> tuple[TritonPattern, ...]:
+    """``patterns`` in the order MLIR tries them: benefit first, then registration."""
+    return tuple(sorted(patterns, key=lambda pattern: -pattern.benefit))
+
+
+class PatternTable:
+    """The patterns of a pattern set that apply to an op, in MLIR's order."""
+
+    def __init__(self, patterns: Sequence[TritonPattern]) -> None:
+        """``patterns`` in registration order (``patterns.add<...>``)."""
+        self._patterns = tuple(patterns)
+        self._by_name: dict[str, tuple[TritonPattern, ...]] = {}
+
+    def __call__(self, op: Operation) -> tuple[TritonPattern, ...]:
+        found = self._by_name.get(op.name)
+        if found is None:
+            found = ordered(p for p in self._patterns if p.applies_to(op))
+            self._by_name[op.name] = found
+        return found
+
+
+# ===----------------------------------------------------------------------=== #
+# Shared matchers
+# ===----------------------------------------------------------------------=== #
+
+
+def is_elementwise(op: Operation) -> bool:
+    """Whether ``op`` has MLIR's ``OpTrait::Elementwise``.
+
+    ``tt`` ops declare it (``tt.Elementwise``); in MLIR every ``arith`` op but
+    ``arith.constant`` and every ``math`` op has it (``ElementwiseMappable``),
+    which xDSL does not model, so those are known by name.
+    """
+    if op.has_trait(Elementwise, value_if_unregistered=False):
+        return True
+    return op.name != "arith.constant" and op.dialect_name() in ("arith", "math")
+
+
+def is_memory_effect_free(op: Operation) -> bool:
+    """MLIR's ``isMemoryEffectFree``: every ``arith``/``math`` op is
+    ``NoMemoryEffect`` there, even where xDSL declares no effects."""
+    return op.dialect_name() in ("arith", "math") or is_side_effect_free(op)
+
+
+def splat_element(attr: Attribute | None) -> IntegerAttr | FloatAttr | None:
+    """The element of a splat ``DenseElementsAttr`` (``SplatElementsAttr``), or None."""
+    if not isinstance(attr, DenseIntOrFPElementsAttr) or not attr.is_splat():
+        return None
+    element = next(iter(attr.iter_attrs()), None)
+    return element if isinstance(element, IntegerAttr | FloatAttr) else None
+
+
+def is_zero(value: SSAValue) -> bool:
+    """``m_Zero() || m_AnyZeroFloat()``: an integer zero or a float ±0 (or a splat of one)."""
+    attr = constant_attr(value)
+    return is_int(attr, 0) or is_float_zero(float_value(attr), negative=None)
+
+
+def has_one_use(op: Operation) -> bool:
+    """``Operation::hasOneUse``: its results have exactly one use between them."""
+    return sum(1 for result in op.results for _ in result.uses) == 1
+
+
+def defining(value: SSAValue | None, op_type: type[OpT]) -> OpT | None:
+    """``value.getDefiningOp<OpTy>()``."""
+    owner = value.owner if value is not None else None
+    return owner if isinstance(owner, op_type) else None
+
+
+def _splat_mask(mask: SSAValue | None) -> bool | None:
+    """Whether ``mask`` is an ``arith.constant`` splat of true or false; None if not one."""
+    constant = defining(mask, arith.ConstantOp)
+    if constant is None:
+        return None
+    element = splat_element(constant.value)
+    if not isinstance(element, IntegerAttr):
+        return None
+    return element.value.data & 1 == 1
+
+
+def _copy_properties(source: Operation, target: Operation, names: Iterable[str]) -> None:
+    for name in names:
+        prop = source.properties.get(name)
+        if prop is not None:
+            target.properties[name] = prop
+
+
+def _copy_cache_policy(source: Operation, target: Operation) -> None:
+    """Give ``target`` the Triton 3.9 ``cachePolicy`` of ``source``, if it has one:
+    3.9's builders take it, as 3.6's took ``cache`` and ``evict`` (other
+    discardable attributes are dropped)."""
+    policy = source.attributes.get("cachePolicy")
+    if policy is not None:
+        target.attributes["cachePolicy"] = policy
+
+
+# ===----------------------------------------------------------------------=== #
+# tt.load / tt.store
+# ===----------------------------------------------------------------------=== #
+
+
+class CanonicalizeMaskedLoadPattern(TritonPattern):
+    """``load(ptr, splat(1), ...) -> load(ptr, ...)``;
+    ``load(ptr, splat(0), other, ...) -> other``."""
+
+    root = "tt.load"
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if not isinstance(op, LoadOp):
+            return
+        all_true = _splat_mask(op.mask)
+        if all_true is None:
+            return
+        if not all_true:
+            # With no "other" the loaded value is undefined: Triton keeps the load.
+            if op.other is not None:
+                rewriter.replace(op, [], [op.other])
+            return
+        load = LoadOp(op.ptr)
+        _copy_properties(op, load, ("boundaryCheck", "padding", "cache", "evict", "isVolatile"))
+        _copy_cache_policy(op, load)
+        rewriter.replace(op, load)
+
+
+class CanonicalizeMaskedStorePattern(TritonPattern):
+    """``store(ptr, value, splat(1), ...) -> store(ptr, value, ...)``;
+    ``store(ptr, value, splat(0), ...) ->`` nothing."""
+
+    root = "tt.store"
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if not isinstance(op, StoreOp):
+            return
+        all_true = _splat_mask(op.mask)
+        if all_true is None:
+            return
+        if not all_true:
+            rewriter.erase(op)
+            return
+        # Triton's builder takes cache and evict only: a boundary check is dropped.
+        store = StoreOp(op.ptr, op.value)
+        _copy_properties(op, store, ("cache", "evict"))
+        _copy_cache_policy(op, store)
+        rewriter.replace(op, store)
+
+
+# ===----------------------------------------------------------------------=== #
+# tt.broadcast (Canonicalize.td)
+# ===----------------------------------------------------------------------=== #
+
+
+class BroadcastSplatPattern(TritonPattern):
+    """``broadcast(splat(x)) -> splat(x)``."""
+
+    root = "tt.broadcast"
+    benefit = 2
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if not isinstance(op, BroadcastOp):
+            return
+        splat = defining(op.src, SplatOp)
+        if splat is None:
+            return
+        rewriter.replace(op, SplatOp(splat.src, op.result.type))
+
+
+class BroadcastBroadcastPattern(TritonPattern):
+    """``broadcast(broadcast(x)) -> broadcast(x)``."""
+
+    root = "tt.broadcast"
+    benefit = 2
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if not isinstance(op, BroadcastOp):
+            return
+        inner = defining(op.src, BroadcastOp)
+        if inner is None:
+            return
+        rewriter.replace(op, BroadcastOp(inner.src, op.result.type))
+
+
+# ===----------------------------------------------------------------------=== #
+# tt.expand_dims / tt.reshape (canonicalize methods)
+# ===----------------------------------------------------------------------=== #
+
+
+class ExpandDimsOpCanonicalize(TritonPattern):
+    """``ExpandDimsOp::canonicalize``: ``expand_dims(splat) -> splat``;
+    ``expand_dims(broadcast(x)) -> broadcast(expand_dims(x))``."""
+
+    root = "tt.expand_dims"
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if not isinstance(op, ExpandDimsOp):
+            return
+        source = op.src.owner
+        if isinstance(source, SplatOp):
+            rewriter.replace(op, SplatOp(source.src, op.result.type))
+            return
+        if isinstance(source, BroadcastOp):
+            expand = ExpandDimsOp(source.src, op.axis.value.data)
+            broadcast = BroadcastOp(expand.result, op.result.type)
+            rewriter.replace(op, [expand, broadcast])
+
+
+class ReshapeOpCanonicalize(TritonPattern):
+    """``ReshapeOp::canonicalize``: ``reshape(reshape) -> reshape``
+    (reordering allowed if either allowed it); ``reshape(splat) -> splat``."""
+
+    root = "tt.reshape"
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if not isinstance(op, ReshapeOp) or op.efficient_layout is not None:
+            return
+        source = op.src.owner
+        if isinstance(source, ReshapeOp):
+            allow_reorder = op.allow_reorder is not None or source.allow_reorder is not None
+            reshape = ReshapeOp(source.src, op.result.type, allow_reorder=allow_reorder)
+            rewriter.replace(op, reshape)
+            return
+        if isinstance(source, SplatOp):
+            rewriter.replace(op, SplatOp(source.src, op.result.type))
+
+
+class ReshapeOfExpandDimsPattern(TritonPattern):
+    """Triton 3.9: ``reshape(expand_dims(x))`` back to ``x``'s own type is ``x``.
+
+    What 3.9's combine leaves of a mul-reduce turned into a dot; 3.9 registers
+    it with ``tt.expand_dims``'s canonicalization patterns (reorder-broadcast
+    applies it too), not as a folder (its combine keeps the pair)."""
+
+    root = "tt.reshape"
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if not isinstance(op, ReshapeOp) or op.allow_reorder is not None or op.efficient_layout is not None:
+            return
+        expand = op.src.owner
+        if isinstance(expand, ExpandDimsOp) and expand.src.type == op.result.type:
+            rewriter.replace(op, [], [expand.src])
+
+
+# ===----------------------------------------------------------------------=== #
+# tt.int_to_ptr (Triton 3.9)
+# ===----------------------------------------------------------------------=== #
+
+
+class CanonicalizeIntToPtrOfPtrToInt(TritonPattern):
+    """``int_to_ptr(ptr_to_int(p)) -> bitcast(p)`` (which folds away when the types match)."""
+
+    root = "tt.int_to_ptr"
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if not isinstance(op, IntToPtrOp):
+            return
+        source = defining(op.src, PtrToIntOp)
+        if source is None:
+            return
+        rewriter.replace(op, BitcastOp(source.src, op.result.type))
+
+
+def _constant_offset(value: SSAValue) -> int | None:
+    """The signed value of an ``arith.constant`` integer, or splat of one, defining ``value``."""
+    constant = defining(value, arith.ConstantOp)
+    found = int_value(constant.value) if constant is not None else None
+    return found.signed if found is not None else None
+
+
+class CanonicalizeIntToPtrWithAdd(TritonPattern):
+    """``int_to_ptr(addi(x, c))`` -> ``addptr(int_to_ptr(x), c / size)`` for a
+    constant byte offset ``c`` that whole elements of the pointee make up."""
+
+    root = "tt.int_to_ptr"
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if not isinstance(op, IntToPtrOp):
+            return
+        add = defining(op.src, arith.AddiOp)
+        if add is None:
+            return
+        result_type = op.result.type
+        pointer = result_type.get_element_type() if isa(result_type, TensorType[Attribute]) else result_type
+        if not isinstance(pointer, PointerType):
+            return
+        pointee = pointer.pointee_type
+        if isa(pointee, TensorType[Attribute]):
+            pointee = pointee.get_element_type()
+        if not isinstance(pointee, FixedBitwidthType):
+            return
+        element_bytes = max(1, pointee.bitwidth // 8)
+        offset = _constant_offset(add.rhs)
+        if offset is None or offset % element_bytes != 0:
+            return
+        offset_type = get_element_type_or_self(add.rhs.type)
+        base = IntToPtrOp(add.lhs, result_type)
+        # Triton's offset is a splat shaped as the result (its encoding too), of the offset's integer type.
+        elements = offset // element_bytes
+        if isa(result_type, TensorType[Attribute]):
+            shape = TensorType[Attribute](offset_type, result_type.get_shape(), result_type.encoding)
+            constant = arith.ConstantOp(dense(shape, [elements]))
+        else:
+            scalar = int_attr(elements, offset_type)
+            assert scalar is not None  # _constant_offset saw an integer type
+            constant = arith.ConstantOp(scalar)
+        rewriter.replace(op, [base, constant, AddPtrOp(base.result, constant.result)])
+
+
+# ===----------------------------------------------------------------------=== #
+# Folding
+# ===----------------------------------------------------------------------=== #
+
+
+def fold(op: Operation) -> Sequence[SSAValue | Attribute] | None:
+    """Triton's folder for a ``tt`` op: one value or attribute per result, ``()``
+    when the op was changed in place, None when it does not fold.
+
+    xDSL folders may not change the op, so the in-place part of
+    ``TransOp::fold`` (``trans(trans(x))`` becomes one ``trans`` of ``x``) is
+    applied here, in Triton's order: after the identity fold, before the
+    splat-constant one.
+    """
+    if isinstance(op, TransOp):
+        folded = op.fold()
+        if folded == (op.src,):
+            return folded
+        in_place = op.fold_in_place()
+        if in_place is None:
+            return folded
+        source, order = in_place
+        op.operands[0] = source
+        op.properties["order"] = DenseArrayBase.from_list(i32, order)
+        return ()
+    folder = op.get_trait(HasFolder)
+    return folder.fold(op) if folder is not None else None
+
+
+# ===----------------------------------------------------------------------=== #
+# The table
+# ===----------------------------------------------------------------------=== #
+
+
+def patterns_for(op_name: str) -> tuple[RewritePattern, ...]:
+    """The canonicalization patterns of the ``tt`` op ``op_name``, in MLIR's order."""
+    match op_name:
+        case "tt.load":
+            return (CanonicalizeMaskedLoadPattern(),)
+        case "tt.store":
+            return (CanonicalizeMaskedStorePattern(),)
+        case "tt.broadcast":
+            return ordered((BroadcastSplatPattern(), BroadcastBroadcastPattern()))
+        case "tt.expand_dims":
+            return (ExpandDimsOpCanonicalize(),)
+        case "tt.reshape" if triton_version() >= (3, 9):
+            return (ReshapeOpCanonicalize(), ReshapeOfExpandDimsPattern())
+        case "tt.reshape":
+            return (ReshapeOpCanonicalize(),)
+        case "tt.int_to_ptr" if triton_version() >= (3, 9):
+            return (CanonicalizeIntToPtrOfPtrToInt(), CanonicalizeIntToPtrWithAdd())
+        case _:
+            return ()
+
+
+__all__ = [
+    "BroadcastBroadcastPattern",
+    "BroadcastSplatPattern",
+    "CanonicalizeIntToPtrOfPtrToInt",
+    "CanonicalizeIntToPtrWithAdd",
+    "CanonicalizeMaskedLoadPattern",
+    "CanonicalizeMaskedStorePattern",
+    "ElementwisePattern",
+    "ExpandDimsOpCanonicalize",
+    "PatternTable",
+    "ReshapeOfExpandDimsPattern",
+    "ReshapeOpCanonicalize",
+    "TritonPattern",
+    "defining",
+    "fold",
+    "has_one_use",
+    "is_elementwise",
+    "is_memory_effect_free",
+    "is_zero",
+    "ordered",
+    "patterns_for",
+    "splat_element",
+]

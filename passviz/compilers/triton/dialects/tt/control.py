@@ -1,0 +1,600 @@
+"""Function, SPMD and debug ops of the ``tt`` dialect.
+
+``tt.func``, ``tt.call`` and ``tt.return``, spelled and behaving like the
+``func`` dialect's; ``tt.get_program_id``, ``tt.get_num_programs`` and
+``tt.make_range``, what a program knows of the launch grid; ``tt.print`` and
+``tt.assert``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar, Self
+
+from xdsl.dialects.builtin import (
+    I32,
+    ArrayAttr,
+    BoolAttr,
+    DenseArrayBase,
+    DictionaryAttr,
+    FlatSymbolRefAttrConstr,
+    FunctionType,
+    IntegerAttr,
+    ModuleOp,
+    StringAttr,
+    SymbolNameConstraint,
+    SymbolRefAttr,
+    TensorType,
+    i32,
+)
+from xdsl.dialects.utils import parse_func_op_like, print_func_op_like
+from xdsl.interfaces import HasFolderInterface
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
+from xdsl.irdl import (
+    EqAttrConstraint,
+    IRDLOperation,
+    ParsePropInAttrDict,
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    prop_def,
+    region_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+    var_result_def,
+)
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.traits import (
+    HasParent,
+    IsolatedFromAbove,
+    IsTerminator,
+    Pure,
+    ReturnLike,
+    SymbolOpInterface,
+    SymbolTable,
+    SymbolUserOpInterface,
+)
+from xdsl.utils.exceptions import VerifyException
+
+from passviz.compilers.triton.dialects.tt.syntax import (
+    in_order,
+    parse_attr_dict_into_properties,
+    parse_enum,
+    parse_operand_list,
+    parse_type_list,
+    print_attr_dict_with_properties,
+    print_operands,
+    print_types,
+    resolve,
+)
+from passviz.compilers.triton.dialects.tt.traits import (
+    GlobalMemoryWriteEffect,
+    TensorSizeTrait,
+    op_error,
+    splat_of,
+)
+from passviz.compilers.triton.dialects.tt.types import (
+    BoolLikeConstr,
+    IntTensorConstr,
+    ProgramIDDim,
+    TritonTypeConstr,
+    dims,
+    element_type_or_self,
+    enum_or_default,
+    verify_enum_attr,
+)
+from passviz.ir.callables import FunctionTypeCallable
+
+# ===----------------------------------------------------------------------=== #
+# Function ops
+# ===----------------------------------------------------------------------=== #
+
+
+class CallOpSymbolUserOpInterface(SymbolUserOpInterface):
+    """``tt.call`` must name a ``tt.func`` whose type matches the call."""
+
+    def verify(self, op: Operation) -> None:
+        assert isinstance(op, CallOp)
+        callee = SymbolTable.lookup_symbol(op, op.callee)
+        if callee is None:
+            raise VerifyException(f"'{op.callee}' could not be found in symbol table")
+        if not isinstance(callee, FuncOp):
+            raise VerifyException(f"'{op.callee}' does not reference a valid function")
+        fn_type = callee.function_type
+        if len(fn_type.inputs) != len(op.arguments):
+            raise VerifyException("incorrect number of operands for callee")
+        for i, (expected, arg) in enumerate(zip(fn_type.inputs, op.arguments, strict=True)):
+            if expected != arg.type:
+                raise VerifyException(
+                    f"operand type mismatch: expected operand type {expected}, "
+                    f"but provided {arg.type} for operand number {i}"
+                )
+        if len(fn_type.outputs) != len(op.res):
+            raise VerifyException("incorrect number of results for callee")
+        for i, (expected, res) in enumerate(zip(fn_type.outputs, op.res, strict=True)):
+            if expected != res.type:
+                raise VerifyException(
+                    f"result type mismatch at index {i}: expected result type "
+                    f"{expected}, but provided {res.type}"
+                )
+
+
+@irdl_op_definition
+class FuncOp(IRDLOperation):
+    """A Triton function (``tt.func``), spelled and behaving like ``func.func``.
+
+    ``tt.func @f(%a: i32) -> i32 {...}``, ``tt.func public @k(...)``, and
+    ``tt.func private @decl(i32) -> i32`` for a declaration without body.
+    """
+
+    name = "tt.func"
+
+    body = region_def()
+    """The body; empty for an external declaration."""
+
+    sym_name = prop_def(SymbolNameConstraint())
+    """The symbol name of the function."""
+
+    function_type = prop_def(FunctionType)
+    """The signature."""
+
+    sym_visibility = opt_prop_def(StringAttr)
+    """``public``, ``private`` or ``nested``; absent means public."""
+
+    arg_attrs = opt_prop_def(ArrayAttr[DictionaryAttr])
+    """Per-argument attribute dictionaries (e.g. ``tt.divisibility``)."""
+
+    res_attrs = opt_prop_def(ArrayAttr[DictionaryAttr])
+    """Per-result attribute dictionaries."""
+
+    traits = traits_def(
+        IsolatedFromAbove(),
+        SymbolOpInterface(),
+        FunctionTypeCallable(),
+        HasParent(ModuleOp),
+        TensorSizeTrait(),
+    )
+
+    _RESERVED_ATTR_NAMES: ClassVar[tuple[str, ...]] = (
+        "sym_name",
+        "function_type",
+        "sym_visibility",
+        "arg_attrs",
+        "res_attrs",
+    )
+
+    def __init__(
+        self,
+        name: str,
+        function_type: FunctionType | tuple[Sequence[Attribute], Sequence[Attribute]],
+        region: Region | type[Region.DEFAULT] = Region.DEFAULT,
+        visibility: StringAttr | str | None = None,
+        *,
+        arg_attrs: ArrayAttr[DictionaryAttr] | None = None,
+        res_attrs: ArrayAttr[DictionaryAttr] | None = None,
+    ):
+        if isinstance(visibility, str):
+            visibility = StringAttr(visibility)
+        if isinstance(function_type, tuple):
+            inputs, outputs = function_type
+            function_type = FunctionType.from_lists(inputs, outputs)
+        if not isinstance(region, Region):
+            region = Region(Block(arg_types=function_type.inputs))
+        super().__init__(
+            properties={
+                "sym_name": StringAttr(name),
+                "function_type": function_type,
+                "sym_visibility": visibility,
+                "arg_attrs": arg_attrs,
+                "res_attrs": res_attrs,
+            },
+            regions=[region],
+        )
+
+    @staticmethod
+    def external(name: str, input_types: Sequence[Attribute], return_types: Sequence[Attribute]) -> FuncOp:
+        """A private declaration ``tt.func private @name(...)`` without body."""
+        return FuncOp(name, (input_types, return_types), Region(), "private")
+
+    @property
+    def is_declaration(self) -> bool:
+        """Whether this is an external declaration (an empty body)."""
+        return not self.body.blocks
+
+    @property
+    def args(self) -> tuple[BlockArgument, ...]:
+        """The entry block arguments; a declaration has none to give."""
+        assert not self.is_declaration, "Function declarations have no arguments"
+        block = self.body.blocks.first
+        assert block is not None
+        return block.args
+
+    def get_return_op(self) -> ReturnOp | None:
+        """The ``tt.return`` ending the last block, if there is one."""
+        last_block = self.body.blocks.last
+        if last_block is None:
+            return None
+        last_op = last_block.last_op
+        return last_op if isinstance(last_op, ReturnOp) else None
+
+    def verify_(self) -> None:
+        entry = self.body.blocks.first
+        if entry is None:
+            return
+        if self.function_type.inputs.data != tuple(entry.arg_types):
+            raise VerifyException(
+                "Expected entry block arguments to have the same types as the function input types"
+            )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> FuncOp:
+        visibility = parser.parse_optional_visibility_keyword()
+        (
+            name,
+            input_types,
+            return_types,
+            region,
+            extra_attrs,
+            arg_attrs,
+            res_attrs,
+        ) = parse_func_op_like(parser, reserved_attr_names=cls._RESERVED_ATTR_NAMES)
+        func = cls(
+            name,
+            (input_types, return_types),
+            region,
+            visibility,
+            arg_attrs=arg_attrs,
+            res_attrs=res_attrs,
+        )
+        if extra_attrs is not None:
+            func.attributes |= extra_attrs.data
+        return func
+
+    def print(self, printer: Printer) -> None:
+        if self.sym_visibility is not None:
+            printer.print_string(f" {self.sym_visibility.data}")
+        print_func_op_like(
+            printer,
+            self.sym_name,
+            self.function_type,
+            self.body,
+            self.attributes,
+            arg_attrs=self.arg_attrs,
+            res_attrs=self.res_attrs,
+            reserved_attr_names=self._RESERVED_ATTR_NAMES,
+            print_empty_outputs=False,
+        )
+
+
+@irdl_op_definition
+class CallOp(IRDLOperation):
+    """A direct call of a ``tt.func``.
+
+    ``%r = tt.call @f(%a, %b) : (i32, i32) -> i32``, spelled like ``func.call``.
+    """
+
+    name = "tt.call"
+
+    arguments = var_operand_def()
+    """The call arguments (Triton's ``operands``)."""
+
+    callee = prop_def(FlatSymbolRefAttrConstr)
+    """The called function."""
+
+    arg_attrs = opt_prop_def(ArrayAttr[DictionaryAttr])
+    """Per-argument attribute dictionaries."""
+
+    res_attrs = opt_prop_def(ArrayAttr[DictionaryAttr])
+    """Per-result attribute dictionaries."""
+
+    res = var_result_def()
+    """The call results."""
+
+    traits = traits_def(CallOpSymbolUserOpInterface(), TensorSizeTrait())
+
+    irdl_options = (ParsePropInAttrDict(),)
+
+    assembly_format = "$callee `(` $arguments `)` attr-dict `:` functional-type($arguments, $res)"
+
+    def __init__(
+        self,
+        callee: str | SymbolRefAttr,
+        arguments: Sequence[SSAValue | Operation],
+        return_types: Sequence[Attribute],
+    ):
+        if isinstance(callee, str):
+            callee = SymbolRefAttr(callee)
+        super().__init__(
+            operands=[arguments],
+            result_types=[return_types],
+            properties={"callee": callee},
+        )
+
+
+@irdl_op_definition
+class ReturnOp(IRDLOperation):
+    """The terminator of ``tt.func``.
+
+    ``tt.return`` or ``tt.return %a, %b : i32, f32``; the values must match the
+    result types of the enclosing function.
+    """
+
+    name = "tt.return"
+
+    srcs = var_operand_def()
+    """The returned values."""
+
+    traits = traits_def(HasParent(FuncOp), IsTerminator(), ReturnLike(), Pure(), TensorSizeTrait())
+
+    assembly_format = "attr-dict ($srcs^ `:` type($srcs))?"
+
+    def __init__(self, *return_vals: SSAValue | Operation):
+        super().__init__(operands=[return_vals])
+
+    def verify_(self) -> None:
+        func = self.parent_op()
+        if not isinstance(func, FuncOp):
+            return
+        results = func.function_type.outputs.data
+        if len(self.srcs) != len(results):
+            raise VerifyException(
+                f"'tt.return' has {len(self.srcs)} operands, but enclosing "
+                f"function (@{func.sym_name.data}) returns {len(results)}"
+            )
+        for i, (src, expected) in enumerate(zip(self.srcs, results, strict=True)):
+            if src.type != expected:
+                raise VerifyException(
+                    f"type of return operand {i} ({src.type}) doesn't match "
+                    f"function result type ({expected}) in function "
+                    f"@{func.sym_name.data}"
+                )
+
+
+# ===----------------------------------------------------------------------=== #
+# SPMD ops
+# ===----------------------------------------------------------------------=== #
+
+
+class _GridAxisOp(IRDLOperation):
+    """``$axis attr-dict `:` type($result)``: an ``i32`` about the launch grid along ``axis``."""
+
+    result = result_def(EqAttrConstraint(i32))
+    """The value along ``axis``."""
+
+    axis = prop_def(IntegerAttr[I32])
+    """The grid axis (``ProgramIDDim``)."""
+
+    traits = traits_def(Pure(), TensorSizeTrait())
+
+    def __init__(self, axis: ProgramIDDim | int):
+        super().__init__(result_types=[i32], properties={"axis": ProgramIDDim(axis).to_attr()})
+
+    @property
+    def axis_value(self) -> ProgramIDDim:
+        """The grid axis."""
+        return enum_or_default(self.axis, ProgramIDDim.X)
+
+    def verify_(self) -> None:
+        verify_enum_attr(self.axis, ProgramIDDim, "axis")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        axis = parse_enum(parser, ProgramIDDim, "axis")
+        attributes = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        result_type = parser.parse_type()
+        return cls.build(
+            result_types=[result_type], properties={"axis": axis.to_attr()}, attributes=attributes
+        )
+
+    def print(self, printer: Printer) -> None:
+        member = ProgramIDDim.from_attr(self.axis)
+        printer.print_string(f" {member.mnemonic if member is not None else self.axis}")
+        print_attr_dict_with_properties(printer, self, ())
+        printer.print_string(" : ")
+        printer.print_attribute(self.result.type)
+
+
+@irdl_op_definition
+class GetProgramIdOp(_GridAxisOp):
+    """The index of this program in the launch grid: ``%pid = tt.get_program_id x : i32``."""
+
+    name = "tt.get_program_id"
+
+
+@irdl_op_definition
+class GetNumProgramsOp(_GridAxisOp):
+    """The size of the launch grid: ``%n = tt.get_num_programs y : i32``."""
+
+    name = "tt.get_num_programs"
+
+
+@irdl_op_definition
+class MakeRangeOp(IRDLOperation, HasFolderInterface):
+    """The ``i32`` tensor ``[start, start + 1, ..., end - 1]``.
+
+    ``%r = tt.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32>``
+    """
+
+    name = "tt.make_range"
+
+    result = result_def(IntTensorConstr)
+    """The range."""
+
+    start = prop_def(IntegerAttr[I32])
+    """The first value."""
+
+    end = prop_def(IntegerAttr[I32])
+    """One past the last value."""
+
+    traits = traits_def(Pure(), TensorSizeTrait())
+
+    _ATTR_DICT_PROPERTIES: ClassVar[tuple[str, ...]] = ("end", "start")
+
+    def __init__(self, start: int, end: int, result_type: Attribute | None = None):
+        if result_type is None:
+            result_type = TensorType(i32, [end - start])
+        super().__init__(
+            result_types=[result_type],
+            properties={"start": IntegerAttr(start, i32), "end": IntegerAttr(end, i32)},
+        )
+
+    def verify_(self) -> None:
+        start, end = self.start.value.data, self.end.value.data
+        if start >= end:
+            raise op_error(self, "start must be less than end")
+        shape = dims(self.result.type)
+        if len(shape) != 1:
+            raise op_error(self, "return type must be a 1D tensor")
+        if end - start != shape[0]:
+            raise op_error(
+                self,
+                f"number of elements in returned tensor, {shape[0]}, must match size of range "
+                f"[{start}, {end}), which has {end - start} elements",
+            )
+        if element_type_or_self(self.result.type) != i32:
+            raise op_error(self, "returned tensor must have i32 elements")
+
+    def fold(self) -> Sequence[SSAValue | Attribute] | None:
+        # make_range(start, start + 1) -> constant(start)
+        if self.start.value.data + 1 != self.end.value.data:
+            return None
+        splat = splat_of(self.result.type, self.start)
+        return None if splat is None else (splat,)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> MakeRangeOp:
+        properties: dict[str, Attribute] = {}
+        attributes = parse_attr_dict_into_properties(parser, cls._ATTR_DICT_PROPERTIES, properties)
+        parser.parse_punctuation(":")
+        result_type = parser.parse_type()
+        return cls.build(
+            result_types=[result_type],
+            properties=in_order(properties, ("start", "end")),
+            attributes=attributes,
+        )
+
+    def print(self, printer: Printer) -> None:
+        print_attr_dict_with_properties(printer, self, self._ATTR_DICT_PROPERTIES)
+        printer.print_string(" : ")
+        printer.print_attribute(self.result.type)
+
+
+# ===----------------------------------------------------------------------=== #
+# Debug ops
+# ===----------------------------------------------------------------------=== #
+
+
+@irdl_op_definition
+class PrintOp(IRDLOperation):
+    """Print from the device, as CUDA's ``printf`` does.
+
+    ``tt.print ": x" {hex = false, isSigned = array<i32: 1>} : %x : tensor<16xi32>``
+    """
+
+    name = "tt.print"
+
+    args = var_operand_def(TritonTypeConstr)
+    """The values printed."""
+
+    prefix = prop_def(StringAttr)
+    """The text printed first."""
+
+    hex = prop_def(BoolAttr)
+    """Whether to print in hexadecimal."""
+
+    is_signed = prop_def(DenseArrayBase[I32], prop_name="isSigned")
+    """Per argument, whether its integers are signed."""
+
+    traits = traits_def(GlobalMemoryWriteEffect(), TensorSizeTrait())
+
+    _ATTR_DICT_PROPERTIES: ClassVar[tuple[str, ...]] = ("hex", "isSigned")
+
+    def __init__(
+        self,
+        prefix: str,
+        args: Sequence[SSAValue | Operation] = (),
+        *,
+        hex: bool = False,
+        is_signed: Sequence[int] = (),
+    ):
+        super().__init__(
+            operands=[args],
+            properties={
+                "prefix": StringAttr(prefix),
+                "hex": IntegerAttr.from_bool(hex),
+                "isSigned": DenseArrayBase.from_list(i32, is_signed),
+            },
+        )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> PrintOp:
+        # $prefix attr-dict (`:` $args^ `:` type($args))?
+        properties: dict[str, Attribute] = {"prefix": StringAttr(parser.parse_str_literal())}
+        attributes = parse_attr_dict_into_properties(parser, cls._ATTR_DICT_PROPERTIES, properties)
+        args: list[SSAValue] = []
+        if parser.parse_optional_punctuation(":") is not None:
+            pos = parser.pos
+            unresolved = parse_operand_list(parser)
+            parser.parse_punctuation(":")
+            args = resolve(parser, unresolved, parse_type_list(parser), pos)
+        return cls.build(
+            operands=[args],
+            properties=in_order(properties, ("prefix", "hex", "isSigned")),
+            attributes=attributes,
+        )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_string_literal(self.prefix.data)
+        print_attr_dict_with_properties(printer, self, self._ATTR_DICT_PROPERTIES)
+        if self.args:
+            printer.print_string(" : ")
+            print_operands(printer, self.args)
+            printer.print_string(" : ")
+            print_types(printer, self.args.types)
+
+
+@irdl_op_definition
+class AssertOp(IRDLOperation):
+    """Abort the program with ``message`` where ``condition`` is false.
+
+    ``tt.assert %cond, "x must be positive" : tensor<16xi1>``
+    """
+
+    name = "tt.assert"
+
+    condition = operand_def(BoolLikeConstr)
+    """What must hold."""
+
+    message = prop_def(StringAttr)
+    """The message printed when it does not."""
+
+    traits = traits_def(GlobalMemoryWriteEffect(), TensorSizeTrait())
+
+    def __init__(self, condition: SSAValue | Operation, message: str):
+        super().__init__(operands=[condition], properties={"message": StringAttr(message)})
+
+    @classmethod
+    def parse(cls, parser: Parser) -> AssertOp:
+        # $condition `,` $message attr-dict `:` type($condition)
+        condition = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        message = parser.parse_str_literal()
+        attributes = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        condition_type = parser.parse_type()
+        op = cls(parser.resolve_operand(condition, condition_type), message)
+        op.attributes |= attributes
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.condition)
+        printer.print_string(", ")
+        printer.print_string_literal(self.message.data)
+        print_attr_dict_with_properties(printer, self, ())
+        printer.print_string(" : ")
+        printer.print_attribute(self.condition.type)

@@ -1,0 +1,1045 @@
+"""Memory ops of the ``tt`` dialect, and their memory effects.
+
+``tt.load`` and ``tt.store`` (through pointers, tensors of pointers or block
+pointers), the atomics ``tt.atomic_rmw`` and ``tt.atomic_cas``, and the
+tensor-descriptor ops ``tt.descriptor_load``, ``tt.descriptor_store``,
+``tt.descriptor_reduce``, ``tt.descriptor_gather`` and ``tt.descriptor_scatter``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence, Set
+from typing import ClassVar, Self, cast
+
+from xdsl.dialects.builtin import I32, BoolAttr, DenseArrayBase, IntegerAttr, TensorType, i32
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    EqAttrConstraint,
+    IRDLOperation,
+    irdl_op_definition,
+    operand_def,
+    opt_operand_def,
+    opt_prop_def,
+    prop_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+)
+from xdsl.parser import Parser, UnresolvedOperand
+from xdsl.printer import Printer
+from xdsl.traits import DefaultResource, EffectInstance, MemoryEffect, MemoryEffectKind
+from xdsl.utils.exceptions import VerifyException
+
+from passviz.compilers.triton.dialects.tt.syntax import (
+    FALSE,
+    TRUE,
+    in_order,
+    parse_attr_dict_into_properties,
+    parse_bracketed_operands,
+    parse_enum,
+    parse_functional_type,
+    parse_oilist_enums,
+    parse_operand_list,
+    parse_type_list,
+    parse_type_of,
+    print_attr_dict_with_properties,
+    print_oilist_enums,
+    print_operands,
+    print_types,
+    ptr_like_type_or_error,
+    resolve,
+    without_defaults,
+)
+from passviz.compilers.triton.dialects.tt.traits import (
+    FirstOperandReadEffect,
+    FirstOperandReadWriteEffect,
+    GlobalMemory,
+    SameLoadStoreOperandsAndResultEncoding,
+    SameLoadStoreOperandsAndResultShape,
+    SameLoadStoreOperandsEncoding,
+    SameLoadStoreOperandsShape,
+    SameOperandsAndResultEncoding,
+    SameOperandsAndResultShape,
+    TensorSizeTrait,
+    TTCanonicalizationPatterns,
+    op_error,
+)
+from passviz.compilers.triton.dialects.tt.types import (
+    BoolLikeConstr,
+    CacheModifier,
+    DescriptorReduceKind,
+    EvictionPolicy,
+    MemSemantic,
+    MemSyncScope,
+    PaddingOption,
+    PtrLikeConstr,
+    RMWOp,
+    TensorConstr,
+    TensorDescType,
+    TritonI32Enum,
+    TritonTypeConstr,
+    bit_width,
+    dims,
+    element_type_or_self,
+    enum_or_default,
+    get_i1_same_shape,
+    get_pointee_type,
+    get_pointer_type_same_shape,
+    optional_enum_attr,
+    verify_enum_attr,
+)
+from passviz.ir.hints import isa
+
+
+class LoadOpMemoryEffect(MemoryEffect):
+    """A ``tt.load`` reads global memory through its pointer.
+
+    A volatile load also reports a write, so that it is neither removed nor
+    merged with another load (as Triton's ``LoadOp::getEffects`` does).
+    """
+
+    @classmethod
+    def get_effects(cls, op: Operation) -> Set[EffectInstance]:
+        assert isinstance(op, LoadOp)
+        effects = {EffectInstance(MemoryEffectKind.READ, op.ptr, GlobalMemory())}
+        if op.is_volatile_flag:
+            effects.add(EffectInstance(MemoryEffectKind.WRITE, None, DefaultResource()))
+        return effects
+
+
+class StoreOpMemoryEffect(MemoryEffect):
+    """A ``tt.store`` writes global memory through its pointer."""
+
+    @classmethod
+    def get_effects(cls, op: Operation) -> Set[EffectInstance]:
+        assert isinstance(op, StoreOp)
+        return {EffectInstance(MemoryEffectKind.WRITE, op.ptr, GlobalMemory())}
+
+
+_LOAD_STORE_OILIST: Mapping[str, tuple[str, type[TritonI32Enum]]] = {
+    "cacheModifier": ("cache", CacheModifier),
+    "evictionPolicy": ("evict", EvictionPolicy),
+}
+"""The ``oilist`` of ``tt.load``/``tt.store``: keyword to (property, enum)."""
+
+
+def _verify_types_match_ptr(
+    op_name: str, ptr_type: Attribute, checks: Sequence[tuple[str, SSAValue | None]]
+) -> None:
+    """Check Triton's ``TypesMatchWith`` constraints of a load or store.
+
+    ``checks`` pairs a role (``result``, ``value``, ``other`` or ``mask``) with
+    its value; a mask must be ``i1`` shaped like the pointer, the others must
+    have the pointee type.
+    """
+    pointee = get_pointee_type(ptr_type)
+    for role, value in checks:
+        if value is None:
+            continue
+        expected = get_i1_same_shape(pointee) if role == "mask" else pointee
+        if value.type != expected:
+            raise VerifyException(
+                f"'{op_name}' {role} type {value.type} does not match the "
+                f"pointer type {ptr_type}: expected {expected}"
+            )
+
+
+def _boundary_check_attr(boundary_check: Sequence[int] | None) -> DenseArrayBase | None:
+    """A ``boundaryCheck`` property; None when absent or empty (its default)."""
+    if not boundary_check:
+        return None
+    return DenseArrayBase.from_list(i32, boundary_check)
+
+
+_NO_BOUNDARY_CHECK = DenseArrayBase.from_list(i32, ())
+"""The default ``boundaryCheck``: ``array<i32>``."""
+
+
+@irdl_op_definition
+class LoadOp(IRDLOperation, TTCanonicalizationPatterns):
+    """Load through a pointer, a tensor of pointers, or a block pointer.
+
+    ``%x = tt.load %ptr, %mask, %other cacheModifier = ca {isVolatile = true}
+    : tensor<128x!tt.ptr<f32>>``; the result has the pointee type of ``ptr``.
+    """
+
+    name = "tt.load"
+
+    ptr = operand_def(PtrLikeConstr)
+    """Where to load from."""
+
+    mask = opt_operand_def(BoolLikeConstr)
+    """Which elements to load (``i1``, shaped like ``ptr``)."""
+
+    other = opt_operand_def(TritonTypeConstr)
+    """The value of masked-off elements; needs ``mask``."""
+
+    result = result_def(TritonTypeConstr)
+    """The loaded value."""
+
+    boundary_check = opt_prop_def(DenseArrayBase[I32], prop_name="boundaryCheck")
+    """Dimensions of a block pointer to bounds-check; absent means none."""
+
+    padding = opt_prop_def(IntegerAttr[I32])
+    """How a block-pointer load pads out-of-bounds elements (``PaddingOption``)."""
+
+    cache = opt_prop_def(IntegerAttr[I32])
+    """The cache modifier (``CacheModifier``); absent means ``none``."""
+
+    evict = opt_prop_def(IntegerAttr[I32])
+    """The eviction policy (``EvictionPolicy``); absent means ``evict_normal``."""
+
+    is_volatile = opt_prop_def(BoolAttr, prop_name="isVolatile")
+    """Whether the load is volatile; absent means false."""
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    traits = traits_def(
+        LoadOpMemoryEffect(),
+        SameLoadStoreOperandsAndResultShape(),
+        SameLoadStoreOperandsAndResultEncoding(),
+        TensorSizeTrait(),
+    )
+
+    _ATTR_DICT_PROPERTIES: ClassVar[tuple[str, ...]] = (
+        "boundaryCheck",
+        "cache",
+        "evict",
+        "isVolatile",
+        "padding",
+    )
+    """Properties that may be written in the attr-dict, sorted by name."""
+
+    _PROPERTY_DEFAULTS: ClassVar[Mapping[str, Attribute]] = {
+        "boundaryCheck": _NO_BOUNDARY_CHECK,
+        "cache": CacheModifier.NONE.to_attr(),
+        "evict": EvictionPolicy.NORMAL.to_attr(),
+        "isVolatile": FALSE,
+    }
+    """Triton's ``DefaultValuedAttr`` defaults, never printed nor stored."""
+
+    def __init__(
+        self,
+        ptr: SSAValue | Operation,
+        mask: SSAValue | Operation | None = None,
+        other: SSAValue | Operation | None = None,
+        *,
+        cache: CacheModifier | None = None,
+        evict: EvictionPolicy | None = None,
+        is_volatile: bool | None = None,
+        boundary_check: Sequence[int] | None = None,
+        padding: PaddingOption | None = None,
+        attributes: Mapping[str, Attribute] | None = None,
+    ):
+        ptr_type = SSAValue.get(ptr).type
+        super().__init__(
+            operands=[ptr, mask, other],
+            result_types=[get_pointee_type(ptr_type)],
+            properties={
+                "boundaryCheck": _boundary_check_attr(boundary_check),
+                "padding": optional_enum_attr(padding),
+                "cache": optional_enum_attr(cache, CacheModifier.NONE),
+                "evict": optional_enum_attr(evict, EvictionPolicy.NORMAL),
+                "isVolatile": TRUE if is_volatile else None,
+            },
+            attributes=attributes,
+        )
+
+    @property
+    def cache_modifier(self) -> CacheModifier:
+        """The cache modifier, with Triton's default filled in."""
+        return enum_or_default(self.cache, CacheModifier.NONE)
+
+    @property
+    def eviction_policy(self) -> EvictionPolicy:
+        """The eviction policy, with Triton's default filled in."""
+        return enum_or_default(self.evict, EvictionPolicy.NORMAL)
+
+    @property
+    def is_volatile_flag(self) -> bool:
+        """Whether the load is volatile, with Triton's default filled in."""
+        return self.is_volatile is not None and bool(self.is_volatile.value.data)
+
+    def verify_(self) -> None:
+        if self.other is not None and self.mask is None:
+            raise VerifyException("'tt.load' with 'other' needs a 'mask'")
+        _verify_types_match_ptr(
+            self.name,
+            self.ptr.type,
+            (("result", self.result), ("mask", self.mask), ("other", self.other)),
+        )
+        verify_enum_attr(self.cache, CacheModifier, "cache")
+        verify_enum_attr(self.evict, EvictionPolicy, "evict")
+        verify_enum_attr(self.padding, PaddingOption, "padding")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> LoadOp:
+        # $ptr (`,` $mask^)? (`,` $other^)? oilist(...) attr-dict `:` type($ptr)
+        unresolved: list[UnresolvedOperand] = [parser.parse_unresolved_operand()]
+        while len(unresolved) < 3 and parser.parse_optional_punctuation(","):
+            unresolved.append(parser.parse_unresolved_operand())
+        properties: dict[str, Attribute] = {}
+        parse_oilist_enums(parser, _LOAD_STORE_OILIST, properties)
+        attributes = parse_attr_dict_into_properties(parser, cls._ATTR_DICT_PROPERTIES, properties)
+        parser.parse_punctuation(":")
+        type_pos = parser.pos
+        ptr_type = parser.parse_type()
+        ptr_like_type_or_error(parser, type_pos, ptr_type)
+        pointee = get_pointee_type(ptr_type)
+        types = (ptr_type, get_i1_same_shape(pointee), pointee)
+        ptr, *optional = (parser.resolve_operand(u, t) for u, t in zip(unresolved, types, strict=False))
+        mask = optional[0] if len(optional) > 0 else None
+        other = optional[1] if len(optional) > 1 else None
+        op = cls(ptr, mask, other, attributes=attributes)
+        op.properties |= without_defaults(
+            in_order(properties, cls._ATTR_DICT_PROPERTIES), cls._PROPERTY_DEFAULTS
+        )
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        print_operands(printer, [v for v in (self.ptr, self.mask, self.other) if v is not None])
+        in_oilist = print_oilist_enums(printer, self, _LOAD_STORE_OILIST)
+        print_attr_dict_with_properties(
+            printer, self, self._ATTR_DICT_PROPERTIES, in_oilist, defaults=self._PROPERTY_DEFAULTS
+        )
+        printer.print_string(" : ")
+        printer.print_attribute(self.ptr.type)
+
+
+@irdl_op_definition
+class StoreOp(IRDLOperation, TTCanonicalizationPatterns):
+    """Store through a pointer, a tensor of pointers, or a block pointer.
+
+    ``tt.store %ptr, %value, %mask evictionPolicy = evict_last
+    : tensor<128x!tt.ptr<f32>>``; ``value`` has the pointee type of ``ptr``.
+    """
+
+    name = "tt.store"
+
+    ptr = operand_def(PtrLikeConstr)
+    """Where to store to."""
+
+    value = operand_def(TritonTypeConstr)
+    """The value to store."""
+
+    mask = opt_operand_def(BoolLikeConstr)
+    """Which elements to store (``i1``, shaped like ``ptr``)."""
+
+    boundary_check = opt_prop_def(DenseArrayBase[I32], prop_name="boundaryCheck")
+    """Dimensions of a block pointer to bounds-check; absent means none."""
+
+    cache = opt_prop_def(IntegerAttr[I32])
+    """The cache modifier (``CacheModifier``); absent means ``none``."""
+
+    evict = opt_prop_def(IntegerAttr[I32])
+    """The eviction policy (``EvictionPolicy``); absent means ``evict_normal``."""
+
+    traits = traits_def(
+        StoreOpMemoryEffect(),
+        SameLoadStoreOperandsShape(),
+        SameLoadStoreOperandsEncoding(),
+        TensorSizeTrait(),
+    )
+
+    _ATTR_DICT_PROPERTIES: ClassVar[tuple[str, ...]] = (
+        "boundaryCheck",
+        "cache",
+        "evict",
+    )
+    """Properties that may be written in the attr-dict, sorted by name."""
+
+    _PROPERTY_DEFAULTS: ClassVar[Mapping[str, Attribute]] = {
+        "boundaryCheck": _NO_BOUNDARY_CHECK,
+        "cache": CacheModifier.NONE.to_attr(),
+        "evict": EvictionPolicy.NORMAL.to_attr(),
+    }
+    """Triton's ``DefaultValuedAttr`` defaults, never printed nor stored."""
+
+    def __init__(
+        self,
+        ptr: SSAValue | Operation,
+        value: SSAValue | Operation,
+        mask: SSAValue | Operation | None = None,
+        *,
+        cache: CacheModifier | None = None,
+        evict: EvictionPolicy | None = None,
+        boundary_check: Sequence[int] | None = None,
+        attributes: Mapping[str, Attribute] | None = None,
+    ):
+        super().__init__(
+            operands=[ptr, value, mask],
+            properties={
+                "boundaryCheck": _boundary_check_attr(boundary_check),
+                "cache": optional_enum_attr(cache, CacheModifier.NONE),
+                "evict": optional_enum_attr(evict, EvictionPolicy.NORMAL),
+            },
+            attributes=attributes,
+        )
+
+    @property
+    def cache_modifier(self) -> CacheModifier:
+        """The cache modifier, with Triton's default filled in."""
+        return enum_or_default(self.cache, CacheModifier.NONE)
+
+    @property
+    def eviction_policy(self) -> EvictionPolicy:
+        """The eviction policy, with Triton's default filled in."""
+        return enum_or_default(self.evict, EvictionPolicy.NORMAL)
+
+    def verify_(self) -> None:
+        _verify_types_match_ptr(self.name, self.ptr.type, (("value", self.value), ("mask", self.mask)))
+        verify_enum_attr(self.cache, CacheModifier, "cache")
+        verify_enum_attr(self.evict, EvictionPolicy, "evict")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> StoreOp:
+        # $ptr `,` $value (`,` $mask^)? oilist(...) attr-dict `:` type($ptr)
+        unresolved_ptr = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        unresolved_value = parser.parse_unresolved_operand()
+        unresolved_mask = None
+        if parser.parse_optional_punctuation(","):
+            unresolved_mask = parser.parse_unresolved_operand()
+        properties: dict[str, Attribute] = {}
+        parse_oilist_enums(parser, _LOAD_STORE_OILIST, properties)
+        attributes = parse_attr_dict_into_properties(parser, cls._ATTR_DICT_PROPERTIES, properties)
+        parser.parse_punctuation(":")
+        type_pos = parser.pos
+        ptr_type = parser.parse_type()
+        ptr_like_type_or_error(parser, type_pos, ptr_type)
+        pointee = get_pointee_type(ptr_type)
+        ptr = parser.resolve_operand(unresolved_ptr, ptr_type)
+        value = parser.resolve_operand(unresolved_value, pointee)
+        mask = (
+            None
+            if unresolved_mask is None
+            else parser.resolve_operand(unresolved_mask, get_i1_same_shape(pointee))
+        )
+        op = cls(ptr, value, mask, attributes=attributes)
+        op.properties |= without_defaults(
+            in_order(properties, cls._ATTR_DICT_PROPERTIES), cls._PROPERTY_DEFAULTS
+        )
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        print_operands(printer, [v for v in (self.ptr, self.value, self.mask) if v is not None])
+        in_oilist = print_oilist_enums(printer, self, _LOAD_STORE_OILIST)
+        print_attr_dict_with_properties(
+            printer, self, self._ATTR_DICT_PROPERTIES, in_oilist, defaults=self._PROPERTY_DEFAULTS
+        )
+        printer.print_string(" : ")
+        printer.print_attribute(self.ptr.type)
+
+
+def _parse_leading_enums(
+    parser: Parser, names: Sequence[tuple[str, type[TritonI32Enum]]]
+) -> dict[str, Attribute]:
+    """``$a `,` $b `,` ...``: enum properties written as keywords, each followed by a comma."""
+    properties: dict[str, Attribute] = {}
+    for prop, enum in names:
+        properties[prop] = parse_enum(parser, enum, prop).to_attr()
+        parser.parse_punctuation(",")
+    return properties
+
+
+def _print_leading_enums(
+    printer: Printer, op: Operation, names: Sequence[tuple[str, type[TritonI32Enum]]]
+) -> None:
+    """Print ``kw1, kw2, `` for enum properties (the counterpart of ``_parse_leading_enums``)."""
+    for prop, enum in names:
+        attr = op.properties.get(prop)
+        member = enum.from_attr(attr) if isa(attr, IntegerAttr[I32]) else None
+        printer.print_string(f" {member.mnemonic if member is not None else attr},")
+
+
+def _verify_ptr_matches_value(op: Operation, ptr: SSAValue, value: SSAValue, role: str) -> None:
+    """Triton's ``TypesMatchWith<..., "getPointerTypeSameShape($_self)">`` of the atomics."""
+    expected = get_pointer_type_same_shape(value.type)
+    if ptr.type != expected:
+        raise op_error(
+            op, f"failed to verify that ptr type matches {role} type: expected {expected}, got {ptr.type}"
+        )
+
+
+class _AtomicSyntax:
+    """``enum, ..., $operands attr-dict : functional-type(operands, results)``,
+    the syntax of ``tt.atomic_rmw`` and ``tt.atomic_cas``."""
+
+    _ENUMS: ClassVar[tuple[tuple[str, type[TritonI32Enum]], ...]] = ()
+    """The enum properties, in the order the syntax writes them."""
+
+    @classmethod
+    def _operand_groups(
+        cls, parser: Parser, operands: Sequence[SSAValue], pos: int
+    ) -> Sequence[SSAValue | Sequence[SSAValue]]:
+        """The operands as ``build`` takes them (optional operands as lists)."""
+        return operands
+
+    def _verify_enums(self) -> None:
+        op = cast(IRDLOperation, self)
+        for prop, enum in self._ENUMS:
+            verify_enum_attr(cast(IntegerAttr[I32], op.properties[prop]), enum, prop)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        properties = _parse_leading_enums(parser, cls._ENUMS)
+        pos = parser.pos
+        unresolved = parse_operand_list(parser)
+        attributes = parse_attr_dict_into_properties(parser, (), properties)
+        parser.parse_punctuation(":")
+        inputs, outputs = parse_functional_type(parser, len(unresolved), pos)
+        operands = resolve(parser, unresolved, inputs, pos)
+        op = cast(type[IRDLOperation], cls).build(
+            operands=cls._operand_groups(parser, operands, pos),
+            result_types=[list(outputs)],
+            properties=properties,
+            attributes=attributes,
+        )
+        return cast(Self, op)
+
+    def print(self, printer: Printer) -> None:
+        op = cast(IRDLOperation, self)
+        _print_leading_enums(printer, op, self._ENUMS)
+        printer.print_string(" ")
+        print_operands(printer, op.operands)
+        print_attr_dict_with_properties(printer, op, ())
+        printer.print_string(" : ")
+        printer.print_function_type(op.operand_types, op.result_types)
+
+
+@irdl_op_definition
+class AtomicRMWOp(_AtomicSyntax, IRDLOperation):
+    """An atomic read-modify-write; yields the old value.
+
+    ``%old = tt.atomic_rmw fadd, acq_rel, gpu, %ptr, %val, %mask
+    : (tensor<16x!tt.ptr<f32>>, tensor<16xf32>, tensor<16xi1>) -> tensor<16xf32>``
+    """
+
+    name = "tt.atomic_rmw"
+
+    ptr = operand_def(PtrLikeConstr)
+    """Where to read and write."""
+
+    val = operand_def(TritonTypeConstr)
+    """The operand of the operation."""
+
+    mask = opt_operand_def(BoolLikeConstr)
+    """Which elements to update."""
+
+    result = result_def(TritonTypeConstr)
+    """The value at ``ptr`` before the update."""
+
+    atomic_rmw_op = prop_def(IntegerAttr[I32])
+    """The operation (``RMWOp``)."""
+
+    sem = prop_def(IntegerAttr[I32])
+    """The memory ordering (``MemSemantic``)."""
+
+    scope = prop_def(IntegerAttr[I32])
+    """The synchronization scope (``MemSyncScope``)."""
+
+    traits = traits_def(
+        FirstOperandReadWriteEffect(),
+        SameOperandsAndResultShape(),
+        SameOperandsAndResultEncoding(),
+        TensorSizeTrait(),
+    )
+
+    _ENUMS: ClassVar[tuple[tuple[str, type[TritonI32Enum]], ...]] = (
+        ("atomic_rmw_op", RMWOp),
+        ("sem", MemSemantic),
+        ("scope", MemSyncScope),
+    )
+    """The enum properties, in the order the syntax writes them."""
+
+    def __init__(
+        self,
+        rmw_op: RMWOp,
+        ptr: SSAValue | Operation,
+        val: SSAValue | Operation,
+        mask: SSAValue | Operation | None = None,
+        *,
+        sem: MemSemantic = MemSemantic.ACQUIRE_RELEASE,
+        scope: MemSyncScope = MemSyncScope.GPU,
+        attributes: Mapping[str, Attribute] | None = None,
+    ):
+        super().__init__(
+            operands=[ptr, val, mask],
+            result_types=[SSAValue.get(val).type],
+            properties={"atomic_rmw_op": rmw_op.to_attr(), "sem": sem.to_attr(), "scope": scope.to_attr()},
+            attributes=attributes,
+        )
+
+    @property
+    def rmw_op(self) -> RMWOp:
+        """The read-modify-write operation."""
+        return enum_or_default(self.atomic_rmw_op, RMWOp.ADD)
+
+    def verify_(self) -> None:
+        self._verify_enums()
+        _verify_ptr_matches_value(self, self.ptr, self.val, "value")
+        if self.mask is not None and self.mask.type != get_i1_same_shape(self.val.type):
+            raise op_error(self, "failed to verify that mask type matches value type")
+
+    @classmethod
+    def _operand_groups(
+        cls, parser: Parser, operands: Sequence[SSAValue], pos: int
+    ) -> Sequence[SSAValue | Sequence[SSAValue]]:
+        if len(operands) not in (2, 3):
+            parser.raise_error("expected a pointer, a value and an optional mask", pos)
+        return [operands[0], operands[1], operands[2:]]
+
+
+@irdl_op_definition
+class AtomicCASOp(_AtomicSyntax, IRDLOperation):
+    """An atomic compare-and-swap; yields the old value.
+
+    ``%old = tt.atomic_cas acquire, cta, %ptr, %cmp, %val
+    : (!tt.ptr<i32>, i32, i32) -> i32``
+    """
+
+    name = "tt.atomic_cas"
+
+    ptr = operand_def(PtrLikeConstr)
+    """Where to compare and swap."""
+
+    cmp = operand_def(TritonTypeConstr)
+    """The value expected at ``ptr``."""
+
+    val = operand_def(TritonTypeConstr)
+    """The value stored when ``ptr`` holds ``cmp``."""
+
+    result = result_def(TritonTypeConstr)
+    """The value at ``ptr`` before the operation."""
+
+    sem = prop_def(IntegerAttr[I32])
+    """The memory ordering (``MemSemantic``)."""
+
+    scope = prop_def(IntegerAttr[I32])
+    """The synchronization scope (``MemSyncScope``)."""
+
+    traits = traits_def(
+        FirstOperandReadWriteEffect(),
+        SameOperandsAndResultShape(),
+        SameOperandsAndResultEncoding(),
+        TensorSizeTrait(),
+    )
+
+    _ENUMS: ClassVar[tuple[tuple[str, type[TritonI32Enum]], ...]] = (
+        ("sem", MemSemantic),
+        ("scope", MemSyncScope),
+    )
+    """The enum properties, in the order the syntax writes them."""
+
+    def __init__(
+        self,
+        ptr: SSAValue | Operation,
+        cmp: SSAValue | Operation,
+        val: SSAValue | Operation,
+        *,
+        sem: MemSemantic = MemSemantic.ACQUIRE_RELEASE,
+        scope: MemSyncScope = MemSyncScope.GPU,
+        attributes: Mapping[str, Attribute] | None = None,
+    ):
+        super().__init__(
+            operands=[ptr, cmp, val],
+            result_types=[SSAValue.get(val).type],
+            properties={"sem": sem.to_attr(), "scope": scope.to_attr()},
+            attributes=attributes,
+        )
+
+    def verify_(self) -> None:
+        self._verify_enums()
+        _verify_ptr_matches_value(self, self.ptr, self.cmp, "cmp")
+        _verify_ptr_matches_value(self, self.ptr, self.val, "value")
+
+
+def _verify_descriptor_block(op: Operation, desc: TensorDescType, tensor: Attribute) -> None:
+    """Triton 3.6's ``verifyDescriptorLoadStoreType``: the tensor is the
+    descriptor's block, less leading dimensions of size 1."""
+    block = desc.signless_block_type
+    block_shape, tensor_shape = block.get_shape(), dims(tensor)
+    if len(block_shape) > len(tensor_shape):
+        dropped = len(block_shape) - len(tensor_shape)
+        if any(dim != 1 for dim in block_shape[:dropped]):
+            raise op_error(op, "ranked reduce load only allowed for unit dimension leading dim.")
+        block_shape = block_shape[dropped:]
+    if block_shape != tensor_shape or block.get_element_type() != element_type_or_self(tensor):
+        raise op_error(op, "tensor descriptor block and tensor types must match")
+
+
+def _parse_desc_and_indices(parser: Parser) -> tuple[UnresolvedOperand, list[UnresolvedOperand]]:
+    """``$desc `[` $indices `]```."""
+    desc = parser.parse_unresolved_operand()
+    return desc, parse_bracketed_operands(parser)
+
+
+def _print_desc_and_indices(printer: Printer, desc: SSAValue, indices: Sequence[SSAValue]) -> None:
+    """Print `` %desc[%i, %j]``."""
+    printer.print_string(" ")
+    printer.print_operand(desc)
+    with printer.in_square_brackets():
+        print_operands(printer, indices)
+
+
+@irdl_op_definition
+class DescriptorLoadOp(IRDLOperation):
+    """Load a block through a tensor descriptor (a TMA load on NVIDIA).
+
+    ``%x = tt.descriptor_load %desc[%i, %j] cacheModifier = ca
+    : !tt.tensordesc<tensor<16x16xf16>> -> tensor<16x16xf16>``
+    """
+
+    name = "tt.descriptor_load"
+
+    desc = operand_def(TensorDescType)
+    """The descriptor."""
+
+    indices = var_operand_def(EqAttrConstraint(i32))
+    """The block's offsets, one per dimension."""
+
+    result = result_def(TensorConstr)
+    """The loaded block."""
+
+    cache = opt_prop_def(IntegerAttr[I32])
+    """The cache modifier (``CacheModifier``); absent means ``none``."""
+
+    evict = opt_prop_def(IntegerAttr[I32])
+    """The eviction policy (``EvictionPolicy``); absent means ``evict_normal``."""
+
+    traits = traits_def(FirstOperandReadEffect(), TensorSizeTrait())
+
+    _ATTR_DICT_PROPERTIES: ClassVar[tuple[str, ...]] = ("cache", "evict")
+    """Properties that may be written in the attr-dict, sorted by name."""
+
+    _PROPERTY_DEFAULTS: ClassVar[Mapping[str, Attribute]] = {
+        "cache": CacheModifier.NONE.to_attr(),
+        "evict": EvictionPolicy.NORMAL.to_attr(),
+    }
+    """Triton's ``DefaultValuedAttr`` defaults, never printed nor stored."""
+
+    def __init__(
+        self,
+        desc: SSAValue | Operation,
+        indices: Sequence[SSAValue | Operation],
+        result_type: Attribute | None = None,
+        *,
+        cache: CacheModifier | None = None,
+        evict: EvictionPolicy | None = None,
+    ):
+        if result_type is None:
+            desc_type = SSAValue.get(desc).type
+            assert isinstance(desc_type, TensorDescType)
+            result_type = desc_type.signless_block_type
+        super().__init__(
+            operands=[desc, indices],
+            result_types=[result_type],
+            properties={
+                "cache": optional_enum_attr(cache, CacheModifier.NONE),
+                "evict": optional_enum_attr(evict, EvictionPolicy.NORMAL),
+            },
+        )
+
+    def verify_(self) -> None:
+        verify_enum_attr(self.cache, CacheModifier, "cache")
+        verify_enum_attr(self.evict, EvictionPolicy, "evict")
+        assert isinstance(self.desc.type, TensorDescType)
+        _verify_descriptor_block(self, self.desc.type, self.result.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> DescriptorLoadOp:
+        desc, indices = _parse_desc_and_indices(parser)
+        properties: dict[str, Attribute] = {}
+        parse_oilist_enums(parser, _LOAD_STORE_OILIST, properties)
+        attributes = parse_attr_dict_into_properties(parser, cls._ATTR_DICT_PROPERTIES, properties)
+        parser.parse_punctuation(":")
+        desc_type = parse_type_of(parser, TensorDescType, "a !tt.tensordesc")
+        parser.parse_punctuation("->")
+        result_type = parser.parse_type()
+        return cls.build(
+            operands=[
+                parser.resolve_operand(desc, desc_type),
+                [parser.resolve_operand(i, i32) for i in indices],
+            ],
+            result_types=[result_type],
+            properties=without_defaults(
+                in_order(properties, cls._ATTR_DICT_PROPERTIES), cls._PROPERTY_DEFAULTS
+            ),
+            attributes=attributes,
+        )
+
+    def print(self, printer: Printer) -> None:
+        _print_desc_and_indices(printer, self.desc, self.indices)
+        in_oilist = print_oilist_enums(printer, self, _LOAD_STORE_OILIST)
+        print_attr_dict_with_properties(
+            printer, self, self._ATTR_DICT_PROPERTIES, in_oilist, defaults=self._PROPERTY_DEFAULTS
+        )
+        printer.print_string(" : ")
+        printer.print_attribute(self.desc.type)
+        printer.print_string(" -> ")
+        printer.print_attribute(self.result.type)
+
+
+class _DescriptorStoreLike(IRDLOperation):
+    """Shared by ``tt.descriptor_store`` and ``tt.descriptor_reduce``:
+    ``$desc[$indices], $src attr-dict : type($desc), type($src)``."""
+
+    desc = operand_def(TensorDescType)
+    """The descriptor."""
+
+    src = operand_def(TensorConstr)
+    """The block to store."""
+
+    indices = var_operand_def(EqAttrConstraint(i32))
+    """The block's offsets, one per dimension."""
+
+    traits = traits_def(FirstOperandReadWriteEffect(), TensorSizeTrait())
+
+    def verify_(self) -> None:
+        assert isinstance(self.desc.type, TensorDescType)
+        _verify_descriptor_block(self, self.desc.type, self.src.type)
+
+    @classmethod
+    def _parse_store(cls, parser: Parser, properties: dict[str, Attribute]) -> Self:
+        desc, indices = _parse_desc_and_indices(parser)
+        parser.parse_punctuation(",")
+        src = parser.parse_unresolved_operand()
+        attributes = parse_attr_dict_into_properties(parser, (), properties)
+        parser.parse_punctuation(":")
+        desc_type = parse_type_of(parser, TensorDescType, "a !tt.tensordesc")
+        parser.parse_punctuation(",")
+        src_type = parser.parse_type()
+        return cls.build(
+            operands=[
+                parser.resolve_operand(desc, desc_type),
+                parser.resolve_operand(src, src_type),
+                [parser.resolve_operand(i, i32) for i in indices],
+            ],
+            properties=properties,
+            attributes=attributes,
+        )
+
+    def _print_store(self, printer: Printer) -> None:
+        _print_desc_and_indices(printer, self.desc, self.indices)
+        printer.print_string(", ")
+        printer.print_operand(self.src)
+        print_attr_dict_with_properties(printer, self, ())
+        printer.print_string(" : ")
+        printer.print_attribute(self.desc.type)
+        printer.print_string(", ")
+        printer.print_attribute(self.src.type)
+
+
+@irdl_op_definition
+class DescriptorStoreOp(_DescriptorStoreLike):
+    """Store a block through a tensor descriptor (a TMA store on NVIDIA).
+
+    ``tt.descriptor_store %desc[%i, %j], %src : !tt.tensordesc<tensor<16x16xf16>>, tensor<16x16xf16>``
+    """
+
+    name = "tt.descriptor_store"
+
+    def __init__(
+        self, desc: SSAValue | Operation, src: SSAValue | Operation, indices: Sequence[SSAValue | Operation]
+    ):
+        super().__init__(operands=[desc, src, indices])
+
+    @classmethod
+    def parse(cls, parser: Parser) -> DescriptorStoreOp:
+        return cls._parse_store(parser, {})
+
+    def print(self, printer: Printer) -> None:
+        self._print_store(printer)
+
+
+@irdl_op_definition
+class DescriptorReduceOp(_DescriptorStoreLike):
+    """Reduce a block into memory through a tensor descriptor.
+
+    ``tt.descriptor_reduce add, %desc[%i, %j], %src : !tt.tensordesc<...>, tensor<...>``
+    """
+
+    name = "tt.descriptor_reduce"
+
+    kind = prop_def(IntegerAttr[I32])
+    """The reduction (``DescriptorReduceKind``)."""
+
+    def __init__(
+        self,
+        kind: DescriptorReduceKind,
+        desc: SSAValue | Operation,
+        src: SSAValue | Operation,
+        indices: Sequence[SSAValue | Operation],
+    ):
+        super().__init__(operands=[desc, src, indices], properties={"kind": kind.to_attr()})
+
+    def verify_(self) -> None:
+        # Triton 3.6 checks no types here (its verifier came after 3.6).
+        verify_enum_attr(self.kind, DescriptorReduceKind, "kind")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> DescriptorReduceOp:
+        properties = _parse_leading_enums(parser, (("kind", DescriptorReduceKind),))
+        return cls._parse_store(parser, properties)
+
+    def print(self, printer: Printer) -> None:
+        _print_leading_enums(printer, self, (("kind", DescriptorReduceKind),))
+        self._print_store(printer)
+
+
+def _verify_gather_scatter(op: Operation, desc: Attribute, result: Attribute, x_offsets: Attribute) -> None:
+    """Triton's ``verifyGatherScatterOp``: rows gathered from a one-row 2D block."""
+    assert isinstance(desc, TensorDescType)
+    block = desc.signless_block_type
+    block_shape = block.get_shape()
+    if len(block_shape) != 2:
+        raise op_error(op, f"block must be a 2D tensor, but got {block}")
+    if block_shape[0] != 1:
+        raise op_error(op, f"block must have exactly 1 row, but got {block}")
+    offsets_shape, result_shape = dims(x_offsets), dims(result)
+    if len(offsets_shape) != 1:
+        raise op_error(op, f"x offsets must be a 1D tensor, but got {x_offsets}")
+    if len(result_shape) != 2:
+        raise op_error(op, f"result must be a 2D tensor, but got {result}")
+    if result_shape[0] < 8:
+        raise op_error(op, f"gather must have at least 8 rows, but got {result_shape[0]}")
+    element = element_type_or_self(result)
+    width = bit_width(element)
+    if width > 32:
+        raise op_error(op, "TMA dtype cannot be greater than 32 bits")
+    min_cols = 32 // max(width, 1) * 8
+    if result_shape[1] < min_cols:
+        raise op_error(
+            op, f"gather of {element} must have at least {min_cols} columns, but got {result_shape[1]}"
+        )
+    if result_shape[0] != offsets_shape[0]:
+        raise op_error(
+            op, f"result tensor must have as many rows as indices ({offsets_shape[0]}), but got {result}"
+        )
+    if result_shape[1] != block_shape[1]:
+        raise op_error(
+            op, f"result tensor number of columns must match block ({block_shape[1]}), but got {result}"
+        )
+    if element != block.get_element_type():
+        raise op_error(
+            op, f"result tensor element type must match block ({block.get_element_type()}), but got {result}"
+        )
+
+
+@irdl_op_definition
+class DescriptorGatherOp(IRDLOperation):
+    """Gather rows through a tensor descriptor into one tensor.
+
+    ``%x = tt.descriptor_gather %desc[%rows, %col]
+    : (!tt.tensordesc<tensor<1x64xf16>>, tensor<32xi32>, i32) -> tensor<32x64xf16>``
+    """
+
+    name = "tt.descriptor_gather"
+
+    desc = operand_def(TensorDescType)
+    """The descriptor (its block has one row)."""
+
+    x_offsets = operand_def(TensorType.constr(EqAttrConstraint(i32)))
+    """The rows to gather."""
+
+    y_offset = operand_def(EqAttrConstraint(i32))
+    """The first column."""
+
+    result = result_def(TensorConstr)
+    """The gathered rows."""
+
+    traits = traits_def(FirstOperandReadEffect(), TensorSizeTrait())
+
+    def __init__(
+        self,
+        desc: SSAValue | Operation,
+        x_offsets: SSAValue | Operation,
+        y_offset: SSAValue | Operation,
+        result_type: Attribute,
+    ):
+        super().__init__(operands=[desc, x_offsets, y_offset], result_types=[result_type])
+
+    def verify_(self) -> None:
+        _verify_gather_scatter(self, self.desc.type, self.result.type, self.x_offsets.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> DescriptorGatherOp:
+        pos = parser.pos
+        desc, offsets = _parse_desc_and_indices(parser)
+        attributes = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        inputs, outputs = parse_functional_type(parser, 1 + len(offsets), pos)
+        if len(offsets) != 2:
+            parser.raise_error("expected [x_offsets, y_offset]", pos)
+        operands = resolve(parser, [desc, *offsets], inputs, pos)
+        return cls.build(
+            operands=operands, result_types=[outputs[0] if outputs else i32], attributes=attributes
+        )
+
+    def print(self, printer: Printer) -> None:
+        _print_desc_and_indices(printer, self.desc, (self.x_offsets, self.y_offset))
+        print_attr_dict_with_properties(printer, self, ())
+        printer.print_string(" : ")
+        printer.print_function_type(self.operand_types, self.result_types)
+
+
+@irdl_op_definition
+class DescriptorScatterOp(IRDLOperation):
+    """Scatter rows of a tensor through a tensor descriptor.
+
+    ``tt.descriptor_scatter %desc[%rows, %col], %src
+    : !tt.tensordesc<tensor<1x64xf16>>, tensor<32xi32>, i32, tensor<32x64xf16>``
+    """
+
+    name = "tt.descriptor_scatter"
+
+    desc = operand_def(TensorDescType)
+    """The descriptor (its block has one row)."""
+
+    x_offsets = operand_def(TensorType.constr(EqAttrConstraint(i32)))
+    """The rows to write."""
+
+    y_offset = operand_def(EqAttrConstraint(i32))
+    """The first column."""
+
+    src = operand_def(TensorConstr)
+    """The rows to scatter."""
+
+    traits = traits_def(FirstOperandReadWriteEffect(), TensorSizeTrait())
+
+    def __init__(
+        self,
+        desc: SSAValue | Operation,
+        x_offsets: SSAValue | Operation,
+        y_offset: SSAValue | Operation,
+        src: SSAValue | Operation,
+    ):
+        super().__init__(operands=[desc, x_offsets, y_offset, src])
+
+    def verify_(self) -> None:
+        _verify_gather_scatter(self, self.desc.type, self.src.type, self.x_offsets.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> DescriptorScatterOp:
+        pos = parser.pos
+        desc, offsets = _parse_desc_and_indices(parser)
+        if len(offsets) != 2:
+            parser.raise_error("expected [x_offsets, y_offset]", pos)
+        parser.parse_punctuation(",")
+        src = parser.parse_unresolved_operand()
+        attributes = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        types = parse_type_list(parser)
+        operands = resolve(parser, [desc, *offsets, src], types, pos)
+        return cls.build(operands=operands, attributes=attributes)
+
+    def print(self, printer: Printer) -> None:
+        _print_desc_and_indices(printer, self.desc, (self.x_offsets, self.y_offset))
+        printer.print_string(", ")
+        printer.print_operand(self.src)
+        print_attr_dict_with_properties(printer, self, ())
+        printer.print_string(" : ")
+        print_types(printer, self.operand_types)

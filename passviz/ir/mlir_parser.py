@@ -1,0 +1,645 @@
+"""xDSL's parser, where xDSL 0.74 misreads what MLIR's printer writes or is slow on bad input.
+
+- A hex literal in a float ``dense<...>`` is the element's bit pattern:
+  MLIR prints ``-inf`` as ``dense<0xFF800000> : tensor<4xf32>``, which xDSL
+  reads as the integer 4286578688 turned into a float.
+- A string literal without its closing quote takes time exponential in
+  its length to reject (``passviz.ir.string_lexer`` lexes it in linear time).
+- Location aliases may be defined after their first use: ``triton.compile``'s
+  TTIR (and any ``mlir-opt --mlir-print-debuginfo`` output) writes
+  ``loc(#loc3)`` in the ops and ``#loc3 = loc("k.py":12:5)`` after the module.
+  Each is resolved once and shared, and what each op's location then stands
+  for is counted against the alias expansion bound below.
+- Hostile input has bounds, each a located error: nesting deeper than
+  ``passviz.ir.deep.MAX_NESTING``, integer literals past
+  ``passviz.ir.literals.MAX_INTEGER_DIGITS``, dense literals past
+  ``passviz.ir.literals.MAX_DENSE_ELEMENTS``, integer types wider than
+  ``passviz.ir.literals.MAX_INTEGER_WIDTH`` bits, affine maps of more than
+  ``passviz.ir.affine_text.MAX_AFFINE_TERMS`` terms, aliases standing for more than
+  ``passviz.ir.aliases.AliasExpansion`` allows.
+- A splat ``dense<1.0> : tensor<128x64xf32>`` is packed once and its bytes
+  repeated, as MLIR stores it; xDSL 0.74 repeats the parsed element into a
+  Python list of every element and normalises and packs each one (half of
+  parsing a Triton kernel).  Its check of the literal's type builds an IRDL
+  constraint on every call; it is built once here.
+- Speed, no change in meaning: ``loc(#alias)``, ``loc("file":1:2)`` and
+  ``loc("name"(#alias))`` (every op and location alias of Triton's IR) are
+  read in one step, and a type as simple as ``i32`` or
+  ``tensor<128x64x!tt.ptr<f16>>``, or a number as simple as ``128 : i32``, is
+  parsed once per text and reused.
+- An exception other than ``ParseError`` raised while parsing an attribute,
+  type or op (an attribute's own ``VerifyException``, say) becomes a
+  ``ParseError`` located at what was being parsed; xDSL lets it escape.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar, cast
+
+from xdsl.context import Context
+from xdsl.dialect_interfaces.op_asm import OpAsmDialectInterface
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    AnyDenseElement,
+    AnyFloat,
+    ArrayAttr,
+    BytesAttr,
+    CallSiteLoc,
+    ComplexType,
+    DenseIntOrFPElementsAttr,
+    FileLineColLoc,
+    FusedLoc,
+    IndexType,
+    IntAttr,
+    IntegerType,
+    LocationAttr,
+    ModuleOp,
+    NameLoc,
+    NoneAttr,
+    RankedStructure,
+    StringAttr,
+    UnknownLoc,
+)
+from xdsl.ir import Attribute, AttributeInvT, Operation, Region, SSAValue, TypeAttribute
+from xdsl.ir.affine import AffineMap, AffineSet
+from xdsl.irdl import AttrConstraint, base
+from xdsl.parser import Parser, UnresolvedOperand
+from xdsl.parser.attribute_parser import AttrParser
+from xdsl.parser.generic_parser import ParserState
+from xdsl.utils.exceptions import ParseError, VerifyException
+from xdsl.utils.lexer import Input, Position, Span
+from xdsl.utils.mlir_lexer import MLIRTokenKind
+
+from passviz.ir.affine_text import BoundedAffineParser
+from passviz.ir.aliases import AliasExpansion
+from passviz.ir.deep import MAX_NESTING
+from passviz.ir.literals import BoundedLexer, dense_size_problem, integer_width_problem
+from passviz.ir.terminal import first_line
+
+_AttributeT = TypeVar("_AttributeT", bound=Attribute)
+
+
+@dataclass
+class _BitPatternAwareElement(AttrParser._TensorLiteralElement):  # pyright: ignore[reportPrivateUsage]
+    """A tensor literal element that reads ``0x...`` under a float type as raw bits."""
+
+    def to_type(self, parser: AttrParser, type: AnyFloat | IntegerType | IndexType | ComplexType):
+        if not isinstance(type, AnyFloat) or not _is_hex(self.span) or not isinstance(self.value, int):
+            return super().to_type(parser, type)
+        if self.is_negative:
+            parser.raise_error("a hex float literal cannot be negated", at_position=self.span)
+        try:
+            raw = self.value.to_bytes(type.compile_time_size, "little")
+        except OverflowError:
+            parser.raise_error(f"hex literal does not fit in {type}", at_position=self.span)
+        return next(type.iter_unpack(raw))
+
+
+def _is_hex(span: Span) -> bool:
+    return span.text.lstrip("-")[:2] in ("0x", "0X")
+
+
+_DENSE_LITERAL_TYPE: AttrConstraint[RankedStructure[AnyDenseElement]] = base(RankedStructure[AnyDenseElement])
+"""What a dense literal's type may be (a shaped type of integers, indices,
+floats or complex numbers), built once: xDSL builds it on every literal."""
+
+_NEXT_CHAR = re.compile(r"\s*(.)")
+"""The next character that is not white space."""
+
+_SPLAT_STARTS = frozenset("-0123456789tf(")
+"""The characters a splat's one element may begin with (a number, ``true``,
+``false``, a complex ``(re, im)``); a list begins with ``[``, hex data with ``"``."""
+
+_HEX_DATA = re.compile(r"0x((?:[0-9a-fA-F]{2})*)")
+"""A dense literal's hex data as MLIR reads it (``Token::getHexStringValue``):
+``0x`` then whole bytes, nothing else; the group is the bytes."""
+
+_WS = r"[ \t\r\n]*"
+_ALIAS = r"(#(?:[0-9]+|[a-zA-Z$._-][a-zA-Z0-9$._-]*))"
+_PLAIN_STRING = r'"([^"\\\n]*)"'
+_LINE = r"([0-9]{1,18})"
+_SIMPLE_LOCATION = re.compile(
+    rf"{_WS}\({_WS}(?:{_ALIAS}|{_PLAIN_STRING}{_WS}(?::{_WS}{_LINE}{_WS}:{_WS}{_LINE}|\({_WS}{_ALIAS}{_WS}\))){_WS}\)"
+)
+"""What follows ``loc`` in nearly every location of Triton's IR, spelled as the
+lexer reads it: ``(#alias)``, ``("file":line:col)`` or ``("name"(#alias))``,
+with no escape in the string.  Groups: alias; or string, then line and
+column, or the alias it names."""
+
+_SCALAR = r"(?:[su]?i[0-9]+|bf16|f16|f32|f64|index)"
+_SIMPLE_TYPE = re.compile(
+    rf"(?:(?:tensor|vector)<(?:[0-9]+x)*(?:{_SCALAR}|!tt\.ptr<{_SCALAR}>)>|!tt\.ptr<{_SCALAR}>|{_SCALAR})"
+    r"(?![a-zA-Z0-9_$.<])"
+)
+"""Types whose text alone says what they are (no alias, encoding or nested
+attribute): one parse per distinct text is enough."""
+
+_SIMPLE_NUMBER = re.compile(
+    rf"-?[0-9]+(?:\.[0-9]+(?:[eE][+-]?[0-9]+)?)?[ \t]*:[ \t]*{_SCALAR}(?![a-zA-Z0-9_$.<])"
+)
+"""A typed number such as ``128 : i32`` or ``1.000000e+00 : f32`` (a third of
+the attributes in Triton's IR): one parse per distinct text is enough."""
+
+_SIMPLE_TYPE_DEPTH = 3
+"""How many levels deep a ``_SIMPLE_TYPE`` nests (a tensor of pointers to scalars)."""
+
+_DEFERRED = "\0passviz: location alias defined later: "
+"""Marks the name of a placeholder ``NameLoc`` that stands for a late alias.
+
+xDSL's location attributes are final and must nest only locations, so the
+placeholder is a ``NameLoc`` whose name no MLIR text can spell unescaped."""
+
+
+_TOO_DEEP = (
+    f"nested more than {MAX_NESTING:,} levels deep (regions, attributes and types); passviz reads no deeper"
+)
+"""Why input nested deeper than ``MAX_NESTING`` is refused."""
+
+
+class MLIRParser(Parser):
+    """xDSL's ``Parser``, reading hex float literals and late location aliases as MLIR does."""
+
+    _TensorLiteralElement = _BitPatternAwareElement
+
+    _late_alias_uses: dict[str, Span] | None
+    """Where each alias used before its definition is first used, for errors;
+    None outside ``parse_module`` (a lone location or attribute has no later
+    definitions to wait for)."""
+
+    _first_forward_uses: dict[str, Span]
+    """Where each value used before its definition is first used, for errors."""
+
+    _nesting: int
+    """How many regions, attributes and types the parser is inside now."""
+
+    _expansion: AliasExpansion
+    """What the alias uses read so far stand for."""
+
+    op_starts: dict[Operation, Span]
+    """Where each op parsed begins, to locate the verifier's errors."""
+
+    _placeholders: dict[str, NameLoc]
+    """The placeholder of each late alias (one per alias, shared by its uses)."""
+
+    _simple_types: dict[str, TypeAttribute]
+    """Each ``_SIMPLE_TYPE`` text parsed so far, with its type."""
+
+    _simple_numbers: dict[str, Attribute]
+    """Each ``_SIMPLE_NUMBER`` text parsed so far, with its attribute."""
+
+    _strings: dict[str, StringAttr]
+    """The string attributes of locations read so far, by text."""
+
+    _resource_keys: dict[tuple[str, str], str]
+    """Each resource handle read so far (dialect, text), with the key it was declared under."""
+
+    def __init__(self, ctx: Context, input: str, name: str = "<unknown>") -> None:
+        super().__init__(ctx, "", name)
+        self._late_alias_uses = None
+        self._first_forward_uses = {}
+        self._nesting = 0
+        self._expansion = AliasExpansion(len(input))
+        self.op_starts = {}
+        self._placeholders = {}
+        self._simple_types = {}
+        self._strings = {}
+        self._simple_numbers = {}
+        self._resource_keys = {}
+        # xDSL's Parser lexes its first token at once: the lexer is swapped in
+        # before any token of the input is read.  It may raise ParseError.
+        self._parser_state = ParserState(BoundedLexer(Input(input, name)))
+
+    def _parse_dialect_resource_handle(self, dialect_name: str, interface: OpAsmDialectInterface) -> str:
+        """A resource handle, declared once per parse: every use of one handle names the same
+        resource, as in MLIR (xDSL's declares a handle it renamed, ``__elided___0`` for an
+        ``__elided__`` of an earlier parse, again at each use, so the uses fall apart)."""
+        key = self.parse_identifier(" for resource handle")
+        declared = self._resource_keys.get((dialect_name, key))
+        if declared is None:
+            declared = self._resource_keys[(dialect_name, key)] = interface.declare_resource(key)
+            self.dialect_resources.add((dialect_name, declared))
+        return declared
+
+    # -- bounds and located failures -------------------------------------------------
+
+    def _enter(self) -> None:
+        """Go one level deeper, refusing to go past ``MAX_NESTING``."""
+        self._nesting += 1
+        if self._nesting > MAX_NESTING:
+            self.raise_error(_TOO_DEEP)
+
+    def _relocate(self, exc: Exception, start: Position, what: str) -> ParseError:
+        """``exc``, raised while parsing ``what`` from ``start``, as a located ``ParseError``."""
+        if isinstance(exc, RecursionError):
+            message = (
+                "nested too deeply for the Python stack here (the passviz command line reads "
+                f"{MAX_NESTING:,} levels)"
+            )
+        elif isinstance(exc, VerifyException):
+            message = first_line(str(exc)) or f"invalid {what}"
+        else:
+            message = f"invalid {what}: {type(exc).__name__}: {first_line(str(exc))}"
+        return ParseError(Span(start, max(start, self.pos), self.lexer.input), message)
+
+    def parse_optional_region(self, arguments: Iterable[Parser.Argument] | None = None) -> Region | None:
+        self._enter()
+        try:
+            return super().parse_optional_region(arguments)
+        finally:
+            self._nesting -= 1
+
+    def parse_optional_attribute(self) -> Attribute | None:
+        return self._parse_reused(
+            _SIMPLE_NUMBER, self._simple_numbers, super().parse_optional_attribute, "attribute"
+        )
+
+    def parse_optional_type(self) -> TypeAttribute | None:
+        return self._parse_reused(
+            _SIMPLE_TYPE,
+            self._simple_types,
+            super().parse_optional_type,
+            "type",
+            reuse="!tt.ptr" not in self.attribute_aliases,
+        )
+
+    def _parse_reused(
+        self,
+        pattern: re.Pattern[str],
+        known: dict[str, _AttributeT],
+        parse: Callable[[], _AttributeT | None],
+        what: str,
+        *,
+        reuse: bool = True,
+    ) -> _AttributeT | None:
+        """``_parse_nested(parse, what)``, once per distinct text ``pattern`` matches here:
+        the value is kept in ``known`` and, while ``reuse``, read back instead of parsed."""
+        simple = pattern.match(self.lexer.input.content, self._current_token.span.start)
+        if simple is None or self._nesting + _SIMPLE_TYPE_DEPTH > MAX_NESTING:
+            return self._parse_nested(parse, what)
+        text = simple[0]
+        value = known.get(text)
+        if value is not None and reuse:
+            self._resume_from(simple.end())
+            return value
+        value = self._parse_nested(parse, what)
+        # Keep it only if the parse read exactly the text matched.
+        if value is not None and not self.lexer.input.content[simple.end() : self.pos].strip():
+            known[text] = value
+        return value
+
+    def _parse_nested(self, parse: Callable[[], _AttributeT | None], what: str) -> _AttributeT | None:
+        """``parse()`` one level deeper, its failures located, its alias use counted."""
+        token = self._current_token
+        self._enter()
+        try:
+            value = parse()
+        except (ParseError, MemoryError):
+            raise
+        except Exception as exc:
+            raise self._relocate(exc, token.span.start, what) from None
+        finally:
+            self._nesting -= 1
+        self._count_alias_use(token.kind, token.span, value)
+        return value
+
+    def _count_alias_use(self, kind: MLIRTokenKind, span: Span, value: Attribute | None) -> None:
+        """Count ``value`` against the alias expansion limit if ``span`` is a use of an alias of it."""
+        if kind not in (MLIRTokenKind.HASH_IDENT, MLIRTokenKind.EXCLAMATION_IDENT) or value is None:
+            return
+        if self.attribute_aliases.get(span.text) is not value or self._expansion.use(value):
+            return
+        self.raise_error(self._expansion.refusal(), at_position=span)
+
+    def _parse_optional_integer_or_float_type(self) -> TypeAttribute | None:
+        token = self._current_token
+        if token.kind is MLIRTokenKind.BARE_IDENT and (problem := integer_width_problem(token.text)):
+            self.raise_error(problem, at_position=token.span)
+        return super()._parse_optional_integer_or_float_type()
+
+    def parse_affine_map(self) -> AffineMap:
+        return BoundedAffineParser(self._parser_state).parse_affine_map()
+
+    def parse_affine_set(self) -> AffineSet:
+        return BoundedAffineParser(self._parser_state).parse_affine_set()
+
+    def parse_affine_map_of_ssa_ids(self) -> tuple[AffineMap, Sequence[SSAValue[IndexType]]]:
+        """xDSL's, reading the map with ``BoundedAffineParser``."""
+        affine_map, spans = BoundedAffineParser(self._parser_state).parse_affine_map_of_ssa_ids()
+        operands = [self.resolve_operand(UnresolvedOperand(span, 0), IndexType()) for span in spans]
+        return affine_map, operands
+
+    def parse_operation(self) -> Operation:
+        start = self._current_token.span
+        try:
+            op = super().parse_operation()
+        except (ParseError, MemoryError):
+            raise
+        except Exception as exc:
+            raise self._relocate(exc, start.start, "operation") from None
+        self.op_starts[op] = start
+        return op
+
+    def _parse_dense_literal_type(self) -> RankedStructure[AnyDenseElement]:
+        start = self.pos
+        type = self.expect(self.parse_optional_type, "Dense attribute must be typed!")
+        if not _DENSE_LITERAL_TYPE.verifies(type):
+            self.raise_error(
+                "Expected memref, vector or tensor type of integer, index, float, or complex type"
+            )
+        shape = type.get_shape()
+        if DYNAMIC_INDEX in shape:
+            self.raise_error("Dense literal attribute should have a static shape.")
+        self._check_dense_size(shape, start)
+        return type
+
+    def parse_dense_int_or_fp_elements_attr(
+        self, type: RankedStructure[AnyDenseElement] | None
+    ) -> DenseIntOrFPElementsAttr:
+        if type is not None:
+            self._check_dense_size(type.get_shape(), self.pos)
+        token = self._current_token
+        after = _NEXT_CHAR.match(self.lexer.input.content, token.span.end)
+        if token.kind is not MLIRTokenKind.LESS or after is None:
+            return super().parse_dense_int_or_fp_elements_attr(type)
+        if after[1] == '"':
+            return self._parse_dense_hex(type)
+        if after[1] not in _SPLAT_STARTS:
+            return super().parse_dense_int_or_fp_elements_attr(type)
+        return self._parse_dense_splat(type)
+
+    def _parse_dense_hex(self, type: RankedStructure[AnyDenseElement] | None) -> DenseIntOrFPElementsAttr:
+        """``<"0x...">`` then the type if not given: data of one element (a splat) or of every
+        element, as MLIR takes it.  xDSL takes any length and fails where the data is printed
+        (``Buffer length 3 not product of f32 element size 4 and num 0``)."""
+        self.parse_punctuation("<", " in dense attribute")
+        where = self._current_token.span
+        hex_data = _HEX_DATA.fullmatch(self.parse_str_literal())
+        self.parse_punctuation(">", " in dense attribute")
+        if hex_data is None:
+            self.raise_error("expected string containing hex digits starting with `0x`", at_position=where)
+        if type is None:
+            self.parse_punctuation(":", " in dense attribute")
+            type = self._parse_dense_literal_type()
+        data = bytes.fromhex(hex_data[1])
+        element_size = type.get_element_type().compile_time_size
+        count = math.prod(type.get_shape())
+        if len(data) == element_size:  # a splat, even of no elements, as in MLIR
+            data *= count
+        elif len(data) != element_size * count:
+            self.raise_error(
+                f"elements hex data size is invalid for provided type: {type}", at_position=where
+            )
+        return DenseIntOrFPElementsAttr(type, BytesAttr(data))
+
+    def _parse_dense_splat(self, type: RankedStructure[AnyDenseElement] | None) -> DenseIntOrFPElementsAttr:
+        """``<element>`` then the type if not given: the element packed once, its bytes repeated."""
+        self.parse_punctuation("<", " in dense attribute")
+        element = self._parse_tensor_literal_element()
+        self.parse_punctuation(">", " in dense attribute")
+        if type is None:
+            self.parse_punctuation(":", " in dense attribute")
+            type = self._parse_dense_literal_type()
+        value = element.to_type(self, type.get_element_type())
+        # from_list packs a one-element list once and repeats its bytes.
+        return DenseIntOrFPElementsAttr.from_list(cast(Any, type), cast(Any, [value]))
+
+    def _check_dense_size(self, shape: Sequence[int], at: Position) -> None:
+        if (problem := dense_size_problem(shape)) is not None:
+            self.raise_error(problem, at, max(at, self.pos))
+
+    # -- MLIR's syntax -----------------------------------------------------------------
+
+    def resolve_operand(self, operand: UnresolvedOperand, type: AttributeInvT) -> SSAValue[AttributeInvT]:
+        if operand.operand_name not in self.ssa_values:
+            self._first_forward_uses.setdefault(operand.operand_name, operand.span)
+        return super().resolve_operand(operand, type)
+
+    def _raise_undefined_use(self) -> None:
+        """Report the first use of a value never defined where it is, not at the end of the input
+        (xDSL says ``values used but not defined`` at the end)."""
+        uses = [self._first_forward_uses[name] for name in self.forward_ssa_references]
+        first = min(uses, key=lambda span: span.start)
+        self.raise_error(f"use of undefined value {first.text}", at_position=first)
+
+    def parse_optional_location(self) -> LocationAttr | None:
+        token = self._current_token
+        if token.text != "loc":
+            return None
+        content = self.lexer.input.content
+        simple = _SIMPLE_LOCATION.match(content, token.span.end)
+        if simple is None or self._nesting >= MAX_NESTING:
+            return super().parse_optional_location()
+        alias, string, line, column, named = simple.groups()
+        if string is None:
+            location = self._alias_location(alias, simple.span(1))
+        elif line is not None:
+            location = FileLineColLoc(self._string_attr(string), IntAttr(int(line)), IntAttr(int(column)))
+        else:
+            inner = self._alias_location(named, simple.span(5))
+            location = None if inner is None else NameLoc(self._string_attr(string), inner)
+        if location is None:  # xDSL's path says what is wrong
+            return super().parse_optional_location()
+        self._resume_from(simple.end())
+        return location
+
+    def _alias_location(self, alias: str, where: tuple[int, int]) -> LocationAttr | None:
+        """The location a use of ``alias`` at ``where`` stands for, a placeholder if
+        it is defined later; None if it is not a location."""
+        span = Span(where[0], where[1], self.lexer.input)
+        value = self.attribute_aliases.get(alias)
+        if value is None and self._late_alias_uses is not None:
+            self._late_alias_uses.setdefault(alias, span)
+            return self._placeholder(alias)
+        if not _is_location(value):
+            return None
+        self._count_alias_use(MLIRTokenKind.HASH_IDENT, span, value)
+        return cast(LocationAttr, value)
+
+    def _string_attr(self, text: str) -> StringAttr:
+        """``StringAttr(text)``, one per distinct text (file names repeat in every location)."""
+        attr = self._strings.get(text)
+        if attr is None:
+            attr = self._strings[text] = StringAttr(text)
+        return attr
+
+    def _parse_location(self) -> LocationAttr:
+        token = self._current_token
+        late = self._late_alias_uses
+        if late is None or token.kind != MLIRTokenKind.HASH_IDENT or token.text in self.attribute_aliases:
+            return super()._parse_location()
+        self._consume_token(MLIRTokenKind.HASH_IDENT)
+        late.setdefault(token.text, token.span)
+        return self._placeholder(token.text)
+
+    def _placeholder(self, alias: str) -> NameLoc:
+        """The location standing for ``alias`` until its definition is read."""
+        placeholder = self._placeholders.get(alias)
+        if placeholder is None:
+            placeholder = self._placeholders[alias] = NameLoc(StringAttr(_DEFERRED + alias), NoneAttr())
+        return placeholder
+
+    def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
+        late: dict[str, Span] = {}
+        self._late_alias_uses = late
+        try:
+            module = super().parse_module(allow_implicit_module)
+        except ParseError:
+            if self.forward_ssa_references and self._current_token.kind is MLIRTokenKind.EOF:
+                self._raise_undefined_use()
+            raise
+        finally:
+            self._late_alias_uses = None
+        if not late:
+            return module
+        locations = _LateLocations(self.attribute_aliases, late)
+        for op in module.walk():
+            op.location = self._resolved(op.location, locations)
+            for region in op.regions:
+                for block in region.blocks:
+                    for arg in block.args:
+                        arg.location = self._resolved(arg.location, locations)
+        return module
+
+    def _resolved(self, location: LocationAttr, locations: _LateLocations) -> LocationAttr:
+        """``location`` with its late aliases replaced, counted against the alias expansion
+        limit: what it stands for is printed in full wherever it is."""
+        resolved = locations.resolve(location)
+        if resolved is not location and not self._expansion.use(resolved):
+            raise ParseError(locations.first_use(location), self._expansion.refusal())
+        return resolved
+
+
+class _LateLocations:
+    """Locations with every late alias replaced by its definition, each alias resolved once.
+
+    ``#l0 = loc(fused[#l1, #l1])`` and so on 40 deep stands for 2^40 locations
+    but resolves to 40 shared ones; their size is for ``AliasExpansion`` to
+    count.  Resolution is recursive, so the locations are refused past
+    ``MAX_NESTING`` levels deep, as parsed ones are."""
+
+    def __init__(self, aliases: Mapping[str, Attribute], late: Mapping[str, Span]) -> None:
+        self._aliases = aliases
+        """Every alias defined in the input, with its value."""
+        self._late = late
+        """Where each alias used before its definition is first used."""
+        self._done: dict[int, tuple[LocationAttr, LocationAttr, int]] = {}
+        """Each location resolved, by ``id`` (kept so that the id stays its), with its
+        resolved location and how many levels deep that is."""
+        self._path: list[str] = []
+        """The aliases being resolved now, outermost first."""
+        self._level = 0
+        """How many locations deep resolution is now."""
+        self._top: LocationAttr | None = None
+        """The location ``resolve`` was last given."""
+
+    def resolve(self, location: LocationAttr) -> LocationAttr:
+        """``location`` with its late aliases replaced (``location`` itself if it has none)."""
+        self._top = location
+        return self._resolve(location)[0]
+
+    def first_use(self, location: LocationAttr) -> Span:
+        """Where the first late alias in ``location`` is first used."""
+        seen: set[int] = set()
+        stack: list[Attribute] = [location]
+        while stack:
+            attr = stack.pop()
+            if id(attr) in seen:
+                continue
+            seen.add(id(attr))
+            if (alias := _deferred_alias(attr)) is not None:
+                return self._late[alias]
+            stack.extend(reversed(_location_children(attr)))
+        return min(self._late.values(), key=lambda span: span.start)
+
+    def _resolve(self, location: LocationAttr) -> tuple[LocationAttr, int]:
+        known = self._done.get(id(location))
+        if known is not None:
+            return known[1], known[2]
+        # Each level is a few Python frames: bounded as parsing is.
+        self._level += 1
+        try:
+            if self._level > MAX_NESTING:
+                raise ParseError(self._blamed(), _TOO_DEEP)
+            resolved, depth = self._resolve_new(location)
+        finally:
+            self._level -= 1
+        if depth > MAX_NESTING:
+            raise ParseError(self._blamed(), _TOO_DEEP)
+        self._done[id(location)] = (location, resolved, depth)
+        return resolved, depth
+
+    def _blamed(self) -> Span:
+        """Where to say the location being resolved goes wrong: the innermost alias's first use."""
+        if self._path:
+            return self._late[self._path[-1]]
+        assert self._top is not None
+        return self.first_use(self._top)
+
+    def _resolve_new(self, location: LocationAttr) -> tuple[LocationAttr, int]:
+        alias = _deferred_alias(location)
+        if alias is not None:
+            return self._resolve_alias(alias)
+        children = _location_children(location)
+        if not children:
+            return location, 1
+        resolved = [self._resolve(child) for child in children]
+        depth = 1 + max(depth for _, depth in resolved)
+        if all(new is old for (new, _), old in zip(resolved, children, strict=True)):
+            return location, depth  # nothing late inside: shared as it is
+        return _with_children(location, [new for new, _ in resolved]), depth
+
+    def _resolve_alias(self, alias: str) -> tuple[LocationAttr, int]:
+        value = self._aliases.get(alias)
+        if alias in self._path or not _is_location(value):
+            raise ParseError(
+                self._late[alias],
+                f"location alias {alias} is never defined as a location, or only in terms of itself",
+            )
+        self._path.append(alias)
+        try:
+            return self._resolve(cast(LocationAttr, value))
+        finally:
+            self._path.pop()
+
+
+def _deferred_alias(attr: Attribute) -> str | None:
+    """The alias ``attr`` is the placeholder of, or None if it is none."""
+    if (
+        isinstance(attr, NameLoc)
+        and isinstance(attr.location, NoneAttr)
+        and attr.desc.data.startswith(_DEFERRED)
+    ):
+        return attr.desc.data.removeprefix(_DEFERRED)
+    return None
+
+
+def _location_children(location: Attribute) -> list[LocationAttr]:
+    """The locations ``location`` is made of: a name's, a call site's two, a fusion's parts."""
+    match location:
+        case NameLoc(location=child) if _is_location(child):
+            return [cast(LocationAttr, child)]
+        case CallSiteLoc(callee=callee, caller=caller):
+            return [cast(LocationAttr, callee), cast(LocationAttr, caller)]
+        case FusedLoc():
+            return [cast(LocationAttr, part) for part in cast(ArrayAttr[Attribute], location.locations).data]
+        case _:
+            return []
+
+
+def _with_children(location: LocationAttr, children: Sequence[LocationAttr]) -> LocationAttr:
+    """``location`` (one ``_location_children`` takes apart) made of ``children`` instead."""
+    match location:
+        case NameLoc():
+            return NameLoc(location.desc, children[0])
+        case CallSiteLoc():
+            return CallSiteLoc(children[0], children[1])
+        case _:
+            return FusedLoc(tuple(children), cast(FusedLoc, location).metadata)
+
+
+def _is_location(attr: Attribute | None) -> bool:
+    return isinstance(attr, UnknownLoc | FileLineColLoc | CallSiteLoc | NameLoc | FusedLoc)

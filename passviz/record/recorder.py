@@ -1,0 +1,1003 @@
+"""The recorder: turns a pipeline run into a trace, step by step.
+
+A ``Tracer`` is an explicit object: passes receive it through ``TracedPass.run``
+and drive their rewrites through what it hands out (a rewriter, a pattern
+walker), so every mutation reaches its listener.  At each step boundary the
+tracer reconciles the live IR against its ``Shadow``; that is what also
+catches edits made directly, without the rewriter.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import signal
+import threading
+import time
+import traceback
+from abc import ABC, abstractmethod
+from collections import deque
+from collections.abc import Callable, Generator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from types import FrameType
+from typing import Any, ClassVar, Literal
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.passes import ModulePass, PassPipeline
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriterListener,
+    PatternRewriteWalker,
+    RewritePattern,
+)
+from xdsl.rewriter import InsertPoint
+from xdsl.utils.exceptions import VerifyException
+
+from passviz.ir.printer import print_module
+from passviz.ir.rewrite_hooks import calling_pattern, observing
+from passviz.ir.terminal import first_line
+from passviz.ir.verify import IncrementalVerifier
+from passviz.record.initial import initial_state
+from passviz.record.shadow import PendingReplacement, ReconcileError, Removal, Shadow
+from passviz.trace.model import Delta, Flag, InitialState, Step, StepKind, Trace, TraceMeta
+from passviz.trace.sources import SourcePolicy, read_sources
+from passviz.trace.store import TraceWriter
+
+VerifyEach = Literal["off", "pass", "rewrite"]
+"""When the verifier runs: never, after every pass, or after every rewrite."""
+
+PostWalk = Callable[[Region, PatternRewriterListener], bool]
+DispatchRegions = Callable[[], Sequence[Sequence[Operation]]]
+"""Gives the dispatch regions when a step ends: each one's region op first, then its member ops."""
+
+
+UNANNOUNCED = "edits not announced to the rewriter"
+"""Name of the checkpoint holding edits a traced pass made behind the rewriter's back."""
+
+
+@dataclass(frozen=True)
+class RecordOptions:
+    """How a run is recorded."""
+
+    verify_each: VerifyEach = "pass"
+    """When the verifier runs: never, after every pass, or after every rewrite."""
+    check: bool = False
+    """Check mode: also print the live IR after every step (``Tracer.snapshots``)."""
+    max_iterations: int | None = None
+    """Greedy rewrite iterations before a pass counts as not converging, for
+    every driver: xDSL's walker and passviz's greedy driver (default: each
+    driver's own, 10 for both)."""
+    max_rewrites: int | None = None
+    """Rewrites per pass before it counts as not converging (default: 50 per op)."""
+    timeout: float | None = None
+    """Seconds a pass may run before it is stopped and flagged (default: no limit)."""
+    exact: bool = False
+    """Compare the whole module at every step, so that even edits a pattern
+    hides from the rewriter land in the step that made them (slower)."""
+    embed_sources: bool = True
+    """Embed the source files the IR's locations name (a Triton kernel's Python), for the viewer:
+    only source files under the input's folder, the current directory or ``source_dirs``
+    (``passviz.trace.sources`` says which)."""
+    source_dirs: tuple[str, ...] = ()
+    """More folders whose source files the trace may embed (``--sources DIR``)."""
+
+
+DEFAULT_MAX_ITERATIONS = 10
+"""Iterations of xDSL's walker before a traced pass counts as not converging."""
+
+
+class PipelineStopped(BaseException):
+    """Raised inside a run to stop the pipeline after a flagged step.
+
+    A ``BaseException``, so that neither xDSL's walker (which turns a pattern's
+    exceptions into diagnostics, walking up from an op that may now sit in its
+    own region) nor a user's ``except Exception`` holds it up."""
+
+
+class PassTimeout(BaseException):
+    """Raised inside a pass that ran past ``RecordOptions.timeout``.
+
+    A ``BaseException``, so that xDSL's walker, which turns a pattern's
+    exceptions into diagnostics, lets it through."""
+
+
+_PASSING_THROUGH = (PipelineStopped, PassTimeout, KeyboardInterrupt, GeneratorExit)
+"""What a step lets through to the run: recorded there (or already recorded)."""
+
+
+def safe_str(exc: BaseException) -> str:
+    """``str(exc)``, even for an exception whose ``__str__`` raises."""
+    try:
+        return str(exc)
+    except BaseException:  # noqa: BLE001 - any failure to print is reported, not raised
+        return f"<{type(exc).__name__} whose message cannot be printed>"
+
+
+def pattern_name(pattern: RewritePattern) -> str:
+    """The name a trace shows for a pattern: its class name."""
+    return type(pattern).__name__
+
+
+class StepRecorder(ABC):
+    """What a traced pass may ask of the recorder.  ``NullRecorder`` records nothing."""
+
+    @abstractmethod
+    def rewriter(self, insert_point: InsertPoint) -> PatternRewriter:
+        """A rewriter whose every mutation the recorder observes."""
+
+    @abstractmethod
+    def checkpoint(self, name: str) -> None:
+        """Close a named sub-step of a pass: everything since the last boundary."""
+
+    @abstractmethod
+    def walker(
+        self,
+        pattern: RewritePattern,
+        *,
+        post_walk_func: PostWalk | None = None,
+        walk_regions_first: bool = False,
+        apply_recursively: bool = True,
+        walk_reverse: bool = False,
+    ) -> PatternRewriteWalker:
+        """A greedy pattern walker whose rewrites each become a step."""
+
+    @abstractmethod
+    def apply_pattern(self, pattern: RewritePattern, op: Operation, rewriter: PatternRewriter) -> None:
+        """Try one pattern on ``op``, remembering its name if it fires."""
+
+    @abstractmethod
+    def not_converged(self, limit: str) -> None:
+        """A rewrite driver gave up after ``limit`` while patterns still fired."""
+
+    def iteration_limit(self, default: int) -> int:
+        """How many iterations a greedy driver whose own limit is ``default`` may make."""
+        return default
+
+    @abstractmethod
+    def step(
+        self,
+        name: str,
+        root: Operation | None = None,
+        *,
+        full: bool = False,
+        chain: Sequence[Operation] | None = None,
+        dispatch: DispatchRegions | None = None,
+    ) -> StepScope:
+        """A context manager that makes what happens inside it one rewrite step.
+
+        ``full`` compares the whole module at the end of the step, for edits
+        the rewriter does not announce (erasing a block, say).  ``chain`` is
+        the pointer chain the step folds, base first; its ops' ids are taken
+        when the step opens, so ops the step erases keep theirs.  ``dispatch``
+        gives the dispatch regions (region op first, then its members) when
+        the step ends; the trace keeps their ids."""
+
+
+class StepScope:
+    """Context manager for a hand-written rewrite step (see ``StepRecorder.step``)."""
+
+    def __init__(
+        self,
+        recorder: Tracer | None,
+        name: str,
+        root: Operation | None,
+        *,
+        full: bool = False,
+        chain: Sequence[Operation] | None = None,
+        dispatch: DispatchRegions | None = None,
+    ) -> None:
+        self._recorder = recorder
+        self._name = name
+        self._root = root
+        self._full = full
+        self._chain = chain
+        self._dispatch = dispatch
+        self._cancelled = False
+
+    def cancel(self) -> None:
+        """Make the step end without a trace entry: it turned out to change nothing."""
+        self._cancelled = True
+
+    def __enter__(self) -> StepScope:
+        if self._recorder is not None:
+            self._recorder.begin_rewrite(self._root, chain=self._chain, dispatch=self._dispatch)
+            self._recorder.applying += 1
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: object) -> None:
+        if self._recorder is None:
+            return
+        self._recorder.applying -= 1
+        if exc is not None and not isinstance(exc, _PASSING_THROUGH):
+            self._recorder.fail(exc, self._root, self._name)
+            return
+        if exc is None and not self._cancelled:
+            self._recorder.fired(self._name)
+            self._recorder.end_rewrite(full=self._full)
+
+
+class NullRecorder(StepRecorder):
+    """Runs traced passes without recording anything."""
+
+    def rewriter(self, insert_point: InsertPoint) -> PatternRewriter:
+        return PatternRewriter(insert_point)
+
+    def checkpoint(self, name: str) -> None:
+        return None
+
+    def walker(
+        self,
+        pattern: RewritePattern,
+        *,
+        post_walk_func: PostWalk | None = None,
+        walk_regions_first: bool = False,
+        apply_recursively: bool = True,
+        walk_reverse: bool = False,
+    ) -> PatternRewriteWalker:
+        return PatternRewriteWalker(
+            pattern,
+            post_walk_func=post_walk_func,
+            walk_regions_first=walk_regions_first,
+            apply_recursively=apply_recursively,
+            walk_reverse=walk_reverse,
+        )
+
+    def apply_pattern(self, pattern: RewritePattern, op: Operation, rewriter: PatternRewriter) -> None:
+        pattern.match_and_rewrite(op, rewriter)
+
+    def not_converged(self, limit: str) -> None:
+        return None
+
+    def step(
+        self,
+        name: str,
+        root: Operation | None = None,
+        *,
+        full: bool = False,
+        chain: Sequence[Operation] | None = None,
+        dispatch: DispatchRegions | None = None,
+    ) -> StepScope:
+        return StepScope(None, name, root)
+
+
+class TracedPass(ModulePass, ABC):
+    """A pass that reports its rewrites and sub-steps to a recorder."""
+
+    announces_every_edit: ClassVar[bool] = False
+    """True if every edit of the pass goes through the recorder (a rewriter it
+    handed out, a step or a checkpoint).  Such a pass's end skips comparing
+    the whole module; the pipeline's end always compares it."""
+
+    @abstractmethod
+    def run(self, ctx: Context, op: ModuleOp, recorder: StepRecorder) -> None:
+        """Apply the pass, driving every mutation through ``recorder``."""
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        self.run(ctx, op, NullRecorder())
+
+
+@dataclass(frozen=True)
+class _RecordedPass(ModulePass):
+    """Wraps a pass of the pipeline so that it runs under the tracer.
+
+    A ``TracedPass`` drives its rewrites through the tracer; any other pass
+    runs with xDSL's rewrite machinery hooked (``passviz.ir.rewrite_hooks``),
+    so that its pattern applications are steps too."""
+
+    name: ClassVar[str] = "passviz-recorded"
+    inner: ModulePass
+    tracer: Tracer
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        with self.tracer.time_limit():
+            if isinstance(self.inner, TracedPass):
+                self.inner.run(ctx, op, self.tracer)
+                return
+            with observing(self.tracer):
+                try:
+                    self.inner.apply(ctx, op)
+                finally:
+                    self.tracer.close_direct_step()
+
+
+class NamedPattern(RewritePattern):
+    """A pattern whose firing is reported to the recorder under its own name."""
+
+    def __init__(self, inner: RewritePattern, recorder: StepRecorder) -> None:
+        self.inner = inner
+        self.recorder = recorder
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        self.recorder.apply_pattern(self.inner, op, rewriter)
+
+
+class _StepPattern(RewritePattern):
+    """The outermost pattern of a traced walk: one application, one step."""
+
+    def __init__(self, inner: RewritePattern, tracer: Tracer) -> None:
+        self.inner = inner
+        self.tracer = tracer
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        self.tracer.begin_rewrite(op)
+        stale = self.tracer.shadow.changed_behind(op)  # by an earlier step, behind the rewriter's back
+        self.tracer.applying += 1
+        try:
+            self.inner.match_and_rewrite(op, rewriter)
+        except _PASSING_THROUGH:
+            raise
+        except BaseException as exc:  # SystemExit too: a flagged step, not a silent exit
+            trying = self.tracer.trying
+            self.tracer.fail(exc, op, pattern_name(trying) if trying is not None else None)
+            raise PipelineStopped(safe_str(exc)) from exc
+        finally:
+            self.tracer.applying -= 1
+        if rewriter.has_done_action:
+            self.tracer.end_rewrite()
+        elif not stale and self.tracer.shadow.changed_behind(op):  # edited without the rewriter
+            trying = self.tracer.trying
+            self.tracer.fired(pattern_name(trying if trying is not None else self.inner))
+            self.tracer.end_rewrite(if_changed=True)
+
+
+class Tracer(StepRecorder):
+    """Records one pipeline run on one module."""
+
+    def __init__(
+        self,
+        module: ModuleOp,
+        meta: TraceMeta,
+        *,
+        writer: TraceWriter | None = None,
+        options: RecordOptions | None = None,
+        initial_ir: str | None = None,
+        verifier: IncrementalVerifier | None = None,
+    ) -> None:
+        """``initial_ir`` is the text ``module`` was parsed from, if there is one:
+        the trace keeps it in memory (``Trace.initial_ir``); files store the
+        initial IR once, as the structured ``initial`` delta.
+        ``verifier`` is one that has verified ``module`` already, if any."""
+        options = options or RecordOptions()
+        self.module = module
+        self.options = options
+        self.shadow = Shadow(module)
+        self.verifier = verifier or IncrementalVerifier(module)
+        """Verifies the module after a pass, re-checking only what changed."""
+        initial = initial_state(self.shadow)
+        self.trace = Trace(
+            meta=meta,
+            initial_ir=initial_ir,
+            initial=initial,
+            sources=_embedded_sources(initial, meta["input"], options),
+        )
+        self.writer = writer
+        self.snapshots: list[str] = [print_module(module)] if options.check else []
+        """In check mode, the live IR printed before the first step and after each."""
+        self.stopped = False
+        self.trying: RewritePattern | None = None
+        """The pattern being tried right now."""
+        self._fired: str | None = None
+        self._root: Operation | None = None
+        self._chain: list[str] | None = None
+        self._dispatch: DispatchRegions | None = None
+        self._inserted: list[Operation] = []
+        self._modified: list[Operation] = []
+        self._removed: list[Removal] = []
+        self._replaced: list[PendingReplacement] = []
+        self._blocks: list[Block] = []
+        self._pass: ModulePass | None = None
+        self._pass_index = -1
+        self._pass_rewrites = 0
+        self._rewrite_limit = 0
+        self._recent: deque[str] = deque(maxlen=96)
+        self.applying = 0
+        """How many pattern applications or hand-written steps are running now."""
+        self._walks = 0
+        """How many hooked xDSL walkers are running now."""
+        self._unannounced = False
+        """The open step made edits no listener heard of: compare the whole module at its end."""
+        self._direct: tuple[str, FrameType | None] | None = None
+        """The open step of edits made outside any walker: its name and the frame making them."""
+        self._making_rewriter = False
+        self._wrapped: dict[
+            int, tuple[GreedyRewritePatternApplier, list[RewritePattern], list[RewritePattern]]
+        ] = {}
+        """Per applier: its patterns, and each wrapped to report its name."""
+        self._deadline: float | None = None
+        self._pass_started = 0.0
+        self.listener = PatternRewriterListener(
+            operation_insertion_handler=[self._inserted.append],
+            operation_removal_handler=[self._on_removal],
+            operation_modification_handler=[self._modified.append],
+            operation_replacement_handler=[self._on_replacement],
+            block_creation_handler=[self._blocks.append],
+        )
+        if writer is not None:
+            writer.write_header(self.trace)
+
+    # -- listener -------------------------------------------------------------
+
+    def _on_removal(self, op: Operation) -> None:
+        if op in self.shadow.op_ids:
+            self._removed.append(Removal(op, self.shadow.text_of(op)))
+
+    def _on_replacement(self, op: Operation, new_results: Sequence[SSAValue | None]) -> None:
+        self._replaced.append(PendingReplacement(op, tuple(op.results), tuple(new_results)))
+
+    def _has_pending(self) -> bool:
+        return bool(self._inserted or self._modified or self._removed or self._replaced or self._blocks)
+
+    def _take_scoped_delta(self, extra: Sequence[Operation] = ()) -> Delta:
+        if self.options.exact:
+            return self._take_full_delta()
+        delta = self.shadow.reconcile(
+            full=False,
+            ops=[*extra, *self._inserted, *self._modified],
+            blocks=self._blocks,
+            removed=self._removed,
+            replacements=self._replaced,
+        )
+        self._clear_pending()
+        return delta
+
+    def _take_full_delta(self) -> Delta:
+        delta = self.shadow.reconcile(full=True, removed=self._removed, replacements=self._replaced)
+        self._clear_pending()
+        return delta
+
+    def _clear_pending(self) -> None:
+        self._inserted.clear()
+        self._modified.clear()
+        self._removed.clear()
+        self._replaced.clear()
+        self._blocks.clear()
+
+    # -- steps ----------------------------------------------------------------
+
+    def _emit(
+        self,
+        kind: StepKind,
+        delta: Delta | None = None,
+        *,
+        name: str | None = None,
+        root: str | None = None,
+        flag: Flag | None = None,
+        chain: list[str] | None = None,
+        dispatch: list[list[str]] | None = None,
+    ) -> Step:
+        if self.shadow.problems:
+            flag = _corruption_flag(self.shadow.problems, name, flag)
+            self.shadow.problems.clear()
+            self.stopped = True
+        step = Step(
+            index=len(self.trace.steps),
+            kind=kind,
+            pass_name=self._pass.name if self._pass is not None else None,
+            pass_index=self._pass_index if self._pass is not None else None,
+            name=name,
+            root=root,
+            delta=delta if delta is not None else Delta(),
+            flag=flag,
+            chain=chain,
+            dispatch=dispatch,
+        )
+        self.trace.steps.append(step)
+        if self.writer is not None:
+            self.writer.write_step(step)
+        if self.options.check:
+            self.snapshots.append(print_module(self.module))
+        return step
+
+    def _verify_flag(self) -> Flag | None:
+        try:
+            self.verifier.verify()
+        except VerifyException as exc:
+            return Flag(kind="verify", message=f"verifier: {first_line(str(exc))}", detail=str(exc))
+        return None
+
+    def _stop_on(self, step: Step) -> None:
+        if step.flag is not None:
+            self.stopped = True
+            raise PipelineStopped(step.flag["message"])
+
+    def pass_begin(self, pass_: ModulePass) -> None:
+        """Open a pass: steps from here on belong to it."""
+        self._pass = pass_
+        self._pass_index += 1
+        self._pass_rewrites = 0
+        self._recent.clear()
+        self._rewrite_limit = self.options.max_rewrites or max(1000, 50 * len(self.shadow.ops))
+        self._pass_started = time.monotonic()
+        timeout = self.options.timeout
+        self._deadline = self._pass_started + timeout if timeout is not None else None
+        step = self._emit("pass-begin", self._take_scoped_delta(), name=type(pass_).__name__)
+        self._stop_on(step)
+
+    def pass_end(self, pass_: ModulePass) -> None:
+        """Close a pass: direct edits not yet attributed land here.
+
+        A traced pass announces its edits step by step; whatever the final
+        comparison still finds was hidden from the rewriter, and gets a
+        checkpoint of its own so that it stands out.
+        """
+        self._deadline = None
+        trusted = isinstance(pass_, TracedPass) and pass_.announces_every_edit
+        delta = self._take_scoped_delta() if trusted else self._take_full_delta()
+        if delta and isinstance(pass_, TracedPass):
+            self._stop_on(self._emit("checkpoint", delta, name=UNANNOUNCED))
+            delta = Delta()
+        flag = None if self.shadow.problems or self.options.verify_each == "off" else self._verify_flag()
+        step = self._emit("pass-end", delta, name=type(pass_).__name__, flag=flag)
+        self._stop_on(step)
+
+    def begin_rewrite(
+        self,
+        root: Operation | None,
+        *,
+        chain: Sequence[Operation] | None = None,
+        dispatch: DispatchRegions | None = None,
+    ) -> None:
+        """Open a rewrite step on ``root`` (None for rewrites with no single root).
+
+        ``chain`` (the pointer chain a step folds) is resolved to op ids now,
+        while all of its ops still live.
+        """
+        self._check_time()
+        if self._has_pending():
+            self._stop_on(self._emit("checkpoint", self._take_scoped_delta(), name="direct edits"))
+        self._root = root  # its id is looked up only if the rewrite happens
+        self._chain = None if chain is None else self._ids(chain)
+        self._dispatch = dispatch
+        self._fired = None
+        self.trying = None
+
+    def fired(self, name: str) -> None:
+        """Name the rewrite in progress."""
+        if self._fired is None:
+            self._fired = name
+
+    def end_rewrite(self, *, full: bool = False, if_changed: bool = False) -> None:
+        """Close the rewrite step opened by ``begin_rewrite``.
+
+        ``full`` compares the whole module, for rewrites that touch a whole
+        region without announcing each change (xDSL's ``region_dce``).
+        ``if_changed`` records nothing if the IR turns out unchanged.
+        """
+        root = self._root
+        root_id = self.shadow.id_of(root) if root is not None else None
+        if full or self._unannounced:
+            delta = self._take_full_delta()
+        else:
+            delta = self._take_scoped_delta([root] if root is not None else [])
+        self._unannounced = False
+        if if_changed and not delta and not self.shadow.problems:
+            return
+        name = self._fired or _implicit_name(delta, root_id)
+        verify = self.options.verify_each == "rewrite" and not self.shadow.problems
+        flag = self._verify_flag() if verify else None
+        self._pass_rewrites += 1
+        self._recent.append(name)
+        chain, self._chain = self._chain, None
+        regions, self._dispatch = self._dispatch, None
+        dispatch = None if regions is None else self._dispatch_ids(regions())
+        step = self._emit(
+            "rewrite", delta, name=name, root=root_id, flag=flag, chain=chain, dispatch=dispatch
+        )
+        self._stop_on(step)
+        if self._pass_rewrites > self._rewrite_limit:
+            self._nonconvergence(f"{self._rewrite_limit} rewrites")
+        self._check_time()
+
+    def _dispatch_ids(self, regions: Sequence[Sequence[Operation]]) -> list[list[str]]:
+        """Each dispatch region's op ids (the region op, then its members); regions with none are left out."""
+        return [ids for ops in regions if (ids := self._ids(ops))]
+
+    def _ids(self, ops: Sequence[Operation]) -> list[str]:
+        """The ids of ``ops`` in order; ops without one are left out."""
+        return [i for op in ops if (i := self.shadow.id_of(op)) is not None]
+
+    def _check_time(self) -> None:
+        if self._deadline is not None and time.monotonic() > self._deadline:
+            self._deadline = None
+            self._nonconvergence(f"the {_seconds(self.options.timeout)} timeout", rewrites=False)
+
+    @contextmanager
+    def time_limit(self) -> Generator[None]:
+        """Bound the pass run inside by ``RecordOptions.timeout``.
+
+        Step boundaries check the time; a pass that makes no steps is stopped
+        by an alarm in the main thread of a POSIX process, and elsewhere (the
+        command line records in a worker thread) by a timer that raises
+        ``PassTimeout`` in the recording thread at its next bytecode."""
+        timeout = self.options.timeout
+        if timeout is None:
+            yield
+            return
+        if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
+            with _timer(timeout + 0.05):
+                yield
+            return
+
+        def expire(signum: int, frame: object) -> None:
+            raise PassTimeout(f"the pass ran past the {_seconds(timeout)} timeout")
+
+        previous = signal.signal(signal.SIGALRM, expire)
+        signal.setitimer(signal.ITIMER_REAL, timeout + 0.05)
+        try:
+            yield
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+
+    def fail(self, exc: BaseException, root: Operation | None, name: str | None) -> None:
+        """Record a failure step: the exception, the op it happened on, what changed."""
+        root = root if root is not None else self._root
+        root_id = self.shadow.id_of(root) if root is not None else None
+        # The root's text now: comparing may find it erased, and then it has none.
+        root_text = self.shadow.text_of(root) if root is not None and root_id is not None else None
+        try:
+            delta = self._take_full_delta()
+        except Exception:  # the IR is too broken to compare: record the failure alone
+            self._clear_pending()
+            delta = Delta()
+        if root_id is not None and root_text is not None:
+            delta.setdefault("texts", {}).setdefault(root_id, root_text)
+        text = safe_str(exc)
+        message = f"{type(exc).__name__}: {first_line(text)}" if text else type(exc).__name__
+        if isinstance(exc, KeyboardInterrupt):
+            message = "interrupted (KeyboardInterrupt)" + (f" in pattern {name}" if name else "")
+        elif name:
+            message = f"pattern {name} raised {message}"
+        flag = Flag(kind="exception", message=message, detail=_format_exception(exc))
+        self.stopped = True
+        self._direct = None
+        self._emit("failure", delta, name=name, root=root_id, flag=flag)
+
+    def _nonconvergence(self, limit: str, *, rewrites: bool = True) -> None:
+        """Stop the pass: it hit ``limit``; the step names the patterns that kept firing."""
+        recent = list(self._recent)
+        repeating = _repeating(recent)
+        cycle = _find_cycle(recent) if rewrites else repeating
+        # A cycle is shown closing on itself; the last rewrites, when there is none, as they came.
+        shown = " → ".join([*repeating, repeating[0]] if repeating else cycle) or "none"
+        if rewrites:
+            message = f"greedy rewrite did not converge within {limit}; patterns kept firing: {shown}"
+        else:  # a timeout: say where the pass was, and a loop only if there is one
+            running = f" in pattern {pattern_name(self.trying)}" if self.trying is not None else ""
+            done = _count(self._pass_rewrites, "rewrite")
+            message = f"the pass did not finish within {limit}: stopped{running} after {done}"
+            if cycle:
+                message += f"; patterns kept firing: {shown}"
+        flag = Flag(kind="nonconvergence", message=message, cycle=cycle)
+        self.stopped = True
+        self._direct = None
+        try:
+            delta = self._take_full_delta()
+        except ReconcileError:
+            self._clear_pending()
+            delta = Delta()
+        self._emit("failure", delta, name="nonconvergence", flag=flag)
+        raise PipelineStopped(flag["message"])
+
+    # -- StepRecorder ----------------------------------------------------------
+
+    def rewriter(self, insert_point: InsertPoint) -> PatternRewriter:
+        self._making_rewriter = True
+        try:
+            rewriter = PatternRewriter(insert_point)
+        finally:
+            self._making_rewriter = False
+        rewriter.extend_from_listener(self.listener)
+        return rewriter
+
+    def checkpoint(self, name: str) -> None:
+        self._stop_on(self._emit("checkpoint", self._take_full_delta(), name=name))
+
+    def iteration_limit(self, default: int) -> int:
+        return self.options.max_iterations or default
+
+    def walker(
+        self,
+        pattern: RewritePattern,
+        *,
+        post_walk_func: PostWalk | None = None,
+        walk_regions_first: bool = False,
+        apply_recursively: bool = True,
+        walk_reverse: bool = False,
+    ) -> PatternRewriteWalker:
+        return PatternRewriteWalker(
+            _StepPattern(pattern, self),
+            post_walk_func=self._traced_post_walk(post_walk_func),
+            walk_regions_first=walk_regions_first,
+            apply_recursively=apply_recursively,
+            walk_reverse=walk_reverse,
+            listener=self.listener,
+        )
+
+    def _traced_post_walk(self, func: PostWalk | None) -> PostWalk:
+        """Wrap a walker's post-walk hook: trace it, and bound the iterations."""
+        iterations = 0
+        rewrites_before = self._pass_rewrites
+
+        def post_walk(region: Region, listener: PatternRewriterListener) -> bool:
+            nonlocal iterations, rewrites_before
+            iterations += 1
+            changed = False
+            if func is not None:
+                self.begin_rewrite(None)
+                changed = func(region, listener)
+                if changed or self._has_pending():
+                    self.fired(getattr(func, "__name__", "post-walk").replace("_", "-"))
+                    self.end_rewrite(full=True)
+            rewrote = self._pass_rewrites > rewrites_before
+            rewrites_before = self._pass_rewrites
+            limit = self.iteration_limit(DEFAULT_MAX_ITERATIONS)
+            if iterations >= limit and rewrote:
+                self._nonconvergence(f"{limit} iterations")
+            return changed
+
+        return post_walk
+
+    def apply_pattern(self, pattern: RewritePattern, op: Operation, rewriter: PatternRewriter) -> None:
+        # Called for every pattern tried on every op: names are made only when needed.
+        self.trying = pattern
+        if self._deadline is not None:
+            self._check_time()
+        before = rewriter.has_done_action
+        pattern.match_and_rewrite(op, rewriter)
+        if rewriter.has_done_action and not before and self._fired is None:
+            self._fired = pattern_name(pattern)
+
+    def not_converged(self, limit: str) -> None:
+        self._nonconvergence(limit)
+
+    def step(
+        self,
+        name: str,
+        root: Operation | None = None,
+        *,
+        full: bool = False,
+        chain: Sequence[Operation] | None = None,
+        dispatch: DispatchRegions | None = None,
+    ) -> StepScope:
+        return StepScope(self, name, root, full=full, chain=chain, dispatch=dispatch)
+
+    # -- xDSL's rewrite machinery (passviz.ir.rewrite_hooks.RewriteObserver) -----
+
+    def rewrite_region(self, walker: PatternRewriteWalker, region: Region, run: Callable[[], bool]) -> bool:
+        """An xDSL walker of a plain pass: each pattern application it makes is a step."""
+        if isinstance(walker.pattern, _StepPattern):
+            return run()
+        if self._walks or self.applying:  # a walker inside a pattern: its edits are the pattern's
+            self._unannounced = True
+            return run()
+        self.close_direct_step()
+        saved = (walker.pattern, walker.listener, walker.post_walk_func)
+        pattern = walker.pattern
+        named = isinstance(pattern, GreedyRewritePatternApplier | NamedPattern)
+        listener = PatternRewriterListener()
+        listener.extend_from_listener(walker.listener)
+        listener.extend_from_listener(self.listener)
+        walker.pattern = _StepPattern(pattern if named else NamedPattern(pattern, self), self)
+        walker.listener = listener
+        walker.post_walk_func = self._traced_post_walk(walker.post_walk_func)
+        self._walks += 1
+        try:
+            return run()
+        finally:
+            self._walks -= 1
+            walker.pattern, walker.listener, walker.post_walk_func = saved
+
+    def apply_patterns(
+        self, applier: GreedyRewritePatternApplier, op: Operation, run: Callable[[], None]
+    ) -> None:
+        """An applier inside a hooked walker: the pattern that fires names the step."""
+        if not self._walks:
+            run()
+            return
+        original = applier.rewrite_patterns
+        cached = self._wrapped.get(id(applier))
+        if cached is None or cached[0] is not applier or cached[1] is not original:
+            wrapped: list[RewritePattern] = [
+                p if isinstance(p, NamedPattern) else NamedPattern(p, self) for p in original
+            ]
+            cached = self._wrapped[id(applier)] = (applier, original, wrapped)
+        applier.rewrite_patterns = cached[2]
+        try:
+            run()
+        finally:
+            applier.rewrite_patterns = original
+
+    def rewriter_created(self, rewriter: PatternRewriter, internal: bool) -> None:
+        """A rewriter a plain pass built itself: its edits are announced, and open steps."""
+        if internal or self._making_rewriter:
+            return
+        if self._walks or self.applying:
+            rewriter.extend_from_listener(self.listener)
+            return
+        notice: list[Callable[[Any], None]] = [lambda _: self.direct_edit("PatternRewriter")]
+        listener = PatternRewriterListener(
+            operation_insertion_handler=notice,
+            operation_removal_handler=notice,
+            operation_modification_handler=notice,
+            operation_replacement_handler=[lambda op, _: self.direct_edit("PatternRewriter")],
+            block_creation_handler=notice,
+        )
+        listener.extend_from_listener(self.listener)
+        rewriter.extend_from_listener(listener)
+
+    def direct_edit(self, method: str, internal: bool = False) -> None:
+        """An edit outside any walker: it joins the step of the pattern making it.
+
+        Each ``Rewriter`` call a pass makes itself, outside any pattern, is a step."""
+        if self._walks or self.applying:
+            if method != "PatternRewriter" and not internal:
+                self._unannounced = True  # Rewriter's static methods tell no listener
+            return
+        found = calling_pattern()
+        frame = found[2] if found is not None else None
+        joins = frame is not None or internal or method == "PatternRewriter"
+        if self._direct is not None and self._direct[1] is frame and joins:
+            return
+        self.close_direct_step()
+        self.begin_rewrite(found[1] if found is not None else None)
+        if found is not None:
+            name = pattern_name(found[0])
+        else:
+            name = "direct edits" if internal or method == "PatternRewriter" else f"Rewriter.{method}"
+        self._direct = (name, frame)
+
+    def close_direct_step(self) -> None:
+        """End the step of edits made outside any walker, if one is open."""
+        if self._direct is None:
+            return
+        name, _ = self._direct
+        self._direct = None
+        self.fired(name)
+        self.end_rewrite(full=True)
+
+    # -- running ------------------------------------------------------------------
+
+    def run(self, ctx: Context, passes: Sequence[ModulePass]) -> Trace:
+        """Run ``passes`` on the module, recording everything; return the trace.
+
+        A ``KeyboardInterrupt`` is recorded as a flagged step, the trace is
+        closed, and the interrupt raised again; any other exception, or a
+        ``SystemExit`` from a pass, is a flagged step and ends the run."""
+        if self.trace.context_factory is None:
+            self.trace.context_factory = ctx.clone  # a copy knows the same dialects
+        recorded = tuple(_RecordedPass(p, self) for p in passes)
+        pipeline = PassPipeline(recorded, callback=self._between_passes)
+        interrupted: KeyboardInterrupt | None = None
+        try:
+            pipeline.apply(ctx, self.module)
+        except PassTimeout:
+            if not self.stopped:
+                try:
+                    self._nonconvergence(f"the {_seconds(self.options.timeout)} timeout", rewrites=False)
+                except PipelineStopped:
+                    pass
+        except KeyboardInterrupt as exc:
+            interrupted = exc
+            if not self.stopped:
+                self.fail(exc, None, pattern_name(self.trying) if self.trying is not None else None)
+        except BaseException as exc:  # SystemExit from a pass, too: recorded, not a silent exit
+            if not self.stopped:
+                self.fail(_root_cause(exc), None, None)
+        self.finish()
+        if interrupted is not None:
+            raise interrupted
+        return self.trace
+
+    def _between_passes(self, done: ModulePass | None, _: ModuleOp, upcoming: ModulePass | None) -> None:
+        if isinstance(done, _RecordedPass):
+            self.pass_end(done.inner)
+        if isinstance(upcoming, _RecordedPass):
+            self.pass_begin(upcoming.inner)
+
+    def finish(self) -> None:
+        """Compare the whole module once more, mark the trace as ended, close the record."""
+        if not self.stopped:
+            delta = self._take_full_delta()
+            if delta:
+                self._emit("checkpoint", delta, name=UNANNOUNCED)
+        self.trace.status = "failed" if self.stopped else "ok"
+        if self.writer is not None:
+            self.writer.write_end(self.trace)
+
+
+def _embedded_sources(initial: InitialState, input_name: str, options: RecordOptions) -> dict[str, str]:
+    """The source files the trace carries: those the policy for ``input_name`` admits, if any."""
+    if not options.embed_sources:
+        return {}
+    return read_sources(initial, SourcePolicy.for_input(input_name, options.source_dirs))
+
+
+def _implicit_name(delta: Delta, root_id: str | None) -> str:
+    """Name a rewrite that no named pattern claimed: a fold or a dead-op erasure."""
+    if root_id is not None and root_id in delta.get("ops_erased", ()):
+        return "fold" if delta.get("replaced") else "erase-dead-op"
+    if delta.get("ops_modified") and not delta.get("ops_created"):
+        return "fold-in-place"
+    return "rewrite"
+
+
+def _find_cycle(names: list[str]) -> list[str]:
+    """The shortest period that the tail of ``names`` repeats (three times or more), else its last four."""
+    return _repeating(names) or names[-4:]
+
+
+def _repeating(names: list[str]) -> list[str]:
+    """The shortest period that the tail of ``names`` repeats three times or more ([] if none)."""
+    for period in range(1, 17):
+        if len(names) < 3 * period:
+            break
+        tail = names[-3 * period :]
+        if all(tail[i] == tail[i % period] for i in range(len(tail))):
+            return tail[:period]
+    return []
+
+
+def _corruption_flag(problems: Sequence[str], name: str | None, flag: Flag | None) -> Flag:
+    """The flag of a step after which the live IR is corrupt; ``flag`` is the step's own, if any."""
+    by = f" by {name}" if name else ""
+    more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+    message = f"IR corrupted{by}: {problems[0]}{more}"
+    detail = "\n".join(problems)
+    if flag is None:
+        return Flag(kind="verify", message=message, detail=detail)
+    merged = Flag(kind=flag["kind"], message=f"{flag['message']}; {message}", detail=detail)
+    if "detail" in flag:
+        merged["detail"] = f"{detail}\n\n{flag['detail']}"
+    if "cycle" in flag:
+        merged["cycle"] = flag["cycle"]
+    return merged
+
+
+def _format_exception(exc: BaseException) -> str:
+    try:
+        return "".join(traceback.format_exception(exc))
+    except BaseException:  # noqa: BLE001 - a traceback that cannot be printed is left out
+        return f"{type(exc).__name__} (its traceback cannot be printed)"
+
+
+@contextmanager
+def _timer(seconds: float) -> Generator[None]:
+    """Raise ``PassTimeout`` in this thread if the context is still open after ``seconds``."""
+    target = threading.get_ident()
+    lock = threading.Lock()
+    open_ = [True]
+
+    def expire() -> None:
+        with lock:  # never after the context closed
+            if open_[0]:
+                ctypes.pythonapi.PyThreadState_SetAsyncExc(
+                    ctypes.c_ulong(target), ctypes.py_object(PassTimeout)
+                )
+
+    timer = threading.Timer(seconds, expire)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        with lock:
+            open_[0] = False
+        timer.cancel()
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def _seconds(value: float | None) -> str:
+    return f"{value:g} s" if value is not None else "no"
+
+
+def _root_cause(exc: BaseException) -> BaseException:
+    """xDSL wraps pattern errors in diagnostics; show the error the pass raised."""
+    cause = exc.__cause__
+    return cause if isinstance(cause, BaseException) else exc
