@@ -35,7 +35,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from passviz.pipelines import record, triton_frontend_ir  # noqa: E402
+from passviz.compilers.triton.frontend import triton_frontend_ir  # noqa: E402
+from passviz.pipelines import record  # noqa: E402
 from passviz.run.gpu import ttir_at  # noqa: E402
 from passviz.run.gpu_compile import GpuError, compile_ttir, triton_missing  # noqa: E402
 from passviz.run.gpu_launch import probe, run_on_gpu  # noqa: E402

@@ -10,12 +10,11 @@ import inspect
 import os
 import re
 import sys
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib.metadata import version
 from pathlib import Path
-from typing import Any
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
@@ -25,17 +24,18 @@ from xdsl.utils.arg_spec import parse_pipeline as parse_pipeline_specs
 from xdsl.utils.exceptions import ArgSpecParseError, ParseError, VerifyException
 from xdsl.utils.lexer import Span
 
-from passviz.compilers.pass_table import available_passes, traced_passes
-from passviz.compilers.registry import ALIASED_ATTRIBUTES, make_context
-from passviz.compilers.triton.version import (
-    SYNTAX_KEY,
-    TritonVersion,
+from passviz.compilers.registry import (
+    ALIASED_ATTRIBUTES,
+    NAMED_PIPELINES,
+    available_passes,
+    make_context,
     recorded_syntax,
-    recorded_triton_version,
-    triton_version,
+    syntax_problems,
+    traced_passes,
     use_recorded_syntax,
 )
 from passviz.ir.collection import fewer_collections
+from passviz.ir.errors import InputError, IRParseError, PipelineError
 from passviz.ir.mlir_parser import MLIRParser
 from passviz.ir.structure_checks import OpVerifyError
 from passviz.ir.terminal import first_line
@@ -45,24 +45,7 @@ from passviz.trace.model import Trace, TraceMeta
 from passviz.trace.store import TraceWriter, read_trace
 from passviz.version import __version__
 
-
-class InputError(ValueError):
-    """Input IR that cannot be traced: it does not parse, or does not verify."""
-
-
-class IRParseError(InputError):
-    """Input IR that does not parse, located as ``file:line:col``."""
-
-    def __init__(self, filename: str, line: int, column: int, message: str) -> None:
-        super().__init__(f"{filename}:{line}:{column}: {message}")
-        self.filename = filename
-        self.line = line
-        self.column = column
-        self.message = message
-
-
-class PipelineError(ValueError):
-    """A pipeline spec that names an unknown pass or bad options."""
+__all__ = ["NAMED_PIPELINES", "IRParseError", "InputError", "PipelineError"]
 
 
 def parse_ir(text: str, filename: str = "<input>") -> ModuleOp:
@@ -205,97 +188,6 @@ def _private_module_name(path: Path) -> str:
     return f"_passviz_user_{stem}_{digest}"
 
 
-MAKE_TTIR: Mapping[TritonVersion, str] = {
-    (3, 6): (
-        "inline,triton-rewrite-tensor-pointer,canonicalize,triton-combine,"
-        "triton-reorder-broadcast,cse,symbol-dce,triton-loop-unroll"
-    ),
-    (3, 9): "inline,canonicalize,triton-combine,triton-reorder-broadcast,cse,symbol-dce,triton-loop-unroll",
-}
-"""``make_ttir`` of each modelled Triton for CUDA targets of compute capability
-9.0 and up (below that, Triton also rewrites tensor descriptors to pointers,
-which passviz lacks).  Triton 3.9 has no block pointers, so no
-``rewrite_tensor_pointer``."""
-
-
-TOY_OPT = "inline,toy-shape-inference,canonicalize,cse"
-"""``toyc-ch4``'s ``-opt`` (and, from chapter 5, what runs before any lowering):
-the inliner on the module, then shape inference, canonicalize and CSE on each ``toy.func``."""
-
-TOY_AFFINE = "toy-lower-to-affine,canonicalize,cse"
-"""Chapter 5's partial lowering to affine, then canonicalize and CSE on each ``func.func``."""
-
-TOY_AFFINE_OPT = "affine-loop-fusion,affine-scalrep"
-"""What ``-opt`` adds after the affine cleanups: loop fusion, then scalar replacement."""
-
-TOY_PIPELINES: Mapping[str, str] = {
-    "toy-ch3": "canonicalize",
-    "toy-ch4": TOY_OPT,
-    "toy-ch5": f"{TOY_OPT},{TOY_AFFINE},{TOY_AFFINE_OPT}",
-    "toy-ch6": f"{TOY_OPT},{TOY_AFFINE},{TOY_AFFINE_OPT},toy-lower-to-llvm",
-}
-"""``toyc-chN -opt``'s passes after MLIRGen, down to the chapter's deepest MLIR
-(``-emit=mlir`` for chapters 3 and 4, ``mlir-affine`` for 5, ``mlir-llvm`` for 6).
-``passviz.compilers.toy.driver.toy_pipeline`` gives each ``-emit`` level's."""
-
-
-IREE_FLOW = (
-    "iree-preprocessing-convert-1x1-filter-conv2d-to-matmul,iree-global-opt-convert-conv2d-to-img2col,"
-    "iree-global-opt-detach-elementwise-from-named-ops,iree-flow-canonicalize,cse,"
-    "iree-dispatch-creation-elementwise-op-fusion,iree-dispatch-creation-fuse-multi-use-elementwise-producer,"
-    "iree-flow-canonicalize,cse,iree-dispatch-creation-split-reduction-ops,"
-    "iree-dispatch-creation-form-dispatch-regions,iree-dispatch-creation-clone-producers-into-dispatch-regions,"
-    "iree-dispatch-creation-convert-dispatch-regions-to-workgroups,iree-flow-canonicalize,cse,"
-    "iree-flow-outline-dispatch-regions,iree-flow-canonicalize,cse,symbol-dce"
-)
-"""The seed's Flow pipeline (``buildFlowTransformPassPipeline``) under IREE 3.13's pass names,
-the passes passviz has in the seed's order: conv 1x1 to matmul, img2col, detach
-elementwise, fusion of tensor ops, split reduction, dispatch regions, workgroups and
-outlining, with the canonicalize and CSE the seed runs around them (IREE 3.13's
-``iree-flow-canonicalize``) and its closing symbol DCE."""
-
-
-class _NamedPipelines(Mapping[str, str]):
-    """The pipelines a spec may name as one pass, for the Triton passviz behaves as."""
-
-    def _pipelines(self) -> dict[str, str]:
-        return {"make-ttir": MAKE_TTIR[triton_version()], **TOY_PIPELINES, "iree-flow": IREE_FLOW}
-
-    def __getitem__(self, name: str) -> str:
-        return self._pipelines()[name]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._pipelines())
-
-    def __len__(self) -> int:
-        return len(self._pipelines())
-
-
-NAMED_PIPELINES: Mapping[str, str] = _NamedPipelines()
-"""Pipelines a spec may name as one pass.  ``make-ttir`` is the ``make_ttir``
-of the installed Triton (``MAKE_TTIR``; ``passviz.compilers.triton.version``);
-``toy-ch3`` to ``toy-ch6`` are the Toy tutorial's ``toyc -opt`` (``TOY_PIPELINES``);
-``iree-flow`` is the seed's IREE Flow pipeline (``IREE_FLOW``)."""
-
-
-_PIPELINE_ORIGINS: Mapping[str, str] = {
-    "make-ttir": "Triton {major}.{minor}'s make_ttir for CUDA",
-    "toy-ch3": "toyc-ch3 -emit=mlir -opt",
-    "toy-ch4": "toyc-ch4 -emit=mlir -opt",
-    "toy-ch5": "toyc-ch5 -emit=mlir-affine -opt",
-    "toy-ch6": "toyc-ch6 -emit=mlir-llvm -opt",
-    "iree-flow": "IREE 3.13's Flow passes in the seed's order",
-}
-"""What each named pipeline reproduces, for ``pipeline_summary``."""
-
-
-def pipeline_summary(name: str) -> str:
-    """One line saying what the named pipeline ``name`` is and runs."""
-    major, minor = triton_version()
-    origin = _PIPELINE_ORIGINS.get(name, "runs").format(major=major, minor=minor)
-    return f"{origin}: {NAMED_PIPELINES[name].replace(',', ', ')}."
-
-
 def parse_pipeline(spec: str, extra: dict[str, type[ModulePass]] | None = None) -> tuple[ModulePass, ...]:
     """Turn ``a,b{opt=1}`` into pass instances.
 
@@ -388,45 +280,6 @@ def _unknown_pass(name: str, passes: Mapping[str, object]) -> str:
         f"unknown pass {name!r}{hint}; passviz's traced passes are: {known} "
         "(`passviz passes` lists every pass)"
     )
-
-
-TRITON_TARGET: tuple[str, int, int] = ("cuda", 90, 32)
-"""The Triton target ``triton_frontend_ir`` specializes for (backend, arch, warp
-size): ``make-ttir`` is Triton 3.6's ``make_ttir`` for this target."""
-
-
-def triton_frontend_ir(
-    kernel: object,
-    signature: Mapping[str, str],
-    constexprs: Mapping[str, object] | None = None,
-    *,
-    target: tuple[str, int, int] = TRITON_TARGET,
-    locations: bool = True,
-) -> str:
-    """The TTIR that Triton's frontend makes of ``kernel``, before any pass: the
-    input of ``make-ttir`` (``triton.compile``'s first stage), with each op's
-    ``file:line:col`` in the kernel's source unless ``locations`` is off.
-
-    ``kernel`` is a ``@triton.jit`` function; ``signature`` gives each argument's
-    Triton type (``"*fp32"``, ``"i32"``, ``"constexpr"``) and ``constexprs`` the
-    values of the ``tl.constexpr`` ones. Needs ``pip install 'passviz[triton]'``.
-    """
-    try:
-        libtriton: Any = importlib.import_module("triton._C.libtriton")
-        backends: Any = importlib.import_module("triton.backends.compiler")
-        compiler: Any = importlib.import_module("triton.compiler.compiler")
-    except ImportError as exc:
-        raise InputError(f"capturing a Triton kernel needs pip install 'passviz[triton]': {exc}") from None
-    gpu_target = backends.GPUTarget(*target)
-    backend = compiler.make_backend(gpu_target)
-    options = backend.parse_options({})
-    context = libtriton.ir.context()
-    libtriton.ir.load_dialects(context)
-    backend.load_dialects(context)
-    source = compiler.ASTSource(kernel, signature=dict(signature), constexprs=dict(constexprs or {}))
-    codegen = backend.get_codegen_implementation(options)
-    module = source.make_ir(gpu_target, options, codegen, backend.get_module_map(), context)
-    return str(module.str() if locations else module.str_nodebug())
 
 
 @dataclass
@@ -556,11 +409,5 @@ def readable(trace: Trace) -> Trace:
     syntax = trace.meta.get("syntax")
     trace.context_factory = make_context
     trace.syntax_scope = lambda: use_recorded_syntax(syntax)
-    recorded = (syntax or {}).get(SYNTAX_KEY)
-    if recorded is not None and recorded_triton_version(syntax) is None:
-        installed = ".".join(map(str, triton_version()))
-        trace.warnings.append(
-            f"the trace's meta.syntax.triton {recorded!r} is no Triton version; "
-            f"it is read as Triton {installed}"
-        )
+    trace.warnings.extend(syntax_problems(syntax))
     return trace

@@ -75,7 +75,7 @@ def dot_trace(folder: Path) -> Trace:
     """``make-ttir`` on ``MATMUL_BY_SUM`` (written to ``folder``, so its source can be read back)."""
     import importlib.util
 
-    from passviz.pipelines import triton_frontend_ir
+    from passviz.compilers.triton.frontend import triton_frontend_ir
 
     path = folder / "matmul_by_sum.py"
     path.write_text(MATMUL_BY_SUM, encoding="utf-8")

@@ -8,14 +8,10 @@ definitions by the golden fixtures (``tests/golden.py``).
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import json
 from pathlib import Path
 
-from xdsl.ir import Attribute
-
-from passviz.compilers.registry import ALIASED_ATTRIBUTES, make_context
+from passviz.compilers.registry import ALIASED_ATTRIBUTES, FAMILIES
 from passviz.ir.printer import AliasedAttribute
 from passviz.pipelines import load_trace, record
 from passviz.record.initial import ensure_initial
@@ -27,21 +23,14 @@ from tests.golden import ALIASED_MODULE
 
 
 def _aliased_classes() -> dict[str, str]:
-    """Every attribute class of passviz's dialects that prints by alias: its text's start, its alias."""
-    ctx = make_context()
+    """Every attribute class of the families' dialects that prints by alias: its text's start, its alias."""
     found: dict[str, str] = {}
-    for name in ctx.registered_dialect_names:
-        module = importlib.import_module(f"passviz.compilers.registry.{name}") if _ours(name) else None
-        if module is None:
-            continue
-        for item in vars(module).values():
-            if isinstance(item, type) and issubclass(item, Attribute) and issubclass(item, AliasedAttribute):
-                found[f"#{item.name}<"] = item.ASM_ALIAS
+    for family in FAMILIES:
+        for load in family.dialects.values():
+            for item in load().attributes:
+                if issubclass(item, AliasedAttribute):
+                    found[f"#{item.name}<"] = item.ASM_ALIAS
     return found
-
-
-def _ours(dialect: str) -> bool:
-    return importlib.util.find_spec(f"passviz.compilers.registry.{dialect}") is not None
 
 
 def test_the_recorded_kinds_are_those_the_classes_declare() -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from passviz.cli import main
-from passviz.compilers.pass_table import pass_summary
+from passviz.compilers.registry import pass_summary
 from passviz.pipelines import load_pass_module
 
 MODULE = "func.func @f(%a: i32) -> i32 {\n  %0 = arith.addi %a, %a : i32\n  func.return %0 : i32\n}\n"

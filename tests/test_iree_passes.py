@@ -475,7 +475,7 @@ def test_iree_passes_fold_casts_as_iree_3_13s_llvm() -> None:
     """Inside IREE's passes the arith folders are IREE 3.13's LLVM's: truncf(extf(x)) stays,
     extf(truncf(x)) under contract folds, and Triton 3.9's newer folds (0 / x, x * 0 under
     nnan nsz) come; the same module outside them folds as Triton's LLVM (truncf(extf(x)) is x)."""
-    from passviz.compilers.mlir.dialects.llvm_version import iree_llvm
+    from passviz.compilers.mlir.version import iree_llvm
     from passviz.compilers.triton.version import use_triton_version
 
     ours = print_module(record(CASTS, "iree-flow-canonicalize").module)

@@ -7,8 +7,9 @@ import re
 
 import pytest
 
+from passviz.compilers.iree.family import IREE_FLOW
 from passviz.ir.printer import print_module
-from passviz.pipelines import IREE_FLOW, NAMED_PIPELINES, record
+from passviz.pipelines import NAMED_PIPELINES, record
 from tests.conftest import iree_opt_missing, need, peer_file, run_passviz, split_chunks
 from tests.iree_support import FILES, MODELS, PASSES, run_iree_opt
 

@@ -16,8 +16,9 @@ from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
 
 from passviz.cli import main
+from passviz.compilers.iree.family import IREE_FLOW
 from passviz.compilers.mlir.dialects.linalg import MatmulOp
-from passviz.pipelines import IREE_FLOW, parse_ir, record
+from passviz.pipelines import parse_ir, record
 from passviz.run.bisect import INITIAL, bisect, run_step
 from passviz.run.inputs import derive_specs, make_arguments
 from passviz.run.launch import launch

@@ -10,6 +10,7 @@ fails here, and so does a cycle that is gone but still listed (take it off).
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
@@ -22,21 +23,42 @@ ORDER = [
     "version",
     "ir",
     "trace",
-    "dialects",
-    "passes",
+    "record",
+    "rewrite",
+    "interpret",
+    "compilers",
     "pipelines",
-    "graph",
+    "view",
     "run",
-    "toy",
     "widget",
     "_ipython",
     "notebook",
     "cli",
     "__init__",
 ]
-"""The layers, lowest first: the top-level modules and packages of ``passviz``.  ``run`` comes
-before ``widget`` (the run panel executes IR through it), ``toy`` after ``run`` (its ``-emit=jit``
-and interpreter use the run layer's)."""
+"""The layers, lowest first: the top-level modules and packages of ``passviz``.  ``interpret``
+(the CPU interpreter's core) comes before ``compilers``, whose families add their ops' tables to
+it; ``run`` (runs, bisection, the GPU) after them; ``widget`` after ``run`` (the run panel)."""
+
+FAMILY_DEPENDENCIES: dict[str, set[str]] = {
+    "mlir": set(),
+    "triton": {"mlir"},
+    "triton_shared": {"mlir", "triton"},
+    "triton_linalg": {"mlir", "triton"},
+    "iree": {"mlir"},
+    "toy": {"mlir"},
+}
+"""The families each compiler family may import: upstream MLIR, and for triton-shared and
+triton-linalg (which extend Triton) Triton.  No other code under ``compilers/`` but the registry
+imports a family."""
+
+GENERIC_LAYERS = ("ir", "trace", "record", "rewrite", "interpret")
+"""The layers that know no compiler family (nor does ``compilers/mlir``)."""
+
+FAMILY_OP_NAME = re.compile(
+    r"\b(?:tt|ttg|tts|toy|flow|hal|util|iree_tensor_ext|iree_encoding|check)\.[a-z_]+"
+)
+"""A family's op name, as code that names one spells it (``"tt.load"``, ``"toy.func"``)."""
 
 FORBIDDEN_IN_TRACE = {"networkx", "ipywidgets", "IPython", "jupyterlab", "pyvis", "notebook"}
 
@@ -93,11 +115,36 @@ def _imports(path: Path) -> Iterator[str]:
                 base = ".".join([*parts, base] if base else parts)
             # ``from P import n`` needs the module ``P.n`` if there is one, else ``P`` (n is in it).
             names = [f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base for a in node.names]
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "lazy":
+            first = node.args[0] if node.args else None
+            if isinstance(first, ast.Constant) and isinstance(first.value, str):
+                names = [first.value]
+            elif isinstance(first, ast.JoinedStr):  # f"{_P}.module": the folder constant, then the rest
+                names = [_joined(path, first)]
         for name in names:
             while name and name not in modules:  # a name imported from a module: the module
                 name = name.rpartition(".")[0]
             if name.startswith("passviz") and name != this:
                 yield name
+
+
+def _joined(path: Path, text: ast.JoinedStr) -> str:
+    """An f-string of the form ``f"{CONSTANT}.rest"`` with ``CONSTANT`` a module-level string of
+    ``path``, spelled out."""
+    constants = {
+        target.id: node.value.value
+        for node in ast.parse(path.read_text(encoding="utf-8")).body
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant)
+        for target in node.targets
+        if isinstance(target, ast.Name) and isinstance(node.value.value, str)
+    }
+    parts: list[str] = []
+    for value in text.values:
+        if isinstance(value, ast.Constant):
+            parts.append(str(value.value))
+        elif isinstance(value, ast.FormattedValue) and isinstance(value.value, ast.Name):
+            parts.append(str(constants.get(value.value.id, "")))
+    return "".join(parts)
 
 
 def _layer(module: str) -> str:
@@ -111,6 +158,57 @@ def _graph() -> nx.DiGraph[str]:
         graph.add_node(module)
         graph.add_edges_from((module, imported) for imported in _imports(path))
     return graph
+
+
+def _family(module: str) -> str | None:
+    """The compiler family ``module`` belongs to (``passviz.compilers.<family>...``), if any."""
+    parts = module.split(".")
+    return parts[2] if len(parts) > 3 and parts[1] == "compilers" else None
+
+
+def test_families_import_only_what_they_build_on() -> None:
+    wrong: list[str] = []
+    for module, imported in _graph().edges:
+        family, other = _family(module), _family(imported)
+        if other is None or other == family or module == "passviz.compilers.registry":
+            continue
+        generic = _layer(module) in GENERIC_LAYERS or module.startswith("passviz.compilers.family")
+        if (
+            generic
+            or family is None
+            and _layer(module) == "compilers"
+            or (family is not None and other not in FAMILY_DEPENDENCIES[family])
+        ):
+            wrong.append(f"{module} imports {imported}")
+    assert not wrong, "\n".join(sorted(wrong))
+
+
+def _strings(path: Path) -> Iterator[tuple[int, str]]:
+    """The string constants of ``path`` that are no docstring, with their lines."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+            yield node.lineno, node.value
+
+
+def test_generic_code_names_no_family_op() -> None:
+    named: list[str] = []
+    for module, path in _modules().items():
+        generic = _layer(module) in GENERIC_LAYERS or _family(module) == "mlir"
+        if not generic:
+            continue
+        for line, text in _strings(path):
+            for match in FAMILY_OP_NAME.finditer(text):
+                named.append(f"{path.relative_to(ROOT.parent)}:{line}: {match.group(0)}")
+    assert not named, "\n".join(named)
 
 
 def _short(module: str) -> str:

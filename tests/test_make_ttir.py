@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from passviz.compilers.triton.frontend import triton_frontend_ir
 from passviz.compilers.triton.version import use_triton_version
 from passviz.ir.printer import print_module
-from passviz.pipelines import NAMED_PIPELINES, InputError, parse_ir, record, triton_frontend_ir
+from passviz.pipelines import NAMED_PIPELINES, InputError, parse_ir, record
 from passviz.trace.model import Trace
 from tests.conftest import need
 from tests.triton_oracle import (

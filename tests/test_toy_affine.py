@@ -17,7 +17,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
-from passviz.compilers.toy.driver import mlir_text, toy_pipeline
+from passviz.cli.toyc import mlir_text, toy_pipeline
 from passviz.compilers.toy.interpret import run_lowered, run_main
 from passviz.compilers.toy.mlirgen import mlirgen
 from passviz.compilers.toy.parser import parse_toy

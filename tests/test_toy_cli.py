@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from _pytest.mark import ParameterSet
 
-from passviz.compilers.pass_table import available_passes
-from passviz.compilers.toy.driver import EMITS, run_toy, toy_pipeline
+from passviz.cli.toyc import EMITS, run_toy, toy_pipeline
+from passviz.compilers.registry import available_passes
 from passviz.compilers.toy.interpret import run_main
 from passviz.compilers.toy.mlirgen import mlirgen
 from passviz.compilers.toy.parser import parse_toy
@@ -290,7 +290,7 @@ def test_run_and_bisect_read_a_toy_trace_down_to_llvm(tmp_path: Path) -> None:
 def test_the_run_panel_reads_a_toy_trace_as_the_command_line_does() -> None:
     """The widget's run panel takes a Toy trace's inputs (none: ``main`` takes no arguments) from
     MLIRGen's module, runs an affine-level step, and bisects with MLIRGen's run as the reference."""
-    from passviz.compilers.toy.driver import run_toy_text
+    from passviz.cli.toyc import run_toy_text
     from passviz.run.panel import bisect_at, default_inputs, run_at
 
     needs_toy_peer()

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from passviz.compilers.toy.driver import run_toy
+from passviz.cli.toyc import run_toy
 from passviz.compilers.toy.interpret import run_main
 from passviz.pipelines import load_trace, parse_ir
 from tests.conftest import filecheck

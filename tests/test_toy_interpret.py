@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from _pytest.mark import ParameterSet
 
-from passviz.compilers.toy.driver import run_toy
+from passviz.cli.toyc import run_toy
 from passviz.compilers.toy.interpret import ToyRunError, format_print, run_main
 from passviz.compilers.toy.mlirgen import mlirgen
 from passviz.compilers.toy.parser import parse_toy

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
-from passviz.compilers.pass_table import available_passes
-from passviz.compilers.toy.driver import mlir_text, run_toy
+from passviz.cli.toyc import mlir_text, run_toy
+from passviz.compilers.registry import available_passes
 from passviz.compilers.toy.interpret import format_print, run_main
 from passviz.compilers.toy.mlirgen import mlirgen
 from passviz.compilers.toy.parser import parse_toy

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from passviz.cli import main
+from passviz.cli.toyc import run_toy
 from passviz.compilers.toy.dialect import FuncOp
-from passviz.compilers.toy.driver import run_toy
 from passviz.compilers.toy.lexer import ToyError
 from passviz.compilers.toy.mlirgen import location_of, mlirgen
 from passviz.compilers.toy.parser import parse_toy
@@ -206,7 +206,7 @@ def test_mlirgen_errors_are_located(source: str, message: str) -> None:
 def test_the_command_line_offers_what_the_driver_does() -> None:
     """The ``toy`` subcommand spells the driver's choices out (to import no Toy code at startup)."""
     from passviz.cli import _parser  # pyright: ignore[reportPrivateUsage]
-    from passviz.compilers.toy.driver import CHAPTERS, EMITS
+    from passviz.cli.toyc import CHAPTERS, EMITS
 
     args = _parser().parse_args(["toy", "f.toy", "-emit=ast", "--chapter", "3"])
     assert (args.emit, args.chapter) == ("ast", 3)

@@ -21,8 +21,9 @@ from typing import Any
 
 import pytest
 
+from passviz.compilers.triton.frontend import triton_frontend_ir
 from passviz.ir.printer import print_module
-from passviz.pipelines import record, triton_frontend_ir
+from passviz.pipelines import record
 from passviz.record.recorder import RecordOptions
 
 TRITON_VERSIONS = ("3.6.0", "3.9.0")

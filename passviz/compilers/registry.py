@@ -1,25 +1,45 @@
-"""Dialects: passviz's own (tt, ...) next to xDSL's standard ones."""
+"""The registry of compiler families: every family passviz knows, and what generic code asks of
+them (a context with their dialects, their passes and pipelines, their interpreter functions,
+the syntax versions and aliases a trace records).
+
+Adding a family is one folder under ``passviz/compilers/`` with a ``family.py``, and one line in
+``FAMILIES``.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from collections.abc import Iterator, Mapping
+from contextlib import ExitStack, contextmanager
 
 from xdsl.context import Context
 from xdsl.dialects import get_all_dialects
-from xdsl.ir import Dialect
+from xdsl.interpreter import InterpreterFunctions
+from xdsl.passes import ModulePass
+from xdsl.transforms import get_all_passes
 
+from passviz.compilers.family import DialectLoader, Family, PassLoader
+from passviz.compilers.iree.family import FAMILY as IREE
+from passviz.compilers.mlir.family import FAMILY as MLIR
+from passviz.compilers.toy.family import FAMILY as TOY
+from passviz.compilers.triton.family import FAMILY as TRITON
+from passviz.compilers.triton_linalg.family import FAMILY as TRITON_LINALG
+from passviz.compilers.triton_shared.family import FAMILY as TRITON_SHARED
 from passviz.ir.names import keep_suffix_only_names
+
+FAMILIES: tuple[Family, ...] = (MLIR, TRITON, TRITON_SHARED, TRITON_LINALG, IREE, TOY)
+"""Every family, upstream MLIR first (the others build on it)."""
 
 
 def make_context(*, allow_unregistered: bool = False) -> Context:
-    """A context that knows every xDSL dialect and passviz's own.
+    """A context that knows every xDSL dialect and every family's.
 
     Dialects are registered lazily, so parsing only pays for the ones used.
-    passviz's dialects take precedence over xDSL ones of the same name.
+    The families' dialects take precedence over xDSL ones of the same name.
     """
     keep_suffix_only_names()  # Triton's frontend names values %_0
     ctx = Context(allow_unregistered=allow_unregistered)
-    ours = _our_dialect_factories()
+    ours = _family_dialects()
     for name, factory in get_all_dialects().items():
         if name not in ours:
             ctx.register_dialect(name, factory)
@@ -28,132 +48,109 @@ def make_context(*, allow_unregistered: bool = False) -> Context:
     return ctx
 
 
-ALIASED_ATTRIBUTES: dict[str, str] = {"#ttg.blocked<": "blocked", "#iree_encoding.testing<": "encoding"}
+def _family_dialects() -> dict[str, DialectLoader]:
+    return {name: loader for family in FAMILIES for name, loader in family.dialects.items()}
+
+
+def traced_passes() -> dict[str, PassLoader]:
+    """The families' passes, recorded rewrite by rewrite, by name."""
+    return {name: loader for family in FAMILIES for name, loader in family.passes.items()}
+
+
+def available_passes() -> dict[str, PassLoader]:
+    """Every pass a pipeline may name: the families' override xDSL's."""
+    xdsl: dict[str, PassLoader] = dict(get_all_passes())
+    return {**xdsl, **traced_passes()}
+
+
+ALIASED_ATTRIBUTES: Mapping[str, str] = {
+    prefix: alias for family in FAMILIES for prefix, alias in family.aliases.items()
+}
 """The attributes printed by alias (``passviz.ir.printer.AliasedAttribute``): how each one's text
 begins, and its alias.  A trace records it (``meta.aliases``) so that the viewer aliases what the
-CLI aliases; spelled out here so that recording loads no dialect it does not use, and checked
-against the classes by ``tests/test_ir_aliases.py``."""
+CLI aliases; declared by the families so that recording loads no dialect it does not use, and
+checked against the classes by ``tests/test_alias_layout.py``."""
 
 
-def _our_dialect_factories() -> dict[str, Callable[[], Dialect]]:
-    return {
-        "tt": _load_tt,
-        "ttg": _load_ttg,
-        "tts": _load_tts,
-        "scf": _load_scf,
-        "arith": _load_arith,
-        "gpu": _load_gpu,
-        "llvm": _load_llvm,
-        "toy": _load_toy,
-        "util": _load_util,
-        "hal": _load_hal,
-        "flow": _load_flow,
-        "iree_tensor_ext": _load_iree_tensor_ext,
-        "linalg": _load_linalg,
-        "check": _load_check,
-        "iree_encoding": _load_iree_encoding,
-        "tensor": _load_tensor,
-        "affine": _load_affine,
-    }
+class _NamedPipelines(Mapping[str, str]):
+    """The pipelines a spec may name as one pass, as the families' versions choose them here."""
+
+    def __getitem__(self, name: str) -> str:
+        for family in FAMILIES:
+            if name in family.pipelines:
+                return family.pipelines[name].spec()
+        raise KeyError(name)
+
+    def __iter__(self) -> Iterator[str]:
+        return (name for family in FAMILIES for name in family.pipelines)
+
+    def __len__(self) -> int:
+        return sum(len(family.pipelines) for family in FAMILIES)
 
 
-def _load_tt() -> Dialect:
-    from passviz.compilers.triton.dialects.tt import TT
-
-    return TT
-
-
-def _load_ttg() -> Dialect:
-    from passviz.compilers.triton.dialects.ttg import TTG
-
-    return TTG
+NAMED_PIPELINES: Mapping[str, str] = _NamedPipelines()
+"""Pipelines a spec may name as one pass: ``make-ttir`` (the ``make_ttir`` of the Triton passviz
+behaves as), ``toy-ch3`` to ``toy-ch6`` (the Toy tutorial's ``toyc -opt``), ``iree-flow``."""
 
 
-def _load_tts() -> Dialect:
-    from passviz.compilers.triton_shared.dialect import TTS
-
-    return TTS
-
-
-def _load_arith() -> Dialect:
-    from passviz.compilers.mlir.dialects.arith import Arith
-
-    return Arith
+def pipeline_summary(name: str) -> str:
+    """One line saying what the named pipeline ``name`` is and runs."""
+    for family in FAMILIES:
+        if name in family.pipelines:
+            origin = family.describe(family.pipelines[name].origin) or "runs"
+            return f"{origin}: {family.pipelines[name].spec().replace(',', ', ')}."
+    raise KeyError(name)
 
 
-def _load_scf() -> Dialect:
-    from passviz.compilers.mlir.dialects.scf import SCF
-
-    return SCF
-
-
-def _load_gpu() -> Dialect:
-    from passviz.compilers.mlir.dialects.gpu import GPU
-
-    return GPU
+def recorded_syntax() -> dict[str, str]:
+    """What a trace records of the syntax its IR texts are written in (its ``meta.syntax``)."""
+    return {family.syntax.key: family.syntax.current() for family in FAMILIES if family.syntax is not None}
 
 
-def _load_llvm() -> Dialect:
-    from passviz.compilers.mlir.dialects.llvm import LLVM
-
-    return LLVM
-
-
-def _load_toy() -> Dialect:
-    from passviz.compilers.toy.dialect import Toy
-
-    return Toy
-
-
-def _load_util() -> Dialect:
-    from passviz.compilers.iree.dialects.util import Util
-
-    return Util
+@contextmanager
+def use_recorded_syntax(syntax: Mapping[str, str] | None) -> Iterator[None]:
+    """Read and print IR as the trace whose ``meta.syntax`` is ``syntax`` was written; what it
+    records nothing of (a trace written before passviz recorded it) reads as installed here."""
+    with ExitStack() as stack:
+        for family in FAMILIES:
+            if family.syntax is not None:
+                stack.enter_context(family.syntax.scope((syntax or {}).get(family.syntax.key)))
+        yield
 
 
-def _load_hal() -> Dialect:
-    from passviz.compilers.iree.dialects.hal import HAL
-
-    return HAL
-
-
-def _load_flow() -> Dialect:
-    from passviz.compilers.iree.dialects.flow import Flow
-
-    return Flow
-
-
-def _load_iree_tensor_ext() -> Dialect:
-    from passviz.compilers.iree.dialects.iree_tensor_ext import IREETensorExt
-
-    return IREETensorExt
+def syntax_problems(syntax: Mapping[str, str] | None) -> list[str]:
+    """What is unusable in a trace's ``meta.syntax`` (each then reads as installed here)."""
+    problems: list[str] = []
+    for family in FAMILIES:
+        recorded = (syntax or {}).get(family.syntax.key) if family.syntax is not None else None
+        if family.syntax is not None and recorded is not None:
+            problem = family.syntax.problem(recorded)
+            if problem is not None:
+                problems.append(problem)
+    return problems
 
 
-def _load_linalg() -> Dialect:
-    from passviz.compilers.mlir.dialects.linalg import Linalg
-
-    return Linalg
-
-
-def _load_affine() -> Dialect:
-    from passviz.compilers.mlir.dialects.affine import Affine
-
-    return Affine
+def interpreter_functions() -> tuple[InterpreterFunctions, ...]:
+    """Every family's op implementations for the CPU interpreter."""
+    return tuple(functions for family in FAMILIES for functions in family.interpreter())
 
 
-def _load_check() -> Dialect:
-    from passviz.compilers.iree.dialects.check import Check
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(])")
+"""Where a sentence ends: after ``.``, ``!`` or ``?``, before the next one's capital."""
 
-    return Check
-
-
-def _load_iree_encoding() -> Dialect:
-    from passviz.compilers.iree.dialects.iree_encoding import IREEEncoding
-
-    return IREEEncoding
+_RST_MARKUP = re.compile(r"(?::\w+:)?`+([^`]*)`+")
+"""RST inline literals and roles (````x````, ```x```, ``:class:`x```)."""
 
 
-def _load_tensor() -> Dialect:
-    from passviz.compilers.mlir.dialects.tensor import Tensor
+def pass_summary(pass_type: type[ModulePass] | type) -> str:
+    """The first sentence of ``pass_type``'s own docstring, on one line, without RST markup.
 
-    return Tensor
+    Empty when the class has no docstring of its own (a dataclass's generated
+    ``Name(field: type)`` does not count).  The sentence is never cut.
+    """
+    doc = pass_type.__doc__ or ""
+    if doc.startswith(f"{pass_type.__name__}("):
+        return ""
+    paragraph = " ".join(doc.strip().split("\n\n")[0].split())
+    sentence = _SENTENCE_END.split(paragraph, maxsplit=1)[0]
+    return _RST_MARKUP.sub(r"\1", sentence)

@@ -52,9 +52,13 @@ def run_main(module: ModuleOp) -> str:
 def run_lowered(module: ModuleOp) -> str:
     """What ``main`` prints, by passviz's interpreter: toy ops, and the affine, memref and arith
     ops of their lowering, at any step of ``toy-lower-to-affine`` and after."""
-    from passviz.run.interpreters import new_interpreter
+    from passviz.compilers.mlir.family import FAMILY as MLIR
+    from passviz.compilers.toy.family import FAMILY as TOY
+    from passviz.interpret.core import CoreFunctions, KernelInterpreter
 
-    interpreter = new_interpreter(module)
+    interpreter = KernelInterpreter(module)
+    for functions in (CoreFunctions(), *MLIR.interpreter(), *TOY.interpreter()):
+        interpreter.register_implementations(functions)
     interpreter.call(interpreter.function("main", module), ())
     return "".join(format_print(np.asarray(value, dtype=np.float64)) for value in interpreter.printed)
 

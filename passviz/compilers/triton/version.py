@@ -10,63 +10,42 @@ none is installed).  ``use_triton_version`` picks another for a block of code.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager, nullcontext
-from contextvars import ContextVar
-from functools import cache
-from importlib.metadata import PackageNotFoundError, version
+from collections.abc import Mapping
+from contextlib import nullcontext
 
-TritonVersion = tuple[int, int]
-"""A Triton version as (major, minor)."""
+from passviz.compilers.mlir.version import (
+    MODELLED,
+    Snapshot,
+    installed_snapshot,
+    llvm_snapshot,
+    parse_snapshot,
+    use_snapshot,
+)
 
-MODELLED: tuple[TritonVersion, ...] = ((3, 6), (3, 9))
-"""The Triton versions whose passes and syntax passviz reproduces."""
+TritonVersion = Snapshot
+"""A Triton version as (major, minor): passviz's tt dialect and passes behave as the release whose
+LLVM snapshot passviz's MLIR behaves as (``passviz.compilers.mlir.version``)."""
 
-_CHOSEN: ContextVar[TritonVersion | None] = ContextVar("passviz_triton_version", default=None)
-"""The version ``use_triton_version`` picked, if any (context-local, not global)."""
+triton_version = llvm_snapshot
+"""The Triton version passviz behaves as here."""
 
+use_triton_version = use_snapshot
+"""Behave as Triton ``chosen`` (``"3.9"`` or ``(3, 9)``) inside the ``with`` block."""
 
-def parse_triton_version(text: str) -> TritonVersion:
-    """``"3.9.0"`` or ``"3.9"`` as the modelled version passviz behaves as; ValueError if unreadable."""
-    parts = text.split(".")
-    try:
-        wanted = (int(parts[0]), int(parts[1]))
-    except (IndexError, ValueError):
-        raise ValueError(f"not a Triton version: {text!r} (expected MAJOR.MINOR, such as 3.9)") from None
-    older = [modelled for modelled in MODELLED if modelled <= wanted]
-    return older[-1] if older else MODELLED[0]
+parse_triton_version = parse_snapshot
+"""``"3.9.0"`` or ``"3.9"`` as the modelled version passviz behaves as; ValueError if unreadable."""
 
+installed_triton_version = installed_snapshot
+"""The modelled version of the installed Triton; 3.6 without one."""
 
-@cache
-def installed_triton_version() -> TritonVersion:
-    """The modelled version of the installed Triton; 3.6 without one.
-
-    A cache, not state: the installed package does not change under a running process."""
-    try:
-        return parse_triton_version(version("triton"))
-    except (PackageNotFoundError, ValueError):
-        return MODELLED[0]
-
-
-def triton_version() -> TritonVersion:
-    """The Triton version passviz behaves as here."""
-    return _CHOSEN.get() or installed_triton_version()
-
-
-@contextmanager
-def use_triton_version(chosen: TritonVersion | str) -> Iterator[TritonVersion]:
-    """Behave as Triton ``chosen`` (``"3.9"`` or ``(3, 9)``) inside the ``with`` block."""
-    resolved = (
-        parse_triton_version(chosen)
-        if isinstance(chosen, str)
-        else parse_triton_version(".".join(map(str, chosen)))
-    )
-    token = _CHOSEN.set(resolved)
-    try:
-        yield resolved
-    finally:
-        _CHOSEN.reset(token)
-
+__all__ = [
+    "installed_triton_version",
+    "MODELLED",
+    "TritonVersion",
+    "parse_triton_version",
+    "triton_version",
+    "use_triton_version",
+]
 
 SYNTAX_KEY = "triton"
 """The key of the Triton version in a trace's ``meta.syntax``."""
@@ -78,11 +57,29 @@ def recorded_syntax() -> dict[str, str]:
     return {SYNTAX_KEY: f"{major}.{minor}"}
 
 
-def use_recorded_syntax(syntax: Mapping[str, str] | None) -> contextlib.AbstractContextManager[object]:
-    """Read and print IR as the trace whose ``meta.syntax`` is ``syntax`` was written; a trace
-    that records none (written before passviz recorded it) reads as the installed Triton."""
-    version = recorded_triton_version(syntax)
+def use_recorded_syntax(recorded: str | None) -> contextlib.AbstractContextManager[object]:
+    """Read and print IR as a trace whose ``meta.syntax.triton`` is ``recorded`` was written; a
+    trace that records none (written before passviz recorded it), or no version, reads as the
+    installed Triton."""
+    version = recorded_triton_version({SYNTAX_KEY: recorded} if recorded is not None else None)
     return nullcontext() if version is None else use_triton_version(version)
+
+
+def recorded_syntax_version() -> str:
+    """The Triton version the tt dialect reads and prints as here, as ``meta.syntax`` records it."""
+    return recorded_syntax()[SYNTAX_KEY]
+
+
+def syntax_problem(recorded: str) -> str | None:
+    """Why a recorded ``meta.syntax.triton`` is unusable (it then reads as the installed Triton)."""
+    try:
+        parse_triton_version(recorded)
+    except ValueError:
+        installed = ".".join(map(str, triton_version()))
+        return f"the trace's meta.syntax.triton {recorded!r} is no Triton version; " + (
+            f"it is read as Triton {installed}"
+        )
+    return None
 
 
 def recorded_triton_version(syntax: Mapping[str, str] | None) -> TritonVersion | None:
@@ -95,3 +92,16 @@ def recorded_triton_version(syntax: Mapping[str, str] | None) -> TritonVersion |
         return parse_triton_version(text)
     except ValueError:
         return None
+
+
+MAKE_TTIR: Mapping[TritonVersion, str] = {
+    (3, 6): (
+        "inline,triton-rewrite-tensor-pointer,canonicalize,triton-combine,"
+        "triton-reorder-broadcast,cse,symbol-dce,triton-loop-unroll"
+    ),
+    (3, 9): "inline,canonicalize,triton-combine,triton-reorder-broadcast,cse,symbol-dce,triton-loop-unroll",
+}
+"""``make_ttir`` of each modelled Triton for CUDA targets of compute capability
+9.0 and up (below that, Triton also rewrites tensor descriptors to pointers,
+which passviz lacks).  Triton 3.9 has no block pointers, so no
+``rewrite_tensor_pointer``."""

@@ -20,8 +20,8 @@ from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr, Affine
 from xdsl.pattern_rewriter import PatternRewriter
 
 from passviz.compilers.mlir.dialects.linalg import Conv2DNchwFchwOp, Conv2DNhwcHwcfOp, generalize
-from passviz.compilers.mlir.dialects.llvm_version import behaves_as_iree
 from passviz.compilers.mlir.passes.canonicalize import apply_patterns_greedily
+from passviz.compilers.mlir.version import behaves_as_iree
 from passviz.compilers.triton.canonicalization import PatternTable, TritonPattern
 from passviz.ir.hints import isa
 from passviz.record.recorder import StepRecorder, TracedPass

@@ -43,9 +43,9 @@ from passviz.compilers.mlir.dialects.linalg import (
     GenericOp,
     MatmulOp,
 )
-from passviz.compilers.mlir.dialects.llvm_version import behaves_as_iree
 from passviz.compilers.mlir.dialects.tensor import CollapseShapeOp, ExpandShapeOp
 from passviz.compilers.mlir.passes.canonicalize import apply_patterns_greedily
+from passviz.compilers.mlir.version import behaves_as_iree
 from passviz.compilers.triton.canonicalization import PatternTable, TritonPattern
 from passviz.ir.hints import isa
 from passviz.record.recorder import StepRecorder, TracedPass

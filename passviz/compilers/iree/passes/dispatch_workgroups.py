@@ -46,8 +46,8 @@ from passviz.compilers.iree.passes.dispatch_common import (
     used_values_defined_above,
 )
 from passviz.compilers.mlir.dialects.linalg import FillOp
-from passviz.compilers.mlir.dialects.llvm_version import behaves_as_iree
 from passviz.compilers.mlir.passes.canonicalize import CanonicalizationTables, apply_patterns_greedily
+from passviz.compilers.mlir.version import behaves_as_iree
 from passviz.ir.hints import isa
 from passviz.ir.locations import located
 from passviz.record.recorder import StepRecorder, TracedPass

@@ -57,8 +57,8 @@ from passviz.compilers.iree.dialects import flow
 from passviz.compilers.iree.passes.detach_elementwise import is_contraction
 from passviz.compilers.iree.passes.dispatch_common import record_no_fusion
 from passviz.compilers.mlir.dialects.linalg import GenericOp
-from passviz.compilers.mlir.dialects.llvm_version import behaves_as_iree
 from passviz.compilers.mlir.passes.canonicalize import apply_patterns_greedily
+from passviz.compilers.mlir.version import behaves_as_iree
 from passviz.compilers.triton.canonicalization import PatternTable, TritonPattern
 from passviz.ir.hints import isa
 from passviz.record.recorder import StepRecorder, TracedPass

@@ -86,8 +86,8 @@ from passviz.compilers.mlir.dialects.linalg import (
     GenericOp,
     SoftmaxOp,
 )
-from passviz.compilers.mlir.dialects.llvm_version import behaves_as_iree
 from passviz.compilers.mlir.passes.canonicalize import apply_patterns_greedily
+from passviz.compilers.mlir.version import behaves_as_iree
 from passviz.ir.hints import isa
 from passviz.ir.locations import located
 from passviz.record.recorder import StepRecorder, TracedPass

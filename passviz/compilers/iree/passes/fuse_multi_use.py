@@ -36,8 +36,8 @@ from passviz.compilers.iree.passes.elementwise_op_fusion import (
     payload_label,
 )
 from passviz.compilers.mlir.dialects.linalg import GenericOp
-from passviz.compilers.mlir.dialects.llvm_version import behaves_as_iree
 from passviz.compilers.mlir.passes.canonicalize import apply_patterns_greedily
+from passviz.compilers.mlir.version import behaves_as_iree
 from passviz.compilers.triton.canonicalization import PatternTable
 from passviz.ir.dominance import properly_dominates
 from passviz.record.recorder import StepRecorder, TracedPass

@@ -24,7 +24,7 @@ from xdsl.ir.affine import AffineDimExpr, AffineMap
 from xdsl.utils.exceptions import PassFailedException
 
 from passviz.compilers.mlir.dialects.linalg import FillOp, GenericOp
-from passviz.compilers.mlir.dialects.llvm_version import behaves_as_iree
+from passviz.compilers.mlir.version import behaves_as_iree
 from passviz.ir.hints import isa
 from passviz.ir.locations import located
 from passviz.record.recorder import StepRecorder, TracedPass

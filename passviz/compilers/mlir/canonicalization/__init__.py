@@ -17,7 +17,7 @@ from xdsl.pattern_rewriter import RewritePattern
 
 from passviz.compilers.mlir.canonicalization import affine, arith, cf, math, scf
 from passviz.compilers.mlir.canonicalization.arith import Folder, FoldResult
-from passviz.compilers.mlir.dialects.llvm_version import llvm_since
+from passviz.compilers.mlir.version import llvm_since
 
 __all__ = ["FoldResult", "fold", "has_table", "materialize_constant", "patterns_for"]
 

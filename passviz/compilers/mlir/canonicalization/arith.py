@@ -7,7 +7,7 @@ other shapes, ``arith_patterns``) and the C++ ones of ``ArithOps.cpp``
 (``SelectToExtUI``, ``CmpFIntToFPConst``), as of the LLVM that Triton 3.6 builds
 against; behaving as Triton 3.9, the folds and patterns its newer LLVM adds come
 too.  Inside IREE's passes they behave as IREE 3.13's LLVM
-(``passviz.compilers.mlir.dialects.llvm_version``).  A DRR pattern's benefit is the number of ops
+(``passviz.compilers.mlir.version``).  A DRR pattern's benefit is the number of ops
 it matches, so ``PATTERNS`` lists an op's patterns sorted by it as MLIR's
 applicator tries them.
 """

@@ -24,7 +24,7 @@ from passviz.compilers.mlir.canonicalization.arith_common import (
     operand_attrs,
     with_traits,
 )
-from passviz.compilers.mlir.dialects.llvm_version import iree_llvm
+from passviz.compilers.mlir.version import iree_llvm
 from passviz.rewrite.folders import Scalar, fold_cast, round_float
 from passviz.rewrite.greedy import Folder, FoldResult
 from passviz.rewrite.matchers import APInt, foldable_float, int_width, is_poison

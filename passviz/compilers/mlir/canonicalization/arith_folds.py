@@ -27,7 +27,7 @@ from passviz.compilers.mlir.canonicalization.arith_common import (
     with_traits,
     zero_attr,
 )
-from passviz.compilers.mlir.dialects.llvm_version import llvm_since
+from passviz.compilers.mlir.version import llvm_since
 from passviz.ir.hints import isa
 from passviz.rewrite.folders import Scalar, fold_binary, fold_unary
 from passviz.rewrite.greedy import Folder, FoldResult

@@ -35,7 +35,7 @@ from passviz.compilers.mlir.canonicalization.arith_common import (
     replace,
     zero_attr,
 )
-from passviz.compilers.triton.version import TritonVersion
+from passviz.compilers.mlir.version import Snapshot
 from passviz.ir.hints import isa
 from passviz.rewrite.builders import binary, cmpi, constant, i1_constant, select, unary
 from passviz.rewrite.matchers import constant_attr, foldable_float, int_attr, int_value, is_int
@@ -197,7 +197,7 @@ class SelectToMinMax(RewritePattern):
     """select(cmpi(p, a, b), a, b) -> min/max(a, b), by the predicate's sign and
     direction (either value order); Triton 3.9's LLVM has it, 3.6's not."""
 
-    since: ClassVar[TritonVersion] = (3, 9)
+    since: ClassVar[Snapshot] = (3, 9)
     """The Triton release whose LLVM has the pattern (``patterns_for`` leaves it out before)."""
 
     @op_type_rewrite_pattern

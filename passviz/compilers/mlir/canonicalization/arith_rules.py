@@ -32,7 +32,7 @@ from passviz.compilers.mlir.canonicalization.arith_common import (
     replace,
 )
 from passviz.compilers.mlir.dialects.arith import IndexCastUIOp
-from passviz.compilers.triton.version import TritonVersion
+from passviz.compilers.mlir.version import Snapshot
 from passviz.rewrite.builders import binary, constant, registered, unary
 from passviz.rewrite.matchers import int_attr
 
@@ -46,7 +46,7 @@ class Rule(ABC):
 
     name: str
     """The pattern's name in MLIR, which its class and trace steps take."""
-    since: TritonVersion | None = field(default=None, kw_only=True)
+    since: Snapshot | None = field(default=None, kw_only=True)
     """The Triton release whose LLVM has the pattern (``patterns_for`` leaves it out
     before); None: every modelled release's has it."""
 
@@ -63,7 +63,7 @@ class RulePattern(RewritePattern):
     """A pattern of the table: its rule matches and rewrites."""
 
     rule: ClassVar[Rule]
-    since: ClassVar[TritonVersion | None] = None
+    since: ClassVar[Snapshot | None] = None
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         self.rule.rewrite(op, rewriter)

@@ -18,7 +18,7 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewri
 from xdsl.rewriter import InsertPoint
 from xdsl.transforms.canonicalization_patterns.cf import AssertTrue
 
-from passviz.compilers.triton.version import triton_version
+from passviz.compilers.mlir.version import llvm_snapshot
 from passviz.rewrite.builders import i1_constant, select
 from passviz.rewrite.matchers import constant_attr, int_value
 
@@ -50,7 +50,7 @@ def collapse_branch(successor: Block, operands: Sequence[SSAValue]) -> tuple[Blo
     dest = branch.successor
     if dest is successor:
         return None
-    if triton_version() >= (3, 9) and dest.has_one_use():
+    if llvm_snapshot() >= (3, 9) and dest.has_one_use():
         # Triton 3.9's LLVM leaves a destination reached from here alone to be merged into its block.
         return None
     visited = {successor, dest}

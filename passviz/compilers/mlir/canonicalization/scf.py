@@ -20,7 +20,7 @@ from xdsl.traits import CallableOpInterface
 from xdsl.transforms.canonicalization_patterns.scf import replace_op_with_region
 
 from passviz.compilers.mlir.canonicalization.arith import Folder, FoldResult
-from passviz.compilers.triton.version import triton_version
+from passviz.compilers.mlir.version import llvm_snapshot
 from passviz.ir.hints import isa
 from passviz.rewrite.builders import binary, i1_constant, select
 from passviz.rewrite.matchers import APInt, constant_attr, int_value, int_width, is_int
@@ -224,7 +224,7 @@ def static_trip_count(op: scf.ForOp) -> int | None:
     if op.lb == op.ub:
         return 0
     step = int_value(constant_attr(op.step))
-    if triton_version() >= (3, 9):
+    if llvm_snapshot() >= (3, 9):
         return _static_trip_count_3_9(op, width, step)
     if step is not None and step.signed <= 0:
         return 0

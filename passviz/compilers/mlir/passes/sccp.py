@@ -45,8 +45,8 @@ from passviz.compilers.mlir import canonicalization as mlir
 from passviz.compilers.mlir.passes.canonicalize import CanonicalizationTables
 from passviz.compilers.mlir.passes.licm import memory_effects
 from passviz.compilers.mlir.passes.symbol_dce import is_symbol, op_symbol_refs
+from passviz.compilers.mlir.version import llvm_snapshot
 from passviz.compilers.triton.passes.loop_unroll import replace_all_uses
-from passviz.compilers.triton.version import triton_version
 from passviz.ir.hints import isa
 from passviz.record.recorder import StepRecorder, TracedPass
 from passviz.rewrite.greedy import insertion_region
@@ -554,7 +554,7 @@ def _entry_successors(
     if isinstance(op, scf.ForOp):
         into_body: tuple[Successor, Sequence[SSAValue]] = (op.body, op.body.block.args[1:])
         past_loop: tuple[Successor, Sequence[SSAValue]] = (None, op.results)
-        trips = _trip_count_3_9(op, attrs) if triton_version() >= (3, 9) else None
+        trips = _trip_count_3_9(op, attrs) if llvm_snapshot() >= (3, 9) else None
         if trips is None:
             return [into_body, past_loop]
         # Triton 3.9's LLVM enters a loop known to run, and skips one known not to.

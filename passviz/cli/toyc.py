@@ -9,14 +9,11 @@ from typing import Literal
 from xdsl.dialects.builtin import ModuleOp
 
 from passviz.compilers.toy.ast import dump
+from passviz.compilers.toy.family import TOY_AFFINE, TOY_AFFINE_OPT, TOY_OPT, TOY_PIPELINES
 from passviz.compilers.toy.mlirgen import ToyMLIRGen, mlirgen
 from passviz.compilers.toy.parser import parse_toy
 from passviz.ir.printer import print_module
 from passviz.pipelines import (
-    TOY_AFFINE,
-    TOY_AFFINE_OPT,
-    TOY_OPT,
-    TOY_PIPELINES,
     InputError,
     RecordOptions,
     TraceRun,

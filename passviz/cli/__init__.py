@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, NoReturn, cast
 from xdsl.ir import Block
 from xdsl.passes import ModulePass
 
-from passviz.compilers.pass_table import available_passes, pass_summary, traced_passes
+from passviz.compilers.registry import available_passes, pass_summary, pipeline_summary, traced_passes
 from passviz.compilers.triton.version import (
     TritonVersion,
     parse_triton_version,
@@ -32,7 +32,6 @@ from passviz.pipelines import (
     PipelineError,
     load_pass_module,
     load_trace,
-    pipeline_summary,
     record_file,
 )
 from passviz.record.recorder import RecordOptions, VerifyEach
@@ -731,7 +730,7 @@ def _add_toy_parser(sub: argparse._SubParsersAction[_OneLineParser]) -> None:  #
     """``toy``: the MLIR Toy tutorial's ``toyc``, recording MLIRGen as a trace."""
     toy = sub.add_parser("toy", help="compile a Toy file as the MLIR tutorial's toyc does")
     toy.add_argument("input", help="a .toy file (or a .mlir file of toy IR)")
-    # passviz.compilers.toy.driver's EMITS and CHAPTERS, spelled out so that startup imports no Toy code
+    # passviz.cli.toyc's EMITS and CHAPTERS, spelled out so that startup imports no Toy code
     toy.add_argument(
         "-emit",
         choices=("ast", "mlir", "mlir-affine", "mlir-llvm", "llvm", "jit"),
@@ -752,7 +751,7 @@ def _add_toy_parser(sub: argparse._SubParsersAction[_OneLineParser]) -> None:  #
 
 
 def _cmd_toy(args: argparse.Namespace) -> int:
-    from passviz.compilers.toy.driver import run_toy
+    from passviz.cli.toyc import run_toy
 
     result = run_toy(args.input, args.emit, chapter=args.chapter, opt=args.opt, output=args.output)
     sys.stdout.write(result.text)
@@ -772,7 +771,3 @@ _COMMANDS = {
     "bisect": _cmd_bisect,
     "toy": _cmd_toy,
 }
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,0 +1,86 @@
+"""The protocol through which a compiler family registers itself with passviz.
+
+A family is one folder under ``passviz/compilers/`` (its dialects, passes, pipelines, interpreter
+functions and display hints side by side) and one ``Family`` value in its ``family.py``, listed
+once in ``passviz.compilers.registry.FAMILIES``.  Everything a family brings is reached through
+loaders, so that naming a family imports none of its dialects or passes: a pipeline pays only for
+what it uses.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from typing import Any
+
+from xdsl.interpreter import InterpreterFunctions
+from xdsl.ir import Dialect
+from xdsl.passes import ModulePass
+
+
+def lazy(module: str, name: str) -> Callable[[], Any]:
+    """Loads ``name`` from ``module`` when called: how a family names what it brings without
+    importing it.  ``tests/test_layers.py`` counts each ``lazy`` call as an import of ``module``."""
+
+    def load() -> Any:
+        return getattr(importlib.import_module(module), name)
+
+    load.__qualname__ = f"lazy({module}.{name})"
+    return load
+
+
+DialectLoader = Callable[[], Dialect]
+"""Imports and returns one dialect."""
+
+PassLoader = Callable[[], type[ModulePass]]
+"""Imports and returns one pass class."""
+
+
+@dataclass(frozen=True)
+class NamedPipeline:
+    """A pipeline a spec may name as one pass (``make-ttir``, ``toy-ch5``, ``iree-flow``)."""
+
+    origin: str
+    """What it reproduces, for ``passviz pipelines`` (``{major}``/``{minor}`` filled in by the
+    family's ``describe``)."""
+    spec: Callable[[], str]
+    """Its passes as a pipeline spec; a function, since a family's version may choose them."""
+
+
+@dataclass(frozen=True)
+class Syntax:
+    """How a family's IR text depends on a version the trace must record (``meta.syntax``)."""
+
+    key: str
+    """Its key in ``meta.syntax``."""
+    current: Callable[[], str]
+    """The version the family's dialects read and print as here."""
+    scope: Callable[[str | None], AbstractContextManager[object]]
+    """Enters the recorded version (None: the trace records none) while IR is parsed and printed."""
+    problem: Callable[[str], str | None]
+    """Why a recorded value is unusable (it reads as ``current`` then), or None."""
+
+
+@dataclass(frozen=True)
+class Family:
+    """What one compiler family brings to passviz."""
+
+    name: str
+    """The family's folder under ``passviz/compilers/``."""
+    dialects: Mapping[str, DialectLoader] = field(default_factory=lambda: dict[str, DialectLoader]())
+    """Its dialects by name; they take precedence over xDSL's of the same name."""
+    passes: Mapping[str, PassLoader] = field(default_factory=lambda: dict[str, PassLoader]())
+    """Its passes by pipeline name, recorded rewrite by rewrite."""
+    pipelines: Mapping[str, NamedPipeline] = field(default_factory=lambda: dict[str, NamedPipeline]())
+    """Pipelines a spec may name as one pass."""
+    interpreter: Callable[[], Sequence[InterpreterFunctions]] = lambda: ()
+    """The CPU interpreter's implementations of its ops."""
+    aliases: Mapping[str, str] = field(default_factory=lambda: dict[str, str]())
+    """Attributes its printer aliases: how each one's text begins, and its alias (``#blocked``).
+    A trace records them (``meta.aliases``), so the viewer aliases what the CLI aliases."""
+    syntax: Syntax | None = None
+    """The version its syntax depends on, if any."""
+    describe: Callable[[str], str] = lambda origin: origin
+    """Fills the family's version into a named pipeline's ``origin``."""
