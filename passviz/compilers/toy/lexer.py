@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from enum import Enum
 
-from passviz.pipelines import InputError
+from passviz.ir.errors import InputError
 
 
 @dataclass(frozen=True)
