@@ -41,7 +41,7 @@ from passviz.compilers.registry import make_context  # noqa: E402
 from passviz.compilers.triton.frontend import TRITON_TARGET, triton_frontend_ir  # noqa: E402
 from passviz.ir.collection import fewer_collections  # noqa: E402
 from passviz.pipelines import parse_located, parse_pipeline, record  # noqa: E402
-from passviz.record.recorder import RecordOptions  # noqa: E402
+from passviz.recording.recorder import RecordOptions  # noqa: E402
 from tests.triton_kernels import KERNELS  # noqa: E402
 
 

@@ -53,7 +53,7 @@ from xdsl.transforms.common_subexpression_elimination import CommonSubexpression
 import passviz
 from passviz.compilers.registry import make_context
 from passviz.pipelines import parse_ir, parse_pipeline
-from passviz.record.recorder import RecordOptions, Tracer
+from passviz.recording.recorder import RecordOptions, Tracer
 from passviz.trace.model import TraceMeta
 from passviz.trace.store import TraceWriter
 

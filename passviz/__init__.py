@@ -38,7 +38,7 @@ def record(module_or_text: str | ModuleOp, passes: str | Sequence[ModulePass], *
     """
     from passviz.ir.deep import call_deep
     from passviz.pipelines import record as record_pipeline
-    from passviz.record.recorder import RecordOptions
+    from passviz.recording.recorder import RecordOptions
 
     output = options.pop("output", None)
     recording = RecordOptions(**options)

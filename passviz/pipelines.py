@@ -40,7 +40,7 @@ from passviz.ir.mlir_parser import MLIRParser
 from passviz.ir.structure_checks import OpVerifyError
 from passviz.ir.terminal import first_line
 from passviz.ir.verify import IncrementalVerifier
-from passviz.record.recorder import RecordOptions, Tracer
+from passviz.recording.recorder import RecordOptions, Tracer
 from passviz.trace.model import Trace, TraceMeta
 from passviz.trace.store import TraceWriter, read_trace
 from passviz.version import __version__

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from passviz.record.initial import ensure_initial
+from passviz.recording.initial import ensure_initial
 from passviz.trace.alias_layout import layout_aliases
 from passviz.trace.apply import IRData, apply_delta, initial_state, ir_lines
 from passviz.trace.model import Trace

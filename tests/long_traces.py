@@ -16,7 +16,7 @@ import functools
 from pathlib import Path
 
 from passviz.pipelines import record
-from passviz.record.recorder import RecordOptions
+from passviz.recording.recorder import RecordOptions
 from passviz.trace.model import Trace
 from tests.irgen import arith_module
 

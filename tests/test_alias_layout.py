@@ -14,7 +14,7 @@ from pathlib import Path
 from passviz.compilers.registry import ALIASED_ATTRIBUTES, FAMILIES
 from passviz.ir.printer import AliasedAttribute
 from passviz.pipelines import load_trace, record
-from passviz.record.initial import ensure_initial
+from passviz.recording.initial import ensure_initial
 from passviz.trace.alias_layout import DEFAULT_ALIASES, layout_aliases
 from passviz.trace.apply import apply_delta, initial_state, ir_lines
 from passviz.trace.model import Trace

@@ -34,7 +34,7 @@ from passviz.compilers.mlir.dialects import arith
 from passviz.compilers.registry import make_context
 from passviz.ir.printer import print_module
 from passviz.pipelines import IRParseError, parse_ir, record
-from passviz.record.recorder import RecordOptions
+from passviz.recording.recorder import RecordOptions
 from tests.conftest import need
 from tests.triton_oracle import TritonError, compare, triton_missing, triton_normalize
 

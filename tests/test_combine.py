@@ -12,8 +12,8 @@ import pytest
 from passviz.compilers.triton.passes.combine import combine_patterns
 from passviz.compilers.triton.version import use_triton_version
 from passviz.pipelines import record
-from passviz.record.recorder import UNANNOUNCED, RecordOptions
-from passviz.record.replay import Replayer
+from passviz.recording.recorder import UNANNOUNCED, RecordOptions
+from passviz.recording.replay import Replayer
 from passviz.trace.model import Step
 from tests.conftest import PEER, need, peer_file, split_functions
 from tests.triton_oracle import compare, triton_missing

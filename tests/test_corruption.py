@@ -14,7 +14,7 @@ import pytest
 from xdsl.passes import ModulePass
 
 from passviz.pipelines import load_trace, record
-from passviz.record.recorder import RecordOptions
+from passviz.recording.recorder import RecordOptions
 from tests import user_passes
 from tests.conftest import ROOT, one_error_line, run_passviz, trace_text
 from tests.user_passes import INPUT

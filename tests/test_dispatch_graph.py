@@ -18,7 +18,7 @@ import pytest
 
 from passviz.ir.printer import print_module
 from passviz.pipelines import record
-from passviz.record.replay import Replayer
+from passviz.recording.replay import Replayer
 from passviz.trace.model import Trace
 from passviz.view.dispatch import dispatch_graph
 from passviz.view.state import IRState, TraceStates

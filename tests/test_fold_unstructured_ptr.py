@@ -30,9 +30,9 @@ from passviz.compilers.triton_shared import dialect as tts
 from passviz.compilers.triton_shared.fold_unstructured_ptr import LOOP_STEP, STEP_NAMES, FoldUnstructuredPtr
 from passviz.ir.printer import print_module
 from passviz.pipelines import TraceRun, load_trace, parse_ir, record
-from passviz.record.recorder import UNANNOUNCED, RecordOptions
-from passviz.record.replay import Replayer
-from passviz.record.shadow import Shadow
+from passviz.recording.recorder import UNANNOUNCED, RecordOptions
+from passviz.recording.replay import Replayer
+from passviz.recording.shadow import Shadow
 from passviz.trace.model import Step
 from passviz.trace.store import schema_errors
 from tests.conftest import peer_file

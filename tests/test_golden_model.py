@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from passviz.record.initial import ensure_initial
-from passviz.record.replay import Replayer
+from passviz.recording.initial import ensure_initial
+from passviz.recording.replay import Replayer
 from passviz.trace.apply import apply_delta, initial_state
 from passviz.trace.store import read_trace
 from tests import golden, long_traces

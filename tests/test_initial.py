@@ -10,8 +10,8 @@ import pytest
 
 from passviz.ir.printer import print_module
 from passviz.pipelines import load_trace, record
-from passviz.record.initial import ensure_initial
-from passviz.record.replay import Replayer
+from passviz.recording.initial import ensure_initial
+from passviz.recording.replay import Replayer
 from passviz.trace.model import InitialState, OpInfo, Trace
 from passviz.trace.store import TraceFormatError, read_trace, schema_errors, write_trace
 from passviz.trace.summary import trace_mime_data

@@ -7,8 +7,8 @@ from xdsl.dialects.builtin import StringAttr
 
 from passviz.ir.printer import print_module
 from passviz.pipelines import parse_ir, record
-from passviz.record.recorder import UNANNOUNCED, RecordOptions
-from passviz.record.replay import Replayer
+from passviz.recording.recorder import UNANNOUNCED, RecordOptions
+from passviz.recording.replay import Replayer
 from passviz.rewrite.callgraph import CallGraph, CallGraphNode, UseList
 from tests.conftest import need
 from tests.triton_oracle import compare, passviz_run, triton_missing, triton_normalize, triton_run

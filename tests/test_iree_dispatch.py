@@ -18,7 +18,7 @@ from passviz.compilers.registry import make_context
 from passviz.ir.mlir_parser import MLIRParser
 from passviz.ir.printer import print_module
 from passviz.pipelines import RecordOptions, TraceRun, record
-from passviz.record.replay import Replayer
+from passviz.recording.replay import Replayer
 from tests.conftest import (
     PEER,
     filecheck,

@@ -11,7 +11,7 @@ from _pytest.mark import ParameterSet
 
 from passviz.ir.printer import print_module
 from passviz.pipelines import RecordOptions, record
-from passviz.record.replay import Replayer
+from passviz.recording.replay import Replayer
 from tests.conftest import PEER, filecheck, iree_opt_missing, need, peer_file, split_chunks
 from tests.iree_support import (
     PASSES,

@@ -8,8 +8,8 @@ import pytest
 
 from passviz.compilers.triton.version import use_triton_version
 from passviz.pipelines import record
-from passviz.record.recorder import RecordOptions
-from passviz.record.replay import Replayer
+from passviz.recording.recorder import RecordOptions
+from passviz.recording.replay import Replayer
 from tests.conftest import need, parse_or_skip, peer_cases
 from tests.triton_oracle import compare, triton_missing
 

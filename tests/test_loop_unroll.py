@@ -6,8 +6,8 @@ import pytest
 from _pytest.mark import ParameterSet
 
 from passviz.pipelines import record
-from passviz.record.recorder import RecordOptions
-from passviz.record.replay import Replayer
+from passviz.recording.recorder import RecordOptions
+from passviz.recording.replay import Replayer
 from tests.conftest import PEER, need, parse_or_skip, peer_cases, split_chunks
 from tests.triton_oracle import compare, triton_missing
 

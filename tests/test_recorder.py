@@ -7,8 +7,8 @@ from typing import Any
 
 from passviz.compilers.registry import make_context
 from passviz.pipelines import parse_ir
-from passviz.record.recorder import UNANNOUNCED, RecordOptions, Tracer, VerifyEach
-from passviz.record.replay import Replayer
+from passviz.recording.recorder import UNANNOUNCED, RecordOptions, Tracer, VerifyEach
+from passviz.recording.replay import Replayer
 from passviz.trace.model import Trace, TraceMeta
 from tests.passes_for_tests import (
     AddiToSubi,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from passviz.pipelines import record
-from passviz.record.recorder import RecordOptions
-from passviz.record.replay import Replayer
+from passviz.recording.recorder import RecordOptions
+from passviz.recording.replay import Replayer
 from tests.conftest import WRAP_TEST, peer_file, split_chunks
 from tests.irgen import arith_module
 

@@ -9,7 +9,7 @@ import pytest
 from _pytest.mark.structures import ParameterSet
 
 from passviz.pipelines import record
-from passviz.record.recorder import RecordOptions
+from passviz.recording.recorder import RecordOptions
 from tests.conftest import need, peer_file, split_chunks
 from tests.triton_oracle import compare, triton_missing
 

@@ -7,8 +7,8 @@ from _pytest.mark import ParameterSet
 
 from passviz.compilers.mlir.passes.sccp import UNKNOWN, ConstantValue, SCCPSolver
 from passviz.pipelines import parse_ir, record
-from passviz.record.recorder import RecordOptions
-from passviz.record.replay import Replayer
+from passviz.recording.recorder import RecordOptions
+from passviz.recording.replay import Replayer
 from tests.conftest import need, parse_or_skip, peer_cases
 from tests.triton_oracle import compare, triton_missing
 

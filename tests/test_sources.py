@@ -13,7 +13,7 @@ import pytest
 
 from passviz.cli import main
 from passviz.pipelines import record
-from passviz.record.recorder import RecordOptions
+from passviz.recording.recorder import RecordOptions
 from passviz.trace.sources import MAX_FILE, MAX_FILES, SourcePolicy, located_files
 from passviz.trace.store import read_trace, schema_errors, write_trace
 from tests import long_traces

@@ -10,7 +10,7 @@ import traitlets
 
 from passviz import notebook
 from passviz.pipelines import load_trace, record
-from passviz.record.replay import ReplayError
+from passviz.recording.replay import ReplayError
 from passviz.trace.model import Trace
 from passviz.trace.store import read_trace, schema_errors
 from passviz.trace.summary import trace_mime_data

@@ -32,7 +32,7 @@ import pytest
 
 from passviz.cli import main
 from passviz.pipelines import record
-from passviz.record.initial import ensure_initial
+from passviz.recording.initial import ensure_initial
 from passviz.trace.model import Trace
 from passviz.trace.store import write_trace
 from passviz.view.diff import step_graph

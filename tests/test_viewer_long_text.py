@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from passviz.pipelines import record
-from passviz.record.initial import ensure_initial
+from passviz.recording.initial import ensure_initial
 from passviz.widget.standalone import standalone_html
 from tests.conftest import BROWSER
 from tests.test_viewer_browser import artifacts  # noqa: F401 - fixture

@@ -7,7 +7,7 @@ from xdsl.parser import Parser
 from passviz.compilers.registry import make_context
 from passviz.compilers.triton_linalg.wrap_func_body import CHECKPOINTS
 from passviz.pipelines import record
-from passviz.record.recorder import RecordOptions
+from passviz.recording.recorder import RecordOptions
 from tests.conftest import WRAP_TEST, filecheck, peer_file, split_chunks
 
 SEED_INPUT = """

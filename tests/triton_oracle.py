@@ -24,7 +24,7 @@ import pytest
 from passviz.compilers.triton.frontend import triton_frontend_ir
 from passviz.ir.printer import print_module
 from passviz.pipelines import record
-from passviz.record.recorder import RecordOptions
+from passviz.recording.recorder import RecordOptions
 
 TRITON_VERSIONS = ("3.6.0", "3.9.0")
 """The Triton releases the oracle tests run against (one per virtualenv)."""

@@ -34,8 +34,8 @@ from passviz.pipelines import (
     load_trace,
     record_file,
 )
-from passviz.record.recorder import RecordOptions, VerifyEach
-from passviz.record.replay import Replayer, ReplayError
+from passviz.recording.recorder import RecordOptions, VerifyEach
+from passviz.recording.replay import Replayer, ReplayError
 from passviz.trace.model import RunRecord, Step, Trace
 from passviz.trace.query import op_names, step_label
 from passviz.trace.sources import describe_sources

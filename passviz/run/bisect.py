@@ -37,7 +37,7 @@ from passviz.interpret.values import (
     UnsupportedOpError,
 )
 from passviz.pipelines import InputError, parse_ir
-from passviz.record.replay import Replayer
+from passviz.recording.replay import Replayer
 from passviz.run.launch import Argument, launch
 from passviz.trace.model import Step, Trace
 

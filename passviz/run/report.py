@@ -7,7 +7,7 @@ from typing import Any, cast
 import numpy as np
 
 from passviz.interpret.values import Array, describe_location
-from passviz.record.replay import Replayer
+from passviz.recording.replay import Replayer
 from passviz.run.bisect import INITIAL, BisectResult
 from passviz.trace.model import Step, Trace
 from passviz.trace.query import op_names, step_label

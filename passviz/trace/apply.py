@@ -6,7 +6,7 @@ their stable ids, and an op's text is the one the trace recorded.  The
 header's ``initial`` delta applied to an empty state gives the initial IR.
 The viewer's model (``extension/src/model/state.ts``) mirrors this module,
 and the golden fixtures (``tests/golden.py``) check that it does, at every
-step of every trace the test suite records.  ``passviz.record.replay`` applies
+step of every trace the test suite records.  ``passviz.recording.replay`` applies
 the same deltas, in the same order, to live xDSL IR.
 """
 
@@ -135,7 +135,7 @@ def initial_state(initial: InitialState) -> IRData:
 
 
 def apply_delta(state: IRData, delta: Delta) -> None:
-    """Apply one step's delta to ``state``, in the order ``passviz.record.replay`` applies it."""
+    """Apply one step's delta to ``state``, in the order ``passviz.recording.replay`` applies it."""
     for info in delta.get("blocks_created", ()):
         _create_block(state, info["id"], info["args"], info.get("name"))
     created = delta.get("ops_created", ())
@@ -279,7 +279,7 @@ def _erase_op(state: IRData, op_id: str) -> None:
 def placement_order(placements: Sequence[Placement]) -> list[Placement]:
     """``placements`` in an order where each op's anchor (``after``) is in place before it.
 
-    Replay (``passviz.record.replay``) and ``apply_delta`` both insert in this order.
+    Replay (``passviz.recording.replay``) and ``apply_delta`` both insert in this order.
     """
     pending = {p["id"] for p in placements}
     waiting: dict[str, list[Placement]] = {}

@@ -301,7 +301,7 @@ class Trace:
     initial: InitialState | None = None
     """The IR before the first step as a delta: what viewers and replay start from.
 
-    Version 1 files may lack it; ``passviz.record.initial.ensure_initial`` computes it by replay."""
+    Version 1 files may lack it; ``passviz.recording.initial.ensure_initial`` computes it by replay."""
     sources: dict[str, str] = field(default_factory=lambda: dict[str, str]())
     """The source files the IR's locations name, by file name, as read at record time."""
     steps: list[Step] = field(default_factory=lambda: list[Step]())
@@ -351,7 +351,7 @@ class Trace:
 
     def ir_at(self, step: int) -> str:
         """The exact IR text after ``step`` (negative counts from the end)."""
-        from passviz.record.replay import Replayer
+        from passviz.recording.replay import Replayer
 
         index = self.normalize_step(step) if self.steps else -1
         replayer = Replayer(self)
@@ -360,7 +360,7 @@ class Trace:
 
     def ir_around(self, step: int) -> tuple[str, str]:
         """The IR just before and just after ``step``, replaying the trace once."""
-        from passviz.record.replay import Replayer
+        from passviz.recording.replay import Replayer
 
         index = self.normalize_step(step)
         replayer = Replayer(self)
@@ -371,7 +371,7 @@ class Trace:
 
     def ir_before(self, step: int) -> str:
         """The IR just before ``step``: the initial IR, as passviz prints it, for step 0."""
-        from passviz.record.replay import Replayer
+        from passviz.recording.replay import Replayer
 
         index = self.normalize_step(step)
         replayer = Replayer(self)

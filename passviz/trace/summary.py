@@ -11,8 +11,8 @@ from contextlib import suppress
 from html import escape
 from typing import Any
 
-from passviz.record.initial import ensure_initial
-from passviz.record.replay import ReplayError
+from passviz.recording.initial import ensure_initial
+from passviz.recording.replay import ReplayError
 from passviz.trace.model import TRACE_FORMAT, TRACE_VERSION, Step, Trace
 from passviz.trace.store import trace_records
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
-from passviz.record.initial import ensure_initial
-from passviz.record.replay import ReplayError
+from passviz.recording.initial import ensure_initial
+from passviz.recording.replay import ReplayError
 from passviz.trace.apply import DeltaError, IRData, apply_delta, initial_state, ir_lines
 from passviz.trace.model import Trace
 

@@ -20,7 +20,7 @@ from importlib.resources.abc import Traversable
 from typing import Any
 
 from passviz.ir.terminal import one_line
-from passviz.record.initial import ensure_initial
+from passviz.recording.initial import ensure_initial
 from passviz.trace.model import Trace
 from passviz.trace.summary import trace_mime_data
 from passviz.view.page_policy import policy_meta

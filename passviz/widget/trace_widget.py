@@ -26,7 +26,7 @@ import ipywidgets as widgets  # pyright: ignore[reportMissingTypeStubs]
 import traitlets
 
 from passviz.ir.terminal import one_line
-from passviz.record.initial import ensure_initial
+from passviz.recording.initial import ensure_initial
 from passviz.trace.model import RunRecord, Trace
 from passviz.trace.summary import trace_mime_data
 

@@ -24,7 +24,7 @@ from passviz.compilers.mlir.passes.canonicalize import apply_patterns_greedily
 from passviz.compilers.mlir.version import behaves_as_iree
 from passviz.compilers.triton.canonicalization import PatternTable, TritonPattern
 from passviz.ir.hints import isa
-from passviz.record.recorder import StepRecorder, TracedPass
+from passviz.recording.recorder import StepRecorder, TracedPass
 
 _LOOPS = 7
 """A 2-D convolution's loops: batch, two output spatial, output channel, two window, input channel."""

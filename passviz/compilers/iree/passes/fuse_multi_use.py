@@ -40,7 +40,7 @@ from passviz.compilers.mlir.passes.canonicalize import apply_patterns_greedily
 from passviz.compilers.mlir.version import behaves_as_iree
 from passviz.compilers.triton.canonicalization import PatternTable
 from passviz.ir.dominance import properly_dominates
-from passviz.record.recorder import StepRecorder, TracedPass
+from passviz.recording.recorder import StepRecorder, TracedPass
 
 ITERATIONS = 2
 """The pass's default ``num-iterations``."""

@@ -71,7 +71,7 @@ class RulePattern(RewritePattern):
 
 def drr(rule: Rule) -> type[RulePattern]:
     """``rule`` as a pattern class named after it: a trace names each step after the
-    class of the pattern that made it (``passviz.record.recorder.pattern_name``)."""
+    class of the pattern that made it (``passviz.recording.recorder.pattern_name``)."""
     namespace = {
         "rule": rule,
         "since": rule.since,

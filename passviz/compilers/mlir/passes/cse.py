@@ -20,7 +20,7 @@ from xdsl.rewriter import InsertPoint
 from xdsl.transforms.common_subexpression_elimination import CSEDriver, KnownOps
 
 from passviz.ir.dominance import dominator_tree
-from passviz.record.recorder import NullRecorder, StepRecorder, TracedPass
+from passviz.recording.recorder import NullRecorder, StepRecorder, TracedPass
 
 
 @dataclass

@@ -50,7 +50,7 @@ from passviz.compilers.mlir.passes.canonicalize import canonicalize_op
 from passviz.compilers.toy import dialect as toy
 from passviz.compilers.triton.dialects import tt
 from passviz.ir.hints import isa
-from passviz.record.recorder import StepRecorder, TracedPass
+from passviz.recording.recorder import StepRecorder, TracedPass
 from passviz.rewrite.callgraph import (
     CallGraph,
     CallGraphNode,

@@ -48,7 +48,7 @@ from passviz.compilers.mlir.passes.symbol_dce import is_symbol, op_symbol_refs
 from passviz.compilers.mlir.version import llvm_snapshot
 from passviz.compilers.triton.passes.loop_unroll import replace_all_uses
 from passviz.ir.hints import isa
-from passviz.record.recorder import StepRecorder, TracedPass
+from passviz.recording.recorder import StepRecorder, TracedPass
 from passviz.rewrite.greedy import insertion_region
 from passviz.rewrite.matchers import APInt, constant_attr
 

@@ -21,7 +21,7 @@ from xdsl.utils.symbol_table import SymbolTable as Symbols
 from xdsl.utils.symbol_table import SymbolTableCollection, Visibility
 
 from passviz.ir.hints import isa
-from passviz.record.recorder import StepRecorder, TracedPass
+from passviz.recording.recorder import StepRecorder, TracedPass
 
 
 @dataclass(frozen=True)

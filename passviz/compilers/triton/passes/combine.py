@@ -59,7 +59,7 @@ from passviz.compilers.triton.dialects.tt import (
 from passviz.compilers.triton.version import triton_version
 from passviz.ir.dominance import properly_dominates
 from passviz.ir.hints import isa
-from passviz.record.recorder import StepRecorder, TracedPass
+from passviz.recording.recorder import StepRecorder, TracedPass
 from passviz.rewrite.matchers import APInt, constant_attr, int_value
 
 # ===----------------------------------------------------------------------=== #

@@ -8,8 +8,8 @@ built from the same ``Shadow`` the recorder (or the replayer) builds.
 
 from __future__ import annotations
 
-from passviz.record.replay import Replayer
-from passviz.record.shadow import Shadow
+from passviz.recording.replay import Replayer
+from passviz.recording.shadow import Shadow
 from passviz.trace.model import BlockInfo, Delta, InitialState, OpInfo, Placement, Trace
 
 

@@ -21,7 +21,7 @@ from xdsl.utils.mlir_lexer import MLIRTokenKind
 
 from passviz.ir.mlir_parser import MLIRParser
 from passviz.ir.printer import print_module
-from passviz.record.shadow import Shadow
+from passviz.recording.shadow import Shadow
 from passviz.trace.apply import DeltaError, placement_order
 from passviz.trace.model import Delta, InitialState, OpChange, OpInfo, Placement, Trace, ValueInfo
 

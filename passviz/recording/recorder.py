@@ -40,8 +40,8 @@ from passviz.ir.printer import print_module
 from passviz.ir.rewrite_hooks import calling_pattern, observing
 from passviz.ir.terminal import first_line
 from passviz.ir.verify import IncrementalVerifier
-from passviz.record.initial import initial_state
-from passviz.record.shadow import PendingReplacement, ReconcileError, Removal, Shadow
+from passviz.recording.initial import initial_state
+from passviz.recording.shadow import PendingReplacement, ReconcileError, Removal, Shadow
 from passviz.trace.model import Delta, Flag, InitialState, Step, StepKind, Trace, TraceMeta
 from passviz.trace.sources import SourcePolicy, read_sources
 from passviz.trace.store import TraceWriter
