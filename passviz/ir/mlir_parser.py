@@ -144,6 +144,10 @@ _SIMPLE_NUMBER = re.compile(
 """A typed number such as ``128 : i32`` or ``1.000000e+00 : f32`` (a third of
 the attributes in Triton's IR): one parse per distinct text is enough."""
 
+_TYPE_NAME = re.compile(r"![a-zA-Z_][a-zA-Z0-9_$.]*")
+"""A dialect type's name (``!dialect.type``) in a ``_SIMPLE_TYPE``: an alias of that name would
+make the text mean the alias."""
+
 _SIMPLE_TYPE_DEPTH = 3
 """How many levels deep a ``_SIMPLE_TYPE`` nests (a tensor of pointers to scalars)."""
 
@@ -263,7 +267,6 @@ class MLIRParser(Parser):
             self._simple_types,
             super().parse_optional_type,
             "type",
-            reuse="!tt.ptr" not in self.attribute_aliases,
         )
 
     def _parse_reused(
@@ -272,17 +275,17 @@ class MLIRParser(Parser):
         known: dict[str, _AttributeT],
         parse: Callable[[], _AttributeT | None],
         what: str,
-        *,
-        reuse: bool = True,
     ) -> _AttributeT | None:
         """``_parse_nested(parse, what)``, once per distinct text ``pattern`` matches here:
-        the value is kept in ``known`` and, while ``reuse``, read back instead of parsed."""
+        the value is kept in ``known`` and read back instead of parsed, unless the text names a
+        dialect type that is also an alias here (``!d.t = ...``: the text no longer says alone
+        what it is)."""
         simple = pattern.match(self.lexer.input.content, self._current_token.span.start)
         if simple is None or self._nesting + _SIMPLE_TYPE_DEPTH > MAX_NESTING:
             return self._parse_nested(parse, what)
         text = simple[0]
         value = known.get(text)
-        if value is not None and reuse:
+        if value is not None and not self._names_an_alias(text):
             self._resume_from(simple.end())
             return value
         value = self._parse_nested(parse, what)
@@ -290,6 +293,10 @@ class MLIRParser(Parser):
         if value is not None and not self.lexer.input.content[simple.end() : self.pos].strip():
             known[text] = value
         return value
+
+    def _names_an_alias(self, text: str) -> bool:
+        """Whether the simple type or number ``text`` names a dialect type that is an alias here."""
+        return "!" in text and any(name in self.attribute_aliases for name in _TYPE_NAME.findall(text))
 
     def _parse_nested(self, parse: Callable[[], _AttributeT | None], what: str) -> _AttributeT | None:
         """``parse()`` one level deeper, its failures located, its alias use counted."""
