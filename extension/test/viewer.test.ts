@@ -1,0 +1,145 @@
+/**
+ * The whole viewer (`src/view/viewer.ts`) in jsdom on a small recorded trace:
+ * built from the trace document, it draws a step's graph, IR, title and
+ * dispatch graph; keys, the timeline and the IR pane move it and select; a
+ * trace it cannot read shows why.  The canvas draws nothing and the graph's
+ * canvas is given a size (`jsdom.ts`).
+ */
+
+import cytoscape from 'cytoscape';
+
+import { TraceViewer, type ViewerOptions } from '../src/view/viewer';
+import { escapeCss, sizeGraphCanvas, stubCanvas } from './jsdom';
+import { FORM, regionTrace } from './regionfixture';
+
+stubCanvas();
+sizeGraphCanvas();
+escapeCss();
+cytoscape.warnings(false);
+
+const viewers: TraceViewer[] = [];
+
+afterEach(() => {
+  for (const viewer of viewers.splice(0)) {
+    viewer.dispose();
+  }
+  document.body.replaceChildren();
+});
+
+async function mount(options: ViewerOptions = {}): Promise<TraceViewer> {
+  const host = document.createElement('div');
+  document.body.appendChild(host);
+  const viewer = TraceViewer.mount(host, regionTrace(), options)!;
+  viewers.push(viewer);
+  await viewer.rendered;
+  return viewer;
+}
+
+/** Press `key` on the viewer and wait for the step it shows to be drawn. */
+async function press(viewer: TraceViewer, key: string): Promise<void> {
+  viewer.node.dispatchEvent(new KeyboardEvent('keydown', { key, bubbles: true, cancelable: true }));
+  viewer.node.dispatchEvent(new KeyboardEvent('keyup', { key, bubbles: true }));
+  await viewer.rendered;
+}
+
+const title = (viewer: TraceViewer): string => viewer.node.querySelector('.pv-title')!.textContent ?? '';
+const status = (viewer: TraceViewer): Record<string, string> =>
+  Object.fromEntries(viewer.inspect().nodes.map(n => [n.id, n.status]));
+
+test('opens on the initial IR: its graph, its IR and every step in the timeline', async () => {
+  const viewer = await mount();
+  expect(viewer.stepCount).toBe(6);
+  expect(title(viewer)).toBe('initial IR · 6 steps');
+  const seen = viewer.inspect();
+  expect(seen.step).toBe(-1);
+  expect(seen.visibleSteps).toEqual([-1, 0, 1, 2, 3, 4, 5]);
+  expect(seen.nodes.map(n => [n.id, n.kind, n.label])).toEqual([
+    ['o0', 'box', 'builtin.module'],
+    ['b0', 'block', '^b0'],
+    ['o1', 'box', 'util.func @f'],
+    ['b1', 'block', '^b1'],
+    ['v0', 'arg', '%x: tensor<4xf32>'],
+    ['o2', 'op', '%mm = linalg.matmul'],
+    ['o3', 'op', '%g = linalg.generic'],
+    ['o4', 'op', 'util.return']
+  ]);
+  expect(seen.irText.split('\n').map(line => line.trim())).toContain('%mm = linalg.matmul %x, %x : tensor<4xf32>');
+  expect(viewer.node.querySelectorAll('.pv-timeline .pv-step')).toHaveLength(7);
+  expect(viewer.drawnNodes()).toHaveLength(8);
+  expect((window as unknown as { passvizViewers: TraceViewer[] }).passvizViewers).toContain(viewer);
+});
+
+test('the arrow keys step through the trace: title, graph statuses and IR diff follow', async () => {
+  const steps: number[] = [];
+  const viewer = await mount({ onStep: step => steps.push(step) });
+  await press(viewer, 'ArrowRight');
+  await press(viewer, 'ArrowRight');
+  expect(viewer.step).toBe(1);
+  expect(title(viewer)).toBe(`step 1 of 5 · rewrite · ${FORM} · WrapInDispatchRegion: dispatch 0   +2 -0 ~1  moved 1  blocks+ 1`);
+  expect(status(viewer)).toMatchObject({ o5: 'added', b2: 'added', o6: 'added', o3: 'modified', o4: 'modified', o2: 'unchanged' });
+  const ir = viewer.inspect().irText.split('\n');
+  expect(ir).toContain('+     %v3 = flow.dispatch.region -> (tensor<4xf32>) {');
+  expect(ir).toContain('↕       %g = linalg.generic %mm : tensor<4xf32>');
+  expect(viewer.node.querySelector('.pv-timeline .pv-current')?.getAttribute('data-step')).toBe('1');
+  await press(viewer, 'End');
+  expect(viewer.step).toBe(5);
+  await press(viewer, 'N'); // back to the last step that changed something
+  expect(viewer.step).toBe(2);
+  await press(viewer, 'Home');
+  expect(viewer.step).toBe(-1);
+  expect(steps).toEqual([0, 1, 5, 2, -1]);
+});
+
+test('a click on an IR line selects its op; t goes to the steps that touched it; a timeline row goes to its step', async () => {
+  const selected: Array<string | null> = [];
+  const viewer = await mount({ step: 5, onSelect: op => selected.push(op) });
+  viewer.node.querySelector<HTMLElement>('.pv-line[data-op="o2"]')!.click();
+  await viewer.rendered;
+  expect(viewer.selectedOp).toBe('o2');
+  expect(selected).toEqual(['o2']);
+  expect(viewer.drawnNodes().find(n => n.id === 'o2')!.marks).toContain('selected');
+  expect(viewer.node.querySelector('.pv-details')!.textContent).toContain('selected: o2 linalg.matmul');
+  await press(viewer, 'T'); // back to the step that moved the matmul into the region
+  expect(viewer.step).toBe(2);
+  viewer.node.querySelector<HTMLElement>('.pv-timeline .pv-step[data-step="1"]')!.click();
+  await viewer.rendered;
+  expect(viewer.step).toBe(1);
+  expect(viewer.selectedOp).toBe('o2');
+});
+
+test('D shows the dispatch graph of the step shown: the recorded region and the ops it computes', async () => {
+  const viewer = await mount({ step: 2 });
+  expect(viewer.inspect().dispatch.visible).toBe(false);
+  await press(viewer, 'D');
+  const shown = viewer.inspect().dispatch;
+  expect(shown.visible).toBe(true);
+  expect(shown.nodes.filter(n => n.kind === 'dispatch').map(n => [n.id, n.members])).toEqual([['o5', ['o2', 'o3']]]);
+  // A click on the region selects it in the viewer.
+  viewer.node.querySelector('.pv-dispatch-pane g[data-id="o5"]')!.dispatchEvent(new MouseEvent('click', { bubbles: true }));
+  await viewer.rendered;
+  expect(viewer.selectedOp).toBe('o5');
+  expect(viewer.inspect().dispatch.selected).toBe('o5');
+  await press(viewer, 'Home');
+  expect(viewer.inspect().dispatch.nodes.filter(n => n.kind === 'dispatch')).toEqual([]);
+  await press(viewer, 'D');
+  expect(viewer.inspect().dispatch.visible).toBe(false);
+});
+
+test('the options choose the first step, the selection and the timeline filter', async () => {
+  const viewer = await mount({ step: 2, selected: 'o3', filter: { changedOnly: true } });
+  expect(viewer.step).toBe(2);
+  expect(viewer.selectedOp).toBe('o3');
+  expect(viewer.inspect().visibleSteps).toEqual([-1, 1, 2]);
+  await press(viewer, 'ArrowLeft');
+  expect(viewer.step).toBe(1);
+  await press(viewer, 'ArrowLeft');
+  expect(viewer.step).toBe(-1);
+});
+
+test('a trace that cannot be read shows why, as text, and makes no viewer', () => {
+  const host = document.createElement('div');
+  expect(TraceViewer.mount(host, { format: 'something-else', records: [] })).toBeNull();
+  const error = host.querySelector('.pv-error')!;
+  expect(error.getAttribute('role')).toBe('alert');
+  expect(error.textContent).toMatch(/^passviz: /);
+});
