@@ -7,10 +7,11 @@ import pytest
 from xdsl.dialects import arith, math
 from xdsl.dialects.builtin import IntegerAttr, i32
 
-from passviz.compilers.triton.canonicalization import PatternTable, is_elementwise
+from passviz.compilers.triton.canonicalization import is_elementwise
 from passviz.compilers.triton.passes.reorder_broadcast import reorder_broadcast_patterns
 from passviz.compilers.triton.version import use_triton_version
 from passviz.pipelines import record
+from passviz.rewrite.patterns import PatternTable
 from tests.conftest import PEER, need, peer_file, split_functions
 from tests.test_combine import assert_replay_exact
 from tests.triton_oracle import compare, triton_missing

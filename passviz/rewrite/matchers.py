@@ -5,12 +5,14 @@ value with (what a folder's ``adaptor`` holds).  ``int_value`` / ``float_value``
 are ``m_ConstantInt`` / ``m_ConstantFloat``: a scalar attribute or the value of a
 splat elements attribute.  Integers are ``APInt``s: a bit pattern and a width, as
 MLIR keeps them, since xDSL stores signless values normalized to the signed range.
+``defining`` is ``getDefiningOp<OpTy>``.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TypeVar
 
 from xdsl.dialects.builtin import (
     AnyDenseElement,
@@ -33,6 +35,8 @@ from xdsl.utils.type import get_element_type_or_self
 
 from passviz.ir.hints import isa
 from passviz.ir.traits import has_trait
+
+_OpT = TypeVar("_OpT", bound=Operation)
 
 INDEX_WIDTH = 64
 """The width MLIR folds ``index`` values with (``IndexType::kInternalStorageBitWidth``)."""
@@ -102,6 +106,17 @@ def constant_attr(value: SSAValue) -> Attribute | None:
     return found if found is not None else owner.attributes.get("value")
 
 
+def defining(value: SSAValue | None, kind: type[_OpT]) -> _OpT | None:
+    """``value.getDefiningOp<kind>()``: the op of type ``kind`` whose result ``value`` is."""
+    owner = value.owner if value is not None else None
+    return owner if isinstance(owner, kind) else None
+
+
+def has_one_use(op: Operation) -> bool:
+    """``Operation::hasOneUse``: its results have exactly one use between them."""
+    return sum(1 for result in op.results for _ in result.uses) == 1
+
+
 def is_constant(value: SSAValue) -> bool:
     """Whether a ``ConstantLike`` op defines ``value``."""
     return constant_attr(value) is not None
@@ -114,6 +129,14 @@ def splat_value(attr: DenseIntOrFPElementsAttr[AnyDenseElement]) -> int | float 
         return None
     first = values[0]
     return first if isinstance(first, int | float) else None
+
+
+def splat_element(attr: Attribute | None) -> IntegerAttr | FloatAttr | None:
+    """The element of a splat ``DenseElementsAttr`` (``SplatElementsAttr``), or None."""
+    if not isinstance(attr, DenseIntOrFPElementsAttr) or not attr.is_splat():
+        return None
+    element = next(iter(attr.iter_attrs()), None)
+    return element if isinstance(element, IntegerAttr | FloatAttr) else None
 
 
 def int_value(attr: Attribute | None) -> APInt | None:
@@ -156,6 +179,12 @@ def is_float_zero(value: float | None, *, negative: bool | None) -> bool:
     if value is None or value != 0.0:
         return False
     return negative is None or (math.copysign(1.0, value) < 0) == negative
+
+
+def is_zero(value: SSAValue) -> bool:
+    """``m_Zero() || m_AnyZeroFloat()``: an integer zero or a float ±0 (or a splat of one)."""
+    attr = constant_attr(value)
+    return is_int(attr, 0) or is_float_zero(float_value(attr), negative=None)
 
 
 FOLDABLE_FLOATS = (Float16Type, BFloat16Type, Float32Type, Float64Type)

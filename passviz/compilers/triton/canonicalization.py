@@ -7,13 +7,12 @@ the one that fired.  Folders are the ops' own (``passviz.compilers.triton.dialec
 ``fold`` adds the in-place part of ``TransOp::fold``, which an xDSL folder
 cannot do.
 
-Each pattern carries MLIR's root op and benefit, and ``ordered`` sorts a
-pattern list the way MLIR's ``PatternApplicator`` tries it: by benefit,
-highest first, ties in registration order.  Table-driven (DRR) patterns have
-a benefit of the number of ops they match.
+Each pattern is a ``passviz.rewrite.patterns.RootedPattern``: it carries MLIR's root op
+and benefit, and ``ordered`` sorts a pattern list the way MLIR's ``PatternApplicator``
+tries it.
 
-This module also holds what Triton's pass patterns share: their ordering,
-``is_elementwise`` (MLIR's ``OpTrait::Elementwise``) and a few matchers.
+This module also holds what Triton's pass patterns share: ``ElementwisePattern`` and
+``is_elementwise`` (MLIR's ``OpTrait::Elementwise``), ``is_memory_effect_free``.
 
 Reference: triton-lang/triton at the 3.6 branch point (``004d7f5f5``).
 Behaving as Triton 3.9 (``passviz.compilers.triton.version``), ``tt.int_to_ptr``
@@ -23,14 +22,11 @@ has 3.9's two patterns as well.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import ClassVar, TypeVar
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     DenseArrayBase,
-    DenseIntOrFPElementsAttr,
     FixedBitwidthType,
-    FloatAttr,
     IntegerAttr,
     TensorType,
     i32,
@@ -57,69 +53,20 @@ from passviz.compilers.triton.dialects.tt import (
 )
 from passviz.compilers.triton.version import triton_version
 from passviz.ir.hints import isa
-from passviz.rewrite.matchers import (
-    constant_attr,
-    dense,
-    float_value,
-    int_attr,
-    int_value,
-    is_float_zero,
-    is_int,
-)
-
-OpT = TypeVar("OpT", bound=Operation)
+from passviz.rewrite.matchers import defining, dense, int_attr, int_value, splat_element
+from passviz.rewrite.patterns import RootedPattern, ordered
 
 # ===----------------------------------------------------------------------=== #
-# Pattern metadata and order
+# Shared matchers
 # ===----------------------------------------------------------------------=== #
 
 
-class TritonPattern(RewritePattern):
-    """A pattern that knows MLIR's root op and benefit for it."""
-
-    root: ClassVar[str | None] = None
-    """The op name the pattern is rooted at (``None``: see ``applies_to``)."""
-
-    benefit: ClassVar[int] = 1
-    """MLIR's ``PatternBenefit``: patterns with a higher one are tried first."""
-
-    def applies_to(self, op: Operation) -> bool:
-        """Whether MLIR's applicator would try this pattern on ``op``."""
-        return op.name == self.root
-
-
-class ElementwisePattern(TritonPattern):
+class ElementwisePattern(RootedPattern):
     """A pattern rooted at every op with MLIR's ``Elementwise`` trait
     (``OpTraitRewritePattern<OpTrait::Elementwise>``)."""
 
     def applies_to(self, op: Operation) -> bool:
         return is_elementwise(op)
-
-
-def ordered(patterns: Iterable[TritonPattern]) -> tuple[TritonPattern, ...]:
-    """``patterns`` in the order MLIR tries them: benefit first, then registration."""
-    return tuple(sorted(patterns, key=lambda pattern: -pattern.benefit))
-
-
-class PatternTable:
-    """The patterns of a pattern set that apply to an op, in MLIR's order."""
-
-    def __init__(self, patterns: Sequence[TritonPattern]) -> None:
-        """``patterns`` in registration order (``patterns.add<...>``)."""
-        self._patterns = tuple(patterns)
-        self._by_name: dict[str, tuple[TritonPattern, ...]] = {}
-
-    def __call__(self, op: Operation) -> tuple[TritonPattern, ...]:
-        found = self._by_name.get(op.name)
-        if found is None:
-            found = ordered(p for p in self._patterns if p.applies_to(op))
-            self._by_name[op.name] = found
-        return found
-
-
-# ===----------------------------------------------------------------------=== #
-# Shared matchers
-# ===----------------------------------------------------------------------=== #
 
 
 def is_elementwise(op: Operation) -> bool:
@@ -138,31 +85,6 @@ def is_memory_effect_free(op: Operation) -> bool:
     """MLIR's ``isMemoryEffectFree``: every ``arith``/``math`` op is
     ``NoMemoryEffect`` there, even where xDSL declares no effects."""
     return op.dialect_name() in ("arith", "math") or is_side_effect_free(op)
-
-
-def splat_element(attr: Attribute | None) -> IntegerAttr | FloatAttr | None:
-    """The element of a splat ``DenseElementsAttr`` (``SplatElementsAttr``), or None."""
-    if not isinstance(attr, DenseIntOrFPElementsAttr) or not attr.is_splat():
-        return None
-    element = next(iter(attr.iter_attrs()), None)
-    return element if isinstance(element, IntegerAttr | FloatAttr) else None
-
-
-def is_zero(value: SSAValue) -> bool:
-    """``m_Zero() || m_AnyZeroFloat()``: an integer zero or a float ±0 (or a splat of one)."""
-    attr = constant_attr(value)
-    return is_int(attr, 0) or is_float_zero(float_value(attr), negative=None)
-
-
-def has_one_use(op: Operation) -> bool:
-    """``Operation::hasOneUse``: its results have exactly one use between them."""
-    return sum(1 for result in op.results for _ in result.uses) == 1
-
-
-def defining(value: SSAValue | None, op_type: type[OpT]) -> OpT | None:
-    """``value.getDefiningOp<OpTy>()``."""
-    owner = value.owner if value is not None else None
-    return owner if isinstance(owner, op_type) else None
 
 
 def _splat_mask(mask: SSAValue | None) -> bool | None:
@@ -197,7 +119,7 @@ def _copy_cache_policy(source: Operation, target: Operation) -> None:
 # ===----------------------------------------------------------------------=== #
 
 
-class CanonicalizeMaskedLoadPattern(TritonPattern):
+class CanonicalizeMaskedLoadPattern(RootedPattern):
     """``load(ptr, splat(1), ...) -> load(ptr, ...)``;
     ``load(ptr, splat(0), other, ...) -> other``."""
 
@@ -220,7 +142,7 @@ class CanonicalizeMaskedLoadPattern(TritonPattern):
         rewriter.replace(op, load)
 
 
-class CanonicalizeMaskedStorePattern(TritonPattern):
+class CanonicalizeMaskedStorePattern(RootedPattern):
     """``store(ptr, value, splat(1), ...) -> store(ptr, value, ...)``;
     ``store(ptr, value, splat(0), ...) ->`` nothing."""
 
@@ -247,7 +169,7 @@ class CanonicalizeMaskedStorePattern(TritonPattern):
 # ===----------------------------------------------------------------------=== #
 
 
-class BroadcastSplatPattern(TritonPattern):
+class BroadcastSplatPattern(RootedPattern):
     """``broadcast(splat(x)) -> splat(x)``."""
 
     root = "tt.broadcast"
@@ -262,7 +184,7 @@ class BroadcastSplatPattern(TritonPattern):
         rewriter.replace(op, SplatOp(splat.src, op.result.type))
 
 
-class BroadcastBroadcastPattern(TritonPattern):
+class BroadcastBroadcastPattern(RootedPattern):
     """``broadcast(broadcast(x)) -> broadcast(x)``."""
 
     root = "tt.broadcast"
@@ -282,7 +204,7 @@ class BroadcastBroadcastPattern(TritonPattern):
 # ===----------------------------------------------------------------------=== #
 
 
-class ExpandDimsOpCanonicalize(TritonPattern):
+class ExpandDimsOpCanonicalize(RootedPattern):
     """``ExpandDimsOp::canonicalize``: ``expand_dims(splat) -> splat``;
     ``expand_dims(broadcast(x)) -> broadcast(expand_dims(x))``."""
 
@@ -301,7 +223,7 @@ class ExpandDimsOpCanonicalize(TritonPattern):
             rewriter.replace(op, [expand, broadcast])
 
 
-class ReshapeOpCanonicalize(TritonPattern):
+class ReshapeOpCanonicalize(RootedPattern):
     """``ReshapeOp::canonicalize``: ``reshape(reshape) -> reshape``
     (reordering allowed if either allowed it); ``reshape(splat) -> splat``."""
 
@@ -320,7 +242,7 @@ class ReshapeOpCanonicalize(TritonPattern):
             rewriter.replace(op, SplatOp(source.src, op.result.type))
 
 
-class ReshapeOfExpandDimsPattern(TritonPattern):
+class ReshapeOfExpandDimsPattern(RootedPattern):
     """Triton 3.9: ``reshape(expand_dims(x))`` back to ``x``'s own type is ``x``.
 
     What 3.9's combine leaves of a mul-reduce turned into a dot; 3.9 registers
@@ -342,7 +264,7 @@ class ReshapeOfExpandDimsPattern(TritonPattern):
 # ===----------------------------------------------------------------------=== #
 
 
-class CanonicalizeIntToPtrOfPtrToInt(TritonPattern):
+class CanonicalizeIntToPtrOfPtrToInt(RootedPattern):
     """``int_to_ptr(ptr_to_int(p)) -> bitcast(p)`` (which folds away when the types match)."""
 
     root = "tt.int_to_ptr"
@@ -363,7 +285,7 @@ def _constant_offset(value: SSAValue) -> int | None:
     return found.signed if found is not None else None
 
 
-class CanonicalizeIntToPtrWithAdd(TritonPattern):
+class CanonicalizeIntToPtrWithAdd(RootedPattern):
     """``int_to_ptr(addi(x, c))`` -> ``addptr(int_to_ptr(x), c / size)`` for a
     constant byte offset ``c`` that whole elements of the pointee make up."""
 
@@ -466,17 +388,10 @@ __all__ = [
     "CanonicalizeMaskedStorePattern",
     "ElementwisePattern",
     "ExpandDimsOpCanonicalize",
-    "PatternTable",
     "ReshapeOfExpandDimsPattern",
     "ReshapeOpCanonicalize",
-    "TritonPattern",
-    "defining",
     "fold",
-    "has_one_use",
     "is_elementwise",
     "is_memory_effect_free",
-    "is_zero",
-    "ordered",
     "patterns_for",
-    "splat_element",
 ]

@@ -22,15 +22,15 @@ from xdsl.pattern_rewriter import PatternRewriter
 from passviz.compilers.mlir.dialects.linalg import Conv2DNchwFchwOp, Conv2DNhwcHwcfOp, generalize
 from passviz.compilers.mlir.passes.canonicalize import apply_patterns_greedily
 from passviz.compilers.mlir.version import behaves_as_iree
-from passviz.compilers.triton.canonicalization import PatternTable, TritonPattern
 from passviz.ir.hints import isa
 from passviz.recording.recorder import StepRecorder, TracedPass
+from passviz.rewrite.patterns import PatternTable, RootedPattern
 
 _LOOPS = 7
 """A 2-D convolution's loops: batch, two output spatial, output channel, two window, input channel."""
 
 
-class Convert1x1FilterConvToMatmul(TritonPattern):
+class Convert1x1FilterConvToMatmul(RootedPattern):
     """IREE's ``Convert1x1FilterConvToMatmul<Conv2DNhwcHwcfOp | Conv2DNchwFchwOp>``: a conv
     with a 1x1 filter becomes a generic whose input map ignores the window loops."""
 

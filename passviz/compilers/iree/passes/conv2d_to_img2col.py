@@ -46,9 +46,9 @@ from passviz.compilers.mlir.dialects.linalg import (
 from passviz.compilers.mlir.dialects.tensor import CollapseShapeOp, ExpandShapeOp
 from passviz.compilers.mlir.passes.canonicalize import apply_patterns_greedily
 from passviz.compilers.mlir.version import behaves_as_iree
-from passviz.compilers.triton.canonicalization import PatternTable, TritonPattern
 from passviz.ir.hints import isa
 from passviz.recording.recorder import StepRecorder, TracedPass
+from passviz.rewrite.patterns import PatternTable, RootedPattern
 
 _OpT = TypeVar("_OpT", bound=Operation)
 
@@ -176,7 +176,7 @@ class _Emitter:
         return self(_generic([value], out, maps, 0, _copy_body)).res[0]
 
 
-class ConvertConv2DNhwcHwcf(TritonPattern):
+class ConvertConv2DNhwcHwcf(RootedPattern):
     """IREE's ``ConvertConv2DNhwcHwcf``: im2col + ``linalg.matmul`` (a batched generic for N > 1)."""
 
     root = Conv2DNhwcHwcfOp.name
@@ -216,7 +216,7 @@ class ConvertConv2DNhwcHwcf(TritonPattern):
         rewriter.replace(op, [], [result.result])
 
 
-class ConvertDepthwiseConv2DNhwcHwc(TritonPattern):
+class ConvertDepthwiseConv2DNhwcHwc(RootedPattern):
     """IREE's ``ConvertDepthwiseConv2DNhwcHwc``: channels moved outermost, im2col, ``linalg.batch_matvec``."""
 
     root = DepthwiseConv2DNhwcHwcOp.name
@@ -255,7 +255,7 @@ class ConvertDepthwiseConv2DNhwcHwc(TritonPattern):
         rewriter.replace(op, [], [result])
 
 
-class ConvertConv2DNchwFchw(TritonPattern):
+class ConvertConv2DNchwFchw(RootedPattern):
     """IREE's ``ConvertConv2DNchwFchw``: im2col + ``linalg.matmul`` with the filter on the left."""
 
     root = Conv2DNchwFchwOp.name

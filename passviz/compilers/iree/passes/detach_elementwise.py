@@ -40,9 +40,9 @@ from xdsl.rewriter import InsertPoint
 from passviz.compilers.mlir.dialects.linalg import BatchMatmulOp, BatchMatvecOp, FillOp, GenericOp, MatmulOp
 from passviz.compilers.mlir.passes.canonicalize import apply_patterns_greedily
 from passviz.compilers.mlir.version import behaves_as_iree
-from passviz.compilers.triton.canonicalization import PatternTable, TritonPattern
 from passviz.ir.hints import isa
 from passviz.recording.recorder import StepRecorder, TracedPass
+from passviz.rewrite.patterns import PatternTable, RootedPattern
 
 _NAMED_CONTRACTIONS = (MatmulOp, BatchMatmulOp, BatchMatvecOp)
 """The named ops passviz knows that implement MLIR's contraction interface."""
@@ -128,7 +128,7 @@ def _splat_element(attr: Attribute, element: IntegerType | AnyFloat) -> Scalar |
     return FloatAttr(float(first), element)
 
 
-class DetachElementwisePattern(TritonPattern):
+class DetachElementwisePattern(RootedPattern):
     """IREE's ``DetachElementwisePattern``: a contraction or convolution accumulating into a
     linalg op's result (not a fill) or a non-splat constant starts from zero; a generic adds
     the accumulator back after it."""
@@ -204,7 +204,7 @@ class DetachElementwisePattern(TritonPattern):
         rewriter.replace_uses_with_if(result, generic.res[0], lambda use: use.operation is not generic)
 
 
-class DetachSplatConstantOutsOperands(TritonPattern):
+class DetachSplatConstantOutsOperands(RootedPattern):
     """IREE's ``DetachSplatConstantOutsOperands<linalg::LinalgOp>``: a splat constant init
     becomes ``tensor.empty`` + ``linalg.fill`` of its element."""
 

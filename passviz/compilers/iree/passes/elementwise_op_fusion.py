@@ -59,10 +59,10 @@ from passviz.compilers.iree.passes.dispatch_common import record_no_fusion
 from passviz.compilers.mlir.dialects.linalg import GenericOp
 from passviz.compilers.mlir.passes.canonicalize import apply_patterns_greedily
 from passviz.compilers.mlir.version import behaves_as_iree
-from passviz.compilers.triton.canonicalization import PatternTable, TritonPattern
 from passviz.ir.hints import isa
 from passviz.recording.recorder import StepRecorder, TracedPass
 from passviz.rewrite.greedy import GreedyConfig
+from passviz.rewrite.patterns import PatternTable, RootedPattern
 
 MAX_OPERANDS = 16
 """IREE's ``kIreeMaxOperandCount``: a fused op may not bind more operands (backend binding limits)."""
@@ -419,7 +419,7 @@ def _fused_block(
     return block
 
 
-class FuseElementwiseOps(TritonPattern):
+class FuseElementwiseOps(RootedPattern):
     """MLIR's ``FuseElementwiseOps`` with IREE's control function: the first input whose
     producing generic may fuse is fused; the consumer is replaced by the fused op."""
 
@@ -468,7 +468,7 @@ def _is_transpose(op: GenericOp) -> bool:
     return _is_permutation(in_map) and _is_permutation(out_map) and in_map != out_map
 
 
-class GatherFusionPattern(TritonPattern):
+class GatherFusionPattern(RootedPattern):
     """IREE's ``GatherFusionPattern``: a ``tensor.extract`` in a generic that reads an
     elementwise bit-extension or transpose reads the producer's inputs instead, and the
     producer's payload runs in place of the extract."""
@@ -546,7 +546,7 @@ def _scalar_of(attr: Attribute) -> Scalar | None:
     return None
 
 
-class FoldScalarOrSplatConstant(TritonPattern):
+class FoldScalarOrSplatConstant(RootedPattern):
     """MLIR's ``FoldScalarOrSplatConstant``: a scalar or splat constant input becomes a scalar
     constant the payload reads directly."""
 
@@ -585,7 +585,7 @@ class FoldScalarOrSplatConstant(TritonPattern):
             return
 
 
-class FoldFillWithGenericOp(TritonPattern):
+class FoldFillWithGenericOp(RootedPattern):
     """MLIR's ``FoldFillWithGenericOp``: the payload reads a filled input's fill value instead."""
 
     root = "linalg.generic"
@@ -607,7 +607,7 @@ class FoldFillWithGenericOp(TritonPattern):
             rewriter.notify_op_modified(op)
 
 
-class RemoveOutsDependency(TritonPattern):
+class RemoveOutsDependency(RootedPattern):
     """MLIR's ``RemoveOutsDependency``: an ``outs`` operand the payload does not read becomes
     a ``tensor.empty`` of its shape."""
 
@@ -653,7 +653,7 @@ def _result_dead(op: GenericOp, index: int) -> bool:
     return isinstance(user, YieldOp) and user.operands[index] == arg
 
 
-class DeduplicateAndRemoveDeadOperandsAndResults(TritonPattern):
+class DeduplicateAndRemoveDeadOperandsAndResults(RootedPattern):
     """MLIR's ``DeduplicateAndRemoveDeadOperandsAndResults``: drops inputs the payload does not
     read, repeated inputs, and outputs whose results are dead, where the loop bounds allow."""
 
@@ -753,7 +753,7 @@ class DeduplicateAndRemoveDeadOperandsAndResults(TritonPattern):
         rewriter.erase(op, safe_erase=False)
 
 
-class RemoveUnusedCycleInGenericOp(TritonPattern):
+class RemoveUnusedCycleInGenericOp(RootedPattern):
     """MLIR's ``RemoveUnusedCycleInGenericOp``: a dead result's ``out`` argument that only feeds
     one op yielded in its place is yielded directly."""
 
@@ -777,7 +777,7 @@ class RemoveUnusedCycleInGenericOp(TritonPattern):
             rewriter.replace(cycle, [], [arg])
 
 
-def elementwise_fusion_patterns() -> tuple[TritonPattern, ...]:
+def elementwise_fusion_patterns() -> tuple[RootedPattern, ...]:
     """The pass's first pattern set, in MLIR's registration order."""
     return (
         GatherFusionPattern(),

@@ -38,9 +38,9 @@ from passviz.compilers.iree.passes.elementwise_op_fusion import (
 from passviz.compilers.mlir.dialects.linalg import GenericOp
 from passviz.compilers.mlir.passes.canonicalize import apply_patterns_greedily
 from passviz.compilers.mlir.version import behaves_as_iree
-from passviz.compilers.triton.canonicalization import PatternTable
 from passviz.ir.dominance import properly_dominates
 from passviz.recording.recorder import StepRecorder, TracedPass
+from passviz.rewrite.patterns import PatternTable
 
 ITERATIONS = 2
 """The pass's default ``num-iterations``."""

@@ -46,11 +46,11 @@ from passviz.compilers.mlir.passes.canonicalize import CanonicalizationTables
 from passviz.compilers.mlir.passes.licm import memory_effects
 from passviz.compilers.mlir.passes.symbol_dce import is_symbol, op_symbol_refs
 from passviz.compilers.mlir.version import llvm_snapshot
-from passviz.compilers.triton.passes.loop_unroll import replace_all_uses
 from passviz.ir.hints import isa
 from passviz.recording.recorder import StepRecorder, TracedPass
 from passviz.rewrite.greedy import insertion_region
 from passviz.rewrite.matchers import APInt, constant_attr
+from passviz.rewrite.patterns import replace_all_uses
 
 
 @dataclass(frozen=True)

@@ -36,13 +36,6 @@ from xdsl.rewriter import InsertPoint
 from xdsl.utils.type import get_element_type_or_self
 
 from passviz.compilers.mlir.passes.canonicalize import apply_patterns_greedily
-from passviz.compilers.triton.canonicalization import (
-    PatternTable,
-    TritonPattern,
-    defining,
-    has_one_use,
-    is_zero,
-)
 from passviz.compilers.triton.dialects.tt import (
     AddPtrOp,
     BroadcastOp,
@@ -60,14 +53,15 @@ from passviz.compilers.triton.version import triton_version
 from passviz.ir.dominance import properly_dominates
 from passviz.ir.hints import isa
 from passviz.recording.recorder import StepRecorder, TracedPass
-from passviz.rewrite.matchers import APInt, constant_attr, int_value
+from passviz.rewrite.matchers import APInt, constant_attr, defining, has_one_use, int_value, is_zero
+from passviz.rewrite.patterns import PatternTable, RootedPattern
 
 # ===----------------------------------------------------------------------=== #
 # dot(a, b, 0) + d -> dot(a, b, d)
 # ===----------------------------------------------------------------------=== #
 
 
-class _CombineDotAddPattern(TritonPattern):
+class _CombineDotAddPattern(RootedPattern):
     """``add(dot(a, b, 0), d)`` or ``add(d, dot(a, b, 0))`` -> ``dot(a, b, d)``,
     when the dot has no other use (``CombineDotAddPattern<DotOpTy, AddOpTy>``)."""
 
@@ -129,7 +123,7 @@ class CombineDotScaledAddFPattern(_CombineDotAddPattern):
 # ===----------------------------------------------------------------------=== #
 
 
-class CombineSelectMaskedLoadPattern(TritonPattern):
+class CombineSelectMaskedLoadPattern(RootedPattern):
     """``select(cond, load(ptrs, splat(cond), ?), other)``
     -> ``load(ptrs, splat(cond), other)``."""
 
@@ -200,7 +194,7 @@ def is_add_ptr_offset_combinable(first: SSAValue, second: SSAValue) -> bool:
     return APInt.of(total, first_value.width).signed == total
 
 
-class CombineAddPtrPattern(TritonPattern):
+class CombineAddPtrPattern(RootedPattern):
     """``addptr(addptr(ptr, i0), i1) -> addptr(ptr, addi(i0, i1))`` (Combine.td),
     keeping the outer op's ``tt.divisibility``/``contiguity``/``constancy``."""
 
@@ -246,7 +240,7 @@ def _broadcasts_along(op: BroadcastOp, axis: int) -> bool:
     return all((before != after) == (index == axis) for index, (before, after) in enumerate(pairs))
 
 
-class CombineBroadcastMulReducePattern(TritonPattern):
+class CombineBroadcastMulReducePattern(RootedPattern):
     """``reduce_add(broadcast(expand_dims(x, 2)) * broadcast(expand_dims(y, 0)))``
     -> ``dot(x, y, splat(0.0))``.
 
@@ -322,7 +316,7 @@ class CombineBroadcastMulReducePattern(TritonPattern):
 # ===----------------------------------------------------------------------=== #
 
 
-class CombineReshapeReducePatterns(TritonPattern):
+class CombineReshapeReducePatterns(RootedPattern):
     """A 1-D reshape used only by reductions and histograms may reorder elements."""
 
     root = "tt.reshape"
@@ -338,7 +332,7 @@ class CombineReshapeReducePatterns(TritonPattern):
         rewriter.notify_op_modified(op)
 
 
-class RankedReduceDescriptorLoads(TritonPattern):
+class RankedReduceDescriptorLoads(RootedPattern):
     """``reshape(descriptor_load)`` dropping leading unit dims -> a descriptor
     load of the reshaped type."""
 
@@ -367,7 +361,7 @@ class RankedReduceDescriptorLoads(TritonPattern):
 # ===----------------------------------------------------------------------=== #
 
 
-def combine_patterns() -> tuple[TritonPattern, ...]:
+def combine_patterns() -> tuple[RootedPattern, ...]:
     """``CombineOpsPass``'s patterns, in its registration order, as the Triton
     passviz behaves as has them."""
     scaled = (CombineDotScaledAddFPattern(),) if triton_version() >= (3, 9) else ()

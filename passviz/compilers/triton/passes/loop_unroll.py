@@ -39,6 +39,7 @@ from xdsl.rewriter import InsertPoint
 from passviz.compilers.mlir.canonicalization.scf import trip_count_3_9
 from passviz.compilers.triton.version import triton_version
 from passviz.recording.recorder import StepRecorder, TracedPass
+from passviz.rewrite.patterns import replace_all_uses
 
 UNROLL_FACTOR = "tt.loop_unroll_factor"
 """The attribute asking for a loop to be unrolled."""
@@ -196,14 +197,6 @@ def promote_if_single_iteration(loop: scf.ForOp, recorder: StepRecorder) -> bool
         rewriter.inline_block(body, InsertPoint.before(loop))
         rewriter.erase(loop)
     return True
-
-
-def replace_all_uses(rewriter: PatternRewriter, old: SSAValue, new: SSAValue) -> None:
-    """``replaceAllUsesWith`` that leaves ``new``'s name alone (xDSL would hand it
-    ``old``'s name hint, an edit the trace would not see)."""
-    name = new.name_hint
-    rewriter.replace_all_uses_with(old, new)
-    new.name_hint = name
 
 
 def static_trip_count(loop: scf.ForOp) -> int | None:

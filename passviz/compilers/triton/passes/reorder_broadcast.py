@@ -27,17 +27,15 @@ from passviz.compilers.triton.canonicalization import (
     BroadcastSplatPattern,
     ElementwisePattern,
     ExpandDimsOpCanonicalize,
-    PatternTable,
     ReshapeOfExpandDimsPattern,
-    TritonPattern,
     is_memory_effect_free,
-    splat_element,
 )
 from passviz.compilers.triton.dialects.tt import BroadcastOp, SplatOp
 from passviz.compilers.triton.version import triton_version
 from passviz.ir.hints import isa
 from passviz.recording.recorder import StepRecorder, TracedPass
-from passviz.rewrite.matchers import constant_attr, dense
+from passviz.rewrite.matchers import constant_attr, dense, splat_element
+from passviz.rewrite.patterns import PatternTable, RootedPattern
 
 
 def _splat_constant(value: SSAValue) -> IntegerAttr | FloatAttr | None:
@@ -147,7 +145,7 @@ def _splat_of(type_: TensorType[Attribute], element: IntegerAttr | FloatAttr) ->
     return dense(type_, [value] if isinstance(value, int) else [float(value)])
 
 
-def reorder_broadcast_patterns() -> tuple[TritonPattern, ...]:
+def reorder_broadcast_patterns() -> tuple[RootedPattern, ...]:
     """``ReorderBroadcastPass``'s patterns, in its registration order."""
     expand_dims = (ExpandDimsOpCanonicalize(),)
     if triton_version() >= (3, 9):
