@@ -57,13 +57,14 @@ from xdsl.irdl import (
     result_def,
     traits_def,
 )
-from xdsl.parser import Parser, UnresolvedOperand
+from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.type import get_element_type_or_self, have_compatible_shape
 
 from passviz.ir.hints import isa
+from passviz.ir.xdsl_compat import check_comparison_operands, comparison_predicate
 
 # ---------------------------------------------------------------------------
 # Type constraints (``ArithBase.td``, ``CommonTypeConstraints.td``)
@@ -244,12 +245,16 @@ class _CastOp(IRDLOperation, abc.ABC):
         printer.print_attribute(self.results[0].type)
 
 
-@irdl_op_definition
-class ExtSIOp(_CastOp, arith.ExtSIOp):
-    """``arith.extsi``: sign-extends integers to a wider type."""
+class _IntCast(_CastOp, abc.ABC):
+    """A cast between integer types (``extsi``, ``extui``, ``trunci``)."""
 
     input = operand_def(INT_LIKE)
     result = result_def(INT_LIKE)
+
+
+@irdl_op_definition
+class ExtSIOp(_IntCast, arith.ExtSIOp):
+    """``arith.extsi``: sign-extends integers to a wider type."""
 
     # MLIR's extsi is Pure (xDSL's has no traits).
     traits = traits_def(Pure())
@@ -258,21 +263,16 @@ class ExtSIOp(_CastOp, arith.ExtSIOp):
 
 
 @irdl_op_definition
-class ExtUIOp(_CastOp, arith.ExtUIOp):
+class ExtUIOp(_IntCast, arith.ExtUIOp):
     """``arith.extui``: zero-extends integers to a wider type."""
-
-    input = operand_def(INT_LIKE)
-    result = result_def(INT_LIKE)
 
     elements_compatible = staticmethod(_widens)
 
 
 @irdl_op_definition
-class TruncIOp(_CastOp, arith.TruncIOp):
+class TruncIOp(_IntCast, arith.TruncIOp):
     """``arith.trunci``: truncates integers to a narrower type."""
 
-    input = operand_def(INT_LIKE)
-    result = result_def(INT_LIKE)
     overflow_flags = prop_def(IntegerOverflowAttr, default_value=_NO_OVERFLOW, prop_name="overflowFlags")
 
     def __init__(
@@ -313,22 +313,12 @@ def _print_fastmath(printer: Printer, fastmath: FastMathFlagsAttr | None) -> Non
         fastmath.print_parameter(printer)
 
 
-@irdl_op_definition
-class ExtFOp(_CastOp, arith.ExtFOp):
-    """``arith.extf``: extends floats to a wider type."""
+class _FloatCast(_CastOp, abc.ABC):
+    """A cast between float types (``extf``, ``truncf``), with optional ``fastmath`` flags."""
 
     input = operand_def(FLOAT_LIKE)
     result = result_def(FLOAT_LIKE)
     fastmath = opt_prop_def(FastMathFlagsAttr)
-
-    def __init__(
-        self, op: SSAValue | Operation, target_type: Attribute, fastmath: FastMathFlagsAttr | None = None
-    ) -> None:
-        IRDLOperation.__init__(
-            self, operands=[op], result_types=[target_type], properties={"fastmath": fastmath}
-        )
-
-    elements_compatible = staticmethod(_widens)
 
     @classmethod
     def parse_flags(cls, parser: Parser) -> dict[str, Attribute]:
@@ -339,14 +329,25 @@ class ExtFOp(_CastOp, arith.ExtFOp):
 
 
 @irdl_op_definition
-class TruncFOp(_CastOp, arith.TruncFOp):
+class ExtFOp(_FloatCast, arith.ExtFOp):
+    """``arith.extf``: extends floats to a wider type."""
+
+    def __init__(
+        self, op: SSAValue | Operation, target_type: Attribute, fastmath: FastMathFlagsAttr | None = None
+    ) -> None:
+        IRDLOperation.__init__(
+            self, operands=[op], result_types=[target_type], properties={"fastmath": fastmath}
+        )
+
+    elements_compatible = staticmethod(_widens)
+
+
+@irdl_op_definition
+class TruncFOp(_FloatCast, arith.TruncFOp):
     """``arith.truncf``: rounds floats to a narrower type."""
 
-    input = operand_def(FLOAT_LIKE)
-    result = result_def(FLOAT_LIKE)
     roundingmode = opt_prop_def(IntegerAttr[I32])
     """An ``arith::RoundingMode`` (an index into ``ROUNDING_MODES``); none: the current one."""
-    fastmath = opt_prop_def(FastMathFlagsAttr)
 
     def __init__(
         self,
@@ -375,12 +376,12 @@ class TruncFOp(_CastOp, arith.TruncFOp):
         properties: dict[str, Attribute] = {}
         if (mode := parser.parse_optional_keyword_in(ROUNDING_MODES)) is not None:
             properties["roundingmode"] = IntegerAttr(ROUNDING_MODES.index(mode), 32)
-        return properties | _parse_fastmath(parser)
+        return properties | super().parse_flags(parser)
 
     def print_flags(self, printer: Printer) -> None:
         if self.roundingmode is not None:
             printer.print_string(f" {ROUNDING_MODES[self.roundingmode.value.data]}")
-        _print_fastmath(printer, self.fastmath)
+        super().print_flags(printer)
 
 
 def _int_to_float(source: Attribute, target: Attribute) -> bool:
@@ -391,44 +392,40 @@ def _float_to_int(source: Attribute, target: Attribute) -> bool:
     return isinstance(source, AnyFloat) and isinstance(target, IntegerType)
 
 
+class _IntToFloatCast(_CastOp, abc.ABC):
+    """``sitofp``, ``uitofp``: integers to floats."""
+
+    input = operand_def(INT_LIKE)
+    result = result_def(FLOAT_LIKE)
+    elements_compatible = staticmethod(_int_to_float)
+
+
+class _FloatToIntCast(_CastOp, abc.ABC):
+    """``fptosi``, ``fptoui``: floats to integers, rounding toward zero."""
+
+    input = operand_def(FLOAT_LIKE)
+    result = result_def(INT_LIKE)
+    elements_compatible = staticmethod(_float_to_int)
+
+
 @irdl_op_definition
-class SIToFPOp(_CastOp, arith.SIToFPOp):
+class SIToFPOp(_IntToFloatCast, arith.SIToFPOp):
     """``arith.sitofp``: signed integers to floats."""
 
-    input = operand_def(INT_LIKE)
-    result = result_def(FLOAT_LIKE)
-
-    elements_compatible = staticmethod(_int_to_float)
-
 
 @irdl_op_definition
-class UIToFPOp(_CastOp, arith.UIToFPOp):
+class UIToFPOp(_IntToFloatCast, arith.UIToFPOp):
     """``arith.uitofp``: unsigned integers to floats."""
 
-    input = operand_def(INT_LIKE)
-    result = result_def(FLOAT_LIKE)
-
-    elements_compatible = staticmethod(_int_to_float)
-
 
 @irdl_op_definition
-class FPToSIOp(_CastOp, arith.FPToSIOp):
+class FPToSIOp(_FloatToIntCast, arith.FPToSIOp):
     """``arith.fptosi``: floats to signed integers, rounding toward zero."""
 
-    input = operand_def(FLOAT_LIKE)
-    result = result_def(INT_LIKE)
-
-    elements_compatible = staticmethod(_float_to_int)
-
 
 @irdl_op_definition
-class FPToUIOp(_CastOp, arith.FPToUIOp):
+class FPToUIOp(_FloatToIntCast, arith.FPToUIOp):
     """``arith.fptoui``: floats to unsigned integers, rounding toward zero."""
-
-    input = operand_def(FLOAT_LIKE)
-    result = result_def(INT_LIKE)
-
-    elements_compatible = staticmethod(_float_to_int)
 
 
 class _IndexCast(_CastOp, abc.ABC):
@@ -475,103 +472,104 @@ class BitcastOp(_CastOp, arith.BitcastOp):
 # Comparisons and select
 
 
-_CMPI_PREDICATES = {name: value for value, name in enumerate(CMPI_COMPARISON_OPERATIONS)}
-_CMPF_PREDICATES = {name: value for value, name in enumerate(CMPF_COMPARISON_OPERATIONS)}
-"""The predicates' keywords and their ``IntegerAttr`` values (``arith::CmpIPredicate``, ``CmpFPredicate``)."""
+class _Comparison(arith.ComparisonOperation, abc.ABC):
+    """``cmpi``/``cmpf``: ``$predicate, $lhs, $rhs flags attr-dict : type($lhs)``,
+    an ``i1`` result of the operands' shape."""
 
-
-def _verify_comparison(lhs: Attribute, result: Attribute) -> None:
-    if result != i1_same_shape(lhs):
-        raise VerifyException(
-            f"result type {result} must have i1 elements and the operands' shape ({i1_same_shape(lhs)})"
-        )
-
-
-def _parse_comparison(
-    parser: Parser, predicates: Sequence[str]
-) -> tuple[str, UnresolvedOperand, UnresolvedOperand]:
-    """``$predicate, $lhs, $rhs``."""
-    predicate = parser.parse_keyword_in(predicates, " as the comparison predicate")
-    parser.parse_punctuation(",")
-    lhs = parser.parse_unresolved_operand()
-    parser.parse_punctuation(",")
-    rhs = parser.parse_unresolved_operand()
-    return predicate, lhs, rhs
-
-
-def _parse_comparison_types(
-    parser: Parser, lhs: UnresolvedOperand, rhs: UnresolvedOperand
-) -> tuple[dict[str, Attribute], Sequence[SSAValue]]:
-    """``attr-dict : type($lhs)``: the attributes and the resolved operands."""
-    attributes = parser.parse_optional_attr_dict()
-    parser.parse_punctuation(":")
-    type_ = parser.parse_type()
-    return attributes, parser.resolve_operands([lhs, rhs], [type_, type_], parser.pos)
-
-
-def _print_comparison(
-    printer: Printer, op: Operation, predicate: str, fastmath: FastMathFlagsAttr | None
-) -> None:
-    printer.print_string(f" {predicate}, ")
-    printer.print_list(op.operands, printer.print_operand)
-    if fastmath is not None and fastmath.data:
-        printer.print_string(" fastmath")
-        fastmath.print_parameter(printer)
-    printer.print_op_attributes(op.attributes)
-    printer.print_string(" : ")
-    printer.print_attribute(op.operands[0].type)
-
-
-@irdl_op_definition
-class CmpiOp(arith.CmpiOp):
-    """``arith.cmpi``: compares integers (elementwise) into ``i1`` of the operands' shape."""
-
-    _T: ClassVar = VarConstraint("_T", INT_OR_INDEX_LIKE)
     predicate = prop_def(IntegerAttr)
-    lhs = operand_def(_T)
-    rhs = operand_def(_T)
     result = result_def(BOOL_LIKE)
 
-    def __init__(
-        self, operand1: Operation | SSAValue, operand2: Operation | SSAValue, arg: int | str
+    _PREDICATES: ClassVar[Sequence[str]]
+    """The predicates' keywords, indexed by the ``predicate`` property's value."""
+
+    def _init(
+        self,
+        operand1: SSAValue | Operation,
+        operand2: SSAValue | Operation,
+        arg: int | str,
+        flags: Mapping[str, Attribute],
     ) -> None:
+        """Build the comparison of ``operand1`` and ``operand2`` by the predicate ``arg``."""
         lhs, rhs = SSAValue.get(operand1), SSAValue.get(operand2)
-        self._validate_operand_types(lhs, rhs)
+        check_comparison_operands(lhs, rhs)
         if isinstance(arg, str):
-            arg = self._get_comparison_predicate(arg, _CMPI_PREDICATES)
+            arg = comparison_predicate(arg, {name: i for i, name in enumerate(self._PREDICATES)})
         IRDLOperation.__init__(
             self,
             operands=[lhs, rhs],
             result_types=[i1_same_shape(lhs.type)],
-            properties={"predicate": IntegerAttr(arg, 64)},
+            properties={"predicate": IntegerAttr(arg, 64), **flags},
         )
 
     def verify_(self) -> None:
-        _verify_enum(self.predicate, CMPI_COMPARISON_OPERATIONS, "predicate")
-        _verify_comparison(self.lhs.type, self.result.type)
+        _verify_enum(self.predicate, self._PREDICATES, "predicate")
+        lhs, result = self.operands[0].type, self.results[0].type
+        if result != i1_same_shape(lhs):
+            raise VerifyException(
+                f"result type {result} must have i1 elements and the operands' shape ({i1_same_shape(lhs)})"
+            )
+
+    @classmethod
+    def parse_flags(cls, parser: Parser) -> dict[str, Attribute]:
+        """The properties spelled between the operands and the ``attr-dict``."""
+        return {}
 
     @classmethod
     def parse(cls, parser: Parser) -> Self:
-        predicate, lhs, rhs = _parse_comparison(parser, CMPI_COMPARISON_OPERATIONS)
-        attributes, (lhs_value, rhs_value) = _parse_comparison_types(parser, lhs, rhs)
-        op = cls(lhs_value, rhs_value, predicate)
+        predicate = parser.parse_keyword_in(cls._PREDICATES, " as the comparison predicate")
+        parser.parse_punctuation(",")
+        lhs = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        rhs = parser.parse_unresolved_operand()
+        flags = cls.parse_flags(parser)
+        attributes = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        type_ = parser.parse_type()
+        operands = parser.resolve_operands([lhs, rhs], [type_, type_], parser.pos)
+        op = cls.create(
+            operands=operands,
+            result_types=[i1_same_shape(type_)],
+            properties={"predicate": IntegerAttr(cls._PREDICATES.index(predicate), 64)} | flags,
+        )
         _set_attr_dict(op, attributes)
         return op
 
+    def print_flags(self, printer: Printer) -> None:
+        """Print what ``parse_flags`` reads."""
+
     def print(self, printer: Printer) -> None:
-        _print_comparison(printer, self, CMPI_COMPARISON_OPERATIONS[self.predicate.value.data], None)
+        printer.print_string(f" {self._PREDICATES[self.predicate.value.data]}, ")
+        printer.print_list(self.operands, printer.print_operand)
+        self.print_flags(printer)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.operands[0].type)
 
 
 @irdl_op_definition
-class CmpfOp(arith.CmpfOp):
+class CmpiOp(_Comparison, arith.CmpiOp):
+    """``arith.cmpi``: compares integers (elementwise) into ``i1`` of the operands' shape."""
+
+    _T: ClassVar = VarConstraint("_T", INT_OR_INDEX_LIKE)
+    _PREDICATES: ClassVar[Sequence[str]] = CMPI_COMPARISON_OPERATIONS
+    lhs = operand_def(_T)
+    rhs = operand_def(_T)
+
+    def __init__(
+        self, operand1: Operation | SSAValue, operand2: Operation | SSAValue, arg: int | str
+    ) -> None:
+        self._init(operand1, operand2, arg, {})
+
+
+@irdl_op_definition
+class CmpfOp(_Comparison, arith.CmpfOp):
     """``arith.cmpf``: compares floats (elementwise) into ``i1`` of the operands' shape."""
 
     _T: ClassVar = VarConstraint("_T", FLOAT_LIKE)
-    predicate = prop_def(IntegerAttr)
+    _PREDICATES: ClassVar[Sequence[str]] = CMPF_COMPARISON_OPERATIONS
     lhs = operand_def(_T)
     rhs = operand_def(_T)
     fastmath = prop_def(FastMathFlagsAttr, default_value=_NO_FASTMATH)
-    result = result_def(BOOL_LIKE)
 
     def __init__(
         self,
@@ -580,33 +578,16 @@ class CmpfOp(arith.CmpfOp):
         arg: int | str,
         fastmath: FastMathFlagsAttr = _NO_FASTMATH,
     ) -> None:
-        lhs, rhs = SSAValue.get(operand1), SSAValue.get(operand2)
-        self._validate_operand_types(lhs, rhs)
-        if isinstance(arg, str):
-            arg = self._get_comparison_predicate(arg, _CMPF_PREDICATES)
-        IRDLOperation.__init__(
-            self,
-            operands=[lhs, rhs],
-            result_types=[i1_same_shape(lhs.type)],
-            properties={"predicate": IntegerAttr(arg, 64), "fastmath": fastmath},
-        )
-
-    def verify_(self) -> None:
-        _verify_enum(self.predicate, CMPF_COMPARISON_OPERATIONS, "predicate")
-        _verify_comparison(self.lhs.type, self.result.type)
+        self._init(operand1, operand2, arg, {"fastmath": fastmath})
 
     @classmethod
-    def parse(cls, parser: Parser) -> Self:
-        predicate, lhs, rhs = _parse_comparison(parser, CMPF_COMPARISON_OPERATIONS)
-        fastmath = _parse_fastmath(parser).get("fastmath", _NO_FASTMATH)
-        assert isinstance(fastmath, FastMathFlagsAttr)
-        attributes, (lhs_value, rhs_value) = _parse_comparison_types(parser, lhs, rhs)
-        op = cls(lhs_value, rhs_value, predicate, fastmath)
-        _set_attr_dict(op, attributes)
-        return op
+    def parse_flags(cls, parser: Parser) -> dict[str, Attribute]:
+        # A default-valued attribute: always set, printed only when some flag is.
+        return {"fastmath": _parse_fastmath(parser).get("fastmath", _NO_FASTMATH)}
 
-    def print(self, printer: Printer) -> None:
-        _print_comparison(printer, self, CMPF_COMPARISON_OPERATIONS[self.predicate.value.data], self.fastmath)
+    def print_flags(self, printer: Printer) -> None:
+        if self.fastmath.data:
+            _print_fastmath(printer, self.fastmath)
 
 
 @irdl_op_definition
