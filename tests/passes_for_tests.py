@@ -12,7 +12,7 @@ from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriter, RewritePattern
 from xdsl.rewriter import InsertPoint
 
-from passviz.recording.recorder import NamedPattern, StepRecorder, TracedPass
+from passviz.recording.interface import NamedPattern, StepRecorder, TracedPass
 
 
 class TagBehindTheRewritersBack(RewritePattern):

@@ -21,7 +21,8 @@ from xdsl.traits import HasCanonicalizationPatternsTrait, HasFolder
 from passviz.compilers.registry import make_context
 from passviz.ir.printer import print_module
 from passviz.pipelines import parse_ir
-from passviz.recording.recorder import NullRecorder, PipelineStopped, StepRecorder, TracedPass, Tracer
+from passviz.recording.interface import NullRecorder, PipelineStopped, StepRecorder, TracedPass
+from passviz.recording.recorder import Tracer
 from passviz.rewrite.greedy import CANONICALIZE, FoldResult, GreedyConfig, GreedyDriver
 from passviz.trace.model import Trace, TraceMeta
 from tests.conftest import need

@@ -32,7 +32,8 @@ from xdsl.pattern_rewriter import (
 
 import passviz
 from passviz.pipelines import load_trace, record
-from passviz.recording.recorder import NullRecorder, RecordOptions
+from passviz.recording.interface import NullRecorder
+from passviz.recording.recorder import RecordOptions
 from passviz.rewrite.greedy import GreedyDriver
 from passviz.trace.model import Trace
 from tests import user_passes

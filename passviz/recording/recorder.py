@@ -1,5 +1,9 @@
 """The recorder: turns a pipeline run into a trace, step by step.
 
+Its parts, by job: ``interface`` (what a pass may ask of it), ``limits`` (time, iterations,
+rewrites), ``failures`` (the flags of failed steps), ``shadow`` (what changed at each step
+boundary) and, here, the ``Tracer``, which observes the passes and writes the steps.
+
 A ``Tracer`` is an explicit object: passes receive it through ``TracedPass.run``
 and drive their rewrites through what it hands out (a rewriter, a pattern
 walker), so every mutation reaches its listener.  At each step boundary the
@@ -9,15 +13,10 @@ catches edits made directly, without the rewriter.
 
 from __future__ import annotations
 
-import ctypes
-import signal
-import threading
 import time
-import traceback
-from abc import ABC, abstractmethod
 from collections import deque
-from collections.abc import Callable, Generator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from types import FrameType
 from typing import Any, ClassVar, Literal
@@ -34,13 +33,27 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
 )
 from xdsl.rewriter import InsertPoint
-from xdsl.utils.exceptions import VerifyException
 
 from passviz.ir.printer import print_module
 from passviz.ir.rewrite_hooks import calling_pattern, observing
-from passviz.ir.terminal import first_line
 from passviz.ir.verify import IncrementalVerifier
+from passviz.recording.failures import corruption_flag, exception_flag, root_cause, verify_flag
 from passviz.recording.initial import initial_state
+from passviz.recording.interface import (
+    PASSING_THROUGH,
+    DispatchRegions,
+    NamedPattern,
+    PassTimeout,
+    PipelineStopped,
+    PostWalk,
+    StepRecorder,
+    StepScope,
+    TracedPass,
+    pattern_name,
+    safe_str,
+)
+from passviz.recording.limits import DEFAULT_MAX_ITERATIONS, nonconvergence_message, pass_time_limit, seconds
+from passviz.recording.replay import Replayer
 from passviz.recording.shadow import PendingReplacement, ReconcileError, Removal, Shadow
 from passviz.trace.model import Delta, Flag, InitialState, Step, StepKind, Trace, TraceMeta
 from passviz.trace.sources import SourcePolicy, read_sources
@@ -48,10 +61,6 @@ from passviz.trace.store import TraceWriter
 
 VerifyEach = Literal["off", "pass", "rewrite"]
 """When the verifier runs: never, after every pass, or after every rewrite."""
-
-PostWalk = Callable[[Region, PatternRewriterListener], bool]
-DispatchRegions = Callable[[], Sequence[Sequence[Operation]]]
-"""Gives the dispatch regions when a step ends: each one's region op first, then its member ops."""
 
 
 UNANNOUNCED = "edits not announced to the rewriter"
@@ -85,200 +94,6 @@ class RecordOptions:
     """More folders whose source files the trace may embed (``--sources DIR``)."""
 
 
-DEFAULT_MAX_ITERATIONS = 10
-"""Iterations of xDSL's walker before a traced pass counts as not converging."""
-
-
-class PipelineStopped(BaseException):
-    """Raised inside a run to stop the pipeline after a flagged step.
-
-    A ``BaseException``, so that neither xDSL's walker (which turns a pattern's
-    exceptions into diagnostics, walking up from an op that may now sit in its
-    own region) nor a user's ``except Exception`` holds it up."""
-
-
-class PassTimeout(BaseException):
-    """Raised inside a pass that ran past ``RecordOptions.timeout``.
-
-    A ``BaseException``, so that xDSL's walker, which turns a pattern's
-    exceptions into diagnostics, lets it through."""
-
-
-_PASSING_THROUGH = (PipelineStopped, PassTimeout, KeyboardInterrupt, GeneratorExit)
-"""What a step lets through to the run: recorded there (or already recorded)."""
-
-
-def safe_str(exc: BaseException) -> str:
-    """``str(exc)``, even for an exception whose ``__str__`` raises."""
-    try:
-        return str(exc)
-    except BaseException:  # noqa: BLE001 - any failure to print is reported, not raised
-        return f"<{type(exc).__name__} whose message cannot be printed>"
-
-
-def pattern_name(pattern: RewritePattern) -> str:
-    """The name a trace shows for a pattern: its class name."""
-    return type(pattern).__name__
-
-
-class StepRecorder(ABC):
-    """What a traced pass may ask of the recorder.  ``NullRecorder`` records nothing."""
-
-    @abstractmethod
-    def rewriter(self, insert_point: InsertPoint) -> PatternRewriter:
-        """A rewriter whose every mutation the recorder observes."""
-
-    @abstractmethod
-    def checkpoint(self, name: str) -> None:
-        """Close a named sub-step of a pass: everything since the last boundary."""
-
-    @abstractmethod
-    def walker(
-        self,
-        pattern: RewritePattern,
-        *,
-        post_walk_func: PostWalk | None = None,
-        walk_regions_first: bool = False,
-        apply_recursively: bool = True,
-        walk_reverse: bool = False,
-    ) -> PatternRewriteWalker:
-        """A greedy pattern walker whose rewrites each become a step."""
-
-    @abstractmethod
-    def apply_pattern(self, pattern: RewritePattern, op: Operation, rewriter: PatternRewriter) -> None:
-        """Try one pattern on ``op``, remembering its name if it fires."""
-
-    @abstractmethod
-    def not_converged(self, limit: str) -> None:
-        """A rewrite driver gave up after ``limit`` while patterns still fired."""
-
-    def iteration_limit(self, default: int) -> int:
-        """How many iterations a greedy driver whose own limit is ``default`` may make."""
-        return default
-
-    @abstractmethod
-    def step(
-        self,
-        name: str,
-        root: Operation | None = None,
-        *,
-        full: bool = False,
-        chain: Sequence[Operation] | None = None,
-        dispatch: DispatchRegions | None = None,
-    ) -> StepScope:
-        """A context manager that makes what happens inside it one rewrite step.
-
-        ``full`` compares the whole module at the end of the step, for edits
-        the rewriter does not announce (erasing a block, say).  ``chain`` is
-        the pointer chain the step folds, base first; its ops' ids are taken
-        when the step opens, so ops the step erases keep theirs.  ``dispatch``
-        gives the dispatch regions (region op first, then its members) when
-        the step ends; the trace keeps their ids."""
-
-
-class StepScope:
-    """Context manager for a hand-written rewrite step (see ``StepRecorder.step``)."""
-
-    def __init__(
-        self,
-        recorder: Tracer | None,
-        name: str,
-        root: Operation | None,
-        *,
-        full: bool = False,
-        chain: Sequence[Operation] | None = None,
-        dispatch: DispatchRegions | None = None,
-    ) -> None:
-        self._recorder = recorder
-        self._name = name
-        self._root = root
-        self._full = full
-        self._chain = chain
-        self._dispatch = dispatch
-        self._cancelled = False
-
-    def cancel(self) -> None:
-        """Make the step end without a trace entry: it turned out to change nothing."""
-        self._cancelled = True
-
-    def __enter__(self) -> StepScope:
-        if self._recorder is not None:
-            self._recorder.begin_rewrite(self._root, chain=self._chain, dispatch=self._dispatch)
-            self._recorder.applying += 1
-        return self
-
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: object) -> None:
-        if self._recorder is None:
-            return
-        self._recorder.applying -= 1
-        if exc is not None and not isinstance(exc, _PASSING_THROUGH):
-            self._recorder.fail(exc, self._root, self._name)
-            return
-        if exc is None and not self._cancelled:
-            self._recorder.fired(self._name)
-            self._recorder.end_rewrite(full=self._full)
-
-
-class NullRecorder(StepRecorder):
-    """Runs traced passes without recording anything."""
-
-    def rewriter(self, insert_point: InsertPoint) -> PatternRewriter:
-        return PatternRewriter(insert_point)
-
-    def checkpoint(self, name: str) -> None:
-        return None
-
-    def walker(
-        self,
-        pattern: RewritePattern,
-        *,
-        post_walk_func: PostWalk | None = None,
-        walk_regions_first: bool = False,
-        apply_recursively: bool = True,
-        walk_reverse: bool = False,
-    ) -> PatternRewriteWalker:
-        return PatternRewriteWalker(
-            pattern,
-            post_walk_func=post_walk_func,
-            walk_regions_first=walk_regions_first,
-            apply_recursively=apply_recursively,
-            walk_reverse=walk_reverse,
-        )
-
-    def apply_pattern(self, pattern: RewritePattern, op: Operation, rewriter: PatternRewriter) -> None:
-        pattern.match_and_rewrite(op, rewriter)
-
-    def not_converged(self, limit: str) -> None:
-        return None
-
-    def step(
-        self,
-        name: str,
-        root: Operation | None = None,
-        *,
-        full: bool = False,
-        chain: Sequence[Operation] | None = None,
-        dispatch: DispatchRegions | None = None,
-    ) -> StepScope:
-        return StepScope(None, name, root)
-
-
-class TracedPass(ModulePass, ABC):
-    """A pass that reports its rewrites and sub-steps to a recorder."""
-
-    announces_every_edit: ClassVar[bool] = False
-    """True if every edit of the pass goes through the recorder (a rewriter it
-    handed out, a step or a checkpoint).  Such a pass's end skips comparing
-    the whole module; the pipeline's end always compares it."""
-
-    @abstractmethod
-    def run(self, ctx: Context, op: ModuleOp, recorder: StepRecorder) -> None:
-        """Apply the pass, driving every mutation through ``recorder``."""
-
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        self.run(ctx, op, NullRecorder())
-
-
 @dataclass(frozen=True)
 class _RecordedPass(ModulePass):
     """Wraps a pass of the pipeline so that it runs under the tracer.
@@ -303,17 +118,6 @@ class _RecordedPass(ModulePass):
                     self.tracer.close_direct_step()
 
 
-class NamedPattern(RewritePattern):
-    """A pattern whose firing is reported to the recorder under its own name."""
-
-    def __init__(self, inner: RewritePattern, recorder: StepRecorder) -> None:
-        self.inner = inner
-        self.recorder = recorder
-
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
-        self.recorder.apply_pattern(self.inner, op, rewriter)
-
-
 class _StepPattern(RewritePattern):
     """The outermost pattern of a traced walk: one application, one step."""
 
@@ -327,7 +131,7 @@ class _StepPattern(RewritePattern):
         self.tracer.applying += 1
         try:
             self.inner.match_and_rewrite(op, rewriter)
-        except _PASSING_THROUGH:
+        except PASSING_THROUGH:
             raise
         except BaseException as exc:  # SystemExit too: a flagged step, not a silent exit
             trying = self.tracer.trying
@@ -469,7 +273,7 @@ class Tracer(StepRecorder):
         dispatch: list[list[str]] | None = None,
     ) -> Step:
         if self.shadow.problems:
-            flag = _corruption_flag(self.shadow.problems, name, flag)
+            flag = corruption_flag(self.shadow.problems, name, flag)
             self.shadow.problems.clear()
             self.stopped = True
         step = Step(
@@ -492,11 +296,7 @@ class Tracer(StepRecorder):
         return step
 
     def _verify_flag(self) -> Flag | None:
-        try:
-            self.verifier.verify()
-        except VerifyException as exc:
-            return Flag(kind="verify", message=f"verifier: {first_line(str(exc))}", detail=str(exc))
-        return None
+        return verify_flag(self.verifier)
 
     def _stop_on(self, step: Step) -> None:
         if step.flag is not None:
@@ -602,35 +402,11 @@ class Tracer(StepRecorder):
     def _check_time(self) -> None:
         if self._deadline is not None and time.monotonic() > self._deadline:
             self._deadline = None
-            self._nonconvergence(f"the {_seconds(self.options.timeout)} timeout", rewrites=False)
+            self._nonconvergence(f"the {seconds(self.options.timeout)} timeout", rewrites=False)
 
-    @contextmanager
-    def time_limit(self) -> Generator[None]:
-        """Bound the pass run inside by ``RecordOptions.timeout``.
-
-        Step boundaries check the time; a pass that makes no steps is stopped
-        by an alarm in the main thread of a POSIX process, and elsewhere (the
-        command line records in a worker thread) by a timer that raises
-        ``PassTimeout`` in the recording thread at its next bytecode."""
-        timeout = self.options.timeout
-        if timeout is None:
-            yield
-            return
-        if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
-            with _timer(timeout + 0.05):
-                yield
-            return
-
-        def expire(signum: int, frame: object) -> None:
-            raise PassTimeout(f"the pass ran past the {_seconds(timeout)} timeout")
-
-        previous = signal.signal(signal.SIGALRM, expire)
-        signal.setitimer(signal.ITIMER_REAL, timeout + 0.05)
-        try:
-            yield
-        finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, previous)
+    def time_limit(self) -> AbstractContextManager[None]:
+        """Bound the pass run inside by ``RecordOptions.timeout`` (``limits.pass_time_limit``)."""
+        return pass_time_limit(self.options.timeout)
 
     def fail(self, exc: BaseException, root: Operation | None, name: str | None) -> None:
         """Record a failure step: the exception, the op it happened on, what changed."""
@@ -645,32 +421,17 @@ class Tracer(StepRecorder):
             delta = Delta()
         if root_id is not None and root_text is not None:
             delta.setdefault("texts", {}).setdefault(root_id, root_text)
-        text = safe_str(exc)
-        message = f"{type(exc).__name__}: {first_line(text)}" if text else type(exc).__name__
-        if isinstance(exc, KeyboardInterrupt):
-            message = "interrupted (KeyboardInterrupt)" + (f" in pattern {name}" if name else "")
-        elif name:
-            message = f"pattern {name} raised {message}"
-        flag = Flag(kind="exception", message=message, detail=_format_exception(exc))
+        flag = exception_flag(exc, name)
         self.stopped = True
         self._direct = None
         self._emit("failure", delta, name=name, root=root_id, flag=flag)
 
     def _nonconvergence(self, limit: str, *, rewrites: bool = True) -> None:
         """Stop the pass: it hit ``limit``; the step names the patterns that kept firing."""
-        recent = list(self._recent)
-        repeating = _repeating(recent)
-        cycle = _find_cycle(recent) if rewrites else repeating
-        # A cycle is shown closing on itself; the last rewrites, when there is none, as they came.
-        shown = " → ".join([*repeating, repeating[0]] if repeating else cycle) or "none"
-        if rewrites:
-            message = f"greedy rewrite did not converge within {limit}; patterns kept firing: {shown}"
-        else:  # a timeout: say where the pass was, and a loop only if there is one
-            running = f" in pattern {pattern_name(self.trying)}" if self.trying is not None else ""
-            done = _count(self._pass_rewrites, "rewrite")
-            message = f"the pass did not finish within {limit}: stopped{running} after {done}"
-            if cycle:
-                message += f"; patterns kept firing: {shown}"
+        running = pattern_name(self.trying) if self.trying is not None else None
+        message, cycle = nonconvergence_message(
+            limit, list(self._recent), rewrites=rewrites, running=running, done=self._pass_rewrites
+        )
         flag = Flag(kind="nonconvergence", message=message, cycle=cycle)
         self.stopped = True
         self._direct = None
@@ -869,6 +630,8 @@ class Tracer(StepRecorder):
         ``SystemExit`` from a pass, is a flagged step and ends the run."""
         if self.trace.context_factory is None:
             self.trace.context_factory = ctx.clone  # a copy knows the same dialects
+        if self.trace.replayer is None:
+            self.trace.replayer = Replayer
         recorded = tuple(_RecordedPass(p, self) for p in passes)
         pipeline = PassPipeline(recorded, callback=self._between_passes)
         interrupted: KeyboardInterrupt | None = None
@@ -877,7 +640,7 @@ class Tracer(StepRecorder):
         except PassTimeout:
             if not self.stopped:
                 try:
-                    self._nonconvergence(f"the {_seconds(self.options.timeout)} timeout", rewrites=False)
+                    self._nonconvergence(f"the {seconds(self.options.timeout)} timeout", rewrites=False)
                 except PipelineStopped:
                     pass
         except KeyboardInterrupt as exc:
@@ -886,7 +649,7 @@ class Tracer(StepRecorder):
                 self.fail(exc, None, pattern_name(self.trying) if self.trying is not None else None)
         except BaseException as exc:  # SystemExit from a pass, too: recorded, not a silent exit
             if not self.stopped:
-                self.fail(_root_cause(exc), None, None)
+                self.fail(root_cause(exc), None, None)
         self.finish()
         if interrupted is not None:
             raise interrupted
@@ -923,81 +686,3 @@ def _implicit_name(delta: Delta, root_id: str | None) -> str:
     if delta.get("ops_modified") and not delta.get("ops_created"):
         return "fold-in-place"
     return "rewrite"
-
-
-def _find_cycle(names: list[str]) -> list[str]:
-    """The shortest period that the tail of ``names`` repeats (three times or more), else its last four."""
-    return _repeating(names) or names[-4:]
-
-
-def _repeating(names: list[str]) -> list[str]:
-    """The shortest period that the tail of ``names`` repeats three times or more ([] if none)."""
-    for period in range(1, 17):
-        if len(names) < 3 * period:
-            break
-        tail = names[-3 * period :]
-        if all(tail[i] == tail[i % period] for i in range(len(tail))):
-            return tail[:period]
-    return []
-
-
-def _corruption_flag(problems: Sequence[str], name: str | None, flag: Flag | None) -> Flag:
-    """The flag of a step after which the live IR is corrupt; ``flag`` is the step's own, if any."""
-    by = f" by {name}" if name else ""
-    more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-    message = f"IR corrupted{by}: {problems[0]}{more}"
-    detail = "\n".join(problems)
-    if flag is None:
-        return Flag(kind="verify", message=message, detail=detail)
-    merged = Flag(kind=flag["kind"], message=f"{flag['message']}; {message}", detail=detail)
-    if "detail" in flag:
-        merged["detail"] = f"{detail}\n\n{flag['detail']}"
-    if "cycle" in flag:
-        merged["cycle"] = flag["cycle"]
-    return merged
-
-
-def _format_exception(exc: BaseException) -> str:
-    try:
-        return "".join(traceback.format_exception(exc))
-    except BaseException:  # noqa: BLE001 - a traceback that cannot be printed is left out
-        return f"{type(exc).__name__} (its traceback cannot be printed)"
-
-
-@contextmanager
-def _timer(seconds: float) -> Generator[None]:
-    """Raise ``PassTimeout`` in this thread if the context is still open after ``seconds``."""
-    target = threading.get_ident()
-    lock = threading.Lock()
-    open_ = [True]
-
-    def expire() -> None:
-        with lock:  # never after the context closed
-            if open_[0]:
-                ctypes.pythonapi.PyThreadState_SetAsyncExc(
-                    ctypes.c_ulong(target), ctypes.py_object(PassTimeout)
-                )
-
-    timer = threading.Timer(seconds, expire)
-    timer.daemon = True
-    timer.start()
-    try:
-        yield
-    finally:
-        with lock:
-            open_[0] = False
-        timer.cancel()
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
-
-
-def _seconds(value: float | None) -> str:
-    return f"{value:g} s" if value is not None else "no"
-
-
-def _root_cause(exc: BaseException) -> BaseException:
-    """xDSL wraps pattern errors in diagnostics; show the error the pass raised."""
-    cause = exc.__cause__
-    return cause if isinstance(cause, BaseException) else exc

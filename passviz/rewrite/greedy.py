@@ -44,7 +44,7 @@ from xdsl.transforms.dead_code_elimination import is_trivially_dead, region_dce
 
 from passviz.ir.rewrite_hooks import active_observer
 from passviz.ir.traits import has_trait
-from passviz.recording.recorder import NullRecorder, StepRecorder
+from passviz.recording.interface import NullRecorder, StepRecorder
 
 FoldResult = Sequence[SSAValue | Attribute]
 """What a folder gives: one value or constant attribute per result; empty: folded in place."""

@@ -44,7 +44,7 @@ from passviz.compilers.toy.dialect import (
     unranked,
 )
 from passviz.compilers.toy.lexer import Location, ToyError
-from passviz.recording.recorder import StepRecorder, TracedPass
+from passviz.recording.interface import StepRecorder, TracedPass
 
 FIRST_PRIVATE_CHAPTER = 4
 """From chapter 4 on (for the inliner), MLIRGen makes every function but ``main`` private."""

@@ -19,7 +19,7 @@ from xdsl.rewriter import BlockInsertPoint, InsertPoint, Rewriter
 from xdsl.traits import CallableOpInterface, ReturnLike
 
 from passviz.compilers.mlir.dialects.scf import ExecuteRegionOp
-from passviz.recording.recorder import StepRecorder, TracedPass
+from passviz.recording.interface import StepRecorder, TracedPass
 
 CHECKPOINTS = (
     "new entry block",

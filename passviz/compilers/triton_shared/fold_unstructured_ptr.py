@@ -63,7 +63,7 @@ from passviz.compilers.mlir.passes.cse import CommonSubexpressionElimination
 from passviz.compilers.triton.dialects import tt
 from passviz.compilers.triton_shared import dialect as tts
 from passviz.ir.hints import isa
-from passviz.recording.recorder import StepRecorder, TracedPass
+from passviz.recording.interface import StepRecorder, TracedPass
 
 STEP_NAMES: dict[str, str] = {
     tt.LoadOp.name: "fold-load",

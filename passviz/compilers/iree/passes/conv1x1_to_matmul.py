@@ -23,7 +23,7 @@ from passviz.compilers.mlir.dialects.linalg import Conv2DNchwFchwOp, Conv2DNhwcH
 from passviz.compilers.mlir.passes.canonicalize import apply_patterns_greedily
 from passviz.compilers.mlir.version import behaves_as_iree
 from passviz.ir.hints import isa
-from passviz.recording.recorder import StepRecorder, TracedPass
+from passviz.recording.interface import StepRecorder, TracedPass
 from passviz.rewrite.patterns import PatternTable, RootedPattern
 
 _LOOPS = 7

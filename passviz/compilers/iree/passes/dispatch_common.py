@@ -12,7 +12,7 @@ from xdsl.ir import Attribute, Operation, OpResult, Region, SSAValue
 from xdsl.irdl import IRDLOperation
 
 from passviz.compilers.iree.dialects import flow, hal
-from passviz.recording.recorder import StepRecorder
+from passviz.recording.interface import StepRecorder
 
 DispatchBox = flow.DispatchRegionOp | flow.DispatchWorkgroupsOp
 """The ops a trace's ``dispatch`` field draws as boxes."""

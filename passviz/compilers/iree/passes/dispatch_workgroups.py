@@ -50,7 +50,7 @@ from passviz.compilers.mlir.passes.canonicalize import CanonicalizationTables, a
 from passviz.compilers.mlir.version import behaves_as_iree
 from passviz.ir.hints import isa
 from passviz.ir.locations import located
-from passviz.recording.recorder import StepRecorder, TracedPass
+from passviz.recording.interface import StepRecorder, TracedPass
 from passviz.rewrite.greedy import CANONICALIZE
 
 STEP = "ConvertDispatchRegionToWorkgroups"

@@ -39,7 +39,7 @@ from passviz.compilers.mlir.dialects.linalg import GenericOp
 from passviz.compilers.mlir.passes.canonicalize import apply_patterns_greedily
 from passviz.compilers.mlir.version import behaves_as_iree
 from passviz.ir.dominance import properly_dominates
-from passviz.recording.recorder import StepRecorder, TracedPass
+from passviz.recording.interface import StepRecorder, TracedPass
 from passviz.rewrite.patterns import PatternTable
 
 ITERATIONS = 2

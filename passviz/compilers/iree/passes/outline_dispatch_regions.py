@@ -28,7 +28,7 @@ from xdsl.traits import SymbolOpInterface
 from passviz.compilers.iree.dialects import flow
 from passviz.compilers.iree.passes.dispatch_common import dispatch_regions
 from passviz.compilers.mlir.version import behaves_as_iree
-from passviz.recording.recorder import StepRecorder, TracedPass
+from passviz.recording.interface import StepRecorder, TracedPass
 
 STEP = "OutlineDispatchWorkgroups"
 """The step that outlines one workgroups op."""

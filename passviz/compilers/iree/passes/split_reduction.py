@@ -27,7 +27,7 @@ from passviz.compilers.mlir.dialects.linalg import FillOp, GenericOp
 from passviz.compilers.mlir.version import behaves_as_iree
 from passviz.ir.hints import isa
 from passviz.ir.locations import located
-from passviz.recording.recorder import StepRecorder, TracedPass
+from passviz.recording.interface import StepRecorder, TracedPass
 
 ARGMAX_THRESHOLD = 128 * 1024
 """``--iree-dispatch-creation-split-argmax-threshold``: the shortest reduction IREE splits."""

@@ -40,7 +40,7 @@ from xdsl.rewriter import InsertPoint
 from xdsl.traits import MemoryEffectKind, RecursiveMemoryEffect, get_effects, is_side_effect_free
 
 from passviz.compilers.mlir.dialects.affine import LoadOp, StoreOp, constant_index
-from passviz.recording.recorder import StepRecorder, TracedPass
+from passviz.recording.interface import StepRecorder, TracedPass
 
 Access = LoadOp | StoreOp
 

@@ -19,7 +19,7 @@ from xdsl.traits import HasCanonicalizationPatternsTrait, HasFolder
 
 from passviz.compilers.mlir import canonicalization as mlir
 from passviz.compilers.triton.canonicalization import fold as tt_fold
-from passviz.recording.recorder import StepRecorder, TracedPass
+from passviz.recording.interface import StepRecorder, TracedPass
 from passviz.rewrite.greedy import (
     CANONICALIZE,
     DEFAULT,

@@ -10,7 +10,7 @@ from xdsl.ir import Region
 from xdsl.rewriter import InsertPoint
 from xdsl.transforms.dead_code_elimination import LiveSet
 
-from passviz.recording.recorder import StepRecorder, TracedPass
+from passviz.recording.interface import StepRecorder, TracedPass
 
 
 @dataclass(frozen=True)

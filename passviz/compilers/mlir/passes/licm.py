@@ -37,7 +37,7 @@ from xdsl.traits import is_speculatable as xdsl_is_speculatable
 
 from passviz.compilers.mlir.version import llvm_snapshot
 from passviz.ir.hints import isa
-from passviz.recording.recorder import StepRecorder, TracedPass
+from passviz.recording.interface import StepRecorder, TracedPass
 from passviz.rewrite.matchers import constant_attr
 
 

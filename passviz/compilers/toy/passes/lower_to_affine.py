@@ -45,7 +45,7 @@ from xdsl.rewriter import BlockInsertPoint, InsertPoint
 from passviz.compilers.mlir.dialects import affine
 from passviz.compilers.toy import dialect as toy
 from passviz.ir.locations import located
-from passviz.recording.recorder import StepRecorder, TracedPass
+from passviz.recording.interface import StepRecorder, TracedPass
 
 
 class LoweringError(ValueError):

@@ -54,7 +54,7 @@ from xdsl.transforms.convert_scf_to_cf import ForLowering, IfLowering, SwitchLow
 from xdsl.utils.hints import isa
 
 from passviz.compilers.mlir.passes.lower_affine import affine_patterns
-from passviz.recording.recorder import NamedPattern, StepRecorder, TracedPass
+from passviz.recording.interface import NamedPattern, StepRecorder, TracedPass
 
 OpT = TypeVar("OpT", bound=Operation)
 

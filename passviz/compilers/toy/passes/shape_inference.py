@@ -20,7 +20,7 @@ from xdsl.rewriter import InsertPoint
 
 from passviz.compilers.toy.dialect import AddOp, CastOp, FuncOp, MulOp, TransposeOp
 from passviz.ir.locations import located
-from passviz.recording.recorder import StepRecorder, TracedPass
+from passviz.recording.interface import StepRecorder, TracedPass
 
 
 class ShapeInferenceError(ValueError):

@@ -52,7 +52,7 @@ from passviz.compilers.triton.dialects.tt import (
 from passviz.compilers.triton.version import triton_version
 from passviz.ir.dominance import properly_dominates
 from passviz.ir.hints import isa
-from passviz.recording.recorder import StepRecorder, TracedPass
+from passviz.recording.interface import StepRecorder, TracedPass
 from passviz.rewrite.matchers import APInt, constant_attr, defining, has_one_use, int_value, is_zero
 from passviz.rewrite.patterns import PatternTable, RootedPattern
 

@@ -22,7 +22,7 @@ from passviz.compilers.mlir.passes.licm import (
 )
 from passviz.compilers.triton.dialects.tt import LoadOp, SplatOp, get_i1_same_shape
 from passviz.ir.hints import isa
-from passviz.recording.recorder import StepRecorder, TracedPass
+from passviz.recording.interface import StepRecorder, TracedPass
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,7 @@ from xdsl.rewriter import InsertPoint
 
 from passviz.compilers.mlir.canonicalization.scf import trip_count_3_9
 from passviz.compilers.triton.version import triton_version
-from passviz.recording.recorder import StepRecorder, TracedPass
+from passviz.recording.interface import StepRecorder, TracedPass
 from passviz.rewrite.patterns import replace_all_uses
 
 UNROLL_FACTOR = "tt.loop_unroll_factor"

@@ -33,7 +33,7 @@ from passviz.compilers.triton.canonicalization import (
 from passviz.compilers.triton.dialects.tt import BroadcastOp, SplatOp
 from passviz.compilers.triton.version import triton_version
 from passviz.ir.hints import isa
-from passviz.recording.recorder import StepRecorder, TracedPass
+from passviz.recording.interface import StepRecorder, TracedPass
 from passviz.rewrite.matchers import constant_attr, dense, splat_element
 from passviz.rewrite.patterns import PatternTable, RootedPattern
 

@@ -44,7 +44,7 @@ from xdsl.traits import CallableOpInterface
 
 from passviz.compilers.triton.dialects import tt
 from passviz.ir.hints import isa
-from passviz.recording.recorder import StepRecorder, TracedPass
+from passviz.recording.interface import StepRecorder, TracedPass
 
 _REGION_BRANCH_OPS = (
     scf.IfOp,
