@@ -1,17 +1,35 @@
-"""The checks of MLIR's verifier that xDSL's ``Operation.verify`` does not make.
+"""MLIR's verifier: the checks xDSL's ``Operation.verify`` does not make, in MLIR's order.
 
 - every block of a region whose op needs terminators holds at least one op (MLIR: "empty block:
   expect at least a terminator"; xDSL checks this only for single-block regions);
-- every operand dominates its use (MLIR's ``verifyDominance``; xDSL has none).
+- every operand dominates its use (MLIR's ``verifyDominance``; xDSL has none);
+- a branch passes each successor as many operands as the block has arguments, of their types;
+- an op of an isolated-from-above region uses no value from outside it (xDSL checks it, but
+  names the isolated op, where MLIR names the op that uses the value).
 
-Each failure is an ``OpVerifyError`` naming the op it is about, so that the caller can locate it
-(``file:line:col`` of that op in the input).  Messages are MLIR's.
+``verify_like_mlir`` verifies a whole module in the order MLIR's ``OperationVerifier`` visits it,
+so that of several errors the one reported is MLIR's first: an op's own checks before its regions'
+ops, the checks of its regions (region traits: the terminator an op's regions end with, isolation
+from above, symbol tables) after them, the ops that are isolated from above after the other ops of
+their block, each with the dominance of its regions.  Each failure is an ``OpVerifyError`` naming
+the op MLIR reports it at, so that the caller can locate it (``file:line:col`` of that op in the
+input).  Messages are MLIR's where these checks are passviz's own, xDSL's otherwise.
 """
 
 from __future__ import annotations
 
-from xdsl.ir import Operation, SSAValue
-from xdsl.traits import NoTerminator
+import re
+from collections.abc import Sequence
+
+from xdsl.dialects import cf
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.traits import (
+    IsolatedFromAbove,
+    IsTerminator,
+    NoTerminator,
+    SingleBlockImplicitTerminator,
+    SymbolTable,
+)
 from xdsl.utils.exceptions import VerifyException
 
 from passviz.ir.dominance import DominanceChecker
@@ -37,8 +55,11 @@ def check_terminated_blocks(root: Operation) -> None:
                 raise OpVerifyError(op, "empty block: expect at least a terminator")
 
 
-def check_dominance(root: Operation) -> None:
+def check_dominance(root: Operation, *, into_isolated: bool = True) -> None:
     """Raise ``OpVerifyError`` at the first use, in walk order, of an operand that does not dominate it.
+
+    ``into_isolated=False`` leaves out the regions of the ops isolated from above that ``root``
+    holds (MLIR checks each of those on its own, after verifying its ops).
 
     Most operands are defined earlier in the user's block, or are available at an op enclosing
     it: those are found in the sets of values defined so far in each enclosing block (nested
@@ -61,7 +82,7 @@ def check_dominance(root: Operation) -> None:
                         ):
                             continue
                         raise OpVerifyError(inner, f"operand #{index} does not dominate this use")
-                    if inner.regions:
+                    if inner.regions and (into_isolated or not inner.has_trait(IsolatedFromAbove)):
                         visit(inner)
                     available.update(inner.results)
                 chain.pop()
@@ -81,3 +102,193 @@ def check_structure(root: Operation) -> None:
     """Both checks, as MLIR's verifier orders them: blocks before dominance."""
     check_terminated_blocks(root)
     check_dominance(root)
+
+
+# -- the whole verifier, in MLIR's order ------------------------------------------------------
+
+_REGION_TRAITS = (SingleBlockImplicitTerminator, IsolatedFromAbove, SymbolTable)
+"""xDSL's traits whose MLIR counterparts are region traits, verified after the op's regions."""
+
+_REGION_CHECKS = re.compile(
+    r"control flow edge|combine operation must be terminated|terminates with operation|block with no terminator"
+)
+"""The messages of op verifiers that MLIR makes in ``verifyRegions``, a region interface or the
+block checks (``RegionBranchOpInterface``'s types along control flow edges, ``tt.reduce``'s combine
+region, a function's body without a terminator), after verifying the regions' ops."""
+
+IMPLICIT_TERMINATORS = frozenset(
+    {"scf.for", "scf.if", "scf.forall", "scf.parallel", "affine.for", "affine.if", "affine.parallel"}
+)
+"""Ops whose parser in MLIR ends each region with the terminator it lacks (``ensureTerminator``):
+an ``scf.yield`` without operands, say, which their region checks then find too short."""
+
+
+def verify_like_mlir(root: Operation) -> None:
+    """Verify ``root`` and all it holds as MLIR's verifier does, raising its first error.
+
+    xDSL's ``Operation.verify`` checks an op's nested ops before the op itself, and names no op;
+    this visits the ops as MLIR's ``OperationVerifier`` does, and each failure is an
+    ``OpVerifyError`` at the op MLIR names."""
+    _verify_isolated(root)
+
+
+def _verify_isolated(op: Operation) -> None:
+    """MLIR's ``verifyOpAndDominance``: ``op`` and its regions, then their dominance."""
+    _verify_operation(op)
+    check_dominance(op, into_isolated=False)
+
+
+def _verify_operation(op: Operation) -> None:
+    """``op``'s own checks, then its blocks and their ops (those isolated from above last), then
+    the checks of its regions."""
+    postponed = _verify_own(op)
+    isolated: list[Operation] = []
+    for region in op.regions:
+        for block in region.blocks:
+            if block.parent is not region:
+                raise ValueError("Parent pointer of block does not refer to containing region")
+            _enter_block(block, op)
+            for child in block.ops:
+                if child.parent is not block:
+                    raise ValueError("Parent pointer of operation does not refer to containing region")
+                if child.regions and child.has_trait(IsolatedFromAbove):
+                    isolated.append(child)
+                else:
+                    _verify_operation(child)
+    for child in isolated:
+        _verify_isolated(child)
+    if postponed is not None:
+        if op.has_trait(IsolatedFromAbove):
+            check_isolation(op)
+        raise postponed
+
+
+def _needs_terminator(block: Block) -> bool:
+    """MLIR's ``!mayBeValidWithoutTerminator``: a block of a region of several blocks, or the one
+    block of a region whose op has not ``NoTerminator``."""
+    region = block.parent
+    if region is None:
+        return False
+    if len(region.blocks) > 1:
+        return True
+    parent = region.parent
+    return parent is not None and not parent.has_trait(NoTerminator)
+
+
+def _enter_block(block: Block, op: Operation) -> None:
+    """MLIR's checks of a block before its ops: it is not empty where a terminator is needed, and
+    only its last op has successors."""
+    last = block.last_op
+    if last is None:
+        if _needs_terminator(block):
+            raise OpVerifyError(op, "empty block: expect at least a terminator")
+        return
+    for child in block.ops:
+        if child.successors and child is not last:
+            raise OpVerifyError(child, "operation with block successors must terminate its parent block")
+
+
+def _verify_own(op: Operation) -> OpVerifyError | None:
+    """``op``'s own checks; raise their failure, or return it where it is one of its regions'
+    (MLIR makes those after verifying the regions' ops)."""
+    block = op.parent
+    if (
+        block is not None
+        and op is block.last_op
+        and _needs_terminator(block)
+        and not op.has_trait(IsTerminator)
+    ):
+        parent = block.parent_op()
+        if parent is not None and parent.name in IMPLICIT_TERMINATORS:
+            raise OpVerifyError(
+                parent,
+                f"'{parent.name}' op region control flow edge: the implicit terminator has no operands",
+            )
+        raise OpVerifyError(op, f"block with no terminator, has '{op.name}'")
+    if op.successors:
+        check_successor_operands(op)
+    try:
+        op.verify(verify_nested_ops=False)
+    except VerifyException as exc:
+        failure = exc if isinstance(exc, OpVerifyError) else OpVerifyError(op, str(exc))
+        if op.regions and (_REGION_CHECKS.search(str(exc)) or _region_check_fails(op)):
+            return failure
+        raise failure from None
+    except (ValueError, TypeError, LookupError, AttributeError, AssertionError) as exc:
+        # A verifier that reads its regions' ops as valid (an index past a yield's operands, say)
+        # fails on broken ones: the regions' ops are verified first, and tell what is wrong.
+        failure = OpVerifyError(op, f"'{op.name}' op does not verify: {type(exc).__name__}: {exc}")
+        if op.regions:
+            return failure
+        raise failure from None
+    return None
+
+
+def _region_check_fails(op: Operation) -> bool:
+    """Whether one of ``op``'s region traits fails on it."""
+    for trait in type(op).traits:
+        if isinstance(trait, _REGION_TRAITS):
+            try:
+                trait.verify(op)
+            except VerifyException:
+                return True
+    return False
+
+
+def _successor_operands(op: Operation) -> Sequence[Sequence[SSAValue]] | None:
+    """The operands ``op`` passes to each of its successors, for the branches of ``cf``."""
+    if isinstance(op, cf.BranchOp):
+        return [op.arguments]
+    if isinstance(op, cf.ConditionalBranchOp):
+        return [op.then_arguments, op.else_arguments]
+    if isinstance(op, cf.SwitchOp):
+        return [op.default_operands, *op.case_operand]
+    return None
+
+
+def check_successor_operands(op: Operation) -> None:
+    """MLIR's ``verifyBranchSuccessorOperands``: a branch passes each successor one operand per
+    block argument, of the argument's type."""
+    groups = _successor_operands(op)
+    if groups is None or len(groups) != len(op.successors):
+        return
+    for index, (block, operands) in enumerate(zip(op.successors, groups, strict=True)):
+        if len(operands) != len(block.args):
+            raise OpVerifyError(
+                op,
+                f"branch has {len(operands)} operands for successor #{index}, "
+                f"but target block has {len(block.args)}",
+            )
+        for position, (operand, arg) in enumerate(zip(operands, block.args, strict=True)):
+            if operand.type != arg.type:
+                raise OpVerifyError(op, f"type mismatch for bb argument #{position} of successor #{index}")
+
+
+def check_isolation(op: Operation) -> None:
+    """MLIR's ``verifyIsIsolatedFromAbove``: raise at the first op of ``op``'s regions (theirs and
+    their nested regions', those of ops isolated from above left out) that uses a value defined
+    outside the region, in MLIR's order: a region's ops, then the regions they hold."""
+    for region in op.regions:
+        pending: list[Region] = [region]
+        while pending:
+            for block in pending.pop().blocks:
+                for child in block.ops:
+                    for operand in child.operands:
+                        if not _region_holds(region, operand):
+                            raise OpVerifyError(
+                                child, f"'{child.name}' op using value defined outside the region"
+                            )
+                    if child.regions and not child.has_trait(IsolatedFromAbove):
+                        pending.extend(child.regions)
+
+
+def _region_holds(region: Region, value: SSAValue) -> bool:
+    """Whether ``value`` is defined in ``region`` or a region nested in it."""
+    owner = value.owner
+    defined_in = owner.parent if isinstance(owner, Block) else owner.parent_region()
+    while defined_in is not None:
+        if defined_in is region:
+            return True
+        parent = defined_in.parent
+        defined_in = parent.parent_region() if parent is not None else None
+    return False

@@ -26,7 +26,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation
 from xdsl.traits import SymbolTable, SymbolUserOpInterface
 
-from passviz.ir.structure_checks import check_structure
+from passviz.ir.structure_checks import check_structure, verify_like_mlir
 from passviz.ir.walk import walk_ops
 
 
@@ -132,8 +132,7 @@ class IncrementalVerifier:
 
     def _verify_all(self) -> None:
         self._verified = {}
-        self.module.verify()
-        check_structure(self.module)
+        verify_like_mlir(self.module)
         places: dict[Block | None, Hashable] = {}
         self._verified = {op: _fingerprint(op, places) for op in walk_ops(self.module)}
 

@@ -57,6 +57,17 @@ class WhileOp(scf.WhileOp):
         if self.attributes:
             printer.print_op_attributes(self.attributes, print_keyword=True)
 
+    def verify_(self) -> None:
+        # MLIR's WhileOp::verify: each region ends with its terminator, before anything is compared.
+        for region, terminator, which in (
+            (self.before_region, scf.ConditionOp, "before"),
+            (self.after_region, scf.YieldOp, "after"),
+        ):
+            first = region.blocks.first
+            if first is None or not isinstance(first.last_op, terminator):
+                raise VerifyException(f"expects the '{which}' region to terminate with '{terminator.name}'")
+        super().verify_()
+
     @classmethod
     def parse(cls, parser: Parser) -> Self:
         def parse_assignment() -> tuple[Parser.UnresolvedArgument, UnresolvedOperand]:
