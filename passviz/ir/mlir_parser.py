@@ -38,7 +38,7 @@ import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar, cast
+from typing import Any, NoReturn, TypeVar, cast
 
 from xdsl.context import Context
 from xdsl.dialect_interfaces.op_asm import OpAsmDialectInterface
@@ -52,9 +52,11 @@ from xdsl.dialects.builtin import (
     ComplexType,
     DenseIntOrFPElementsAttr,
     FileLineColLoc,
+    FloatAttr,
     FusedLoc,
     IndexType,
     IntAttr,
+    IntegerAttr,
     IntegerType,
     LocationAttr,
     ModuleOp,
@@ -70,7 +72,8 @@ from xdsl.irdl import AttrConstraint, base
 from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.parser.attribute_parser import AttrParser
 from xdsl.parser.generic_parser import ParserState
-from xdsl.utils.exceptions import ParseError, VerifyException
+from xdsl.traits import CallableOpInterface
+from xdsl.utils.exceptions import MultipleSpansParseError, ParseError, VerifyException
 from xdsl.utils.lexer import Input, Position, Span
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 
@@ -88,8 +91,10 @@ class _BitPatternAwareElement(AttrParser._TensorLiteralElement):  # pyright: ign
     """A tensor literal element that reads ``0x...`` under a float type as raw bits."""
 
     def to_type(self, parser: AttrParser, type: AnyFloat | IntegerType | IndexType | ComplexType):
-        if not isinstance(type, AnyFloat) or not _is_hex(self.span) or not isinstance(self.value, int):
+        if not isinstance(type, AnyFloat) or not isinstance(self.value, int) or isinstance(self.value, bool):
             return super().to_type(parser, type)
+        if not _is_hex(self.span):
+            parser.raise_error(_DECIMAL_FOR_FLOAT, at_position=self.span)
         if self.is_negative:
             parser.raise_error("a hex float literal cannot be negated", at_position=self.span)
         try:
@@ -101,6 +106,16 @@ class _BitPatternAwareElement(AttrParser._TensorLiteralElement):  # pyright: ign
 
 def _is_hex(span: Span) -> bool:
     return span.text.lstrip("-")[:2] in ("0x", "0X")
+
+
+_DECIMAL_FOR_FLOAT = "unexpected decimal integer literal for a floating point value"
+"""MLIR's refusal of ``1 : f32`` (a float is written ``1.0``; ``0x3F800000`` gives its bits)."""
+
+_DECIMAL_INTEGER = re.compile(r"-?[ \t\r\n]*[0-9]+(?![0-9.xXa-zA-Z_])")
+"""A decimal integer literal (after its sign, if any): no float, no hex."""
+
+_EMPTY_BODY = re.compile(r"(?:\s|//[^\n]*)*\}")
+"""What follows the ``{`` of a region with nothing in it."""
 
 
 _DENSE_LITERAL_TYPE: AttrConstraint[RankedStructure[AnyDenseElement]] = base(RankedStructure[AnyDenseElement])
@@ -201,6 +216,9 @@ class MLIRParser(Parser):
     _resource_keys: dict[tuple[str, str], str]
     """Each resource handle read so far (dialect, text), with the key it was declared under."""
 
+    _empty_bodies: dict[Region, Span]
+    """Each region read as ``{}`` without arguments, with its brace: a function may not have one."""
+
     def __init__(self, ctx: Context, input: str, name: str = "<unknown>") -> None:
         super().__init__(ctx, "", name)
         self._late_alias_uses = None
@@ -213,6 +231,7 @@ class MLIRParser(Parser):
         self._strings = {}
         self._simple_numbers = {}
         self._resource_keys = {}
+        self._empty_bodies = {}
         # xDSL's Parser lexes its first token at once: the lexer is swapped in
         # before any token of the input is read.  It may raise ParseError.
         self._parser_state = ParserState(BoundedLexer(Input(input, name)))
@@ -229,6 +248,31 @@ class MLIRParser(Parser):
         return declared
 
     # -- bounds and located failures -------------------------------------------------
+
+    def raise_error(  # pyright: ignore[reportIncompatibleMethodOverride]
+        self,
+        msg: str,
+        at_position: Span | Position | None = None,
+        end_position: Position | None = None,
+    ) -> NoReturn:
+        token = self._current_token.span
+        at_token = at_position is None or (
+            isinstance(at_position, Span) and (at_position.start, at_position.end) == (token.start, token.end)
+        )
+        if (
+            at_token
+            and end_position is None
+            and _WRONG_TOKEN.search(msg)
+            and not _KEYWORD_EXPECTED.match(msg)
+        ):
+            # MLIR's ``emitWrongTokenError``: a token that is not what was expected is blamed
+            # where the text before it ends (on the line above, for a token that starts a line).
+            where = _before_wrong_token(self.lexer.input.content, token.start, token.start == token.end)
+            raise ParseError(Span(where, where, self.lexer.input), msg)
+        if end_position is not None:
+            assert isinstance(at_position, Position)
+            super().raise_error(msg, at_position, end_position)
+        super().raise_error(msg, at_position)
 
     def _enter(self) -> None:
         """Go one level deeper, refusing to go past ``MAX_NESTING``."""
@@ -250,11 +294,36 @@ class MLIRParser(Parser):
         return ParseError(Span(start, max(start, self.pos), self.lexer.input), message)
 
     def parse_optional_region(self, arguments: Iterable[Parser.Argument] | None = None) -> Region | None:
+        brace = self._current_token
+        if arguments is not None and brace.kind is MLIRTokenKind.L_BRACE:
+            arguments = list(arguments)
+            for argument in arguments:
+                # MLIR's parser keeps one scope of names per region isolated from above, where a
+                # nested region may not shadow a name, nor take one used before its definition.
+                name = argument.name.text[1:]
+                if name in self.ssa_values or name in self.forward_ssa_references:
+                    self.raise_error(
+                        f"region entry argument '{argument.name.text}' is already in use",
+                        at_position=argument.name,
+                    )
         self._enter()
         try:
-            return super().parse_optional_region(arguments)
+            region = super().parse_optional_region(arguments)
+        except MultipleSpansParseError as exc:
+            if not exc.msg.startswith("region ends with missing block declarations"):
+                raise
+            # MLIR reports the first reference, where xDSL reports the region's end.
+            first = min((span for span, _ in exc.refs), key=lambda span: span.start)
+            raise ParseError(first, "reference to an undefined block") from None
         finally:
             self._nesting -= 1
+        if (
+            region is not None
+            and not arguments
+            and _EMPTY_BODY.match(self.lexer.input.content, brace.span.end)
+        ):
+            self._empty_bodies[region] = brace.span
+        return region
 
     def parse_optional_attribute(self) -> Attribute | None:
         return self._parse_reused(
@@ -347,8 +416,20 @@ class MLIRParser(Parser):
             raise
         except Exception as exc:
             raise self._relocate(exc, start.start, "operation") from None
+        if self._empty_bodies and op.regions and op.regions[0] in self._empty_bodies and _is_function(op):
+            # MLIR's ``parseFunctionOp``: ``{}`` is no body (a declaration has no braces).
+            self.raise_error(
+                "expected non-empty function body", at_position=self._empty_bodies[op.regions[0]]
+            )
         self.op_starts[op] = start
         return op
+
+    def parse_optional_builtin_int_or_float_attr(self) -> IntegerAttr | FloatAttr | None:
+        token = self._current_token
+        attr = super().parse_optional_builtin_int_or_float_attr()
+        if isinstance(attr, FloatAttr) and _DECIMAL_INTEGER.match(self.lexer.input.content, token.span.start):
+            self.raise_error(_DECIMAL_FOR_FLOAT, at_position=token.span)
+        return attr
 
     def _parse_dense_literal_type(self) -> RankedStructure[AnyDenseElement]:
         start = self.pos
@@ -611,6 +692,39 @@ class _LateLocations:
             return self._resolve(cast(LocationAttr, value))
         finally:
             self._path.pop()
+
+
+_WRONG_TOKEN = re.compile(r"(?i)\bexpected\b|^ in block definition$|^Could not parse entire input")
+"""xDSL's messages for a token that is not one the parser expected here."""
+
+_KEYWORD_EXPECTED = re.compile(r"Expected '[A-Za-z_][\w.$-]*'")
+"""xDSL's message for a missing keyword, which MLIR reports at the token that is there instead."""
+
+
+def _before_wrong_token(content: str, position: Position, at_end: bool) -> Position:
+    """Where MLIR reports a wrong token at ``position``: after the last text before it, blank
+    lines and ``//`` comments skipped (at the end of the input, one character back)."""
+    if at_end and position > 0:
+        position -= 1
+    original = position
+    end = position
+    while True:
+        while end > 0 and content[end - 1] in " \t":
+            end -= 1
+        if end == 0:
+            return original
+        if content[end - 1] not in "\n\r":
+            return end
+        end -= 1
+        line_start = max(content.rfind("\n", 0, end), content.rfind("\r", 0, end)) + 1
+        comment = content.find("//", line_start, end)
+        if comment != -1:
+            end = comment
+
+
+def _is_function(op: Operation) -> bool:
+    """Whether ``op`` is a function (``func.func``, ``tt.func``, ...): callable, with a type."""
+    return op.has_trait(CallableOpInterface) and op.get_attr_or_prop("function_type") is not None
 
 
 def _deferred_alias(attr: Attribute) -> str | None:
