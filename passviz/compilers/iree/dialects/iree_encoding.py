@@ -33,32 +33,30 @@ class TestingEncodingAttr(ParametrizedAttribute, AliasedAttribute):
         printer.print_string("<>")
 
 
+class _EncodingCastOp(IRDLOperation):
+    """``$source attr-dict : type($source) -> type($result)``: the same tensor with
+    another encoding, set or unset."""
+
+    source = operand_def(TensorType)
+    """The tensor as it is."""
+    result = result_def(TensorType)
+    """The same tensor with the other encoding."""
+
+    assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
+
+
 @irdl_op_definition
-class SetEncodingOp(IRDLOperation):
+class SetEncodingOp(_EncodingCastOp):
     """``%e = iree_encoding.set_encoding %t : tensor<4xf32> -> tensor<4xf32, #encoding>``."""
 
     name = "iree_encoding.set_encoding"
 
-    source = operand_def(TensorType)
-    """The plain tensor."""
-    result = result_def(TensorType)
-    """The same tensor with an encoding."""
-
-    assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
-
 
 @irdl_op_definition
-class UnsetEncodingOp(IRDLOperation):
+class UnsetEncodingOp(_EncodingCastOp):
     """``%t = iree_encoding.unset_encoding %e : tensor<4xf32, #encoding> -> tensor<4xf32>``."""
 
     name = "iree_encoding.unset_encoding"
-
-    source = operand_def(TensorType)
-    """The encoded tensor."""
-    result = result_def(TensorType)
-    """The same tensor without encoding."""
-
-    assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
 
 
 IREEEncoding = Dialect("iree_encoding", [SetEncodingOp, UnsetEncodingOp], [TestingEncodingAttr])
