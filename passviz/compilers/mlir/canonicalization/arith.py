@@ -74,8 +74,8 @@ from passviz.compilers.mlir.canonicalization.arith_rules import (
     XOrIOfExtUI,
     XOrIXOrIConstant,
 )
+from passviz.compilers.mlir.canonicalization.builders import ARITH_OP_NAMES
 from passviz.ir.hints import isa
-from passviz.rewrite.builders import ARITH_OP_NAMES
 from passviz.rewrite.greedy import Folder, FoldResult
 
 

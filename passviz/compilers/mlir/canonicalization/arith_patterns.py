@@ -35,9 +35,16 @@ from passviz.compilers.mlir.canonicalization.arith_common import (
     replace,
     zero_attr,
 )
+from passviz.compilers.mlir.canonicalization.builders import (
+    binary,
+    cmpi,
+    constant,
+    i1_constant,
+    select,
+    unary,
+)
 from passviz.compilers.mlir.version import Snapshot
 from passviz.ir.hints import isa
-from passviz.rewrite.builders import binary, cmpi, constant, i1_constant, select, unary
 from passviz.rewrite.matchers import constant_attr, foldable_float, int_attr, int_value, is_int
 
 # ---------------------------------------------------------------------------

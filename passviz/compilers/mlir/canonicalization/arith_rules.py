@@ -31,9 +31,9 @@ from passviz.compilers.mlir.canonicalization.arith_common import (
     overflow_flags,
     replace,
 )
+from passviz.compilers.mlir.canonicalization.builders import binary, constant, registered, unary
 from passviz.compilers.mlir.dialects.arith import IndexCastUIOp
 from passviz.compilers.mlir.version import Snapshot
-from passviz.rewrite.builders import binary, constant, registered, unary
 from passviz.rewrite.matchers import int_attr
 
 # ---------------------------------------------------------------------------

@@ -18,8 +18,8 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewri
 from xdsl.rewriter import InsertPoint
 from xdsl.transforms.canonicalization_patterns.cf import AssertTrue
 
+from passviz.compilers.mlir.canonicalization.builders import i1_constant, select
 from passviz.compilers.mlir.version import llvm_snapshot
-from passviz.rewrite.builders import i1_constant, select
 from passviz.rewrite.matchers import constant_attr, int_value
 
 

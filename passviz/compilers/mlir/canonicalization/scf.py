@@ -20,9 +20,9 @@ from xdsl.traits import CallableOpInterface
 from xdsl.transforms.canonicalization_patterns.scf import replace_op_with_region
 
 from passviz.compilers.mlir.canonicalization.arith import Folder, FoldResult
+from passviz.compilers.mlir.canonicalization.builders import binary, i1_constant, select
 from passviz.compilers.mlir.version import llvm_snapshot
 from passviz.ir.hints import isa
-from passviz.rewrite.builders import binary, i1_constant, select
 from passviz.rewrite.matchers import APInt, constant_attr, int_value, int_width, is_int
 
 # ---------------------------------------------------------------------------
