@@ -71,7 +71,6 @@ from xdsl.ir.affine import AffineMap, AffineSet
 from xdsl.irdl import AttrConstraint, base
 from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.parser.attribute_parser import AttrParser
-from xdsl.parser.generic_parser import ParserState
 from xdsl.traits import CallableOpInterface
 from xdsl.utils.exceptions import MultipleSpansParseError, ParseError, VerifyException
 from xdsl.utils.lexer import Input, Position, Span
@@ -82,12 +81,21 @@ from passviz.ir.aliases import AliasExpansion
 from passviz.ir.deep import MAX_NESTING
 from passviz.ir.literals import BoundedLexer, dense_size_problem, integer_width_problem
 from passviz.ir.terminal import first_line
+from passviz.ir.xdsl_compat import (
+    TensorLiteralElement,
+    consume_token,
+    current_token,
+    parse_tensor_literal_element,
+    parser_state,
+    resume_from,
+    use_lexer,
+)
 
 _AttributeT = TypeVar("_AttributeT", bound=Attribute)
 
 
 @dataclass
-class _BitPatternAwareElement(AttrParser._TensorLiteralElement):  # pyright: ignore[reportPrivateUsage]
+class _BitPatternAwareElement(TensorLiteralElement):
     """A tensor literal element that reads ``0x...`` under a float type as raw bits."""
 
     def to_type(self, parser: AttrParser, type: AnyFloat | IntegerType | IndexType | ComplexType):
@@ -113,6 +121,10 @@ _DECIMAL_FOR_FLOAT = "unexpected decimal integer literal for a floating point va
 
 _DECIMAL_INTEGER = re.compile(r"-?[ \t\r\n]*[0-9]+(?![0-9.xXa-zA-Z_])")
 """A decimal integer literal (after its sign, if any): no float, no hex."""
+
+_BLOCK_LABEL_NEXT = re.compile(r"(?:\s|//[^\n]*)*\^")
+"""A block label right after a region's ``{`` (which MLIR refuses first where the region has
+named arguments)."""
 
 _EMPTY_BODY = re.compile(r"(?:\s|//[^\n]*)*\}")
 """What follows the ``{`` of a region with nothing in it."""
@@ -234,7 +246,7 @@ class MLIRParser(Parser):
         self._empty_bodies = {}
         # xDSL's Parser lexes its first token at once: the lexer is swapped in
         # before any token of the input is read.  It may raise ParseError.
-        self._parser_state = ParserState(BoundedLexer(Input(input, name)))
+        use_lexer(self, BoundedLexer(Input(input, name)))
 
     def _parse_dialect_resource_handle(self, dialect_name: str, interface: OpAsmDialectInterface) -> str:
         """A resource handle, declared once per parse: every use of one handle names the same
@@ -255,7 +267,7 @@ class MLIRParser(Parser):
         at_position: Span | Position | None = None,
         end_position: Position | None = None,
     ) -> NoReturn:
-        token = self._current_token.span
+        token = current_token(self).span
         at_token = at_position is None or (
             isinstance(at_position, Span) and (at_position.start, at_position.end) == (token.start, token.end)
         )
@@ -294,8 +306,12 @@ class MLIRParser(Parser):
         return ParseError(Span(start, max(start, self.pos), self.lexer.input), message)
 
     def parse_optional_region(self, arguments: Iterable[Parser.Argument] | None = None) -> Region | None:
-        brace = self._current_token
-        if arguments is not None and brace.kind is MLIRTokenKind.L_BRACE:
+        brace = current_token(self)
+        if (
+            arguments is not None
+            and brace.kind is MLIRTokenKind.L_BRACE
+            and not _BLOCK_LABEL_NEXT.match(self.lexer.input.content, brace.span.end)
+        ):
             arguments = list(arguments)
             for argument in arguments:
                 # MLIR's parser keeps one scope of names per region isolated from above, where a
@@ -349,13 +365,13 @@ class MLIRParser(Parser):
         the value is kept in ``known`` and read back instead of parsed, unless the text names a
         dialect type that is also an alias here (``!d.t = ...``: the text no longer says alone
         what it is)."""
-        simple = pattern.match(self.lexer.input.content, self._current_token.span.start)
+        simple = pattern.match(self.lexer.input.content, current_token(self).span.start)
         if simple is None or self._nesting + _SIMPLE_TYPE_DEPTH > MAX_NESTING:
             return self._parse_nested(parse, what)
         text = simple[0]
         value = known.get(text)
         if value is not None and not self._names_an_alias(text):
-            self._resume_from(simple.end())
+            resume_from(self, simple.end())
             return value
         value = self._parse_nested(parse, what)
         # Keep it only if the parse read exactly the text matched.
@@ -369,7 +385,7 @@ class MLIRParser(Parser):
 
     def _parse_nested(self, parse: Callable[[], _AttributeT | None], what: str) -> _AttributeT | None:
         """``parse()`` one level deeper, its failures located, its alias use counted."""
-        token = self._current_token
+        token = current_token(self)
         self._enter()
         try:
             value = parse()
@@ -391,25 +407,25 @@ class MLIRParser(Parser):
         self.raise_error(self._expansion.refusal(), at_position=span)
 
     def _parse_optional_integer_or_float_type(self) -> TypeAttribute | None:
-        token = self._current_token
+        token = current_token(self)
         if token.kind is MLIRTokenKind.BARE_IDENT and (problem := integer_width_problem(token.text)):
             self.raise_error(problem, at_position=token.span)
         return super()._parse_optional_integer_or_float_type()
 
     def parse_affine_map(self) -> AffineMap:
-        return BoundedAffineParser(self._parser_state).parse_affine_map()
+        return BoundedAffineParser(parser_state(self)).parse_affine_map()
 
     def parse_affine_set(self) -> AffineSet:
-        return BoundedAffineParser(self._parser_state).parse_affine_set()
+        return BoundedAffineParser(parser_state(self)).parse_affine_set()
 
     def parse_affine_map_of_ssa_ids(self) -> tuple[AffineMap, Sequence[SSAValue[IndexType]]]:
         """xDSL's, reading the map with ``BoundedAffineParser``."""
-        affine_map, spans = BoundedAffineParser(self._parser_state).parse_affine_map_of_ssa_ids()
+        affine_map, spans = BoundedAffineParser(parser_state(self)).parse_affine_map_of_ssa_ids()
         operands = [self.resolve_operand(UnresolvedOperand(span, 0), IndexType()) for span in spans]
         return affine_map, operands
 
     def parse_operation(self) -> Operation:
-        start = self._current_token.span
+        start = current_token(self).span
         try:
             op = super().parse_operation()
         except (ParseError, MemoryError):
@@ -424,8 +440,25 @@ class MLIRParser(Parser):
         self.op_starts[op] = start
         return op
 
+    def _get_op_by_name(self, name: str) -> type[Operation]:
+        try:
+            return super()._get_op_by_name(name)
+        except ParseError as exc:
+            # xDSL blames the token after the name; MLIR blames the name, and does not take an
+            # integer type (``i32``) for an op name at all.
+            content = self.lexer.input.content
+            at = content.rfind(name, 0, self._current_token.span.start)
+            if at < 0:
+                raise
+            if _INTEGER_TYPE.fullmatch(name):
+                where = _before_wrong_token(content, at, False)
+                raise ParseError(
+                    Span(where, where, self.lexer.input), "expected operation name in quotes"
+                ) from None
+            raise ParseError(Span(at, at + len(name), self.lexer.input), exc.msg) from None
+
     def parse_optional_builtin_int_or_float_attr(self) -> IntegerAttr | FloatAttr | None:
-        token = self._current_token
+        token = current_token(self)
         attr = super().parse_optional_builtin_int_or_float_attr()
         if isinstance(attr, FloatAttr) and _DECIMAL_INTEGER.match(self.lexer.input.content, token.span.start):
             self.raise_error(_DECIMAL_FOR_FLOAT, at_position=token.span)
@@ -449,7 +482,7 @@ class MLIRParser(Parser):
     ) -> DenseIntOrFPElementsAttr:
         if type is not None:
             self._check_dense_size(type.get_shape(), self.pos)
-        token = self._current_token
+        token = current_token(self)
         after = _NEXT_CHAR.match(self.lexer.input.content, token.span.end)
         if token.kind is not MLIRTokenKind.LESS or after is None:
             return super().parse_dense_int_or_fp_elements_attr(type)
@@ -464,7 +497,7 @@ class MLIRParser(Parser):
         element, as MLIR takes it.  xDSL takes any length and fails where the data is printed
         (``Buffer length 3 not product of f32 element size 4 and num 0``)."""
         self.parse_punctuation("<", " in dense attribute")
-        where = self._current_token.span
+        where = current_token(self).span
         hex_data = _HEX_DATA.fullmatch(self.parse_str_literal())
         self.parse_punctuation(">", " in dense attribute")
         if hex_data is None:
@@ -486,7 +519,7 @@ class MLIRParser(Parser):
     def _parse_dense_splat(self, type: RankedStructure[AnyDenseElement] | None) -> DenseIntOrFPElementsAttr:
         """``<element>`` then the type if not given: the element packed once, its bytes repeated."""
         self.parse_punctuation("<", " in dense attribute")
-        element = self._parse_tensor_literal_element()
+        element = parse_tensor_literal_element(self)
         self.parse_punctuation(">", " in dense attribute")
         if type is None:
             self.parse_punctuation(":", " in dense attribute")
@@ -514,7 +547,7 @@ class MLIRParser(Parser):
         self.raise_error(f"use of undefined value {first.text}", at_position=first)
 
     def parse_optional_location(self) -> LocationAttr | None:
-        token = self._current_token
+        token = current_token(self)
         if token.text != "loc":
             return None
         content = self.lexer.input.content
@@ -531,7 +564,7 @@ class MLIRParser(Parser):
             location = None if inner is None else NameLoc(self._string_attr(string), inner)
         if location is None:  # xDSL's path says what is wrong
             return super().parse_optional_location()
-        self._resume_from(simple.end())
+        resume_from(self, simple.end())
         return location
 
     def _alias_location(self, alias: str, where: tuple[int, int]) -> LocationAttr | None:
@@ -555,11 +588,11 @@ class MLIRParser(Parser):
         return attr
 
     def _parse_location(self) -> LocationAttr:
-        token = self._current_token
+        token = current_token(self)
         late = self._late_alias_uses
         if late is None or token.kind != MLIRTokenKind.HASH_IDENT or token.text in self.attribute_aliases:
             return super()._parse_location()
-        self._consume_token(MLIRTokenKind.HASH_IDENT)
+        consume_token(self, MLIRTokenKind.HASH_IDENT)
         late.setdefault(token.text, token.span)
         return self._placeholder(token.text)
 
@@ -576,7 +609,7 @@ class MLIRParser(Parser):
         try:
             module = super().parse_module(allow_implicit_module)
         except ParseError:
-            if self.forward_ssa_references and self._current_token.kind is MLIRTokenKind.EOF:
+            if self.forward_ssa_references and current_token(self).kind is MLIRTokenKind.EOF:
                 self._raise_undefined_use()
             raise
         finally:
@@ -693,6 +726,9 @@ class _LateLocations:
         finally:
             self._path.pop()
 
+
+_INTEGER_TYPE = re.compile(r"[su]?i[0-9]+")
+"""What MLIR's lexer reads as an integer type, never as an identifier."""
 
 _WRONG_TOKEN = re.compile(r"(?i)\bexpected\b|^ in block definition$|^Could not parse entire input")
 """xDSL's messages for a token that is not one the parser expected here."""

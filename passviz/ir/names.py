@@ -13,11 +13,11 @@ something is left.
 
 from __future__ import annotations
 
-from typing import Any
-
 from xdsl.ir.core import IRWithName
 
-_XDSL_EXTRACT_VALID_NAME: Any = IRWithName.__dict__["extract_valid_name"].__func__
+from passviz.ir.xdsl_compat import original, patch
+
+_XDSL_EXTRACT_VALID_NAME = original(IRWithName, "extract_valid_name").__func__
 """xDSL's own ``extract_valid_name`` (unbound), which the fix wraps."""
 
 
@@ -28,5 +28,6 @@ def _extract_valid_name(cls: type[IRWithName], name: str | None) -> str | None:
 
 
 def keep_suffix_only_names() -> None:
-    """Make xDSL keep names such as ``_0`` whole (idempotent)."""
-    IRWithName.extract_valid_name = classmethod(_extract_valid_name)  # pyright: ignore[reportAttributeAccessIssue]
+    """Make xDSL keep names such as ``_0`` whole (idempotent; one of the patches
+    ``passviz.ir.xdsl_compat.PATCHES`` lists)."""
+    patch(IRWithName, "extract_valid_name", classmethod(_extract_valid_name))

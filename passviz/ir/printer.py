@@ -10,6 +10,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.printer import Printer
 
 from passviz.ir.affine_text import affine_map_text
+from passviz.ir.xdsl_compat import block_names, value_names
 from passviz.trace.apply import REGION_PLACEHOLDER
 
 
@@ -188,7 +189,7 @@ def _preset_names(
     The arguments of its regions' blocks are named too: custom syntax shows
     the entry block's arguments in the op's header (``func.func @f(%v0: i32)``).
     """
-    table = printer._ssa_values  # pyright: ignore[reportPrivateUsage]
+    table = value_names(printer)
     held = (arg for region in op.regions for block in region.blocks for arg in block.args)
     for value in (*op.operands, *op.results, *held):
         name = names.get(value)
@@ -196,7 +197,7 @@ def _preset_names(
             table[value] = name
     if blocks is None:
         return
-    block_table = printer._blocks  # pyright: ignore[reportPrivateUsage]
+    block_table = block_names(printer)
     for successor in op.successors:
         name = blocks.get(successor)
         if name is not None:

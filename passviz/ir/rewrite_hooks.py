@@ -18,7 +18,8 @@ and hands each call to the observer.  The hooks are installed once, when the
 first ``observing`` context opens in any thread, and the originals put back
 when the last one closes: contexts nest, recordings in several threads each
 see their own rewrites (the observer is context-local), and nothing stays
-patched afterwards.  This is the only module of passviz that patches xDSL.
+patched afterwards.  The patches are made through ``passviz.ir.xdsl_compat.patch``, whose
+``PATCHES`` lists each method replaced here.
 """
 
 from __future__ import annotations
@@ -40,20 +41,7 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.rewriter import Rewriter
 
-REWRITER_EDITS = (
-    "erase_op",
-    "replace_op",
-    "replace_value_with_new_type",
-    "inline_block",
-    "insert_block",
-    "insert_op",
-    "move_region_contents_to_new_regions",
-    "inline_region",
-)
-"""``Rewriter``'s static methods that edit IR."""
-
-_XDSL_REWRITERS = frozenset(("xdsl.rewriter", "xdsl.builder", "xdsl.pattern_rewriter"))
-"""Modules whose calls to ``Rewriter`` are part of an edit already announced to a listener."""
+from passviz.ir.xdsl_compat import REWRITER_EDITS, XDSL_REWRITER_MODULES, patch
 
 
 class RewriteObserver(Protocol):
@@ -115,7 +103,7 @@ class _Installation:
             self._users -= 1
             if self._users == 0:
                 for owner, name, original in reversed(self._saved):
-                    setattr(owner, name, original)
+                    patch(owner, name, original)
                 self._saved = []
 
     @property
@@ -149,8 +137,7 @@ def _patch() -> list[tuple[type, str, Any]]:
     saved: list[tuple[type, str, Any]] = []
 
     def replace(owner: type, name: str, hook: Any) -> None:
-        saved.append((owner, name, owner.__dict__[name]))
-        setattr(owner, name, hook)
+        saved.append((owner, name, patch(owner, name, hook)))
 
     original_walk = PatternRewriteWalker.rewrite_region
 
@@ -176,7 +163,7 @@ def _patch() -> list[tuple[type, str, Any]]:
         original_init(self, insert_point)
         observer = _ACTIVE.get()
         if observer is not None:
-            observer.rewriter_created(self, _caller_module(2) in _XDSL_REWRITERS)
+            observer.rewriter_created(self, _caller_module(2) in XDSL_REWRITER_MODULES)
 
     replace(PatternRewriteWalker, "rewrite_region", rewrite_region)
     replace(GreedyRewritePatternApplier, "match_and_rewrite", match_and_rewrite)
@@ -192,7 +179,7 @@ def _direct(name: str, original: Callable[..., Any]) -> Callable[..., Any]:
         if observer is not None:
             # Internal calls too: they come before the edit, where a new step must begin,
             # and a rewriter's listeners hear of it only after.
-            observer.direct_edit(name, _caller_module(2) in _XDSL_REWRITERS)
+            observer.direct_edit(name, _caller_module(2) in XDSL_REWRITER_MODULES)
         return original(*args, **kwargs)
 
     hook.__name__ = name
