@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
+from passviz.ir.placeholder import REGION_PATTERN
 from passviz.pipelines import record
-from passviz.trace.apply import REGION_PATTERN
 from passviz.trace.model import Trace
 from passviz.trace.store import write_trace
 from passviz.view.diff import step_graph

@@ -10,8 +10,8 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.printer import Printer
 
 from passviz.ir.affine_text import affine_map_text
+from passviz.ir.placeholder import REGION_PLACEHOLDER
 from passviz.ir.xdsl_compat import block_names, value_names
-from passviz.trace.apply import REGION_PLACEHOLDER
 
 
 class MlirPrinter(Printer):
@@ -143,7 +143,7 @@ def op_text(op: Operation, names: dict[SSAValue, str], blocks: dict[Block, str] 
     """One op as text, naming SSA values (and successors, if ``blocks`` is given) by their trace ids.
 
     The op prints in its custom syntax where it has one.  Nested regions are
-    left out: each prints as a placeholder (``passviz.trace.apply.REGION_PLACEHOLDER``), since
+    left out: each prints as a placeholder (``passviz.ir.placeholder.REGION_PLACEHOLDER``), since
     the text stands for the op itself and its nested ops have texts of their
     own; viewers expand the placeholders to print the whole module.
     """

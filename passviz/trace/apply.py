@@ -12,23 +12,11 @@ the same deltas, in the same order, to live xDSL IR.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
+from passviz.ir.placeholder import REGION_PATTERN
 from passviz.trace.model import Delta, InitialState, OpChange, OpInfo, Placement, ValueInfo
-
-REGION_PLACEHOLDER = "{...}"
-"""What an op's text shows for each of its regions.
-
-A placeholder may carry flags before its closing brace: ``-args`` when the
-op's header already shows the entry block's arguments (a function's
-signature, a loop's induction variable), so the entry block gets no label of
-its own, and ``-term`` when the op's syntax leaves its blocks' terminators
-out (``scf.for`` without results).  ``{...-args-term}`` has both."""
-
-REGION_PATTERN = re.compile(r"\{\.\.\.(-args)?(-term)?\}")
-"""Matches a region placeholder in an op's text, its flags as groups."""
 
 
 class DeltaError(ValueError):
