@@ -25,12 +25,12 @@ from pathlib import Path
 from typing import Any
 
 from passviz.recording.initial import ensure_initial
-from passviz.trace.alias_layout import layout_aliases
 from passviz.trace.apply import IRData, apply_delta, initial_state, ir_lines
 from passviz.trace.model import Trace
 from passviz.trace.query import lineage, op_names, step_label
 from passviz.trace.store import write_trace
 from passviz.trace.summary import step_counts
+from passviz.view.alias_layout import layout_aliases
 from passviz.view.dispatch import dispatch_graph
 from passviz.view.state import snapshot
 from passviz.view.viewgraph import view_graph

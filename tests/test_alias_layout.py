@@ -15,10 +15,10 @@ from passviz.compilers.registry import ALIASED_ATTRIBUTES, FAMILIES
 from passviz.ir.printer import AliasedAttribute
 from passviz.pipelines import load_trace, record
 from passviz.recording.initial import ensure_initial
-from passviz.trace.alias_layout import DEFAULT_ALIASES, layout_aliases
 from passviz.trace.apply import apply_delta, initial_state, ir_lines
 from passviz.trace.model import Trace
 from passviz.trace.store import write_trace
+from passviz.view.alias_layout import DEFAULT_ALIASES, layout_aliases
 from tests.golden import ALIASED_MODULE
 
 

@@ -126,7 +126,7 @@ export function diffLines(before: IRLine[], after: IRLine[]): DiffLine[] {
 
 /**
  * The attributes a trace recorded before `meta.aliases` existed prints by alias: how each text
- * begins, and its alias.  Traces since record theirs (`passviz/trace/alias_layout.py`).
+ * begins, and its alias.  Traces since record theirs (`passviz/view/alias_layout.py`).
  */
 export const DEFAULT_ALIASES: Readonly<Record<string, string>> = { '#ttg.blocked<': 'blocked' };
 
@@ -153,7 +153,7 @@ function attributeEnd(text: string, start: number): number {
  * writes a line with them.  `kinds` is the trace's `meta.aliases`: how each
  * aliased attribute's text begins, and its alias.  Applied to what is shown,
  * after diffing: numbering never makes a line look changed.  The twin of
- * `passviz/trace/alias_layout.py`.
+ * `passviz/view/alias_layout.py`.
  */
 export function layoutAliases(
   texts: readonly string[],
