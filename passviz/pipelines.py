@@ -11,6 +11,7 @@ import os
 import re
 import sys
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import suppress
 from dataclasses import dataclass
 from functools import cache
 from importlib.metadata import version
@@ -40,7 +41,9 @@ from passviz.ir.mlir_parser import MLIRParser
 from passviz.ir.structure_checks import OpVerifyError
 from passviz.ir.terminal import first_line
 from passviz.ir.verify import IncrementalVerifier
+from passviz.recording.initial import ensure_initial
 from passviz.recording.recorder import RecordOptions, Tracer
+from passviz.recording.replay import Replayer, ReplayError
 from passviz.trace.model import Trace, TraceMeta
 from passviz.trace.store import TraceWriter, read_trace
 from passviz.version import __version__
@@ -400,14 +403,19 @@ def _constant(pass_type: type[ModulePass]) -> Callable[[], type[ModulePass]]:
 
 def load_trace(path: str | Path, *, validate: bool = False) -> Trace:
     """Read a trace file (``validate``: every record against the schema), ready for replay."""
-    return readable(read_trace(path, context_factory=make_context, validate=validate))
+    return readable(read_trace(path, validate=validate))
 
 
 def readable(trace: Trace) -> Trace:
     """``trace``, replayed with passviz's dialects in the syntax it was recorded in
-    (``meta.syntax``), whatever Triton is installed here."""
+    (``meta.syntax``), whatever Triton is installed here, and with its initial state: a
+    version 1 file's is computed by replay once, here, if its initial IR replays (if not,
+    replaying it again says why, when asked)."""
     syntax = trace.meta.get("syntax")
     trace.context_factory = make_context
     trace.syntax_scope = lambda: use_recorded_syntax(syntax)
+    trace.replayer = Replayer
     trace.warnings.extend(syntax_problems(syntax))
+    with suppress(ReplayError):
+        ensure_initial(trace)
     return trace

@@ -12,7 +12,8 @@ import pytest
 from passviz.pipelines import record
 from passviz.trace import envelope
 from passviz.trace.envelope import record_problem, step_problem, steps_valid
-from passviz.trace.store import schema_errors, trace_records
+from passviz.trace.records import trace_records
+from passviz.trace.store import schema_errors
 from tests.golden import recorded_traces
 from tests.long_traces import seed_trace
 from tests.mutants import Mutant, enriched, mutants

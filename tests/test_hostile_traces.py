@@ -16,7 +16,8 @@ import pytest
 
 from passviz.cli import main
 from passviz.trace import untrusted
-from passviz.trace.store import TraceFormatError, read_trace, schema_errors, trace_records
+from passviz.trace.records import trace_records
+from passviz.trace.store import TraceFormatError, read_trace, schema_errors
 from passviz.trace.untrusted import TraceLimitError, decode_record
 from tests.long_traces import seed_trace
 from tests.mutants import Mutant, enriched, mutants, shape, write_records

@@ -11,7 +11,7 @@ import pytest
 from passviz.ir.printer import print_module
 from passviz.pipelines import load_trace, record
 from passviz.recording.initial import ensure_initial
-from passviz.recording.replay import Replayer
+from passviz.recording.replay import Replayer, ReplayError
 from passviz.trace.model import InitialState, OpInfo, Trace
 from passviz.trace.store import TraceFormatError, read_trace, schema_errors, write_trace
 from passviz.trace.summary import trace_mime_data
@@ -222,13 +222,36 @@ def test_header_initial_is_checked_by_the_schema(seed_trace: Trace, tmp_path: Pa
 
 
 def test_trace_file_without_initial_loads_and_gets_it_by_replay(tmp_path: Path) -> None:
+    """Reading a file is pure data; loading it (``load_trace``) replays a version 1 file's
+    initial IR into its initial state, once."""
     path = tmp_path / "old.passviz.json"
     run = record(SCF_INPUT, "canonicalize,cse", output=path)
     strip_initial(path, SCF_INPUT)
+    read = read_trace(path)
+    assert read.initial is None and not read.warnings
     old = load_trace(path)
-    assert old.initial is None and not old.warnings
-    assert ensure_initial(old) == run.trace.initial
-    assert old.initial == run.trace.initial  # kept
+    assert old.initial == run.trace.initial and not old.warnings
+    assert ensure_initial(old) is old.initial  # kept
+
+
+def test_an_unreplayable_version_1_file_still_loads(tmp_path: Path) -> None:
+    path = tmp_path / "old.passviz.json"
+    record(CF_INPUT, "canonicalize", output=path)
+    strip_initial(path, "func.func @f( {")
+    old = load_trace(path)
+    assert old.initial is None
+    with pytest.raises(ReplayError, match="does not parse"):
+        old.ir_at(0)
+
+
+def test_a_trace_without_a_replayer_says_how_to_get_one(tmp_path: Path) -> None:
+    path = tmp_path / "t.passviz.json"
+    record(CF_INPUT, "canonicalize", output=path)
+    trace = read_trace(path)  # pure data: no dialects, no replay
+    assert trace.replayer is None
+    with pytest.raises(ReplayError, match=r"passviz\.load_trace\(\)"):
+        trace.ir_at(0)
+    assert load_trace(path).ir_at(0) == record(CF_INPUT, "canonicalize").trace.ir_at(0)
 
 
 def test_mime_data_header_carries_initial_even_for_old_files(tmp_path: Path) -> None:

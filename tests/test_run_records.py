@@ -14,7 +14,8 @@ import pytest
 from passviz.cli import main
 from passviz.pipelines import load_trace
 from passviz.trace.envelope import run_problem
-from passviz.trace.store import TraceFormatError, append_runs, read_trace, schema_errors, trace_records
+from passviz.trace.records import trace_records
+from passviz.trace.store import TraceFormatError, append_runs, read_trace, schema_errors
 from tests.test_bisect import ARGS, DEMO, EXAMPLES
 
 COMMON = ["--grid", "4", *(f"--arg={spec}" for spec in ARGS)]

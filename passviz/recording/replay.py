@@ -24,14 +24,14 @@ from passviz.ir.printer import print_module
 from passviz.recording.shadow import Shadow
 from passviz.trace.apply import DeltaError, placement_order
 from passviz.trace.model import Delta, InitialState, OpChange, OpInfo, Placement, Trace, ValueInfo
-
-
-class ReplayError(ValueError):
-    """A delta that does not apply to the IR it claims to follow."""
+from passviz.trace.model import ReplayError as ReplayError  # raised here; defined with the model
 
 
 class Replayer:
-    """Walks a trace forward, keeping the IR of the current step."""
+    """Walks a trace forward, keeping the IR of the current step.
+
+    ``passviz.load_trace`` and ``passviz.record`` give their traces this class as
+    ``Trace.replayer``, which ``Trace.ir_at`` and its kin use."""
 
     def __init__(self, trace: Trace) -> None:
         if trace.context_factory is None:

@@ -20,7 +20,8 @@ from itertools import chain
 from operator import itemgetter
 from typing import Any, cast
 
-from passviz.trace.model import READ_VERSIONS, TRACE_FORMAT, VERDICTS
+from passviz.trace.model import VERDICTS
+from passviz.trace.records import READ_VERSIONS, TRACE_FORMAT
 
 STEP_KINDS = frozenset(("pass-begin", "pass-end", "rewrite", "checkpoint", "failure"))
 FLAG_KINDS = frozenset(("exception", "verify", "nonconvergence"))

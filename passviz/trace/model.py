@@ -5,6 +5,10 @@ memory is exactly what is written to disk and read back.  Ids are stable:
 ``o<n>`` for operations, ``b<n>`` for blocks, ``r<n>`` for regions and
 ``v<n>`` for SSA values.  An id is given when an entity is first seen and kept
 while it lives; it is never reused.
+
+The model is pure data: it needs no xDSL.  What needs xDSL (replaying the trace onto live
+IR for ``Trace.ir_at`` and its kin) is given to a trace by the layer that knows the dialects
+(``Trace.replayer``, with ``context_factory`` and ``syntax_scope``).
 """
 
 from __future__ import annotations
@@ -12,25 +16,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypedDict
+from typing import TYPE_CHECKING, Any, Literal, NotRequired, Protocol, TypedDict
+
+from passviz.trace.query import LineageEvent, StepFilter, lineage
+from passviz.trace.summary import step_html, trace_mimebundle
 
 if TYPE_CHECKING:
     from xdsl.context import Context
-
-    from passviz.trace.query import LineageEvent, StepFilter
-
-TRACE_FORMAT = "passviz-trace"
-"""The value of the ``format`` key of every trace header."""
-
-TRACE_VERSION = 2
-"""The version of the trace format this module writes.
-
-Version 2 stores the initial IR once, as the structured ``initial`` delta;
-version 1 also stored it as MLIR text (``initial_ir``), and may lack
-``initial``.  Both are read."""
-
-READ_VERSIONS = (1, 2)
-"""The trace format versions this module reads."""
 
 StepKind = Literal["pass-begin", "pass-end", "rewrite", "checkpoint", "failure"]
 """What a step stands for."""
@@ -268,8 +260,6 @@ class Step:
         return any(self.delta.get(k) for k in _CHANGE_KEYS)
 
     def _repr_html_(self) -> str:
-        from passviz.trace.summary import step_html
-
         return step_html(self)
 
 
@@ -288,6 +278,24 @@ _CHANGE_KEYS = (
 TraceStatus = Literal["ok", "failed", "incomplete"]
 
 
+class ReplayError(ValueError):
+    """A trace that cannot be replayed: a delta that does not apply to the IR it claims to
+    follow, an initial IR that cannot be built, or no replayer to do it."""
+
+
+class Replaying(Protocol):
+    """What replays a trace onto live IR (``passviz.recording.replay.Replayer``): it starts at
+    the initial IR and only moves forward."""
+
+    def advance_to(self, index: int) -> None:
+        """Apply steps until ``index`` is the last applied one (-1: none)."""
+        ...
+
+    def text(self) -> str:
+        """The IR at the current position, as passviz prints it."""
+        ...
+
+
 @dataclass
 class Trace:
     """A recorded pipeline run: the initial IR and every step after it."""
@@ -301,7 +309,8 @@ class Trace:
     initial: InitialState | None = None
     """The IR before the first step as a delta: what viewers and replay start from.
 
-    Version 1 files may lack it; ``passviz.recording.initial.ensure_initial`` computes it by replay."""
+    Version 1 files may lack it; ``passviz.load_trace`` computes it by replay
+    (``passviz.recording.initial.ensure_initial``)."""
     sources: dict[str, str] = field(default_factory=lambda: dict[str, str]())
     """The source files the IR's locations name, by file name, as read at record time."""
     steps: list[Step] = field(default_factory=lambda: list[Step]())
@@ -317,6 +326,10 @@ class Trace:
     syntax_scope: Callable[[], AbstractContextManager[object]] | None = field(default=None, repr=False)
     """Enters the syntax the IR texts are written in (``meta["syntax"]``) while replay parses and
     prints them; set with ``context_factory`` by the layer that knows the dialects."""
+    replayer: Callable[[Trace], Replaying] | None = field(default=None, repr=False, compare=False)
+    """Makes what replays the trace onto live IR, for ``ir_at``, ``ir_around`` and ``ir_before``;
+    set with ``context_factory`` by the layer that replays (``passviz.load_trace``,
+    ``passviz.record``).  Without it those raise ``ReplayError``."""
     source: str | None = field(default=None, repr=False, compare=False)
     """The file the trace was read from, for errors about its contents to name."""
     record_lines: list[int] = field(default_factory=lambda: list[int](), repr=False, compare=False)
@@ -349,21 +362,26 @@ class Trace:
             raise IndexError(f"step {step} is out of range: the trace has {count} steps")
         return index
 
+    def replay(self) -> Replaying:
+        """A new replayer of this trace, at its initial IR."""
+        if self.replayer is None:
+            raise ReplayError(
+                "this trace cannot be replayed here: open it with passviz.load_trace() "
+                "(or record it with passviz.record()) so that its dialects are known"
+            )
+        return self.replayer(self)
+
     def ir_at(self, step: int) -> str:
         """The exact IR text after ``step`` (negative counts from the end)."""
-        from passviz.recording.replay import Replayer
-
         index = self.normalize_step(step) if self.steps else -1
-        replayer = Replayer(self)
+        replayer = self.replay()
         replayer.advance_to(index)
         return replayer.text()
 
     def ir_around(self, step: int) -> tuple[str, str]:
         """The IR just before and just after ``step``, replaying the trace once."""
-        from passviz.recording.replay import Replayer
-
         index = self.normalize_step(step)
-        replayer = Replayer(self)
+        replayer = self.replay()
         replayer.advance_to(index - 1)
         before = replayer.text()
         replayer.advance_to(index)
@@ -371,10 +389,8 @@ class Trace:
 
     def ir_before(self, step: int) -> str:
         """The IR just before ``step``: the initial IR, as passviz prints it, for step 0."""
-        from passviz.recording.replay import Replayer
-
         index = self.normalize_step(step)
-        replayer = Replayer(self)
+        replayer = self.replay()
         replayer.advance_to(index - 1)
         return replayer.text()
 
@@ -384,14 +400,10 @@ class Trace:
         In a kernel, importing passviz registers a richer display (the
         Stepper widget); this is what shows everywhere else.
         """
-        from passviz.trace.summary import trace_mimebundle
-
         return trace_mimebundle(self)
 
     def lineage(self, op_id: str) -> list[LineageEvent]:
         """The steps that created, changed, replaced or erased ``op_id``, following replace links."""
-        from passviz.trace.query import lineage
-
         return lineage(self.steps, op_id)
 
     def filter_steps(self, step_filter: StepFilter) -> list[Step]:

@@ -1,16 +1,18 @@
 """Questions asked of a recorded trace: an op's lineage, and which steps to show.
 
 Both read only the deltas, so they work on a trace read from disk without
-replaying it.
+replaying it.  The model is imported for type checking alone: ``Trace.lineage``
+and ``Trace.filter_steps`` are this module's.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from passviz.trace.model import Delta, Step
+if TYPE_CHECKING:
+    from passviz.trace.model import Delta, Step
 
 LineageAction = Literal["created", "modified", "moved", "replaced", "erased"]
 """What a step did to an op."""

@@ -28,8 +28,6 @@ from typing import IO, TYPE_CHECKING, Any, cast
 
 from passviz.trace.envelope import record_problem, steps_valid
 from passviz.trace.model import (
-    TRACE_FORMAT,
-    TRACE_VERSION,
     Delta,
     Flag,
     InitialState,
@@ -39,6 +37,7 @@ from passviz.trace.model import (
     Trace,
     TraceMeta,
 )
+from passviz.trace.records import enclosing_pass, end_record, header_record, step_to_record
 from passviz.trace.untrusted import TraceLimitError, check_depth, decode_record, read_bytes, read_chunks
 
 if TYPE_CHECKING:
@@ -86,46 +85,8 @@ def _deepest(error: Any) -> Any:
     return max(context, key=lambda e: len(list(e.absolute_path)))
 
 
-def step_to_record(step: Step, *, in_pass: tuple[str, int] | None = None) -> dict[str, object]:
-    """The JSON record of a step.
-
-    Inside a pass (``in_pass``: the name and index of the last pass-begin),
-    rewrites and checkpoints leave out the pass: the reader takes it from
-    the pass-begin record.  Traces have thousands of steps; this keeps them small.
-    """
-    record: dict[str, object] = {"index": step.index, "kind": step.kind}
-    inherited = step.kind in ("rewrite", "checkpoint", "failure") and in_pass == (
-        step.pass_name,
-        step.pass_index,
-    )
-    if step.pass_name is not None and not inherited:
-        record["pass"] = step.pass_name
-    if step.pass_index is not None and not inherited:
-        record["pass_index"] = step.pass_index
-    if step.name is not None:
-        record["name"] = step.name
-    if step.root is not None:
-        record["root"] = step.root
-    if step.delta:
-        record["delta"] = step.delta
-    if step.flag is not None:
-        record["flag"] = step.flag
-    if step.chain is not None:
-        record["chain"] = step.chain
-    if step.dispatch is not None:
-        record["dispatch"] = step.dispatch
-    return record
-
-
-def enclosing_pass(step: Step, current: tuple[str, int] | None) -> tuple[str, int] | None:
-    """The pass that the records after ``step`` inherit: ``step``'s own if it begins one."""
-    if step.kind == "pass-begin" and step.pass_name is not None and step.pass_index is not None:
-        return (step.pass_name, step.pass_index)
-    return current
-
-
 def step_from_record(record: dict[str, Any], in_pass: tuple[str, int] | None = None) -> Step:
-    """A step from a record that passed schema validation (see ``step_to_record``)."""
+    """A step from a record that passed schema validation (see ``passviz.trace.records.step_to_record``)."""
     kind = cast(StepKind, record["kind"])
     pass_name, pass_index = record.get("pass"), record.get("pass_index")
     if pass_name is None and in_pass is not None and kind in ("rewrite", "checkpoint", "failure"):
@@ -142,25 +103,6 @@ def step_from_record(record: dict[str, Any], in_pass: tuple[str, int] | None = N
         chain=cast(list[str] | None, record.get("chain")),
         dispatch=cast(list[list[str]] | None, record.get("dispatch")),
     )
-
-
-def header_record(trace: Trace) -> dict[str, object]:
-    """The JSON record that opens a trace file.
-
-    A trace with its ``initial`` delta gets a version 2 header, which stores the
-    initial IR that way only; one read from a version 1 file without it keeps
-    its version 1 header (the initial IR as text).
-    """
-    record: dict[str, object] = {"record": "header", "format": TRACE_FORMAT}
-    if trace.initial is not None:
-        record.update(version=TRACE_VERSION, meta=trace.meta, initial=trace.initial)
-    elif trace.initial_ir is not None:
-        record.update(version=1, meta=trace.meta, initial_ir=trace.initial_ir)
-    else:
-        raise ValueError("a trace without its initial IR cannot be written")
-    if trace.sources:
-        record["sources"] = trace.sources
-    return record
 
 
 def _dumps(record: dict[str, object]) -> str:
@@ -249,28 +191,6 @@ def write_trace(trace: Trace, path: str | Path) -> None:
     for step in trace.steps:
         writer.write_step(step)
     writer.write_end(trace, runs=trace.runs)
-
-
-def end_record(trace: Trace) -> dict[str, object]:
-    """The JSON record that closes a trace file."""
-    return {
-        "record": "end",
-        "status": "failed" if trace.status == "failed" else "ok",
-        "steps": len(trace.steps),
-    }
-
-
-def trace_records(trace: Trace) -> list[dict[str, object]]:
-    """Every record of the trace, as its file holds them: header, steps, end."""
-    records = [header_record(trace)]
-    in_pass: tuple[str, int] | None = None
-    for step in trace.steps:
-        in_pass = enclosing_pass(step, in_pass)
-        records.append(step_to_record(step, in_pass=in_pass))
-    if trace.status != "incomplete":
-        records.append(end_record(trace))
-    records.extend(dict(run) for run in trace.runs)
-    return records
 
 
 def append_runs(path: str | Path, runs: list[RunRecord]) -> None:

@@ -2,26 +2,29 @@
 
 These need no widgets and no JavaScript, so they show wherever a notebook
 is rendered (GitHub, nbviewer, a frontend without ipywidgets).  Everything
-taken from the trace is escaped: trace files are untrusted.
+taken from the trace is escaped: trace files are untrusted.  Pure string
+building: nothing here replays the trace or needs xDSL, and the model is
+imported for type checking alone (``Trace`` and ``Step`` display themselves
+through this module).
 """
 
 from __future__ import annotations
 
-from contextlib import suppress
 from html import escape
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from passviz.recording.initial import ensure_initial
-from passviz.recording.replay import ReplayError
-from passviz.trace.model import TRACE_FORMAT, TRACE_VERSION, Step, Trace
-from passviz.trace.store import trace_records
+from passviz.trace.records import TRACE_FORMAT, TRACE_VERSION, trace_records
+
+if TYPE_CHECKING:
+    from passviz.trace.model import Step, Trace
 
 TRACE_MIME_TYPE = "application/vnd.passviz.trace+json"
 """The MIME type of a trace in a notebook output.
 
 Its data is ``{"format": "passviz-trace", "version": 1, "records": [...]}``,
 where ``records`` are the records of a trace file in order (header, steps,
-end), each valid against ``trace.schema.json``; the header carries ``initial``.
+end), each valid against ``trace.schema.json``; the header carries ``initial`` where the
+trace has it (``trace_mime_data``).
 """
 
 SUMMARY_ROWS = 200
@@ -102,12 +105,10 @@ def step_html(step: Step) -> str:
 def trace_mime_data(trace: Trace) -> dict[str, Any]:
     """The data of the trace's MIME type (see ``TRACE_MIME_TYPE``).
 
-    Its header carries ``initial``, computed by replay for a trace whose file
-    had none; a trace that cannot be replayed (no context factory, an initial
-    IR that does not parse) goes without it.
+    Its header carries ``initial`` when the trace has it: every trace recorded, and every
+    trace ``passviz.load_trace`` read (it replays a version 1 file's initial IR for it).  A
+    version 1 trace read otherwise keeps its version 1 header, with the initial IR as text.
     """
-    with suppress(ReplayError):
-        ensure_initial(trace)
     return {"format": TRACE_FORMAT, "version": TRACE_VERSION, "records": trace_records(trace)}
 
 

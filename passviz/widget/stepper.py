@@ -12,9 +12,12 @@ notebook exported to HTML).  ``stepper.widget()`` gives the live
 
 from __future__ import annotations
 
+from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from passviz.recording.initial import ensure_initial
+from passviz.recording.replay import ReplayError
 from passviz.trace.model import Trace
 from passviz.trace.query import StepFilter
 from passviz.trace.summary import TRACE_MIME_TYPE, trace_html, trace_mime_data
@@ -38,8 +41,11 @@ def viewer_bundle(
     """A trace as a notebook output: its MIME type (the extension's viewer), the viewer in an iframe, text.
 
     Without the built viewer bundle (a checkout not yet built), the HTML is a
-    static summary of the steps instead.
+    static summary of the steps instead.  A version 1 trace without its initial state gets it
+    by replay where it can (``passviz.load_trace`` has done it already).
     """
+    with suppress(ReplayError):
+        ensure_initial(trace)
     data = trace_mime_data(trace)
     if view:
         data["view"] = view
