@@ -1,7 +1,8 @@
 """The package's layers depend only on the layers before them, and its modules form no new cycle.
 
 Every import counts, those inside functions too (a function-level import is a dependency that
-only shows at run time).  ``ORDER`` is the layering, lowest first; a module may import its own
+only shows at run time); those under ``if TYPE_CHECKING:`` do not (type checkers read them, the
+program never runs them).  ``ORDER`` is the layering, lowest first; a module may import its own
 layer and the ones before it.  Import cycles between modules are listed in ``KNOWN_CYCLES``: the
 debt the layering issue names, to be paid down.  The list is exact both ways, so a new cycle
 fails here, and so does a cycle that is gone but still listed (take it off).
@@ -11,6 +12,8 @@ from __future__ import annotations
 
 import ast
 import re
+import subprocess
+import sys
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
@@ -60,13 +63,12 @@ FAMILY_OP_NAME = re.compile(
 )
 """A family's op name, as code that names one spells it (``"tt.load"``, ``"toy.func"``)."""
 
-FORBIDDEN_IN_TRACE = {"networkx", "ipywidgets", "IPython", "jupyterlab", "pyvis", "notebook"}
+FORBIDDEN_IN_TRACE = {"xdsl", "networkx", "ipywidgets", "IPython", "jupyterlab", "pyvis", "notebook"}
+"""What the trace layer (pure data) never imports at run time, directly or through another module."""
 
 KNOWN_CYCLES: frozenset[frozenset[str]] = frozenset(
     frozenset(cycle)
     for cycle in (
-        # trace/: the data model reaches up to replay, printing and queries through imports in functions
-        ("apply", "envelope", "initial", "irtext", "model", "query", "replay", "shadow", "store", "summary"),
         # the tt ops find their canonicalization patterns, which import the ops (a family's
         # registration with the canonicalizer would end it)
         (
@@ -99,12 +101,37 @@ def _modules() -> dict[str, Path]:
     return {_module_name(path): path for path in ROOT.rglob("*.py")}
 
 
+def _type_checking(node: ast.AST) -> bool:
+    """Whether ``node`` is ``if TYPE_CHECKING:`` (or ``if typing.TYPE_CHECKING:``)."""
+    if not isinstance(node, ast.If):
+        return False
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _run_time_nodes(tree: ast.AST) -> Iterator[ast.AST]:
+    """Every node of ``tree`` that can run: all but the bodies of ``if TYPE_CHECKING:`` blocks
+    (their ``else`` runs)."""
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        yield node
+        if _type_checking(node):
+            assert isinstance(node, ast.If)
+            todo.append(node.test)
+            todo.extend(node.orelse)
+            continue
+        todo.extend(ast.iter_child_nodes(node))
+
+
 def _imports(path: Path) -> Iterator[str]:
-    """The passviz modules ``path`` imports, anywhere in it (inside functions too)."""
+    """The passviz modules ``path`` imports at run time, anywhere in it (inside functions too)."""
     modules = _modules()
     this = _module_name(path)
     package = this if path.name == "__init__.py" else this.rpartition(".")[0]
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in _run_time_nodes(ast.parse(path.read_text(encoding="utf-8"))):
         names: list[str] = []
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
@@ -243,8 +270,26 @@ def test_no_import_cycle_but_the_known_ones() -> None:
 
 def test_trace_layer_is_pure_python() -> None:
     for source in (ROOT / "trace").rglob("*.py"):
-        for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
+        for node in _run_time_nodes(ast.parse(source.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Import | ast.ImportFrom):
                 names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
                 for name in names:
                     assert name.split(".")[0] not in FORBIDDEN_IN_TRACE, f"{source} imports {name}"
+
+
+def test_trace_layer_loads_no_xdsl() -> None:
+    """Importing every trace module, in a fresh interpreter, loads nothing the layer forbids:
+    not directly, not through the ``ir`` modules it shares (the region placeholder), not through
+    ``passviz/__init__.py``."""
+    modules = sorted(module for module in _modules() if _layer(module) == "trace")
+    forbidden = sorted(FORBIDDEN_IN_TRACE)
+    script = (
+        "import importlib, sys\n"
+        f"for name in {modules!r}:\n"
+        "    importlib.import_module(name)\n"
+        f"print(sorted(m for m in sys.modules if m.split('.')[0] in {forbidden!r}))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT.parent, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.strip() == "[]", f"importing trace/ loads {done.stdout.strip()}"
