@@ -41,6 +41,7 @@ from passviz.ir.mlir_parser import MLIRParser
 from passviz.ir.structure_checks import OpVerifyError
 from passviz.ir.terminal import first_line
 from passviz.ir.verify import IncrementalVerifier
+from passviz.ir.xdsl_compat import current_token
 from passviz.recording.initial import ensure_initial
 from passviz.recording.recorder import RecordOptions, Tracer
 from passviz.recording.replay import Replayer, ReplayError
@@ -90,7 +91,7 @@ def _where(parser: MLIRParser | None) -> tuple[int, int]:
     """The line and column ``parser`` has read up to (1:1 if it never started)."""
     if parser is None:
         return 1, 1
-    location = parser._current_token.span.get_location()  # pyright: ignore[reportPrivateUsage]
+    location = current_token(parser).span.get_location()
     return location.line, location.col
 
 

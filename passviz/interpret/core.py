@@ -49,6 +49,7 @@ from passviz.interpret.values import (
     function_attribute,
     zeros,
 )
+from passviz.ir.xdsl_compat import implementations
 
 Implementation = Callable[[InterpreterFunctions, Interpreter, Operation, PythonValues], OpImplResult]
 """What ``@impl`` and ``@impl_terminator`` make of an implementation method."""
@@ -105,7 +106,7 @@ class KernelInterpreter(Interpreter):
         """Register ``impls``'s op implementations under their ops' names (later ones win)."""
         pairs = cast(
             "list[tuple[type[Operation], Implementation]]",
-            impls._impls(),  # pyright: ignore[reportPrivateUsage]
+            implementations(impls),
         )
         for op_type, implementation in pairs:
             self.implementations[op_type.name] = (impls, implementation)

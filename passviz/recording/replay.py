@@ -21,6 +21,7 @@ from xdsl.utils.mlir_lexer import MLIRTokenKind
 
 from passviz.ir.mlir_parser import MLIRParser
 from passviz.ir.printer import print_module
+from passviz.ir.xdsl_compat import current_token
 from passviz.recording.shadow import Shadow
 from passviz.trace.apply import DeltaError, placement_order
 from passviz.trace.model import Delta, InitialState, OpChange, OpInfo, Placement, Trace, ValueInfo
@@ -132,7 +133,7 @@ class Replayer:
             attrs = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_attribute)
         except ParseError:
             return
-        if len(attrs) == len(texts) and parser._current_token.kind == MLIRTokenKind.EOF:  # pyright: ignore[reportPrivateUsage]
+        if len(attrs) == len(texts) and current_token(parser).kind == MLIRTokenKind.EOF:
             self._attr_cache.update(zip(texts, attrs, strict=True))
 
     def _attrs(self, texts: dict[str, str]) -> dict[str, Attribute]:

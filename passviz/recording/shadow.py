@@ -26,6 +26,7 @@ from xdsl.ir import Attribute, Block, BlockArgument, ErasedSSAValue, Operation, 
 
 from passviz.ir.printer import AttrPrinter, op_text
 from passviz.ir.walk import walk_ops
+from passviz.ir.xdsl_compat import op_links
 from passviz.trace.model import (
     BlockInfo,
     BlockMerge,
@@ -71,14 +72,15 @@ class _OpRec:
 
 def _fingerprint(op: Operation) -> tuple[object, ...]:
     """Identity of everything that places and wires ``op`` (cheap to compare)."""
+    prev, nxt, operands, successors = op_links(op)
     return (
         op.parent,
-        op._prev_op,  # pyright: ignore[reportPrivateUsage]
-        op._next_op,  # pyright: ignore[reportPrivateUsage]
-        op._operands,  # pyright: ignore[reportPrivateUsage]
+        prev,
+        nxt,
+        operands,
         op.results,
         tuple(r.name_hint for r in op.results),
-        op._successors,  # pyright: ignore[reportPrivateUsage]
+        successors,
         op.regions,
         op.location,
     )
@@ -338,10 +340,9 @@ class _Reconciliation:
         """Copy the live op's fields into its record (all referenced ids are known)."""
         op, ids = rec.op, self.s
         values = ids.value_ids
-        operands = op._operands  # pyright: ignore[reportPrivateUsage]
+        _, _, operands, successors = op_links(op)
         self._set_operands(rec, tuple([values[v] for v in operands]) if operands else ())
         rec.results = tuple([values[v] for v in op.results]) if op.results else ()
-        successors = op._successors  # pyright: ignore[reportPrivateUsage]
         rec.successors = tuple([ids.block_ids[b] for b in successors]) if successors else ()
         rec.regions = tuple([ids.region_ids[r] for r in op.regions]) if op.regions else ()
         rec.attrs, rec.props, rec.loc = dict(op.attributes), dict(op.properties), op.location

@@ -43,6 +43,7 @@ from xdsl.traits import IsolatedFromAbove, IsTerminator, NoTerminator, SymbolOpI
 
 from passviz.compilers.iree.dialects.hal import parse_dims, print_dims
 from passviz.compilers.iree.dialects.util import print_visibility
+from passviz.ir.xdsl_compat import print_new_line
 
 
 def _dynamic_count(type_: Attribute) -> int:
@@ -358,7 +359,7 @@ class DispatchWorkgroupsOp(_DispatchOperands):
         printer.print_op_attributes(self.attributes, print_keyword=True)
         printer.print_string(" =")
         with printer.indented():
-            printer._print_new_line()  # pyright: ignore[reportPrivateUsage]
+            print_new_line(printer)
         block = self.workgroup_body.blocks.first
         printer.print_string("(")
         if block is not None:

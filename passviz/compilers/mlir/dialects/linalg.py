@@ -59,6 +59,8 @@ from xdsl.printer import Printer
 from xdsl.traits import EffectInstance, RecursiveMemoryEffect, get_effects
 from xdsl.utils.hints import isa
 
+from passviz.ir.xdsl_compat import print_new_line
+
 
 def _parse_operands(parser: Parser, keyword: str) -> Sequence[SSAValue]:
     """``ins(%a, %b : t0, t1)`` (or ``outs(...)``), or nothing where the keyword is absent."""
@@ -610,7 +612,7 @@ class ReduceOp(xdsl_linalg.ReduceOp):
         _print_ins_outs(printer, self.input, self.init)
         _print_dims(printer, "dimensions", self.dimensions.get_values())
         with printer.indented():
-            printer._print_new_line()  # pyright: ignore[reportPrivateUsage]
+            print_new_line(printer)
             printer.print_string("(")
             printer.print_list(self.region.block.args, printer.print_block_argument)
             printer.print_string(") ")

@@ -18,6 +18,8 @@ from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
+from passviz.ir.xdsl_compat import print_while_pair
+
 
 class ExecuteRegionOp(scf.ExecuteRegionOp):
     """``scf.execute_region``, printed in MLIR's syntax."""
@@ -45,7 +47,7 @@ class WhileOp(scf.WhileOp):
             printer.print_string(" (")
             printer.print_list(
                 zip(self.before_region.block.args, self.arguments, strict=True),
-                lambda pair: self._print_pair(printer, pair),
+                lambda pair: print_while_pair(printer, pair),
             )
             printer.print_string(")")
         printer.print_string(" : ")

@@ -20,6 +20,13 @@ from xdsl.rewriter import InsertPoint
 from xdsl.transforms.common_subexpression_elimination import CSEDriver, KnownOps
 
 from passviz.ir.dominance import dominator_tree
+from passviz.ir.xdsl_compat import (
+    cse_known_ops,
+    cse_rewriter,
+    cse_simplify_block,
+    set_cse_known_ops,
+    set_cse_rewriter,
+)
 from passviz.recording.recorder import NullRecorder, StepRecorder, TracedPass
 
 
@@ -36,11 +43,13 @@ class _RecordedCSEDriver(CSEDriver):
         self._erase_order[op] = None
 
     def _replace_and_delete(self, op: Operation, existing: Operation) -> None:
-        rewriter = self._rewriter
+        rewriter = cse_rewriter(self)
         assert isinstance(rewriter, PatternRewriter)
 
+        known = cse_known_ops(self)
+
         def visited(use: Use) -> bool:
-            return use.operation not in self._known_ops
+            return use.operation not in known
 
         with self.recorder.step("cse", root=op):
             for old, new in zip(op.results, existing.results, strict=True):
@@ -61,20 +70,20 @@ class _RecordedCSEDriver(CSEDriver):
         entry = region.blocks.first
         assert entry is not None
         # Depth first over the dominator tree: a block sees the ops of the blocks that dominate it.
-        outer = self._known_ops
-        self._known_ops = KnownOps(outer)
-        self._simplify_block(entry)
-        stack = [(self._known_ops, iter(tree[entry]))]
+        outer = cse_known_ops(self)
+        set_cse_known_ops(self, KnownOps(outer))
+        cse_simplify_block(self, entry)
+        stack = [(cse_known_ops(self), iter(tree[entry]))]
         while stack:
             scope, children = stack[-1]
             child = next(children, None)
             if child is None:
                 stack.pop()
                 continue
-            self._known_ops = KnownOps(scope)
-            self._simplify_block(child)
-            stack.append((self._known_ops, iter(tree[child])))
-        self._known_ops = outer
+            set_cse_known_ops(self, KnownOps(scope))
+            cse_simplify_block(self, child)
+            stack.append((cse_known_ops(self), iter(tree[child])))
+        set_cse_known_ops(self, outer)
 
     def _commit_erasures(self) -> None:
         if not any(o.parent is not None for o in self._erase_order):
@@ -82,7 +91,7 @@ class _RecordedCSEDriver(CSEDriver):
         with self.recorder.step("erase-dead-ops"):
             for op in self._erase_order:
                 if op.parent is not None:
-                    self._rewriter.erase_op(op)
+                    cse_rewriter(self).erase_op(op)
         self._erase_order.clear()
 
 
@@ -95,4 +104,6 @@ class CommonSubexpressionElimination(TracedPass):
 
     def run(self, ctx: Context, op: ModuleOp, recorder: StepRecorder) -> None:
         rewriter = recorder.rewriter(InsertPoint.at_start(op.body.block))
-        _RecordedCSEDriver(_rewriter=rewriter, recorder=recorder).simplify(op)
+        driver = _RecordedCSEDriver(recorder=recorder)
+        set_cse_rewriter(driver, rewriter)
+        driver.simplify(op)

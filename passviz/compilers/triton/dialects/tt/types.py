@@ -39,6 +39,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from passviz.compilers.triton.version import triton_version
 from passviz.ir.hints import isa
+from passviz.ir.xdsl_compat import current_token
 
 # ===----------------------------------------------------------------------=== #
 # Enums stored as i32 integer attributes
@@ -357,7 +358,7 @@ class TensorDescType(ParametrizedAttribute, TypeAttribute):
     def parse_parameters(cls, parser: AttrParser) -> tuple[TensorType[Attribute]]:
         with parser.in_angle_brackets():
             pos = parser.pos
-            if triton_version() < (3, 9) or parser._current_token.text == "tensor":  # pyright: ignore[reportPrivateUsage]
+            if triton_version() < (3, 9) or current_token(parser).text == "tensor":
                 block_type = parser.parse_type()
                 if not isa(block_type, TensorType[Attribute]):
                     parser.raise_error(f"expected a ranked tensor type, got {block_type}", pos, parser.pos)
