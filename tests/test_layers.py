@@ -69,20 +69,6 @@ FORBIDDEN_IN_TRACE = {"xdsl", "networkx", "ipywidgets", "IPython", "jupyterlab",
 KNOWN_CYCLES: frozenset[frozenset[str]] = frozenset(
     frozenset(cycle)
     for cycle in (
-        # the tt ops find their canonicalization patterns, which import the ops (a family's
-        # registration with the canonicalizer would end it)
-        (
-            "dialects.tt",
-            "dialects.tt.control",
-            "dialects.tt.dot",
-            "dialects.tt.elementwise",
-            "dialects.tt.memory",
-            "dialects.tt.pointer",
-            "dialects.tt.region",
-            "dialects.tt.tensor",
-            "dialects.tt.traits",
-            "dialects.tt_canonicalization",
-        ),
     )  # fmt: skip
 )
 """Each known import cycle, by module name without ``passviz.`` (``trace/`` modules by their

@@ -15,6 +15,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any
 
+from xdsl.dialect_interfaces import DialectInterface
 from xdsl.interpreter import InterpreterFunctions
 from xdsl.ir import Dialect
 from xdsl.passes import ModulePass
@@ -36,6 +37,28 @@ DialectLoader = Callable[[], Dialect]
 
 PassLoader = Callable[[], type[ModulePass]]
 """Imports and returns one pass class."""
+
+InterfaceLoader = Callable[[], type[DialectInterface]]
+"""Imports and returns one dialect interface class."""
+
+
+def extended(load: DialectLoader, *interfaces: InterfaceLoader) -> DialectLoader:
+    """Loads ``load``'s dialect with ``interfaces`` added to its own: MLIR's dialect extension
+    (``DialectRegistry::addExtension`` calling ``Dialect::addInterfaces``).
+
+    Generic passes find a dialect's interfaces in the context: the inliner's
+    (``passviz.rewrite.inliner``) and the canonicalizer's (``passviz.rewrite.canonicalization``).
+    A family attaches them this way to a dialect whose module cannot import them (they import its
+    ops) or that it takes from xDSL; a dialect that can holds its own, as MLIR's do."""
+
+    def extend() -> Dialect:
+        dialect = load()
+        own: list[DialectInterface] = list(dialect._interfaces)  # pyright: ignore[reportPrivateUsage]
+        added = [interface() for interface in (loader() for loader in interfaces)]
+        return Dialect(dialect.name, list(dialect.operations), list(dialect.attributes), [*own, *added])
+
+    extend.__qualname__ = f"extended({getattr(load, '__qualname__', load)})"
+    return extend
 
 
 @dataclass(frozen=True)
@@ -70,7 +93,8 @@ class Family:
     name: str
     """The family's folder under ``passviz/compilers/``."""
     dialects: Mapping[str, DialectLoader] = field(default_factory=lambda: dict[str, DialectLoader]())
-    """Its dialects by name; they take precedence over xDSL's of the same name."""
+    """Its dialects by name; they take precedence over xDSL's of the same name.  A loader may
+    add interfaces to the dialect (``extended``), xDSL's too."""
     passes: Mapping[str, PassLoader] = field(default_factory=lambda: dict[str, PassLoader]())
     """Its passes by pipeline name, recorded rewrite by rewrite."""
     pipelines: Mapping[str, NamedPipeline] = field(default_factory=lambda: dict[str, NamedPipeline]())

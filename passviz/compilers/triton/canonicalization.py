@@ -4,8 +4,9 @@ One ``RewritePattern`` class per pattern that Triton registers in an op's
 ``getCanonicalizationPatterns`` (``lib/Dialect/Triton/IR/Ops.cpp``,
 ``Canonicalize.td``), or per ``canonicalize`` method, so that a trace names
 the one that fired.  Folders are the ops' own (``passviz.compilers.triton.dialects.tt``);
-``fold`` adds the in-place part of ``TransOp::fold``, which an xDSL folder
-cannot do.
+``TritonCanonicalization``, the ``tt`` dialect's canonicalization interface, hands the
+canonicalizer the patterns and adds the in-place part of ``TransOp::fold``, which an xDSL
+folder cannot do.
 
 Each pattern is a ``passviz.rewrite.patterns.RootedPattern``: it carries MLIR's root op
 and benefit, and ``ordered`` sorts a pattern list the way MLIR's ``PatternApplicator``
@@ -33,7 +34,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
-from xdsl.traits import HasFolder, is_side_effect_free
+from xdsl.traits import is_side_effect_free
 from xdsl.utils.type import get_element_type_or_self
 
 from passviz.compilers.triton.dialects.tt import (
@@ -53,6 +54,8 @@ from passviz.compilers.triton.dialects.tt import (
 )
 from passviz.compilers.triton.version import triton_version
 from passviz.ir.hints import isa
+from passviz.rewrite.canonicalization import DialectCanonicalizationInterface
+from passviz.rewrite.greedy import FoldResult
 from passviz.rewrite.matchers import defining, dense, int_attr, int_value, splat_element
 from passviz.rewrite.patterns import RootedPattern, ordered
 
@@ -325,35 +328,6 @@ class CanonicalizeIntToPtrWithAdd(RootedPattern):
 
 
 # ===----------------------------------------------------------------------=== #
-# Folding
-# ===----------------------------------------------------------------------=== #
-
-
-def fold(op: Operation) -> Sequence[SSAValue | Attribute] | None:
-    """Triton's folder for a ``tt`` op: one value or attribute per result, ``()``
-    when the op was changed in place, None when it does not fold.
-
-    xDSL folders may not change the op, so the in-place part of
-    ``TransOp::fold`` (``trans(trans(x))`` becomes one ``trans`` of ``x``) is
-    applied here, in Triton's order: after the identity fold, before the
-    splat-constant one.
-    """
-    if isinstance(op, TransOp):
-        folded = op.fold()
-        if folded == (op.src,):
-            return folded
-        in_place = op.fold_in_place()
-        if in_place is None:
-            return folded
-        source, order = in_place
-        op.operands[0] = source
-        op.properties["order"] = DenseArrayBase.from_list(i32, order)
-        return ()
-    folder = op.get_trait(HasFolder)
-    return folder.fold(op) if folder is not None else None
-
-
-# ===----------------------------------------------------------------------=== #
 # The table
 # ===----------------------------------------------------------------------=== #
 
@@ -379,6 +353,34 @@ def patterns_for(op_name: str) -> tuple[RewritePattern, ...]:
             return ()
 
 
+class TritonCanonicalization(DialectCanonicalizationInterface):
+    """The ``tt`` dialect's canonicalization: its ops' patterns (``patterns_for``) and folders.
+
+    The triton family attaches it to the dialect (``passviz.compilers.triton.family``), so that
+    the ops need not import their patterns, which import them."""
+
+    def patterns(self, op: Operation) -> Sequence[RewritePattern]:
+        return patterns_for(op.name)
+
+    def fold(self, op: Operation) -> FoldResult | None:
+        """Triton's folder for a ``tt`` op, the ops' own (xDSL's ``HasFolder``) but for
+        ``tt.trans``: xDSL folders may not change the op, so the in-place part of
+        ``TransOp::fold`` (``trans(trans(x))`` becomes one ``trans`` of ``x``) is applied
+        here, in Triton's order: after the identity fold, before the splat-constant one."""
+        if not isinstance(op, TransOp):
+            return super().fold(op)
+        folded = op.fold()
+        if folded == (op.src,):
+            return folded
+        in_place = op.fold_in_place()
+        if in_place is None:
+            return folded
+        source, order = in_place
+        op.operands[0] = source
+        op.properties["order"] = DenseArrayBase.from_list(i32, order)
+        return ()
+
+
 __all__ = [
     "BroadcastBroadcastPattern",
     "BroadcastSplatPattern",
@@ -390,7 +392,7 @@ __all__ = [
     "ExpandDimsOpCanonicalize",
     "ReshapeOfExpandDimsPattern",
     "ReshapeOpCanonicalize",
-    "fold",
+    "TritonCanonicalization",
     "is_elementwise",
     "is_memory_effect_free",
     "patterns_for",

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from xdsl.interpreter import InterpreterFunctions
 
-from passviz.compilers.family import Family, NamedPipeline, Syntax, lazy
+from passviz.compilers.family import Family, NamedPipeline, Syntax, extended, lazy
 from passviz.compilers.triton.version import (
     MAKE_TTIR,
     SYNTAX_KEY,
@@ -19,6 +19,7 @@ from passviz.compilers.triton.version import (
 
 _D = "passviz.compilers.triton.dialects"
 _P = "passviz.compilers.triton.passes"
+_T = "passviz.compilers.triton"
 
 
 def _interpreter() -> Sequence[InterpreterFunctions]:
@@ -34,7 +35,11 @@ def _describe(origin: str) -> str:
 
 FAMILY = Family(
     name="triton",
-    dialects={"tt": lazy(f"{_D}.tt", "TT"), "ttg": lazy(f"{_D}.ttg", "TTG")},
+    dialects={
+        # The tt ops' canonicalization patterns import the ops: the family attaches them.
+        "tt": extended(lazy(f"{_D}.tt", "TT"), lazy(f"{_T}.canonicalization", "TritonCanonicalization")),
+        "ttg": lazy(f"{_D}.ttg", "TTG"),
+    },
     passes={
         "triton-rewrite-tensor-pointer": lazy(f"{_P}.rewrite_tensor_pointer", "RewriteTensorPointer"),
         "triton-combine": lazy(f"{_P}.combine", "TritonCombine"),

@@ -1,9 +1,10 @@
 """``canonicalize``: MLIR's canonicalizer on passviz's greedy driver.
 
 Patterns and folders come from MLIR's tables where passviz has them
-(``passviz.compilers.mlir.canonicalization``: arith, scf, cf) and from the ops' own
-traits otherwise (xDSL's dialects, and ``tt`` through its canonicalization
-trait).  Each pattern, fold, dead-op erasure and constant hoist is a step.
+(``passviz.compilers.mlir.canonicalization``: arith, scf, cf) and otherwise from the
+ops' own traits and their dialect's canonicalization interface
+(``passviz.rewrite.canonicalization``), which a family attaches to a dialect whose patterns
+cannot live with its ops.  Each pattern, fold, dead-op erasure and constant hoist is a step.
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ from xdsl.pattern_rewriter import RewritePattern
 from xdsl.traits import HasCanonicalizationPatternsTrait, HasFolder
 
 from passviz.compilers.mlir import canonicalization as mlir
-from passviz.compilers.triton.canonicalization import fold as tt_fold
 from passviz.recording.interface import StepRecorder, TracedPass
+from passviz.rewrite.canonicalization import DialectCanonicalizationInterface, canonicalization_interface
 from passviz.rewrite.greedy import (
     CANONICALIZE,
     DEFAULT,
@@ -34,33 +35,51 @@ from passviz.rewrite.greedy import (
 class CanonicalizationTables:
     """Where the canonicalizer finds an op's patterns and folder (cached per op name)."""
 
+    ctx: Context | None = None
+    """Where the ops' dialects, with their canonicalization interfaces, are found (without
+    one, only MLIR's tables and the ops' traits are)."""
     _patterns: dict[str, tuple[RewritePattern, ...]] = field(
         default_factory=dict[str, tuple[RewritePattern, ...]]
     )
+    _interfaces: dict[str, DialectCanonicalizationInterface | None] = field(
+        default_factory=dict[str, DialectCanonicalizationInterface | None]
+    )
+
+    def interface(self, op: Operation) -> DialectCanonicalizationInterface | None:
+        """The canonicalization interface of ``op``'s dialect, if it has one."""
+        name = op.dialect_name()
+        if name not in self._interfaces:
+            self._interfaces[name] = canonicalization_interface(self.ctx, op)
+        return self._interfaces[name]
 
     def patterns(self, op: Operation) -> Sequence[RewritePattern]:
-        """MLIR's patterns for ``op`` if passviz has its table, else the op's traits'."""
+        """MLIR's patterns for ``op`` if passviz has its table, else the op's traits' and
+        then its dialect's canonicalization interface's."""
         cached = self._patterns.get(op.name)
         if cached is not None:
             return cached
         table = mlir.patterns_for(op)
         if table is None:
-            table = tuple(
-                pattern
-                for trait in op.get_traits_of_type(HasCanonicalizationPatternsTrait)
-                for pattern in trait.get_patterns(type(op))
+            interface = self.interface(op)
+            table = (
+                *(
+                    pattern
+                    for trait in op.get_traits_of_type(HasCanonicalizationPatternsTrait)
+                    for pattern in trait.get_patterns(type(op))
+                ),
+                *(interface.patterns(op) if interface is not None else ()),
             )
         self._patterns[op.name] = table
         return table
 
-    @staticmethod
-    def fold(op: Operation) -> FoldResult | None:
-        """MLIR's folder for ``op`` if passviz has it, Triton's for ``tt`` ops
-        (it includes the in-place folds xDSL folders cannot make), else the op's own."""
+    def fold(self, op: Operation) -> FoldResult | None:
+        """MLIR's folder for ``op`` if passviz has it, else its dialect's canonicalization
+        interface's (which may fold in place, as xDSL folders cannot), else the op's own."""
         if mlir.has_table(op.name):
             return mlir.fold(op)
-        if op.dialect_name() == "tt":
-            return tt_fold(op)
+        interface = self.interface(op)
+        if interface is not None:
+            return interface.fold(op)
         trait = op.get_trait(HasFolder)
         return trait.fold(op) if trait is not None else None
 
@@ -79,7 +98,7 @@ def apply_patterns_greedily(
     """MLIR's ``applyPatternsGreedily(op, patterns, config)`` on each region of
     ``op``, folding with the canonicalizer's folders; without ``patterns``, the
     canonicalization patterns.  True if every region converged."""
-    tables = CanonicalizationTables()
+    tables = CanonicalizationTables(ctx)
     converged = True
     for region in op.regions:
         driver = GreedyDriver(

@@ -763,6 +763,6 @@ class SCCP(TracedPass):
     announces_every_edit = True
 
     def run(self, ctx: Context, op: ModuleOp, recorder: StepRecorder) -> None:
-        solver = SCCPSolver(op)
+        solver = SCCPSolver(op, tables=CanonicalizationTables(ctx))
         solver.run()
         rewrite(solver, ctx, op.regions, recorder)

@@ -7,7 +7,7 @@ their kin; each module imports only the ones before it:
   the types ``!tt.ptr`` and ``!tt.tensordesc`` and the attribute
   ``#tt.cache_policy``, type constraints and type helpers;
 - ``traits``: memory resources and effects, MLIR's and Triton's verifier
-  traits, folding and canonicalization hooks;
+  traits and folding hooks;
 - ``syntax``: the parse/print helpers shared by the Triton op syntax;
 - ``control``: ``tt.func``, ``tt.call``, ``tt.return``; ``tt.get_program_id``,
   ``tt.get_num_programs``, ``tt.make_range``; ``tt.print``, ``tt.assert``;
@@ -33,9 +33,10 @@ one that leaves them out. ``tt.reduce``, ``tt.scan`` and
 ``tt.map_elementwise`` have no custom syntax and print in generic form.
 
 Folders (xDSL's ``HasFolder``, through ``HasFolderInterface``) are those of
-Triton's ``Ops.cpp``; canonicalization patterns live in
-``passviz.compilers.triton.canonicalization`` and are attached to the ops that
-have ``hasCanonicalizer``/``hasCanonicalizeMethod`` in ``TritonOps.td``.
+Triton's ``Ops.cpp``; the canonicalization patterns of the ops that have
+``hasCanonicalizer``/``hasCanonicalizeMethod`` in ``TritonOps.td`` live in
+``passviz.compilers.triton.canonicalization``, which imports the ops: the triton family
+attaches them to the dialect (its canonicalization interface), not to the ops.
 
 Reference: ``include/triton/Dialect/Triton/IR/{TritonOps,TritonTypes,
 TritonAttrDefs,TritonInterfaces}.td`` and ``lib/Dialect/Triton/IR/{Ops,

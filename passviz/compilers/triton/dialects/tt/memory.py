@@ -62,7 +62,6 @@ from passviz.compilers.triton.dialects.tt.traits import (
     SameOperandsAndResultEncoding,
     SameOperandsAndResultShape,
     TensorSizeTrait,
-    TTCanonicalizationPatterns,
     op_error,
 )
 from passviz.compilers.triton.dialects.tt.types import (
@@ -157,7 +156,7 @@ _NO_BOUNDARY_CHECK = DenseArrayBase.from_list(i32, ())
 
 
 @irdl_op_definition
-class LoadOp(IRDLOperation, TTCanonicalizationPatterns):
+class LoadOp(IRDLOperation):
     """Load through a pointer, a tensor of pointers, or a block pointer.
 
     ``%x = tt.load %ptr, %mask, %other cacheModifier = ca {isVolatile = true}
@@ -309,7 +308,7 @@ class LoadOp(IRDLOperation, TTCanonicalizationPatterns):
 
 
 @irdl_op_definition
-class StoreOp(IRDLOperation, TTCanonicalizationPatterns):
+class StoreOp(IRDLOperation):
     """Store through a pointer, a tensor of pointers, or a block pointer.
 
     ``tt.store %ptr, %value, %mask evictionPolicy = evict_last

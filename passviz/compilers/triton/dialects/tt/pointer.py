@@ -46,7 +46,6 @@ from passviz.compilers.triton.dialects.tt.traits import (
     SameOperandsAndResultEncoding,
     SameOperandsAndResultShape,
     TensorSizeTrait,
-    TTCanonicalizationPatterns,
     constant_value,
     int_value,
     op_error,
@@ -424,7 +423,7 @@ class MakeTensorDescOp(IRDLOperation):
 
 
 @irdl_op_definition
-class IntToPtrOp(SrcToResultSyntax, IRDLOperation, TTCanonicalizationPatterns):
+class IntToPtrOp(SrcToResultSyntax, IRDLOperation):
     """Cast an ``i64`` (or a tensor of them) to a pointer.
 
     ``%p = tt.int_to_ptr %x : i64 -> !tt.ptr<f32>``

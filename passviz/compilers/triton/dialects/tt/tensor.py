@@ -50,7 +50,6 @@ from passviz.compilers.triton.dialects.tt.traits import (
     SameOperandsAndResultEncoding,
     SameTypeOperands,
     TensorSizeTrait,
-    TTCanonicalizationPatterns,
     constant_value,
     fold_view_like,
     op_error,
@@ -161,7 +160,7 @@ def _expand_dims_type(src_type: Attribute, axis: int) -> TensorType[Attribute]:
 
 
 @irdl_op_definition
-class ExpandDimsOp(SrcToResultSyntax, IRDLOperation, HasFolderInterface, TTCanonicalizationPatterns):
+class ExpandDimsOp(SrcToResultSyntax, IRDLOperation, HasFolderInterface):
     """Insert a dimension of size 1.
 
     ``%y = tt.expand_dims %x {axis = 0 : i32} : tensor<16xf32> -> tensor<1x16xf32>``
@@ -206,7 +205,7 @@ class ExpandDimsOp(SrcToResultSyntax, IRDLOperation, HasFolderInterface, TTCanon
 
 
 @irdl_op_definition
-class ReshapeOp(IRDLOperation, HasFolderInterface, TTCanonicalizationPatterns):
+class ReshapeOp(IRDLOperation, HasFolderInterface):
     """Reinterpret a tensor with another shape; with ``allow_reorder`` the
     compiler may also reorder its elements.
 
@@ -299,7 +298,7 @@ class ReshapeOp(IRDLOperation, HasFolderInterface, TTCanonicalizationPatterns):
 
 
 @irdl_op_definition
-class BroadcastOp(SrcToResultSyntax, IRDLOperation, HasFolderInterface, TTCanonicalizationPatterns):
+class BroadcastOp(SrcToResultSyntax, IRDLOperation, HasFolderInterface):
     """Stretch dimensions of size 1 to a larger size.
 
     ``%y = tt.broadcast %x : tensor<1x32xf32> -> tensor<8x32xf32>``

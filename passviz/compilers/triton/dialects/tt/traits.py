@@ -2,9 +2,8 @@
 
 Memory resources and effects (``GlobalMemory``, ...), MLIR's and Triton's
 verifier traits (``SameOperandsAndResultShape``, ``SameLoadStoreOperandsShape``,
-``TensorSizeTrait``, ...), ``Elementwise``, the canonicalization hook
-``TTCanonicalizationPatterns``, the constants folders read and make, and
-``TTConstantMaterialization``.  ``op_error`` words a verifier error as MLIR's
+``TensorSizeTrait``, ...), ``Elementwise``, the constants folders read and
+make, and ``TTConstantMaterialization``.  ``op_error`` words a verifier error as MLIR's
 ``emitOpError`` does.
 """
 
@@ -26,9 +25,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     TensorType,
 )
-from xdsl.interfaces import HasCanonicalizationPatternsInterface
 from xdsl.ir import Attribute, Operation, SSAValue
-from xdsl.pattern_rewriter import RewritePattern
 from xdsl.traits import (
     ConditionallySpeculatable,
     ConstantLike,
@@ -332,22 +329,6 @@ class TensorSizeTrait(OpTrait):
                     f"Number of elements must be power-of-two, but '{op.name}' "
                     f"doesn't follow the rule ({count} elements in {type_})"
                 )
-
-
-class TTCanonicalizationPatterns(HasCanonicalizationPatternsInterface):
-    """An op with canonicalization patterns (``hasCanonicalizer``/``hasCanonicalizeMethod``).
-
-    The patterns live in ``passviz.compilers.triton.canonicalization``, which imports
-    the ops: it is imported when first asked for.  That is an import cycle
-    (``tests/test_layers.py`` lists it) until a family registers its patterns with
-    the canonicalizer instead of each op finding its own.
-    """
-
-    @classmethod
-    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
-        from passviz.compilers.triton import canonicalization as tt_canonicalization
-
-        return tt_canonicalization.patterns_for(cls.name)
 
 
 def verify_inferred_types(op: Operation, inferred: Sequence[Attribute]) -> None:
