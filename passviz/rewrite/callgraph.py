@@ -1,8 +1,8 @@
 """MLIR's call graph (``mlir/lib/Analysis/CallGraph.cpp``) and the inliner's
 symbol use counts (``CGUseList`` in ``mlir/lib/Transforms/Utils/Inliner.cpp``).
 
-xDSL has no ``CallOpInterface``; the calls this module knows are ``tt.call``,
-``func.call`` and ``toy.generic_call``.
+Calls are the ops with ``passviz.rewrite.calls.CallOpInterface``, callables those with xDSL's
+``CallableOpInterface``, whichever dialect they belong to.
 """
 
 from __future__ import annotations
@@ -11,21 +11,16 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
-from xdsl.dialects import func
 from xdsl.dialects.builtin import StringAttr, SymbolRefAttr
-from xdsl.ir import Operation, Region, SSAValue
+from xdsl.ir import Operation, Region
 from xdsl.traits import CallableOpInterface, SymbolOpInterface, SymbolTable
 
-from passviz.compilers.mlir.passes.symbol_dce import op_symbol_refs
-from passviz.compilers.toy import dialect as toy
-from passviz.compilers.triton.dialects import tt
+from passviz.rewrite.calls import call_callee, is_call
+from passviz.rewrite.symbols import op_symbol_refs
 
 EdgeKind = Literal["abstract", "call", "child"]
 """An edge of the external node to every top-level callable, a call, or a
 callable to a callable nested in it."""
-
-KnownCall = tt.CallOp | func.CallOp | toy.GenericCallOp
-"""The calls the call graph knows."""
 
 
 @dataclass(frozen=True)
@@ -67,27 +62,6 @@ class CallGraphNode:
     def has_children(self) -> bool:
         """Whether a callable is nested in this one."""
         return any(edge.kind == "child" for edge in self.edges)
-
-
-def is_call(op: Operation) -> bool:
-    """Whether ``op`` is a call the call graph knows."""
-    return isinstance(op, KnownCall)
-
-
-def call_callee(op: Operation) -> SymbolRefAttr | None:
-    """The symbol a call names, or None for an op that is no call."""
-    if isinstance(op, KnownCall):
-        return op.callee
-    return None
-
-
-def call_arguments(op: Operation) -> tuple[SSAValue, ...]:
-    """The values a call passes to its callee."""
-    if isinstance(op, tt.CallOp | func.CallOp):
-        return tuple(op.arguments)
-    if isinstance(op, toy.GenericCallOp):
-        return tuple(op.inputs)
-    return ()
 
 
 def callable_region(op: Operation) -> Region | None:

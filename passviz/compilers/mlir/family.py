@@ -7,10 +7,11 @@ from collections.abc import Sequence
 
 from xdsl.interpreter import InterpreterFunctions
 
-from passviz.compilers.family import Family, lazy
+from passviz.compilers.family import Family, extended, lazy
 
 _D = "passviz.compilers.mlir.dialects"
 _P = "passviz.compilers.mlir.passes"
+_I = "passviz.compilers.mlir.inliner"
 
 
 def _interpreter() -> Sequence[InterpreterFunctions]:
@@ -26,13 +27,18 @@ def _interpreter() -> Sequence[InterpreterFunctions]:
 FAMILY = Family(
     name="mlir",
     dialects={
-        "scf": lazy(f"{_D}.scf", "SCF"),
-        "arith": lazy(f"{_D}.arith", "Arith"),
-        "gpu": lazy(f"{_D}.gpu", "GPU"),
+        "scf": extended(lazy(f"{_D}.scf", "SCF"), lazy(_I, "ScfInliner")),
+        "arith": extended(lazy(f"{_D}.arith", "Arith"), lazy(_I, "OpsInliner")),
+        "gpu": extended(lazy(f"{_D}.gpu", "GPU"), lazy(_I, "OpsInliner")),
         "llvm": lazy(f"{_D}.llvm", "LLVM"),
         "linalg": lazy(f"{_D}.linalg", "Linalg"),
-        "tensor": lazy(f"{_D}.tensor", "Tensor"),
+        "tensor": extended(lazy(f"{_D}.tensor", "Tensor"), lazy(_I, "OpsInliner")),
         "affine": lazy(f"{_D}.affine", "Affine"),
+        # xDSL's, with the inliner interfaces MLIR gives them
+        "func": extended(lazy("xdsl.dialects.func", "Func"), lazy(_I, "FuncInliner")),
+        "cf": extended(lazy("xdsl.dialects.cf", "Cf"), lazy(_I, "OpsInliner")),
+        "math": extended(lazy("xdsl.dialects.math", "Math"), lazy(_I, "OpsInliner")),
+        "ub": extended(lazy("xdsl.dialects.ub", "UB"), lazy(_I, "OpsInliner")),
     },
     passes={
         "canonicalize": lazy(f"{_P}.canonicalize", "Canonicalize"),

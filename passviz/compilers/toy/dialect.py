@@ -26,7 +26,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.dialects.utils import parse_func_op_like, print_func_op_like
 from xdsl.interfaces import HasCanonicalizationPatternsInterface, HasFolderInterface
-from xdsl.ir import Attribute, Block, Dialect, Region, SSAValue
+from xdsl.ir import Attribute, Block, Dialect, Operation, Region, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
     attr_def,
@@ -53,6 +53,8 @@ from xdsl.traits import (
 from xdsl.utils.exceptions import VerifyException
 
 from passviz.ir.callables import FunctionTypeCallable
+from passviz.rewrite.calls import DirectCall
+from passviz.rewrite.inliner import DialectInlinerInterface, branch_to
 
 F64Tensor = irdl_to_attr_constraint(TensorType[Float64Type]) | irdl_to_attr_constraint(
     UnrankedTensorType[Float64Type]
@@ -399,6 +401,7 @@ class GenericCallOp(IRDLOperation):
     callee = attr_def(FlatSymbolRefAttrConstr)
     inputs = var_operand_def(F64Tensor)
     output = result_def(F64Tensor)
+    traits = traits_def(DirectCall())
     assembly_format = "$callee `(` $inputs `)` attr-dict `:` functional-type($inputs, $output)"
 
     def __init__(
@@ -492,9 +495,32 @@ RESHAPE_PATTERNS: tuple[RewritePattern, ...] = (
 """``ReshapeOp::getCanonicalizationPatterns``, in the applicator's order."""
 
 
+class ToyInlinerInterface(DialectInlinerInterface):
+    """The tutorial's ``ToyInlinerInterface`` (chapter 4): every call, op and region may be
+    inlined, a ``toy.return`` branches to the code after the call, and a value of another type
+    than the callee's is converted with a ``toy.cast``."""
+
+    def is_legal_to_inline_call(self, call: Operation, callable: Operation, would_be_cloned: bool) -> bool:
+        return True
+
+    def is_legal_to_inline_region(self, dest: Region, src: Region, would_be_cloned: bool) -> bool:
+        return True
+
+    def is_legal_to_inline_op(self, op: Operation, dest: Region, would_be_cloned: bool) -> bool:
+        return True
+
+    def handle_terminator(self, op: Operation, new_dest: Block) -> None:
+        if isinstance(op, ReturnOp):
+            branch_to(op, new_dest)
+
+    def materialize_call_conversion(self, value: SSAValue, type: Attribute) -> Operation | None:
+        return CastOp(value, type)
+
+
 Toy = Dialect(
     "toy",
     [ConstantOp, AddOp, MulOp, TransposeOp, ReshapeOp, CastOp, PrintOp, FuncOp, ReturnOp, GenericCallOp],
     [],
+    [ToyInlinerInterface()],
 )
-"""The ``toy`` dialect."""
+"""The ``toy`` dialect, with its inliner interface."""

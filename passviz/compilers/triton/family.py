@@ -37,7 +37,11 @@ FAMILY = Family(
     name="triton",
     dialects={
         # The tt ops' canonicalization patterns import the ops: the family attaches them.
-        "tt": extended(lazy(f"{_D}.tt", "TT"), lazy(f"{_T}.canonicalization", "TritonCanonicalization")),
+        "tt": extended(
+            lazy(f"{_D}.tt", "TT"),
+            lazy(f"{_T}.canonicalization", "TritonCanonicalization"),
+            lazy(f"{_T}.inliner", "TritonInliner"),
+        ),
         "ttg": lazy(f"{_D}.ttg", "TTG"),
     },
     passes={

@@ -10,12 +10,15 @@ This follows ``mlir/lib/Transforms/Utils/Inliner.cpp`` and
 - a call is inlined unless it is a terminator, its callee is recursive (calls
   itself or its caller, or encloses the call), its callee has several blocks
   and the call sits in an op that may only hold one block (``scf.for``,
-  ``scf.if``, ...), its callee is ``noinline``, or an op of the callee comes
-  from a dialect that has no inliner interface;
+  ``scf.if``, ...), or the dialects involved do not allow it: each answers
+  through its inliner interface (``passviz.rewrite.inliner``), found in the
+  context, as MLIR's ``DialectInlinerInterface`` does (the call's dialect for
+  the call, the dialect of the op around the call for its region, each op's
+  of the callee for that op); an op of a dialect without one is never inlined;
 - where a call passes a value whose type differs from the callee's argument
   (or expects a result of another type), the call's dialect must materialize
-  the conversion: only Toy's interface does, with a ``toy.cast`` (one step
-  each); for ``tt`` and ``func`` the call stays;
+  the conversion (``materializeCallConversion``, one step each), or the call
+  stays;
 - the body of a private callee with one use left is moved instead of
   cloned, and the callee is erased at the end; so are private functions that
   nobody calls.
@@ -35,8 +38,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import cf, func
-from xdsl.dialects.builtin import BoolAttr, ModuleOp, StringAttr
+from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 from xdsl.traits import (
@@ -47,31 +49,10 @@ from xdsl.traits import (
 )
 
 from passviz.compilers.mlir.passes.canonicalize import canonicalize_op
-from passviz.compilers.toy import dialect as toy
-from passviz.compilers.triton.dialects import tt
-from passviz.ir.hints import isa
-from passviz.recording.recorder import StepRecorder, TracedPass
-from passviz.rewrite.callgraph import (
-    CallGraph,
-    CallGraphNode,
-    UseList,
-    call_arguments,
-    call_callee,
-    is_call,
-)
-
-INLINABLE_DIALECTS = frozenset({"tt", "arith", "math", "scf", "cf", "func", "gpu", "ub", "tensor", "toy"})
-"""Dialects whose inliner interface lets any of their ops be inlined."""
-
-HOST_DIALECTS = frozenset({"tt", "scf", "func", "toy"})
-"""Dialects whose inliner interface accepts bodies inlined into their ops' regions."""
-
-CONVERTING_DIALECTS = frozenset({"toy"})
-"""Dialects whose inliner interface materializes a call's type conversions (Toy's ``toy.cast``)."""
-
-SINGLE_BLOCK_OPS = frozenset({"scf.while", "scf.forall", "tt.reduce", "tt.scan"})
-"""Ops with MLIR's ``SingleBlock`` trait that passviz does not mark as such
-(xDSL's ``SingleBlockImplicitTerminator`` covers the others)."""
+from passviz.recording.interface import StepRecorder, TracedPass
+from passviz.rewrite.callgraph import CallGraph, CallGraphNode, UseList
+from passviz.rewrite.calls import call_arguments, call_callee, is_call
+from passviz.rewrite.inliner import DialectInlinerInterface, InlinerInterfaces
 
 
 @dataclass(frozen=True)
@@ -105,6 +86,8 @@ class _Inliner:
 
     def __init__(self, ctx: Context, module: ModuleOp, recorder: StepRecorder, max_iterations: int) -> None:
         self.ctx = ctx
+        self.interfaces = InlinerInterfaces(ctx)
+        """Each dialect's inliner interface."""
         self.recorder = recorder
         self.max_iterations = max(1, max_iterations)
         self.graph = CallGraph(module)
@@ -222,7 +205,14 @@ class _Inliner:
             return True
         host = call.parent_op()
         assert host is not None
-        return host.name == target.callable.name or not _may_be_single_block(host)
+        return host.name == target.callable.name or not self._may_be_single_block(host)
+
+    def _may_be_single_block(self, op: Operation) -> bool:
+        """``mightHaveTrait<OpTrait::SingleBlock>``."""
+        if op.has_trait(SingleBlockImplicitTerminator):
+            return True
+        interface = self.interfaces.get(op)
+        return interface is not None and interface.has_single_block(op)
 
     def _inline_call(self, resolved: _ResolvedCall, *, clone: bool) -> bool:
         """MLIR's ``inlineCall``: False, with nothing changed, if it cannot inline."""
@@ -232,58 +222,93 @@ class _Inliner:
             return False
         arguments = call_arguments(call)
         entry_types = src.blocks[0].arg_types
-        interface = callee.get_trait(CallableOpInterface)
-        assert interface is not None
-        result_types = tuple(interface.get_result_types(callee))
-        converts = _dialect(call) in CONVERTING_DIALECTS
-        if tuple(a.type for a in arguments) != tuple(entry_types) and not converts:
+        callable_interface = callee.get_trait(CallableOpInterface)
+        assert callable_interface is not None
+        result_types = tuple(callable_interface.get_result_types(callee))
+        if len(arguments) != len(entry_types) or len(call.results) != len(result_types):
             return False
-        if tuple(call.result_types) != result_types and not converts:
+        interface = self.interfaces.get(call)
+        if interface is None or not self._legal_to_inline(interface, call, callee, src, clone):
             return False
-        host = call.parent_op()
-        if not _legal_call(call, callee) or host is None or _dialect(host) not in HOST_DIALECTS:
+        # Each argument is cast to the callee's type; each result to its own, from the inlined
+        # value of the callee's type that replaces it.
+        casts = _casts(
+            interface,
+            [
+                *((a, t) if a.type != t else None for a, t in zip(arguments, entry_types, strict=True)),
+                *(
+                    (r, r.type) if r.type != t else None
+                    for r, t in zip(call.results, result_types, strict=True)
+                ),
+            ],
+        )
+        if casts is None:
             return False
-        if not all(_dialect(op) in INLINABLE_DIALECTS for op in src.walk()):
-            return False
-        arguments = self._convert_arguments(call, callee, arguments, entry_types)
-        self._convert_results(call, callee, result_types)
+        arguments = self._convert_arguments(call, callee, arguments, casts[: len(arguments)])
+        self._convert_results(call, callee, casts[len(arguments) :])
         if len(src.blocks) == 1:
             self._splice_single_block(call, callee, _Body(src, arguments, clone))
         else:
             self._inline_blocks(call, callee, _Body(src, arguments, clone))
         return True
 
+    def _legal_to_inline(
+        self, interface: DialectInlinerInterface, call: Operation, callee: Operation, src: Region, clone: bool
+    ) -> bool:
+        """MLIR's legality checks: the call's dialect allows the call, the dialect of the op
+        around the call its region, and each op's of the callee that op."""
+        if not interface.is_legal_to_inline_call(call, callee, clone):
+            return False
+        host, dest = call.parent_op(), call.parent_region()
+        host_interface = self.interfaces.get(host) if host is not None else None
+        if (
+            host_interface is None
+            or dest is None
+            or not host_interface.is_legal_to_inline_region(dest, src, clone)
+        ):
+            return False
+        for op in src.walk():
+            op_interface = self.interfaces.get(op)
+            if op_interface is None or not op_interface.is_legal_to_inline_op(op, dest, clone):
+                return False
+        return True
+
     def _convert_arguments(
-        self, call: Operation, callee: Operation, arguments: tuple[SSAValue, ...], types: Sequence[Attribute]
+        self,
+        call: Operation,
+        callee: Operation,
+        arguments: tuple[SSAValue, ...],
+        casts: Sequence[Operation | None],
     ) -> tuple[SSAValue, ...]:
-        """Cast, before the call, each argument whose type is not the callee's (MLIR's
-        ``materializeCallConversion``, in argument order); the values to pass instead."""
+        """Insert, before the call, the cast of each argument whose type is not the callee's
+        (MLIR's ``materializeCallConversion``, in argument order); the values to pass instead."""
         converted: list[SSAValue] = []
-        for index, (argument, type_) in enumerate(zip(arguments, types, strict=True)):
-            if argument.type == type_:
+        for index, (argument, cast) in enumerate(zip(arguments, casts, strict=True)):
+            if cast is None:
                 converted.append(argument)
                 continue
             with self.recorder.step(
-                f"cast argument #{index} of call to {_symbol(callee)} to {type_}", root=call, full=True
+                f"cast argument #{index} of call to {_symbol(callee)} to {cast.results[0].type}",
+                root=call,
+                full=True,
             ):
-                cast = toy.CastOp(argument, type_)
                 self.recorder.rewriter(InsertPoint.before(call)).insert(cast)
-            converted.append(cast.output)
+            converted.append(cast.results[0])
         return tuple(converted)
 
-    def _convert_results(self, call: Operation, callee: Operation, types: tuple[Attribute, ...]) -> None:
-        """Give each result whose type is not the callee's a cast after the call, to the
+    def _convert_results(self, call: Operation, callee: Operation, casts: Sequence[Operation | None]) -> None:
+        """Give each result whose type is not the callee's its cast after the call, to the
         type its users expect; the cast then reads the inlined value of the callee's type."""
         point = InsertPoint.after(call)
-        for index, (result, type_) in enumerate(zip(call.results, types, strict=True)):
-            if result.type == type_:
+        for index, (result, cast) in enumerate(zip(call.results, casts, strict=True)):
+            if cast is None:
                 continue
             with self.recorder.step(
                 f"cast result #{index} of call to {_symbol(callee)} to {result.type}", root=call, full=True
             ):
-                cast = toy.CastOp(result, result.type)
                 self.recorder.rewriter(point).insert(cast)
-                result.replace_uses_with_if(cast.output, lambda use, cast=cast: use.operation is not cast)
+                output = cast.results[0]
+                result.replace_uses_with_if(output, lambda use, cast=cast: use.operation is not cast)
             point = InsertPoint.after(cast)
 
     def _enclosing_node(self, region: Region) -> CallGraphNode:
@@ -333,7 +358,10 @@ class _Inliner:
                     result.replace_all_uses_with(argument)
         with self.recorder.step(f"returns of {name} become branches", root=call, full=True):
             for block in blocks:
-                _return_to_branch(block, continuation)
+                terminator = block.last_op
+                interface = self.interfaces.get(terminator) if terminator is not None else None
+                if terminator is not None and interface is not None:
+                    interface.handle_terminator(terminator, continuation)
         with self.recorder.step(f"merge entry block of {name}", root=call, full=True):
             entry = blocks[0]
             ops = list(entry.ops)
@@ -368,30 +396,21 @@ class _Body:
         return [region.detach_block(block) for block in list(region.blocks)]
 
 
-def _return_to_branch(block: Block, continuation: Block) -> None:
-    """The inliner interfaces of tt, func and toy: a return branches to the continuation."""
-    terminator = block.last_op
-    if not isinstance(terminator, tt.ReturnOp | func.ReturnOp | toy.ReturnOp):
-        return
-    block.insert_op_before(cf.BranchOp(continuation, *terminator.operands), terminator)
-    block.erase_op(terminator)
-
-
-def _legal_call(call: Operation, callee: Operation) -> bool:
-    """The call's dialect's ``isLegalToInline(call, callable)``."""
-    dialect = _dialect(call)
-    if dialect in ("func", "toy"):
-        return True
-    if dialect != "tt":
-        return False
-    if not isinstance(callee, tt.FuncOp):
-        return True
-    noinline = callee.attributes.get("noinline")
-    return not (isa(noinline, BoolAttr) and noinline.value.data)
-
-
-def _may_be_single_block(op: Operation) -> bool:
-    return op.has_trait(SingleBlockImplicitTerminator) or op.name in SINGLE_BLOCK_OPS
+def _casts(
+    interface: DialectInlinerInterface, conversions: Sequence[tuple[SSAValue, Attribute] | None]
+) -> list[Operation | None] | None:
+    """The call dialect's cast (not inserted) of each value to convert to a type (None where
+    there is none to convert); None, with nothing left behind, if one cannot be converted."""
+    casts: list[Operation | None] = []
+    for conversion in conversions:
+        cast = interface.materialize_call_conversion(*conversion) if conversion is not None else None
+        if conversion is not None and cast is None:
+            for made in casts:
+                if made is not None:
+                    made.erase()
+            return None
+        casts.append(cast)
+    return casts
 
 
 def _history_includes(
@@ -407,10 +426,6 @@ def _history_includes(
 def _add(nodes: list[CallGraphNode], node: CallGraphNode) -> None:
     if node not in nodes:
         nodes.append(node)
-
-
-def _dialect(op: Operation) -> str:
-    return op.name.split(".", 1)[0]
 
 
 def _symbol(function: Operation) -> str:

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from xdsl.context import Context
 from xdsl.dialect_interfaces.constant_materialization import ConstantMaterializationInterface
 from xdsl.dialects import cf, scf
-from xdsl.dialects.builtin import IntegerAttr, IntegerType, ModuleOp, SymbolRefAttr, i1
+from xdsl.dialects.builtin import IntegerAttr, IntegerType, ModuleOp, i1
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, Region, SSAValue, TypeAttribute
 from xdsl.rewriter import InsertPoint
 from xdsl.traits import (
@@ -44,13 +44,14 @@ from xdsl.utils.symbol_table import SymbolTableCollection, Visibility
 from passviz.compilers.mlir import canonicalization as mlir
 from passviz.compilers.mlir.passes.canonicalize import CanonicalizationTables
 from passviz.compilers.mlir.passes.licm import memory_effects
-from passviz.compilers.mlir.passes.symbol_dce import is_symbol, op_symbol_refs
 from passviz.compilers.mlir.version import llvm_snapshot
 from passviz.ir.hints import isa
-from passviz.recording.recorder import StepRecorder, TracedPass
+from passviz.recording.interface import StepRecorder, TracedPass
+from passviz.rewrite.calls import call_callee, is_call
 from passviz.rewrite.greedy import insertion_region
 from passviz.rewrite.matchers import APInt, constant_attr
 from passviz.rewrite.patterns import replace_all_uses
+from passviz.rewrite.symbols import is_symbol, op_symbol_refs
 
 
 @dataclass(frozen=True)
@@ -68,9 +69,6 @@ UNKNOWN = ConstantValue(None)
 _REGION_BRANCHES = (scf.ForOp, scf.IfOp, scf.WhileOp, scf.ExecuteRegionOp, scf.IndexSwitchOp)
 """The ops whose control flow between regions the analysis understands
 (``RegionBranchOpInterface``)."""
-
-_CALLS = ("tt.call", "func.call")
-"""Ops that call a symbol (``CallOpInterface``)."""
 
 Point = Block | Operation
 """A program point with predecessors: a region's entry block, or the point
@@ -224,7 +222,7 @@ class SCCPSolver:
             if not found:
                 continue
             for user in _users_in_table(table):
-                if user.name in _CALLS:
+                if is_call(user):
                     continue
                 for ref in op_symbol_refs(user):
                     symbol = self.symbols.lookup_symbol_in(self.top, ref)
@@ -233,7 +231,7 @@ class SCCPSolver:
 
     def _visit_control_flow(self, op: Operation) -> None:
         """``DeadCodeAnalysis::visit`` of the point after ``op``."""
-        if op.name in _CALLS:
+        if is_call(op):
             self._visit_call_site(op)
         if op.regions:
             if isinstance(op, _REGION_BRANCHES):
@@ -309,8 +307,8 @@ class SCCPSolver:
             self.set_unknown_predecessors(call)
 
     def _resolve_callee(self, call: Operation) -> Operation | None:
-        ref = call.properties.get("callee") or call.attributes.get("callee")
-        if not isinstance(ref, SymbolRefAttr):
+        ref = call_callee(call)
+        if ref is None:
             return None
         table = Symbols.get_nearest_symbol_table(call)
         return self.symbols.lookup_symbol_in(table, ref) if table is not None else None
@@ -330,7 +328,7 @@ class SCCPSolver:
         if isinstance(op, _REGION_BRANCHES):
             self._visit_region_successors(op, op, op.results)
             return
-        if op.name in _CALLS:
+        if is_call(op):
             self._visit_call_results(op)
             return
         self._visit_folding(op)

@@ -13,15 +13,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, SymbolRefAttr
-from xdsl.ir import Attribute, Operation, ParametrizedAttribute
+from xdsl.dialects.builtin import ModuleOp, SymbolRefAttr
+from xdsl.ir import Operation
 from xdsl.rewriter import InsertPoint
-from xdsl.traits import SymbolOpInterface, SymbolTable
+from xdsl.traits import SymbolTable
 from xdsl.utils.symbol_table import SymbolTable as Symbols
 from xdsl.utils.symbol_table import SymbolTableCollection, Visibility
 
-from passviz.ir.hints import isa
-from passviz.recording.recorder import StepRecorder, TracedPass
+from passviz.recording.interface import StepRecorder, TracedPass
+from passviz.rewrite.symbols import is_private, is_symbol, op_symbol_refs
 
 
 @dataclass(frozen=True)
@@ -43,16 +43,6 @@ class SymbolDCE(TracedPass):
                     if is_symbol(symbol) and symbol not in live:
                         with recorder.step("erase-dead-symbol", root=symbol):
                             recorder.rewriter(InsertPoint.before(symbol)).erase(symbol, safe_erase=False)
-
-
-def is_symbol(op: Operation) -> bool:
-    """``isa<SymbolOpInterface>``: the op implements the interface and has a name."""
-    return op.has_trait(SymbolOpInterface) and op.get_attr_or_prop("sym_name") is not None
-
-
-def is_private(op: Operation) -> bool:
-    """Whether ``op`` is a symbol with private visibility."""
-    return is_symbol(op) and Symbols.get_symbol_visibility(op) is Visibility.PRIVATE
 
 
 def _can_discard_on_use_empty(op: Operation) -> bool:
@@ -105,23 +95,3 @@ def symbol_uses(op: Operation) -> Iterator[SymbolRefAttr]:
         for block in region.blocks:
             for nested in block.ops:
                 yield from symbol_uses(nested)
-
-
-def op_symbol_refs(op: Operation) -> Iterator[SymbolRefAttr]:
-    """The symbol references in the properties and attributes of ``op`` itself."""
-    for attr in (*op.properties.values(), *op.attributes.values()):
-        yield from _refs_in_attr(attr)
-
-
-def _refs_in_attr(attr: Attribute) -> Iterator[SymbolRefAttr]:
-    if isinstance(attr, SymbolRefAttr):
-        yield attr
-    elif isa(attr, ArrayAttr[Attribute]):
-        for element in attr.data:
-            yield from _refs_in_attr(element)
-    elif isinstance(attr, DictionaryAttr):
-        for element in attr.data.values():
-            yield from _refs_in_attr(element)
-    elif isinstance(attr, ParametrizedAttribute):
-        for parameter in attr.parameters:
-            yield from _refs_in_attr(parameter)

@@ -86,6 +86,7 @@ from passviz.compilers.triton.dialects.tt.types import (
     verify_enum_attr,
 )
 from passviz.ir.callables import FunctionTypeCallable
+from passviz.rewrite.calls import DirectCall
 
 # ===----------------------------------------------------------------------=== #
 # Function ops
@@ -292,7 +293,7 @@ class CallOp(IRDLOperation):
     res = var_result_def()
     """The call results."""
 
-    traits = traits_def(CallOpSymbolUserOpInterface(), TensorSizeTrait())
+    traits = traits_def(CallOpSymbolUserOpInterface(), DirectCall(), TensorSizeTrait())
 
     irdl_options = (ParsePropInAttrDict(),)
 
