@@ -447,7 +447,7 @@ class MLIRParser(Parser):
             # xDSL blames the token after the name; MLIR blames the name, and does not take an
             # integer type (``i32``) for an op name at all.
             content = self.lexer.input.content
-            at = content.rfind(name, 0, self._current_token.span.start)
+            at = content.rfind(name, 0, current_token(self).span.start)
             if at < 0:
                 raise
             if _INTEGER_TYPE.fullmatch(name):

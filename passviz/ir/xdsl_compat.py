@@ -29,7 +29,7 @@ from xdsl.dialects import arith, scf
 from xdsl.interpreter import Interpreter, InterpreterFunctions, OpImpl
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.ir.core import IRWithName
-from xdsl.parser import AffineParser, AttrParser, BaseParser, ParserState
+from xdsl.parser import AffineParser, AttrParser, BaseParser, Parser, ParserState
 from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriter, PatternRewriteWalker
 from xdsl.printer import Printer
 from xdsl.rewriter import Rewriter
@@ -291,6 +291,14 @@ OVERRIDES: tuple[PrivateOverride, ...] = (
         "passviz.ir.mlir_parser.MLIRParser",
         "a location alias used before its definition (Triton's TTIR) stands for a placeholder "
         "resolved after the module is read",
+    ),
+    PrivateOverride(
+        Parser,
+        "_get_op_by_name",
+        ("self", "name"),
+        "passviz.ir.mlir_parser.MLIRParser",
+        "an unknown op name is blamed at the name, as MLIR blames it (xDSL blames the token after "
+        "it), and an integer type in its place is refused as MLIR refuses it",
     ),
     PrivateOverride(
         AttrParser,
