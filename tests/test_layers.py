@@ -279,3 +279,153 @@ def test_trace_layer_loads_no_xdsl() -> None:
         [sys.executable, "-c", script], cwd=ROOT.parent, capture_output=True, text=True, check=True
     )
     assert done.stdout.strip() == "[]", f"importing trace/ loads {done.stdout.strip()}"
+
+
+_XDSL_PRIVATE_DEFINITION = re.compile(
+    r"(?:\bdef|\bclass)\s+(_[A-Za-z0-9]\w*)"  # def _name, class _Name
+    r"|^[ \t]*(_[A-Za-z0-9]\w*)[ \t]*(?::|=(?!=))"  # _name = ..., _name: T
+    r"|\.(_[A-Za-z0-9]\w*)[ \t]*(?::[^=\n]*)?=(?!=)",  # self._name = ..., self._name: T = ...
+    re.MULTILINE,
+)
+"""What defines a private name in xDSL's sources (read as text: parsing all of xDSL takes seconds)."""
+
+
+def _xdsl_private_names() -> set[str]:
+    """The private names (``_name``, not ``__name__``) xDSL's sources define."""
+    import xdsl
+
+    names: set[str] = set()
+    for path in Path(xdsl.__file__).parent.rglob("*.py"):
+        for match in _XDSL_PRIVATE_DEFINITION.finditer(path.read_text(encoding="utf-8")):
+            names.update(group for group in match.groups() if group)
+    return names
+
+
+def _own_private_names(trees: list[ast.Module]) -> set[str]:
+    """The private names passviz's modules ``trees`` define: functions, classes, and names and
+    attributes assigned (``_name = ...``, ``self._name = ...``), but not what a class whose base
+    is imported from xDSL assigns to ``self`` (the state it inherits: ``self._known_ops = ...``)."""
+    names: set[str] = set()
+    for tree in trees:
+        from_xdsl = _names_from_xdsl(tree)
+        inherited: set[int] = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef) and any(_root_name(base) in from_xdsl for base in node.bases):
+                inherited.update(
+                    id(store)
+                    for store in ast.walk(node)
+                    if isinstance(store, ast.Attribute)
+                    and isinstance(store.ctx, ast.Store)
+                    and isinstance(store.value, ast.Name)
+                    and store.value.id == "self"
+                )
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                names.add(node.name)
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                names.add(node.id)
+            elif (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.ctx, ast.Store)
+                and id(node) not in inherited
+            ):
+                names.add(node.attr)
+    return {name for name in names if name.startswith("_") and not name.startswith("__") and name != "_"}
+
+
+def _names_from_xdsl(tree: ast.Module) -> set[str]:
+    """The names a module binds to what it imports from xDSL."""
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "xdsl":
+            names.update(alias.asname or alias.name for alias in node.names)
+        elif isinstance(node, ast.Import):
+            names.update(
+                (a.asname or a.name).split(".")[0] for a in node.names if a.name.split(".")[0] == "xdsl"
+            )
+    return names
+
+
+def _root_name(node: ast.expr) -> str | None:
+    """``a`` of ``a``, ``a.b.c`` and ``a[T]``."""
+    while isinstance(node, ast.Attribute | ast.Subscript):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+class _PrivateXdslUses(ast.NodeVisitor):
+    """The uses of ``private`` names in one module of passviz, but for the overrides ``declared``
+    (``(module.Class, name)``), which their class may use on ``self``, ``cls`` and ``super()``."""
+
+    def __init__(self, module: str, private: set[str], declared: set[tuple[str, str]]) -> None:
+        self.module = module
+        self.private = private
+        self.declared = declared
+        self.classes: list[str] = []
+        self.found: list[tuple[int, str]] = []
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        self.classes.append(node.name)
+        self.generic_visit(node)
+        self.classes.pop()
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        if (node.module or "").split(".")[0] == "xdsl":
+            self.found.extend((node.lineno, f"import {a.name}") for a in node.names if a.name.startswith("_"))
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        if node.attr in self.private and not self._own_override(node):
+            self.found.append((node.lineno, f".{node.attr}"))
+        self.generic_visit(node)
+
+    def visit_Call(self, node: ast.Call) -> None:
+        self.found.extend((node.lineno, f"{k.arg}=") for k in node.keywords if k.arg in self.private)
+        if isinstance(node.func, ast.Name) and node.func.id in ("getattr", "setattr", "hasattr", "delattr"):
+            if (
+                len(node.args) > 1
+                and isinstance(name := node.args[1], ast.Constant)
+                and name.value in self.private
+            ):
+                self.found.append((node.lineno, f"{node.func.id}(..., {name.value!r})"))
+        self.generic_visit(node)
+
+    def _own_override(self, node: ast.Attribute) -> bool:
+        receiver = node.value
+        on_self = (isinstance(receiver, ast.Name) and receiver.id in ("self", "cls")) or (
+            isinstance(receiver, ast.Call)
+            and isinstance(receiver.func, ast.Name)
+            and receiver.func.id == "super"
+        )
+        owner = f"{self.module}.{'.'.join(self.classes)}"
+        return on_self and bool(self.classes) and (owner, node.attr) in self.declared
+
+
+def test_only_xdsl_compat_uses_private_xdsl_names() -> None:
+    """Only ``passviz/ir/xdsl_compat.py`` uses xDSL's private names, so an xDSL upgrade fails there.
+
+    A private xDSL name is one xDSL's sources define (``def _name``, ``class _Name``,
+    ``_name = ...``, ``self._name = ...``), less passviz's own private names (defined outside the
+    compat module, and not as an override it lists): an attribute's receiver cannot be typed
+    here, so ``x._stream`` on passviz's own objects must pass.  A use is ``x._name`` (read,
+    written or called), ``f(_name=...)``, ``getattr(x, "_name")``, or ``from xdsl... import
+    _name``; the overrides ``xdsl_compat.OVERRIDES`` lists are their class's own, on ``self``,
+    ``cls`` and ``super()``."""
+    from passviz.ir.xdsl_compat import OVERRIDES
+
+    compat = ROOT / "ir" / "xdsl_compat.py"
+    trees = {
+        path: ast.parse(path.read_text(encoding="utf-8"))
+        for path in sorted(ROOT.rglob("*.py"))
+        if path != compat
+    }
+    overridden = {override.name for override in OVERRIDES}
+    private = _xdsl_private_names() - (_own_private_names(list(trees.values())) - overridden)
+    declared = {(override.by, override.name) for override in OVERRIDES}
+    found: list[str] = []
+    for path, tree in trees.items():
+        relative = path.relative_to(ROOT.parent)
+        module = ".".join(relative.with_suffix("").parts).removesuffix(".__init__")
+        uses = _PrivateXdslUses(module, private, declared)
+        uses.visit(tree)
+        found.extend(f"{relative}:{line}: {what}" for line, what in uses.found)
+    assert not found, "private xDSL names outside passviz/ir/xdsl_compat.py:\n" + "\n".join(found)
