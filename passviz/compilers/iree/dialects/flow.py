@@ -16,6 +16,7 @@ from typing import Self
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     ArrayAttr,
+    DictionaryAttr,
     IndexType,
     IntegerAttr,
     StringAttr,
@@ -53,12 +54,23 @@ def _dynamic_count(type_: Attribute) -> int:
     return sum(1 for d in type_.get_shape() if d in (DYNAMIC_INDEX, -1))
 
 
-def _print_shaped_types(printer: Printer, types: Sequence[Attribute], dims: Sequence[SSAValue]) -> None:
-    """``t0{%d0}, t1`` taking each tensor's dynamic dimensions from ``dims`` in order."""
+def _print_shaped_types(
+    printer: Printer,
+    types: Sequence[Attribute],
+    dims: Sequence[SSAValue],
+    tied: Sequence[int] = (),
+    arguments: Sequence[SSAValue] = (),
+) -> None:
+    """``t0{%d0}, t1`` taking each tensor's dynamic dimensions from ``dims`` in order;
+    a result ``tied`` to an argument is written as that argument (``%a{%d}``)."""
     rest = list(dims)
     for index, type_ in enumerate(types):
         printer.print_string(", " if index else "")
-        printer.print_attribute(type_)
+        tie = tied[index] if index < len(tied) else -1
+        if tie >= 0:
+            printer.print_operand(arguments[tie])
+        else:
+            printer.print_attribute(type_)
         count = _dynamic_count(type_)
         print_dims(printer, rest[:count])
         rest = rest[count:]
@@ -241,28 +253,26 @@ def _print_results(
 ) -> None:
     parens = len(types) != 1
     printer.print_string("(" if parens else "")
-    rest = list(dims)
-    for index, type_ in enumerate(types):
-        printer.print_string(", " if index else "")
-        tie = tied[index] if index < len(tied) else -1
-        if tie >= 0:
-            printer.print_operand(arguments[tie])
-        else:
-            printer.print_attribute(type_)
-        count = _dynamic_count(type_)
-        print_dims(printer, rest[:count])
-        rest = rest[count:]
+    _print_shaped_types(printer, types, dims, tied, arguments)
     printer.print_string(")" if parens else "")
 
 
-def _parse_arguments(
-    parser: Parser,
-) -> tuple[list[UnresolvedOperand], Sequence[SSAValue], list[SSAValue]]:
-    """``(%a, %b) : (t0{%d}, t1)``: operand names, resolved operands, their dims."""
+def _parse_signature(
+    parser: Parser, attr_dict: bool
+) -> tuple[
+    Sequence[SSAValue], list[SSAValue], list[Attribute], list[SSAValue], list[int], dict[str, Attribute]
+]:
+    """``(%a, %b) : (t0{%d}, t1) -> (t2{%e}, %b)``, with the attr-dict before the colon
+    where ``attr_dict``: the arguments, their dims, the result types, their dims, the
+    results' ties and the attributes."""
     names = _parse_operand_list(parser)
     parser.parse_punctuation(":")
+    attributes = parser.parse_optional_attr_dict() if attr_dict else {}
     types, dims = _parse_shaped_types(parser)
-    return names, parser.resolve_operands(names, types, parser.pos), dims
+    arguments = parser.resolve_operands(names, types, parser.pos)
+    parser.parse_punctuation("->")
+    result_types, result_dims, tied = _parse_results(parser, arguments, [n.span.text for n in names])
+    return arguments, dims, result_types, result_dims, tied, attributes
 
 
 def _tied_attr(tied: Sequence[int]) -> ArrayAttr[IntegerAttr]:
@@ -293,6 +303,19 @@ class _DispatchOperands(IRDLOperation):
 
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
+
+    def _print_signature(self, printer: Printer, attr_dict: bool) -> None:
+        """What ``_parse_signature`` reads."""
+        printer.print_string("(")
+        printer.print_list(self.arguments, printer.print_operand)
+        printer.print_string(")")
+        if attr_dict:
+            printer.print_op_attributes(self.attributes)
+        printer.print_string(" : (")
+        _print_shaped_types(printer, self.arguments.types, self.argument_dims)
+        printer.print_string(") -> ")
+        tied = _tied_list(self.tied_operands, len(self.result))
+        _print_results(printer, self.result.types, self.result_dims, tied, self.arguments)
 
 @irdl_op_definition
 class DispatchWorkgroupsOp(_DispatchOperands):
@@ -332,9 +355,7 @@ class DispatchWorkgroupsOp(_DispatchOperands):
     @classmethod
     def parse(cls, parser: Parser) -> Self:
         workload = _parse_workload(parser)
-        names, arguments, argument_dims = _parse_arguments(parser)
-        parser.parse_punctuation("->")
-        types, dims, tied = _parse_results(parser, arguments, [n.span.text for n in names])
+        arguments, argument_dims, types, dims, tied, _ = _parse_signature(parser, attr_dict=False)
         attrs = parser.parse_optional_attr_dict_with_keyword()
         parser.parse_punctuation("=")
         block_args = parser.parse_comma_separated_list(
@@ -349,13 +370,7 @@ class DispatchWorkgroupsOp(_DispatchOperands):
 
     def print(self, printer: Printer) -> None:
         _print_workload(printer, self.workload)
-        printer.print_string("(")
-        printer.print_list(self.arguments, printer.print_operand)
-        printer.print_string(") : (")
-        _print_shaped_types(printer, self.arguments.types, self.argument_dims)
-        printer.print_string(") -> ")
-        tied = _tied_list(self.tied_operands, len(self.result))
-        _print_results(printer, self.result.types, self.result_dims, tied, self.arguments)
+        self._print_signature(printer, attr_dict=False)
         printer.print_op_attributes(self.attributes, print_keyword=True)
         printer.print_string(" =")
         with printer.indented():
@@ -379,15 +394,39 @@ class ExecutableEndOp(IRDLOperation):
 
 
 @irdl_op_definition
-class ExecutableOp(IRDLOperation):
+class _SymbolOp(IRDLOperation):
+    """``flow.executable`` and ``flow.executable.export``: `` $visibility $sym_name ...``,
+    the visibility printed always."""
+
+    sym_name = prop_def(SymbolNameConstraint())
+    """The symbol's name."""
+    sym_visibility = opt_prop_def(StringAttr)
+    """Its visibility (public where absent)."""
+
+    @staticmethod
+    def _parse_symbol(parser: Parser) -> tuple[StringAttr | None, StringAttr]:
+        """The visibility, if written, and the name."""
+        return parser.parse_optional_visibility_keyword(), parser.parse_symbol_name()
+
+    def _set_parsed(self, visibility: StringAttr | None, attrs: DictionaryAttr | None) -> Self:
+        """Give the op the visibility and the ``attributes {...}`` it was parsed with."""
+        if visibility is not None:
+            self.properties["sym_visibility"] = visibility
+        if attrs is not None:
+            self.attributes |= attrs.data
+        return self
+
+    def _print_symbol(self, printer: Printer) -> None:
+        print_visibility(printer, self.sym_visibility)
+        printer.print_string(" ")
+        printer.print_symbol_name(self.sym_name.data)
+
+
+class ExecutableOp(_SymbolOp):
     """``flow.executable private @ex { flow.executable.export ... builtin.module {...} }``."""
 
     name = "flow.executable"
 
-    sym_name = prop_def(SymbolNameConstraint())
-    """The executable's name."""
-    sym_visibility = opt_prop_def(StringAttr)
-    """Its visibility (public where absent)."""
     body = region_def("single_block")
     """Its exports and the module of functions they name."""
 
@@ -404,38 +443,26 @@ class ExecutableOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> Self:
-        visibility = parser.parse_optional_visibility_keyword()
-        name = parser.parse_symbol_name()
+        visibility, name = cls._parse_symbol(parser)
         attrs = parser.parse_optional_attr_dict_with_keyword()
         body = parser.parse_region()
         if not body.blocks:
             body.add_block(Block())
-        op = cls.create(properties={"sym_name": name}, regions=[body])
-        if visibility is not None:
-            op.properties["sym_visibility"] = visibility
-        if attrs is not None:
-            op.attributes |= attrs.data
-        return op
+        return cls.create(properties={"sym_name": name}, regions=[body])._set_parsed(visibility, attrs)
 
     def print(self, printer: Printer) -> None:
-        print_visibility(printer, self.sym_visibility)
-        printer.print_string(" ")
-        printer.print_symbol_name(self.sym_name.data)
+        self._print_symbol(printer)
         printer.print_op_attributes(self.attributes, print_keyword=True)
         printer.print_string(" ")
         printer.print_region(self.body, print_block_terminators=False)
 
 
 @irdl_op_definition
-class ExecutableExportOp(IRDLOperation):
+class ExecutableExportOp(_SymbolOp):
     """``flow.executable.export public @fn workgroups(%w: index) -> (index, index, index) {...}``."""
 
     name = "flow.executable.export"
 
-    sym_name = prop_def(SymbolNameConstraint())
-    """The export's name."""
-    sym_visibility = opt_prop_def(StringAttr)
-    """Its visibility (public where absent)."""
     function_ref = prop_def(SymbolRefAttr)
     """The function in the executable's module it exports (printed ``as(@fn)`` where it differs)."""
     workgroup_count = region_def()
@@ -451,25 +478,17 @@ class ExecutableExportOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> Self:
-        visibility = parser.parse_optional_visibility_keyword()
-        name = parser.parse_symbol_name()
+        visibility, name = cls._parse_symbol(parser)
         function = name.data
         if parser.parse_optional_keyword("as") is not None:
             with parser.in_parens():
                 function = parser.parse_symbol_name().data
         count = _parse_count_region(parser, "workgroups")
         attrs = parser.parse_optional_attr_dict_with_keyword()
-        op = cls(name.data, function, count)
-        if visibility is not None:
-            op.properties["sym_visibility"] = visibility
-        if attrs is not None:
-            op.attributes |= attrs.data
-        return op
+        return cls(name.data, function, count)._set_parsed(visibility, attrs)
 
     def print(self, printer: Printer) -> None:
-        print_visibility(printer, self.sym_visibility)
-        printer.print_string(" ")
-        printer.print_symbol_name(self.sym_name.data)
+        self._print_symbol(printer)
         function = self.function_ref.root_reference.data
         if function != self.sym_name.data:
             printer.print_string(" as(")
@@ -510,13 +529,7 @@ class DispatchOp(_DispatchOperands):
         if not isinstance(entry, SymbolRefAttr):
             parser.raise_error("expected @executable::@export")
         workload = _parse_workload(parser)
-        names = _parse_operand_list(parser)
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        types, dims = _parse_shaped_types(parser)
-        arguments = parser.resolve_operands(names, types, parser.pos)
-        parser.parse_punctuation("->")
-        result_types, result_dims, tied = _parse_results(parser, arguments, [n.span.text for n in names])
+        arguments, dims, result_types, result_dims, tied, attrs = _parse_signature(parser, attr_dict=True)
         op = cls(entry, workload, arguments, dims, result_types, result_dims, tied)
         op.attributes |= attrs
         return op
@@ -525,15 +538,7 @@ class DispatchOp(_DispatchOperands):
         printer.print_string(" ")
         printer.print_attribute(self.entry_points.data[0])
         _print_workload(printer, self.workload)
-        printer.print_string("(")
-        printer.print_list(self.arguments, printer.print_operand)
-        printer.print_string(")")
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : (")
-        _print_shaped_types(printer, self.arguments.types, self.argument_dims)
-        printer.print_string(") -> ")
-        tied = _tied_list(self.tied_operands, len(self.result))
-        _print_results(printer, self.result.types, self.result_dims, tied, self.arguments)
+        self._print_signature(printer, attr_dict=True)
 
 
 class _TieShapeOp(IRDLOperation):
