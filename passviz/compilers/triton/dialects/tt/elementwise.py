@@ -47,12 +47,12 @@ from passviz.compilers.triton.dialects.tt.traits import (
     Elementwise,
     PureUnlessImpureEffect,
     SameOperandsAndResultEncoding,
-    SameOperandsAndResultShape,
-    SameOperandsAndResultType,
     SpeculatableIfPure,
     TensorSizeTrait,
     constant_value,
+    elementwise_cast_traits,
     op_error,
+    same_type_elementwise_traits,
     splat_of,
     splat_value,
 )
@@ -100,13 +100,7 @@ class FpToFpOp(IRDLOperation, HasFolderInterface):
     rounding = opt_prop_def(IntegerAttr[I32])
     """The rounding of a downcast (``RoundingMode``)."""
 
-    traits = traits_def(
-        Elementwise(),
-        SameOperandsAndResultShape(),
-        SameOperandsAndResultEncoding(),
-        Pure(),
-        TensorSizeTrait(),
-    )
+    traits = elementwise_cast_traits()
 
     def __init__(
         self, src: SSAValue | Operation, result_type: Attribute, rounding: RoundingMode | None = None
@@ -196,7 +190,7 @@ class ClampFOp(IRDLOperation):
     propagate_nan = prop_def(IntegerAttr[I32], prop_name="propagateNan")
     """Whether a NaN ``x`` gives NaN (``PropagateNan``)."""
 
-    traits = traits_def(Elementwise(), SameOperandsAndResultType(), Pure(), TensorSizeTrait())
+    traits = same_type_elementwise_traits()
 
     def __init__(
         self,
@@ -261,10 +255,7 @@ class PreciseSqrtOp(SameTypeSyntax, IRDLOperation):
     result = result_def(FloatLikeConstr)
     """Its square root."""
 
-    traits = traits_def(Elementwise(), SameOperandsAndResultType(), Pure(), TensorSizeTrait())
-
-    def __init__(self, x: SSAValue | Operation):
-        super().__init__(operands=[x], result_types=[SSAValue.get(x).type])
+    traits = same_type_elementwise_traits()
 
 
 @irdl_op_definition
@@ -282,10 +273,7 @@ class PreciseDivFOp(SameTypeSyntax, IRDLOperation):
     result = result_def(FloatLikeConstr)
     """The quotient."""
 
-    traits = traits_def(Elementwise(), SameOperandsAndResultType(), Pure(), TensorSizeTrait())
-
-    def __init__(self, x: SSAValue | Operation, y: SSAValue | Operation):
-        super().__init__(operands=[x, y], result_types=[SSAValue.get(x).type])
+    traits = same_type_elementwise_traits()
 
 
 @irdl_op_definition
@@ -303,10 +291,7 @@ class MulhiUIOp(SameTypeSyntax, IRDLOperation):
     result = result_def(IntLikeConstr)
     """The most significant half of the double-width product."""
 
-    traits = traits_def(Elementwise(), SameOperandsAndResultType(), Pure(), TensorSizeTrait())
-
-    def __init__(self, x: SSAValue | Operation, y: SSAValue | Operation):
-        super().__init__(operands=[x, y], result_types=[SSAValue.get(x).type])
+    traits = same_type_elementwise_traits()
 
 
 @irdl_op_definition

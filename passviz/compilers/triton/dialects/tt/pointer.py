@@ -47,6 +47,7 @@ from passviz.compilers.triton.dialects.tt.traits import (
     SameOperandsAndResultShape,
     TensorSizeTrait,
     constant_value,
+    elementwise_cast_traits,
     int_value,
     op_error,
 )
@@ -437,16 +438,7 @@ class IntToPtrOp(SrcToResultSyntax, IRDLOperation):
     result = result_def(PtrLikeConstr)
     """The pointer."""
 
-    traits = traits_def(
-        Elementwise(),
-        SameOperandsAndResultShape(),
-        SameOperandsAndResultEncoding(),
-        Pure(),
-        TensorSizeTrait(),
-    )
-
-    def __init__(self, src: SSAValue | Operation, result_type: Attribute):
-        super().__init__(operands=[src], result_types=[result_type])
+    traits = elementwise_cast_traits()
 
 
 @irdl_op_definition
@@ -464,18 +456,12 @@ class PtrToIntOp(SrcToResultSyntax, IRDLOperation):
     result = result_def(I64LikeConstr)
     """The address."""
 
-    traits = traits_def(
-        Elementwise(),
-        SameOperandsAndResultShape(),
-        SameOperandsAndResultEncoding(),
-        Pure(),
-        TensorSizeTrait(),
-    )
+    traits = elementwise_cast_traits()
 
     def __init__(self, src: SSAValue | Operation, result_type: Attribute | None = None):
         if result_type is None:
             result_type = scalar_or_tensor(SSAValue.get(src).type, i64)
-        super().__init__(operands=[src], result_types=[result_type])
+        super().__init__(src, result_type)
 
 
 @irdl_op_definition
@@ -493,16 +479,7 @@ class BitcastOp(SrcToResultSyntax, IRDLOperation, HasFolderInterface):
     result = result_def(TritonTypeConstr)
     """The reinterpreted value."""
 
-    traits = traits_def(
-        Elementwise(),
-        SameOperandsAndResultShape(),
-        SameOperandsAndResultEncoding(),
-        Pure(),
-        TensorSizeTrait(),
-    )
-
-    def __init__(self, src: SSAValue | Operation, result_type: Attribute):
-        super().__init__(operands=[src], result_types=[result_type])
+    traits = elementwise_cast_traits()
 
     def verify_(self) -> None:
         src, dst = element_type_or_self(self.src.type), element_type_or_self(self.result.type)

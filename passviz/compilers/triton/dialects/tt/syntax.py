@@ -245,6 +245,16 @@ class SrcToResultSyntax:
     _PROPERTY_DEFAULTS: ClassVar[Mapping[str, Attribute]] = {}
     """Properties left out of the attr-dict at these values (``DefaultValuedAttr``)."""
 
+    def __init__(
+        self,
+        src: SSAValue | Operation,
+        result_type: Attribute,
+        properties: Mapping[str, Attribute | None] | None = None,
+    ):
+        IRDLOperation.__init__(
+            cast(IRDLOperation, self), operands=[src], result_types=[result_type], properties=properties
+        )
+
     @classmethod
     def parse(cls, parser: Parser) -> Self:
         unresolved = parser.parse_unresolved_operand()
@@ -282,6 +292,11 @@ class SrcToResultSyntax:
 
 class SameTypeSyntax:
     """``$x (, $y)* attr-dict : type($x)``: ops whose operands and result share one type."""
+
+    def __init__(self, *operands: SSAValue | Operation):
+        IRDLOperation.__init__(
+            cast(IRDLOperation, self), operands=operands, result_types=[SSAValue.get(operands[0]).type]
+        )
 
     @classmethod
     def parse(cls, parser: Parser) -> Self:

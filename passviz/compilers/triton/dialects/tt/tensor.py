@@ -92,9 +92,6 @@ class SplatOp(SrcToResultSyntax, IRDLOperation, HasFolderInterface):
         Pure(), SameOperandsAndResultElementType(), SameOperandsAndResultEncoding(), TensorSizeTrait()
     )
 
-    def __init__(self, src: SSAValue | Operation, result_type: Attribute):
-        super().__init__(operands=[src], result_types=[result_type])
-
     def fold(self) -> Sequence[SSAValue | Attribute] | None:
         # Only a scalar constant folds: a splat of a one-element tensor does not.
         value = constant_value(self.src)
@@ -184,9 +181,7 @@ class ExpandDimsOp(SrcToResultSyntax, IRDLOperation, HasFolderInterface):
     def __init__(self, src: SSAValue | Operation, axis: int, result_type: Attribute | None = None):
         if result_type is None:
             result_type = _expand_dims_type(SSAValue.get(src).type, axis)
-        super().__init__(
-            operands=[src], result_types=[result_type], properties={"axis": IntegerAttr(axis, i32)}
-        )
+        super().__init__(src, result_type, {"axis": IntegerAttr(axis, i32)})
 
     def verify_(self) -> None:
         rank = len(dims(self.src.type))
@@ -315,9 +310,6 @@ class BroadcastOp(SrcToResultSyntax, IRDLOperation, HasFolderInterface):
     traits = traits_def(
         Pure(), SameOperandsAndResultElementType(), SameOperandsAndResultEncoding(), TensorSizeTrait()
     )
-
-    def __init__(self, src: SSAValue | Operation, result_type: Attribute):
-        super().__init__(operands=[src], result_types=[result_type])
 
     def verify_(self) -> None:
         src_shape, result_shape = dims(self.src.type), dims(self.result.type)
@@ -550,11 +542,7 @@ class TransOp(SrcToResultSyntax, IRDLOperation, HasFolderInterface):
         src_type = SSAValue.get(src).type
         assert isa(src_type, TensorType[Attribute])
         result_type = with_shape(src_type, _permuted(src_type.get_shape(), order))
-        super().__init__(
-            operands=[src],
-            result_types=[result_type],
-            properties={"order": DenseArrayBase.from_list(i32, order)},
-        )
+        super().__init__(src, result_type, {"order": DenseArrayBase.from_list(i32, order)})
 
     @property
     def order_values(self) -> tuple[int, ...]:

@@ -26,6 +26,7 @@ from xdsl.dialects.builtin import (
     TensorType,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.irdl import OpTraits, traits_def
 from xdsl.traits import (
     ConditionallySpeculatable,
     ConstantLike,
@@ -33,6 +34,7 @@ from xdsl.traits import (
     MemoryEffect,
     MemoryEffectKind,
     OpTrait,
+    Pure,
     Resource,
 )
 from xdsl.utils.exceptions import VerifyException
@@ -329,6 +331,25 @@ class TensorSizeTrait(OpTrait):
                     f"Number of elements must be power-of-two, but '{op.name}' "
                     f"doesn't follow the rule ({count} elements in {type_})"
                 )
+
+
+def elementwise_cast_traits() -> OpTraits:
+    """The traits of Triton's elementwise casts (``tt.int_to_ptr``, ``tt.ptr_to_int``,
+    ``tt.bitcast``, ``tt.fp_to_fp``): ``Elementwise``, ``SameOperandsAndResultShape``,
+    ``SameOperandsAndResultEncoding``, ``Pure``, and ``TensorSizeTrait`` as on every ``tt`` op."""
+    return traits_def(
+        Elementwise(),
+        SameOperandsAndResultShape(),
+        SameOperandsAndResultEncoding(),
+        Pure(),
+        TensorSizeTrait(),
+    )
+
+
+def same_type_elementwise_traits() -> OpTraits:
+    """The traits of Triton's elementwise ops on one type (``tt.clampf``,
+    ``tt.precise_sqrt``, ``tt.precise_divf``, ``tt.mulhiui``)."""
+    return traits_def(Elementwise(), SameOperandsAndResultType(), Pure(), TensorSizeTrait())
 
 
 def verify_inferred_types(op: Operation, inferred: Sequence[Attribute]) -> None:
