@@ -9,8 +9,8 @@ parsed with or without it. Properties written at their default are dropped
 when parsing or building, as MLIR gives such an op the same properties as
 one that leaves them out.
 
-``SrcToResultSyntax`` and ``SameTypeSyntax`` are the whole syntax of families
-of ops.
+``SrcToResultSyntax``, ``SameOperandTypeSyntax`` and ``SameTypeSyntax`` are the
+whole syntax of families of ops.
 """
 
 from __future__ import annotations
@@ -290,23 +290,36 @@ class SrcToResultSyntax:
         printer.print_attribute(result.type)
 
 
-class SameTypeSyntax:
-    """``$x (, $y)* attr-dict : type($x)``: ops whose operands and result share one type."""
+class SameOperandTypeSyntax:
+    """``$lhs, $rhs attr-dict : type($lhs) -> type($result)``: ops whose operands
+    share one type (``tt.cat``, ``tt.join``); ``SameTypeSyntax`` leaves out the
+    result type, the operands'."""
 
-    def __init__(self, *operands: SSAValue | Operation):
-        IRDLOperation.__init__(
-            cast(IRDLOperation, self), operands=operands, result_types=[SSAValue.get(operands[0]).type]
-        )
+    _OPERAND_COUNT: ClassVar[int | None] = 2
+    """How many operands the syntax writes; None: any number."""
+
+    _RESULT_TYPE_WRITTEN: ClassVar[bool] = True
+    """Whether ``-> type($result)`` is written (else the result has the operands' type)."""
 
     @classmethod
     def parse(cls, parser: Parser) -> Self:
-        unresolved = parse_operand_list(parser)
+        if cls._OPERAND_COUNT is None:
+            unresolved = parse_operand_list(parser)
+        else:
+            unresolved = [parser.parse_unresolved_operand()]
+            for _ in range(cls._OPERAND_COUNT - 1):
+                parser.parse_punctuation(",")
+                unresolved.append(parser.parse_unresolved_operand())
         attributes = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
         type_ = parser.parse_type()
+        result_type = type_
+        if cls._RESULT_TYPE_WRITTEN:
+            parser.parse_punctuation("->")
+            result_type = parser.parse_type()
         operands = [parser.resolve_operand(u, type_) for u in unresolved]
         op = cast(type[IRDLOperation], cls).build(
-            operands=operands, result_types=[type_], attributes=attributes
+            operands=operands, result_types=[result_type], attributes=attributes
         )
         return cast(Self, op)
 
@@ -317,6 +330,21 @@ class SameTypeSyntax:
         print_attr_dict_with_properties(printer, op, ())
         printer.print_string(" : ")
         printer.print_attribute(op.operands[0].type)
+        if self._RESULT_TYPE_WRITTEN:
+            printer.print_string(" -> ")
+            printer.print_attribute(op.results[0].type)
+
+
+class SameTypeSyntax(SameOperandTypeSyntax):
+    """``$x (, $y)* attr-dict : type($x)``: ops whose operands and result share one type."""
+
+    _OPERAND_COUNT: ClassVar[int | None] = None
+    _RESULT_TYPE_WRITTEN: ClassVar[bool] = False
+
+    def __init__(self, *operands: SSAValue | Operation):
+        IRDLOperation.__init__(
+            cast(IRDLOperation, self), operands=operands, result_types=[SSAValue.get(operands[0]).type]
+        )
 
 
 # Property values of ``DefaultValuedAttr`` defaults.

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import ClassVar, Self, cast
+from typing import ClassVar
 
 from xdsl.dialects.builtin import (
     I32,
@@ -36,13 +36,13 @@ from xdsl.printer import Printer
 from xdsl.traits import NoMemoryEffect, Pure
 
 from passviz.compilers.triton.dialects.tt.syntax import (
+    SameOperandTypeSyntax,
     SrcToResultSyntax,
     in_order,
     parse_attr_dict_into_properties,
     parse_functional_type,
     parse_tensor_type,
     print_attr_dict_with_properties,
-    print_operands,
     resolve,
 )
 from passviz.compilers.triton.dialects.tt.traits import (
@@ -333,39 +333,8 @@ class BroadcastOp(SrcToResultSyntax, IRDLOperation, HasFolderInterface):
         return None if splat is None else (splat,)
 
 
-class _TwoTensorsSyntax:
-    """``$lhs `,` $rhs attr-dict `:` type($lhs) `->` type($result)`` (join, cat)."""
-
-    @classmethod
-    def parse(cls, parser: Parser) -> Self:
-        lhs = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        rhs = parser.parse_unresolved_operand()
-        attributes = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        operand_type = parser.parse_type()
-        parser.parse_punctuation("->")
-        result_type = parser.parse_type()
-        op = cast(type[IRDLOperation], cls).build(
-            operands=[parser.resolve_operand(lhs, operand_type), parser.resolve_operand(rhs, operand_type)],
-            result_types=[result_type],
-            attributes=attributes,
-        )
-        return cast(Self, op)
-
-    def print(self, printer: Printer) -> None:
-        op = cast(IRDLOperation, self)
-        printer.print_string(" ")
-        print_operands(printer, op.operands)
-        print_attr_dict_with_properties(printer, op, ())
-        printer.print_string(" : ")
-        printer.print_attribute(op.operands[0].type)
-        printer.print_string(" -> ")
-        printer.print_attribute(op.results[0].type)
-
-
 @irdl_op_definition
-class CatOp(_TwoTensorsSyntax, IRDLOperation):
+class CatOp(SameOperandTypeSyntax, IRDLOperation):
     """Concatenate two tensors; the order of the elements is not kept.
 
     ``%y = tt.cat %a, %b : tensor<32xf32> -> tensor<64xf32>``
@@ -392,7 +361,7 @@ class CatOp(_TwoTensorsSyntax, IRDLOperation):
 
 
 @irdl_op_definition
-class JoinOp(_TwoTensorsSyntax, IRDLOperation, HasFolderInterface):
+class JoinOp(SameOperandTypeSyntax, IRDLOperation, HasFolderInterface):
     """Join two tensors along a new minor dimension of size 2.
 
     ``%y = tt.join %a, %b : tensor<4x8xf32> -> tensor<4x8x2xf32>``
