@@ -89,6 +89,13 @@ def int_width(type: Attribute) -> int | None:
     return None
 
 
+def int_or_float_width(type: Attribute) -> int | None:
+    """``getIntOrFloatBitWidth``: the bit width of an integer or float type (or of a shaped
+    type's elements); None for any other type, ``index`` included."""
+    element = get_element_type_or_self(type)
+    return element.bitwidth if isinstance(element, IntegerType | AnyFloat) else None
+
+
 def is_i1_like(type: Attribute) -> bool:
     """Whether ``type`` is ``i1`` or a shaped type of ``i1``."""
     return int_width(type) == 1 and isinstance(get_element_type_or_self(type), IntegerType)

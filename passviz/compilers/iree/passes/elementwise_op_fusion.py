@@ -62,6 +62,7 @@ from passviz.compilers.mlir.version import behaves_as_iree
 from passviz.ir.hints import isa
 from passviz.recording.interface import StepRecorder, TracedPass
 from passviz.rewrite.greedy import GreedyConfig
+from passviz.rewrite.matchers import int_or_float_width
 from passviz.rewrite.patterns import PatternTable, RootedPattern
 
 MAX_OPERANDS = 16
@@ -130,12 +131,6 @@ def outside_dispatch(op: Operation) -> bool:
 # -- IREE's op classification (LinalgExt/Utils) ----------------------------------------------
 
 
-def _bitwidth(type_: Attribute) -> int | None:
-    if isa(type_, IntegerType):
-        return type_.width.data
-    return type_.bitwidth if isinstance(type_, AnyFloat) else None
-
-
 def bit_width_change(op: Operation) -> str | None:
     """IREE's ``isBitExtendOrTruncateOp``: ``"extend"``, ``"truncate"`` or None."""
     if not isinstance(op, GenericOp) or len(op.outputs) != 1 or not _all_parallel(op):
@@ -148,12 +143,12 @@ def bit_width_change(op: Operation) -> str | None:
     for rank, type_ in ranked:
         if rank != top:
             continue
-        width = _bitwidth(type_.element_type)
+        width = int_or_float_width(type_.element_type)
         if width is None:
             return None
         widest = width if widest is None else max(widest, width)
     result = _tensor_type(op.res[0]) if op.res else None
-    out_width = _bitwidth(result.element_type) if result is not None else None
+    out_width = int_or_float_width(result.element_type) if result is not None else None
     if widest is None or result is None or out_width is None:
         return None
     if widest < out_width:

@@ -18,7 +18,6 @@ from xdsl.ir import Attribute, Operation
 from xdsl.utils.type import get_element_type_or_self
 
 from passviz.compilers.mlir.canonicalization.arith_common import (
-    defining,
     folded,
     has_fastmath,
     operand_attrs,
@@ -27,7 +26,7 @@ from passviz.compilers.mlir.canonicalization.arith_common import (
 from passviz.compilers.mlir.version import iree_llvm
 from passviz.rewrite.folders import Scalar, fold_cast, round_float
 from passviz.rewrite.greedy import Folder, FoldResult
-from passviz.rewrite.matchers import APInt, foldable_float, int_width, is_poison
+from passviz.rewrite.matchers import APInt, defining, foldable_float, int_width, is_poison
 
 
 def _result_width(op: Operation) -> int:

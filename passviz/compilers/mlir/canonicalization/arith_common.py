@@ -8,7 +8,6 @@ the helpers of that file they stand for.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TypeVar
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
@@ -28,21 +27,13 @@ from xdsl.utils.type import get_element_type_or_self
 from passviz.ir.hints import isa
 from passviz.rewrite.folders import Scalar
 from passviz.rewrite.greedy import Folder, FoldResult
-from passviz.rewrite.matchers import APInt, constant_attr, dense, int_attr, int_width
-
-_OpT = TypeVar("_OpT", bound=Operation)
+from passviz.rewrite.matchers import APInt, constant_attr, dense, int_attr, int_or_float_width, int_width
 
 # Predicates as MLIR numbers them (``arith::CmpIPredicate``, ``arith::CmpFPredicate``).
 EQ, NE, SLT, SLE, SGT, SGE, ULT, ULE, UGT, UGE = range(10)
 
 IntAttr = IntegerAttr[IntegerType | IndexType]
 """A scalar integer attribute."""
-
-
-def defining(value: SSAValue, kind: type[_OpT]) -> _OpT | None:
-    """``value.getDefiningOp<kind>()``."""
-    owner = value.owner
-    return owner if isinstance(owner, kind) else None
 
 
 def operand_attrs(op: Operation) -> list[Attribute | None]:
@@ -80,12 +71,8 @@ def i1_same_shape(type: Attribute) -> Attribute:
 
 def element_width(value: SSAValue) -> int:
     """``getScalarOrElementWidth``: -1 for types that are neither int nor float."""
-    element = get_element_type_or_self(value.type)
-    if isinstance(element, IntegerType):
-        return element.bitwidth
-    if isinstance(element, AnyFloat):
-        return element.bitwidth
-    return -1
+    width = int_or_float_width(value.type)
+    return -1 if width is None else width
 
 
 def folded(attr: Attribute | None) -> FoldResult | None:

@@ -28,7 +28,6 @@ from passviz.compilers.mlir.canonicalization.arith_common import (
     ULE,
     ULT,
     cmp_predicate,
-    defining,
     folded,
     i1_same_shape,
     ints,
@@ -37,7 +36,7 @@ from passviz.compilers.mlir.canonicalization.arith_common import (
 from passviz.ir.hints import isa
 from passviz.rewrite.folders import fold_binary
 from passviz.rewrite.greedy import Folder, FoldResult
-from passviz.rewrite.matchers import APInt, bool_attr, dense, is_i1_like, is_int, is_poison
+from passviz.rewrite.matchers import APInt, bool_attr, defining, dense, is_i1_like, is_int, is_poison
 
 _SWAPPED = {
     SLT: SGT,

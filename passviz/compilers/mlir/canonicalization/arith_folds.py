@@ -17,7 +17,6 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.utils.type import get_element_type_or_self
 
 from passviz.compilers.mlir.canonicalization.arith_common import (
-    defining,
     folded,
     has_fastmath,
     i1_same_shape,
@@ -34,6 +33,7 @@ from passviz.rewrite.greedy import Folder, FoldResult
 from passviz.rewrite.matchers import (
     APInt,
     constant_attr,
+    defining,
     dense,
     float_value,
     int_attr,

@@ -27,7 +27,6 @@ from passviz.compilers.mlir.canonicalization.arith_common import (
     ULE,
     ULT,
     cmp_predicate,
-    defining,
     element_width,
     i1_same_shape,
     int_constant,
@@ -45,7 +44,7 @@ from passviz.compilers.mlir.canonicalization.builders import (
 )
 from passviz.compilers.mlir.version import Snapshot
 from passviz.ir.hints import isa
-from passviz.rewrite.matchers import constant_attr, foldable_float, int_attr, int_value, is_int
+from passviz.rewrite.matchers import constant_attr, defining, foldable_float, int_attr, int_value, is_int
 
 # ---------------------------------------------------------------------------
 # Integer arithmetic and comparisons

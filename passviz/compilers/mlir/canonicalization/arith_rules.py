@@ -25,7 +25,6 @@ from passviz.compilers.mlir.canonicalization.arith_common import (
     EQ,
     NE,
     cmp_predicate,
-    defining,
     element_width,
     int_constant,
     overflow_flags,
@@ -34,7 +33,7 @@ from passviz.compilers.mlir.canonicalization.arith_common import (
 from passviz.compilers.mlir.canonicalization.builders import binary, constant, registered, unary
 from passviz.compilers.mlir.dialects.arith import IndexCastUIOp
 from passviz.compilers.mlir.version import Snapshot
-from passviz.rewrite.matchers import int_attr
+from passviz.rewrite.matchers import defining, int_attr
 
 # ---------------------------------------------------------------------------
 # The shapes of rules

@@ -20,10 +20,8 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
-    AnyFloat,
     DenseArrayBase,
     FloatAttr,
-    IntegerType,
     ModuleOp,
     TensorType,
     UnitAttr,
@@ -53,7 +51,15 @@ from passviz.compilers.triton.version import triton_version
 from passviz.ir.dominance import properly_dominates
 from passviz.ir.hints import isa
 from passviz.recording.interface import StepRecorder, TracedPass
-from passviz.rewrite.matchers import APInt, constant_attr, defining, has_one_use, int_value, is_zero
+from passviz.rewrite.matchers import (
+    APInt,
+    constant_attr,
+    defining,
+    has_one_use,
+    int_or_float_width,
+    int_value,
+    is_zero,
+)
 from passviz.rewrite.patterns import PatternTable, RootedPattern
 
 # ===----------------------------------------------------------------------=== #
@@ -173,18 +179,12 @@ def _offset_constant(value: SSAValue) -> APInt | None:
     return int_value(constant_attr(value))
 
 
-def _element_width(value: SSAValue) -> int | None:
-    """``getIntOrFloatBitWidth`` of ``value``'s type or of its elements."""
-    element = get_element_type_or_self(value.type)
-    return element.bitwidth if isinstance(element, IntegerType | AnyFloat) else None
-
-
 def is_add_ptr_offset_combinable(first: SSAValue, second: SSAValue) -> bool:
     """Whether ``first + second`` can be one offset: 64-bit offsets, or two
     constants whose signed sum does not overflow."""
     if first.type != second.type:
         return False
-    if _element_width(first) == 64:
+    if int_or_float_width(first.type) == 64:
         return True
     first_value, second_value = _offset_constant(first), _offset_constant(second)
     if first_value is None or second_value is None:
@@ -228,7 +228,7 @@ def _is_add_f32(op: Operation | None) -> bool:
     """An ``arith.addf`` of 32 bits or fewer."""
     if not isinstance(op, arith.AddfOp):
         return False
-    width = _element_width(op.result)
+    width = int_or_float_width(op.result.type)
     return width is not None and width <= 32
 
 

@@ -39,6 +39,7 @@ from xdsl.rewriter import InsertPoint
 from passviz.compilers.mlir.canonicalization.scf import trip_count_3_9
 from passviz.compilers.triton.version import triton_version
 from passviz.recording.interface import StepRecorder, TracedPass
+from passviz.rewrite.matchers import int_width
 from passviz.rewrite.patterns import replace_all_uses
 
 UNROLL_FACTOR = "tt.loop_unroll_factor"
@@ -82,7 +83,7 @@ def loop_unroll_by_factor(loop: scf.ForOp, factor: int, recorder: StepRecorder) 
         return None  # nothing but the terminator
     rewriter = recorder.rewriter(InsertPoint.before(loop))
     step = loop.step
-    width = _bitwidth(loop.lb.type)
+    width = _bound_width(loop.lb.type)
     bounds = [_constant_int(v, width) for v in (loop.lb, loop.ub, step)]
     trip_count = static_trip_count(loop)
     with recorder.step("unroll-bounds", root=loop):
@@ -174,7 +175,7 @@ def promote_if_single_iteration(loop: scf.ForOp, recorder: StepRecorder) -> bool
     trip_count = static_trip_count(loop)
     if trip_count is None:
         return False
-    width = _bitwidth(loop.lb.type)
+    width = _bound_width(loop.lb.type)
     signed_count = _signed(trip_count, width)
     if signed_count > 1:
         return False
@@ -209,7 +210,7 @@ def static_trip_count(loop: scf.ForOp) -> int | None:
     lb, ub, step = loop.lb, loop.ub, loop.step
     if lb is ub:
         return 0
-    width = _bitwidth(lb.type)
+    width = _bound_width(lb.type)
     step_value = _constant_int(step, width)
     if triton_version() >= (3, 9):
         lb_value, ub_value = _constant_int(lb, width), _constant_int(ub, width)
@@ -232,8 +233,11 @@ def static_trip_count(loop: scf.ForOp) -> int | None:
     return (quotient + (1 if remainder else 0)) % (1 << width)
 
 
-def _bitwidth(type_: Attribute) -> int:
-    return type_.bitwidth if isinstance(type_, IntegerType) else 64
+def _bound_width(type_: Attribute) -> int:
+    """The width of a loop bound's type (signless integer or index: 64)."""
+    width = int_width(type_)
+    assert width is not None, f"a loop bound of type {type_}"
+    return width
 
 
 def _signed(value: int, width: int) -> int:
@@ -253,5 +257,5 @@ def _constant(
     rewriter: PatternRewriter, value: int, type_: Attribute, at: InsertPoint | None = None
 ) -> SSAValue:
     """An ``arith.constant`` of ``value`` (truncated to the width of ``type_``)."""
-    attr = IntegerAttr(_signed(value, _bitwidth(type_)), cast(IntegerType | IndexType, type_))
+    attr = IntegerAttr(_signed(value, _bound_width(type_)), cast(IntegerType | IndexType, type_))
     return rewriter.insert(arith.ConstantOp(attr), at).result
