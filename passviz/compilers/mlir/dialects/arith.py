@@ -64,6 +64,7 @@ from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.type import get_element_type_or_self, have_compatible_shape
 
 from passviz.ir.hints import isa
+from passviz.ir.xdsl_compat import check_comparison_operands, comparison_predicate
 
 # ---------------------------------------------------------------------------
 # Type constraints (``ArithBase.td``, ``CommonTypeConstraints.td``)
@@ -490,9 +491,9 @@ class _Comparison(arith.ComparisonOperation, abc.ABC):
     ) -> None:
         """Build the comparison of ``operand1`` and ``operand2`` by the predicate ``arg``."""
         lhs, rhs = SSAValue.get(operand1), SSAValue.get(operand2)
-        self._validate_operand_types(lhs, rhs)
+        check_comparison_operands(lhs, rhs)
         if isinstance(arg, str):
-            arg = self._get_comparison_predicate(arg, {name: i for i, name in enumerate(self._PREDICATES)})
+            arg = comparison_predicate(arg, {name: i for i, name in enumerate(self._PREDICATES)})
         IRDLOperation.__init__(
             self,
             operands=[lhs, rhs],
