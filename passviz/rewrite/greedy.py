@@ -45,6 +45,7 @@ from xdsl.transforms.dead_code_elimination import is_trivially_dead, region_dce
 from passviz.ir.rewrite_hooks import active_observer
 from passviz.ir.traits import has_trait
 from passviz.recording.interface import NullRecorder, StepRecorder
+from passviz.rewrite.matchers import constant_attr
 
 FoldResult = Sequence[SSAValue | Attribute]
 """What a folder gives: one value or constant attribute per result; empty: folded in place."""
@@ -143,16 +144,14 @@ class _ConstantScopes:
 
 
 def constant_value(op: Operation) -> Attribute | None:
-    """The value of a ``ConstantLike`` op (``m_Constant``), or None."""
-    if not has_trait(op, ConstantLike, value_if_unregistered=False) or len(op.results) != 1:
+    """The value of a ``ConstantLike`` op (``m_Constant`` on its result), or None; ``unit`` for
+    a constant op that holds no ``value`` (it is still uniqued by its name)."""
+    if len(op.results) != 1:
         return None
-    for name in ("value", "values"):
-        # Attributes may be falsy (an IntegerAttr of 0): test against None.
-        value = op.properties.get(name)
-        value = value if value is not None else op.attributes.get(name)
-        if value is not None:
-            return value
-    return UnitAttr()
+    found = constant_attr(op.results[0])
+    if found is not None:
+        return found
+    return UnitAttr() if has_trait(op, ConstantLike, value_if_unregistered=False) else None
 
 
 def insertion_region(block: Block) -> Region:
