@@ -19,9 +19,10 @@ import pytest
 from passviz.ir.printer import print_module
 from passviz.pipelines import record
 from passviz.recording.replay import Replayer
+from passviz.trace.apply import IRData
 from passviz.trace.model import Trace
 from passviz.view.dispatch import dispatch_graph
-from passviz.view.state import IRState, TraceStates
+from passviz.view.state import TraceStates, ops_named
 from tests.conftest import iree_opt_missing, need
 from tests.iree_support import SEED_EXAMPLES, SEED_MATMUL, run_iree_opt
 
@@ -31,12 +32,12 @@ def trace() -> Trace:
     return record(SEED_MATMUL, "iree-flow").trace
 
 
-def _named(state: IRState, name: str) -> str:
-    (found,) = state.ops_named(name)
+def _named(state: IRData, name: str) -> str:
+    (found,) = ops_named(state, name)
     return found
 
 
-def _edges(state: IRState) -> Counter[tuple[str, str]]:
+def _edges(state: IRData) -> Counter[tuple[str, str]]:
     """The tensor edges as (source, target) op names (``arg`` for an argument)."""
     nodes, edges = dispatch_graph(state)
     name = {
@@ -45,13 +46,13 @@ def _edges(state: IRState) -> Counter[tuple[str, str]]:
     return Counter((name[e.source], name[e.target]) for e in edges.values() if e.kind == "tensor")
 
 
-def _members(state: IRState) -> list[list[str]]:
+def _members(state: IRData) -> list[list[str]]:
     """Each dispatch node's member op names."""
     nodes, _ = dispatch_graph(state)
     return [[state.ops[m].name for m in n.members] for n in nodes.values() if n.kind == "dispatch"]
 
 
-def _top(state: IRState) -> list[str]:
+def _top(state: IRData) -> list[str]:
     """The op names of the function-level nodes."""
     nodes, _ = dispatch_graph(state)
     return [state.ops[n.id].name for n in nodes.values() if n.kind in {"op", "dispatch", "return"}]

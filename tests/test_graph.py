@@ -1,4 +1,4 @@
-"""Graph builders, diff statuses, text diffs, lineage, filters, layouts and exports."""
+"""The viewer's graph in Python: statuses, networkx views, text diffs, lineage, filters, layouts, exports."""
 
 from __future__ import annotations
 
@@ -15,13 +15,14 @@ from passviz.compilers.triton_linalg.wrap_func_body import CHECKPOINTS
 from passviz.pipelines import parse_ir, record
 from passviz.trace.model import Trace
 from passviz.trace.query import LineageEvent, StepFilter
-from passviz.view.builders import GRAPH_KINDS, GraphKind, IRGraph, build_graph, successor_operands
-from passviz.view.diff import DiffRow, step_graph, step_ir_diff, text_diff
+from passviz.view.diff import DiffRow, step_ir_diff, text_diff
 from passviz.view.export import STATUS_COLORS, graph_schema, offline_html, strip_external, to_dot, to_pyvis
 from passviz.view.focus import focus
+from passviz.view.graph import IRGraph, build_graph, links, step_graph
 from passviz.view.layout import LayoutMemory
-from passviz.view.state import TraceStates
+from passviz.view.state import TraceStates, id_text, parents
 from passviz.view.view import TraceView
+from passviz.view.viewgraph import VIEW_KINDS, ViewKind
 from tests.irgen import arith_module
 from tests.passes_for_tests import ExplodingPass, FoldAddiChainPass
 
@@ -47,14 +48,16 @@ def _edges(graph: IRGraph) -> dict[tuple[str, str], str]:
     return {(u, v): str(attrs["status"]) for u, v, attrs in graph.edges(data=True)}
 
 
-def _status(graph: IRGraph, status: str) -> set[str]:
-    return {n for n, s in _nodes(graph).items() if s == status}
+def _changed(graph: IRGraph) -> dict[str, str]:
+    return {n: s for n, s in _nodes(graph).items() if s != "unchanged"}
 
 
-# -- seed 000: exact node and edge sets, ghosts included ---------------------------------
+# -- seed 000: statuses, ghosts included -------------------------------------------------------
 
 # Ids in the seed: o0 module, o1 tt.func, b1..b3 the function's blocks with
 # args v0..v2 (b1), o2 cf.cond_br, o3 / o4 the two tt.returns.
+
+SEED_NODES = {"o0", "b0", "o1", "b1", "v0", "v1", "v2", "o2", "b2", "o3", "b3", "o4"}
 
 
 def test_seed_steps_are_the_ones_asserted_below(seed_trace: Trace) -> None:
@@ -63,29 +66,38 @@ def test_seed_steps_are_the_ones_asserted_below(seed_trace: Trace) -> None:
     assert seed_trace.steps[10].name == "MultiBlockExecuteInliner"
 
 
-def test_dataflow_of_the_initial_ir(seed_states: TraceStates) -> None:
+def test_the_initial_ir(seed_states: TraceStates) -> None:
     graph = step_graph(seed_states, -1, "dataflow")
-    assert _nodes(graph) == {n: "unchanged" for n in ("v0", "v1", "v2", "o2", "o3", "o4")}
+    assert _nodes(graph) == {n: "unchanged" for n in SEED_NODES}
+    kinds = {n: str(a["kind"]) for n, a in graph.nodes(data=True)}
+    assert kinds == {
+        **{n: "box" for n in ("o0", "o1")},
+        **{n: "block" for n in ("b0", "b1", "b2", "b3")},
+        **{n: "arg" for n in ("v0", "v1", "v2")},
+        **{n: "op" for n in ("o2", "o3", "o4")},
+    }
     assert _edges(graph) == {("v0", "o2"): "unchanged", ("v1", "o3"): "unchanged", ("v2", "o4"): "unchanged"}
+    assert {e["kind"] for _, _, e in step_graph(seed_states, -1, "cfg").edges(data=True)} == {"branch"}
+    assert step_graph(seed_states, -1, "nesting").number_of_edges() == 0
+    assert step_graph(seed_states, -1, "all").number_of_edges() == 5
 
 
-def test_dataflow_entry_arguments_replaced(seed_states: TraceStates) -> None:
+def test_entry_arguments_replaced(seed_states: TraceStates) -> None:
     graph = step_graph(seed_states, 4, "dataflow")
-    assert _nodes(graph) == {
-        "v3": "unchanged",
-        "v4": "unchanged",
-        "v5": "unchanged",
+    assert _changed(graph) == {
         # the scf.execute_region's entry block (the old entry block) lost its arguments,
-        # which changes how the region op prints
+        # which changes how the region op and the block print
         "o5": "modified",
+        "b1": "modified",
         "o2": "modified",
         "o3": "modified",
         "o4": "modified",
-        # the old entry block's arguments, kept as ghosts
+        # the old entry block's arguments, kept as ghosts in their block
         "v0": "erased",
         "v1": "erased",
         "v2": "erased",
     }
+    assert graph.nodes["v0"]["parent"] == "b1"
     assert _edges(graph) == {
         ("v3", "o2"): "added",
         ("v4", "o3"): "added",
@@ -96,12 +108,9 @@ def test_dataflow_entry_arguments_replaced(seed_states: TraceStates) -> None:
     }
 
 
-def test_dataflow_returns_removed(seed_states: TraceStates) -> None:
+def test_returns_removed(seed_states: TraceStates) -> None:
     graph = step_graph(seed_states, 7, "dataflow")
-    assert _status(graph, "erased") == {"o3"}
-    assert _status(graph, "modified") == {"o4"}
-    assert _status(graph, "added") == set()
-    assert set(graph.nodes) == {"v3", "v4", "v5", "o5", "v7", "o2", "o8", "o7", "o6", "o4", "o3"}
+    assert _changed(graph) == {"o3": "erased", "o4": "modified"}
     assert _edges(graph) == {
         ("v3", "o2"): "unchanged",
         ("v4", "o8"): "unchanged",
@@ -110,37 +119,42 @@ def test_dataflow_returns_removed(seed_states: TraceStates) -> None:
         ("v5", "o4"): "erased",
         ("o5", "o4"): "added",  # the kept return now returns the execute_region's result
         ("v7", "o6"): "unchanged",
-        ("v4", "v7"): "unchanged",
-        ("v5", "v7"): "unchanged",
     }
+    # the ghost is drawn where it was: in its block, after the op it followed
+    order = list(graph.nodes)
+    assert graph.nodes["o3"]["parent"] == "b2" and order.index("o3") == order.index("o8") + 1
 
 
-def test_dataflow_branches_forward_values_to_block_arguments(seed_states: TraceStates) -> None:
-    graph = step_graph(seed_states, 6, "dataflow")
-    assert _status(graph, "added") == {"o7", "o8"}
-    added = {(u, v, d["kind"]) for u, v, d in graph.edges(data=True) if d["status"] == "added"}
-    # each new cf.br uses a value and forwards it to the yield block's argument %v7
+def test_branches_inserted(seed_states: TraceStates) -> None:
+    graph = step_graph(seed_states, 6, "all")
+    assert _changed(graph) == {"o7": "added", "o8": "added"}
+    added = {(u, v, d["kind"], d["label"]) for u, v, d in graph.edges(data=True) if d["status"] == "added"}
+    # each new cf.br uses a value and branches to the yield block
     assert added == {
-        ("v4", "o8", "use"),
-        ("v5", "o7", "use"),
-        ("v4", "v7", "forward"),
-        ("v5", "v7", "forward"),
+        ("v4", "o8", "use", "%v4"),
+        ("v5", "o7", "use", "%v5"),
+        ("b2", "b5", "branch", "cf.br"),
+        ("b3", "b5", "branch", "cf.br"),
     }
 
 
-def test_dataflow_execute_region_inlined(seed_states: TraceStates) -> None:
+def test_execute_region_inlined(seed_states: TraceStates) -> None:
     graph = step_graph(seed_states, 10, "dataflow")
     nodes = _nodes(graph)
     # the region op and its yield are gone; the yield became a branch (o9) to the
-    # continuation block, whose argument v8 the return now uses
-    assert {n: nodes[n] for n in ("o5", "o6", "o9", "o10", "v8", "o4")} == {
+    # continuation block b6, whose argument v8 the return now uses
+    assert {n: nodes[n] for n in ("o5", "o6", "o9", "o10", "b6", "v8", "o4")} == {
         "o5": "erased",
         "o6": "erased",
         "o9": "added",
         "o10": "added",
+        "b6": "added",
         "v8": "added",
         "o4": "modified",
     }
+    # the blocks the region held now sit in the function: each is modified, not the ops inside
+    assert {nodes[b] for b in ("b1", "b2", "b3", "b5")} == {"modified"}
+    assert graph.nodes["b1"]["parent"] == "o1"
     edges = _edges(graph)
     assert edges[("v7", "o9")] == "added" and edges[("v8", "o4")] == "added"
     assert edges[("o5", "o4")] == "erased" and edges[("v7", "o6")] == "erased"
@@ -148,85 +162,49 @@ def test_dataflow_execute_region_inlined(seed_states: TraceStates) -> None:
 
 def test_cfg_new_entry_block_and_splice(seed_states: TraceStates) -> None:
     first = step_graph(seed_states, 1, "cfg")
-    assert _nodes(first) == {"b4": "added", "b1": "unchanged", "b2": "unchanged", "b3": "unchanged"}
+    assert _changed(first) == {"o1": "modified", "b4": "added", "v3": "added", "v4": "added", "v5": "added"}
     assert _edges(first) == {("b1", "b2"): "unchanged", ("b1", "b3"): "unchanged"}
     spliced = step_graph(seed_states, 3, "cfg")
     # b4's scf.execute_region now holds the spliced blocks, the first with arguments: it prints anew
-    assert _nodes(spliced) == {"b4": "modified", "b1": "modified", "b2": "modified", "b3": "modified"}
-    assert _edges(spliced) == {("b4", "b1"): "added", ("b1", "b2"): "unchanged", ("b1", "b3"): "unchanged"}
-    enter = spliced.get_edge_data("b4", "b1")
-    assert enter is not None
-    assert [e["kind"] for e in enter.values()] == ["enter"]
-
-
-def test_cfg_branches_inserted_carry_their_operands(seed_states: TraceStates) -> None:
-    graph = step_graph(seed_states, 6, "cfg")
-    assert _nodes(graph) == {
-        "b4": "unchanged",
-        "b1": "unchanged",
-        "b2": "modified",
-        "b3": "modified",
-        "b5": "unchanged",
-    }
-    assert _edges(graph) == {
-        ("b4", "b1"): "unchanged",
-        ("b1", "b2"): "unchanged",
-        ("b1", "b3"): "unchanged",
-        ("b2", "b5"): "added",
-        ("b3", "b5"): "added",
-    }
-    labels = {(u, v): d["label"] for u, v, d in graph.edges(data=True) if d["kind"] == "branch"}
-    assert labels == {("b1", "b2"): "", ("b1", "b3"): "", ("b2", "b5"): "%v4", ("b3", "b5"): "%v5"}
+    assert _changed(spliced) == {"o5": "modified", "b1": "modified", "b2": "modified", "b3": "modified"}
+    assert {spliced.nodes[b]["parent"] for b in ("b1", "b2", "b3")} == {"o5"}
 
 
 def test_cfg_after_inlining_keeps_the_erased_block_as_ghost(seed_states: TraceStates) -> None:
     graph = step_graph(seed_states, 16, "cfg")
-    assert _nodes(graph) == {"b4": "modified", "b5": "erased"}
+    assert _changed(graph) == {"o12": "erased", "b5": "erased", "v7": "erased", "o4": "modified"}
     assert _edges(graph) == {("b4", "b5"): "erased"}
 
 
 def test_nesting_execute_region_inserted(seed_states: TraceStates) -> None:
     graph = step_graph(seed_states, 2, "nesting")
-    assert _status(graph, "added") == {"o5", "r2"}
-    assert _status(graph, "modified") == {"b4"}
-    assert _status(graph, "erased") == set()
-    assert set(graph.nodes) == {
-        "o0",
-        "r0",
-        "b0",
-        "o1",
-        "r1",
-        "b4",
-        "b1",
-        "b2",
-        "b3",
-        "o5",
-        "r2",
-        "o2",
-        "o3",
-        "o4",
-    }
-    assert {(u, v) for u, v, s in graph.edges(data="status") if s == "added"} == {("b4", "o5"), ("o5", "r2")}
+    assert _changed(graph) == {"o5": "added"}
+    assert graph.number_of_edges() == 0
     attrs = graph.nodes["o5"]
+    assert attrs["kind"] == "box"  # an op holding a region
     assert attrs["label"] == "scf.execute_region"
-    assert attrs["dialect"] == "scf"
-    assert attrs["op_name"] == "scf.execute_region"
-    assert attrs["parents"] == ["o0", "r0", "b0", "o1", "r1", "b4"]
-    assert attrs["loc"] is None
+    assert attrs["parent"] == "b4"
     assert attrs["text"].startswith("%v6 = scf.execute_region -> i32 {")
+    assert ("b4", "o5") in links(graph)
 
 
-def test_nesting_splice_moves_blocks_between_regions(seed_states: TraceStates) -> None:
-    graph = step_graph(seed_states, 3, "nesting")
-    moved = {("r1", "b1"), ("r1", "b2"), ("r1", "b3")}
-    assert {(u, v) for u, v, s in graph.edges(data="status") if s == "erased"} == moved
-    assert {(u, v) for u, v, s in graph.edges(data="status") if s == "added"} == {("r2", b) for _, b in moved}
-    # the blocks moved, not the ops inside them
-    assert _status(graph, "modified") >= {"b1", "b2", "b3"}
-    assert not _status(graph, "modified") & {"o2", "o3", "o4"}
+def test_an_op_with_several_regions_boxes_each() -> None:
+    trace = record(
+        "func.func @f(%c: i1) -> i32 {\n"
+        "  %r = scf.if %c -> (i32) {\n    %a = arith.constant 1 : i32\n    scf.yield %a : i32\n"
+        "  } else {\n    %b = arith.constant 2 : i32\n    scf.yield %b : i32\n  }\n"
+        "  func.return %r : i32\n}\n",
+        "cse",
+    ).trace
+    graph = build_graph(TraceStates(trace).at(-1))
+    regions = [n for n, attrs in graph.nodes(data=True) if attrs["kind"] == "region"]
+    assert len(regions) == 2
+    assert [graph.nodes[r]["label"] for r in regions] == ["region #0", "region #1"]
+    (holder,) = {graph.nodes[r]["parent"] for r in regions}
+    assert graph.nodes[holder]["label"] == "scf.if"
 
 
-# -- attributes, locations, successor operands -----------------------------------------------
+# -- labels, locations ---------------------------------------------------------------------------
 
 BRANCHY = """
 func.func @g(%c: i1, %a: i32, %b: i32) -> i32 {
@@ -240,21 +218,28 @@ func.func @g(%c: i1, %a: i32, %b: i32) -> i32 {
 """
 
 
-def test_successor_operands_and_locations() -> None:
+def test_branch_and_use_edges_and_labels() -> None:
     trace = record(BRANCHY, "canonicalize").trace
     state = TraceStates(trace).at(-1)
     branch = next(op for op in state.ops.values() if op.name == "cf.cond_br")
-    assert successor_operands(state, branch) == [
-        (branch.operands[1],),
-        (branch.operands[2], branch.operands[3]),
-    ]
     cfg = build_graph(state, "cfg")
-    labels = sorted(d["label"] for _, _, d in cfg.edges(data=True))
-    assert labels == [f"%{branch.operands[1]}", f"%{branch.operands[2]}, %{branch.operands[3]}"]
+    assert sorted((u, v, d["label"]) for u, v, d in cfg.edges(data=True)) == [
+        (branch.block, branch.successors[0], "cf.cond_br"),
+        (branch.block, branch.successors[1], "cf.cond_br"),
+    ]
     add = next(op for op in state.ops.values() if op.name == "arith.addi")
     dataflow = build_graph(state, "dataflow")
-    assert dataflow.nodes[add.id]["loc"] == 'loc("kernel.py":7:9)'
-    assert dataflow.nodes[add.id]["dialect"] == "arith"
+    # the source's names label values; the text names them by id
+    assert dataflow.nodes[add.id]["label"] == "%s = arith.addi"
+    assert (
+        dataflow.nodes[add.id]["text"]
+        == f"%{add.results[0]} = arith.addi %{add.operands[0]}, %{add.operands[1]} : i32"
+    )
+    assert {d["label"] for _, v, d in dataflow.edges(data=True) if v == add.id} == {
+        f"%{o}" for o in add.operands
+    }
+    assert state.ops[add.id].loc == 'loc("kernel.py":7:9)'
+    assert parents(state, add.id)[-1] == add.block
 
 
 # -- text diff -------------------------------------------------------------------------------
@@ -367,8 +352,8 @@ def test_changed_only_keeps_flagged_steps() -> None:
 # -- layout and focus ----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("kind", GRAPH_KINDS)
-def test_positions_persist_across_steps(seed_trace: Trace, kind: GraphKind) -> None:
+@pytest.mark.parametrize("kind", VIEW_KINDS)
+def test_positions_persist_across_steps(seed_trace: Trace, kind: ViewKind) -> None:
     view = TraceView(seed_trace)
     seen: dict[str, tuple[float, float]] = {}
     for step in [-1, *range(len(seed_trace.steps))]:
@@ -382,6 +367,12 @@ def test_positions_persist_across_steps(seed_trace: Trace, kind: GraphKind) -> N
     initial = set(build_graph(TraceStates(seed_trace).at(-1), kind).nodes)
     assert initial & set(jumped)
     assert {n: jumped[n] for n in initial & set(jumped)} == {n: seen[n] for n in initial & set(jumped)}
+
+
+def test_boxes_are_drawn_above_what_they_hold(seed_trace: Trace) -> None:
+    drawn = TraceView(seed_trace).graph(-1, "nesting")
+    for parent, node in links(drawn.graph):
+        assert drawn.positions[parent][1] < drawn.positions[node][1]
 
 
 def test_layout_places_new_nodes_below_what_feeds_them() -> None:
@@ -400,11 +391,14 @@ def test_large_graphs_show_the_neighbourhood_of_the_change() -> None:
     step = next(s.index for s in trace.steps if s.kind == "rewrite")
     full = step_graph(TraceStates(trace), step, "dataflow")
     assert full.number_of_nodes() > 100
-    focused = focus(full, max_nodes=40)
-    assert focused.note is not None and "of" in focused.note and "max_nodes=40" in focused.note
-    assert focused.graph.number_of_nodes() <= 40
-    changed = {n for n, s in full.nodes(data="status") if s != "unchanged"}
+    focused = focus(full, max_nodes=45)
+    assert focused.note is not None and "of" in focused.note and "max_nodes=45" in focused.note
+    assert focused.graph.number_of_nodes() <= 45
+    changed = {n for n, a in full.nodes(data=True) if a["status"] != "unchanged"}
     assert changed and changed <= set(focused.graph.nodes)
+    # every node keeps the boxes around it
+    for node, attrs in focused.graph.nodes(data=True):
+        assert attrs["parent"] is None or attrs["parent"] in focused.graph, node
     small = focus(full, max_nodes=10_000)
     assert small.note is None and small.graph is full
 
@@ -414,7 +408,7 @@ def test_large_graphs_show_the_neighbourhood_of_the_change() -> None:
 
 def test_node_link_json_matches_its_schema_and_round_trips(seed_trace: Trace) -> None:
     view = TraceView(seed_trace)
-    for kind in GRAPH_KINDS:
+    for kind in VIEW_KINDS:
         data = view.node_link(7, kind)
         jsonschema.validate(data, graph_schema())
         text = json.dumps(data)
@@ -424,6 +418,7 @@ def test_node_link_json_matches_its_schema_and_round_trips(seed_trace: Trace) ->
         assert back.number_of_edges() == drawn.graph.number_of_edges()
         assert all("x" in n and "y" in n for n in data["nodes"])
         assert data["graph"] == {"kind": kind, "step": 7, "note": None}
+        assert {e["key"] for e in data["edges"]} == {k for _, _, k in drawn.graph.edges(keys=True)}
 
 
 def test_dot_export_parses_and_keeps_labels_and_status(seed_states: TraceStates) -> None:
@@ -436,6 +431,8 @@ def test_dot_export_parses_and_keeps_labels_and_status(seed_states: TraceStates)
     assert nodes["o3"].get("style") == '"filled,dashed"'  # the erased return
     assert nodes["o4"].get("fillcolor") == f'"{STATUS_COLORS["modified"]}"'
     assert "tt.return %v6 : i32" in nodes["o4"].get("tooltip")
+    drawn = {(e.get_source(), e.get_destination()) for e in parsed[0].get_edges()}
+    assert drawn == {(u, v) for u, v in graph.edges()} | set(links(graph))
 
 
 EXTERNAL = re.compile(r"""(?:src|href)\s*=\s*["']?\s*(?:https?:)?//|url\(\s*["']?\s*https?:""", re.IGNORECASE)
@@ -460,6 +457,6 @@ def test_strip_external_removes_multiline_tags() -> None:
 
 
 def test_id_named_text_is_valid_ir() -> None:
-    state = TraceStates(record(BRANCHY, "canonicalize").trace).at(-1)
-    assert "%v0" in state.id_text and "^b2(%v1 : i32)" in state.id_text
-    parse_ir(state.id_text)
+    text = id_text(TraceStates(record(BRANCHY, "canonicalize").trace).at(-1))
+    assert "%v0" in text and "^b2(%v1 : i32)" in text
+    parse_ir(text)

@@ -12,10 +12,11 @@ from passviz.ir.printer import print_module
 from passviz.pipelines import load_trace, record
 from passviz.recording.initial import ensure_initial
 from passviz.recording.replay import Replayer, ReplayError
+from passviz.trace.apply import IRData
 from passviz.trace.model import InitialState, OpInfo, Trace
 from passviz.trace.store import TraceFormatError, read_trace, schema_errors, write_trace
 from passviz.trace.summary import trace_mime_data
-from passviz.view.state import IRState, TraceStates
+from passviz.view.state import TraceStates
 from tests.conftest import WRAP_TEST, peer_file, split_chunks
 from tests.test_replay import CF_INPUT, SCF_INPUT
 
@@ -113,28 +114,28 @@ def _apply(initial: InitialState) -> _Applied:
     return applied
 
 
-def _assert_same_ir(applied: _Applied, state: IRState) -> None:
+def _assert_same_ir(applied: _Applied, state: IRData) -> None:
     assert applied.root == state.root
-    assert applied.preorder() == list(state.ops)
+    assert applied.preorder() == list(state.walk_ops())
     for op_id, op in state.ops.items():
         info = applied.ops[op_id]
         assert info["name"] == op.name, op_id
         assert applied.op_block.get(op_id) == op.block, op_id
-        assert tuple(info["operands"]) == op.operands, op_id
-        assert tuple(r["id"] for r in info["results"]) == op.results, op_id
-        assert tuple(info.get("successors", [])) == op.successors, op_id
-        assert tuple(info.get("regions", [])) == op.regions, op_id
+        assert list(info["operands"]) == op.operands, op_id
+        assert [r["id"] for r in info["results"]] == op.results, op_id
+        assert list(info.get("successors", [])) == op.successors, op_id
+        assert list(info.get("regions", [])) == op.regions, op_id
         assert info.get("loc") == op.loc, op_id
         attrs = {**info.get("props", {}), **info.get("attrs", {})}
-        assert attrs == dict(op.attrs), op_id
+        assert attrs == {**op.props, **op.attrs}, op_id
         assert applied.texts[op_id] == op.text, op_id
     assert applied.value_types == {v: value.type for v, value in state.values.items()}
     assert set(applied.block_ops) == set(state.blocks)
     for block_id, block in state.blocks.items():
-        assert tuple(applied.block_ops[block_id]) == block.ops
-        assert tuple(applied.block_args[block_id]) == block.args
+        assert list(applied.block_ops[block_id]) == block.ops
+        assert list(applied.block_args[block_id]) == block.args
         assert applied.block_region[block_id] == block.region
-    assert {r: tuple(b) for r, b in applied.region_blocks.items()} == {
+    assert {r: list(b) for r, b in applied.region_blocks.items()} == {
         r: region.blocks for r, region in state.regions.items()
     }
     assert set(applied.ops) == set(state.ops)

@@ -30,9 +30,9 @@ def _ancestors(nodes: dict[str, dict[str, Any]], node_id: str) -> list[str]:
 
 
 def _op(trace: Trace, step: int, name: str) -> str:
-    from passviz.view.state import TraceStates
+    from passviz.view.state import TraceStates, ops_named
 
-    found = TraceStates(trace).at(step).ops_named(name)
+    found = ops_named(TraceStates(trace).at(step), name)
     assert len(found) == 1, (name, found)
     return found[0]
 

@@ -1,68 +1,43 @@
-"""What a step changed: graph statuses by stable id, and the IR text diff.
+"""What a step changed: statuses on the viewer's graph, and the IR text diff.
 
-A node's status says how it compares with the step before: ``added``,
-``erased`` (kept in the graph as a ghost, with its old attributes and
-edges), ``modified`` or ``unchanged``.  Edges get the same statuses.
+A node's status says how it compares with the step before: ``added`` (a
+new id), ``erased`` (kept as a ghost, with its old data), ``modified`` (its
+own text or its direct parent changed, or the step moved or modified it
+without changing its text) or ``unchanged``.  Edges get the same statuses.
+``extension/src/model/diff.ts`` is its twin.
 """
 
 from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from typing import Any, Literal
+from dataclasses import dataclass, replace
+from typing import Literal, TypeAlias
 
+from passviz.trace.apply import IRData
 from passviz.trace.model import Step
-from passviz.view.builders import GraphKind, IRGraph, build_graph
-from passviz.view.state import IRState, TraceStates
+from passviz.view.state import TraceStates, id_text
+from passviz.view.viewgraph import ViewEdge, ViewGraph, ViewNode, view_graph
 
-Status = Literal["added", "erased", "modified", "unchanged"]
+Status: TypeAlias = Literal["added", "erased", "modified", "unchanged"]
 """How a node or edge compares with the step before."""
 
 STATUSES: tuple[Status, ...] = ("added", "modified", "erased", "unchanged")
 
-_COMPARED = ("kind", "label", "text")
-"""The node attributes whose change makes a node ``modified`` (besides its direct parent)."""
 
+@dataclass(frozen=True)
+class DiffGraph:
+    """A step's graph, a status on every node and edge, the step before's lost parts as ghosts."""
 
-def _changed(old: dict[str, Any], new: dict[str, Any]) -> bool:
-    """True if the node itself changed: its text, or where it sits.
+    nodes: dict[str, ViewNode]
+    """In IR pre-order, each ghost right after the node it followed before, so it is drawn where it was."""
+    edges: dict[str, ViewEdge]
+    node_status: dict[str, Status]
+    edge_status: dict[str, Status]
 
-    Only the direct parent counts: when a block moves into a new region, the
-    block is modified, not every op inside it.
-    """
-    if any(old.get(key) != new.get(key) for key in _COMPARED):
-        return True
-    return old.get("parents", [])[-1:] != new.get("parents", [])[-1:]
-
-
-def diff_graphs(before: IRGraph, after: IRGraph, touched: Iterable[str] = ()) -> IRGraph:
-    """``after`` with a ``status`` on every node and edge, and ``before``'s lost parts as ghosts.
-
-    ``touched`` names nodes the step changed in ways the attributes do not
-    show (an op moved within its block), which are ``modified`` too.
-    """
-    touched = set(touched)
-    graph = IRGraph(**after.graph)
-    for node, attrs in after.nodes(data=True):
-        if node not in before:
-            status: Status = "added"
-        elif node in touched or _changed(before.nodes[node], attrs):
-            status = "modified"
-        else:
-            status = "unchanged"
-        graph.add_node(node, **attrs, status=status)
-    for node, attrs in before.nodes(data=True):
-        if node not in after:
-            graph.add_node(node, **attrs, status="erased")
-    for source, target, key, attrs in after.edges(keys=True, data=True):
-        edge_status: Status = "unchanged" if before.has_edge(source, target, key) else "added"
-        graph.add_edge(source, target, key=key, **attrs, status=edge_status)
-    for source, target, key, attrs in before.edges(keys=True, data=True):
-        if not after.has_edge(source, target, key):
-            graph.add_edge(source, target, key=key, **attrs, status="erased")
-    return graph
+    def changed(self) -> list[str]:
+        """The nodes whose status is not ``unchanged``, in order."""
+        return [n for n, s in self.node_status.items() if s != "unchanged"]
 
 
 def touched_by(step: Step) -> set[str]:
@@ -76,31 +51,65 @@ def touched_by(step: Step) -> set[str]:
     return found
 
 
-def step_graph(
-    states: TraceStates,
-    step: int,
-    kind: GraphKind,
-    built: Callable[[int], IRGraph] | None = None,
-) -> IRGraph:
-    """The graph of ``kind`` after ``step``, with statuses against the step before.
+def diff_graphs(
+    before: ViewGraph, after: ViewGraph, touched: set[str] | frozenset[str] = frozenset()
+) -> DiffGraph:
+    """``after``, a status on every node and edge, ``before``'s lost parts as ghosts (``diffGraphs``)."""
+    old_nodes, old_edges = before
+    new_nodes, new_edges = after
+    ghosts_after: dict[str | None, list[ViewNode]] = {}
+    previous: str | None = None
+    for node in old_nodes.values():
+        if node.id not in new_nodes:
+            ghosts_after.setdefault(previous, []).append(node)
+        previous = node.id
+    nodes: dict[str, ViewNode] = {}
+    node_status: dict[str, Status] = {}
 
-    Step -1 is the initial IR, where everything is ``unchanged``.  ``built``
-    gives the plain graph after a step (a cache); by default it is built.
-    """
+    def add_ghosts(anchor: str | None) -> None:
+        for ghost in ghosts_after.get(anchor, ()):
+            nodes[ghost.id] = ghost
+            node_status[ghost.id] = "erased"
+            add_ghosts(ghost.id)
 
-    def build(index: int) -> IRGraph:
-        return built(index) if built is not None else build_graph(states.at(index), kind)
+    add_ghosts(None)
+    for node in new_nodes.values():
+        old = old_nodes.get(node.id)
+        status: Status = "unchanged"
+        if old is None:
+            status = "added"
+        elif node.id in touched or old.text != node.text or old.parent != node.parent:
+            # Not the label: what it adds to the text is the value's shown name, which
+            # erasing another value renumbers without changing this one.
+            status = "modified"
+        nodes[node.id] = node
+        node_status[node.id] = status
+        add_ghosts(node.id)
+    # A ghost keeps its old box only while that box is drawn.
+    for node in list(nodes.values()):
+        if node.parent is not None and node.parent not in nodes:
+            nodes[node.id] = replace(node, parent=None)
+    edges: dict[str, ViewEdge] = {}
+    edge_status: dict[str, Status] = {}
+    for edge in new_edges.values():
+        old_edge = old_edges.get(edge.id)
+        same = old_edge is not None and (old_edge.source, old_edge.target) == (edge.source, edge.target)
+        edges[edge.id] = edge
+        edge_status[edge.id] = "unchanged" if same else "added"
+    for edge in old_edges.values():
+        if edge.id not in new_edges:
+            edges[edge.id] = edge
+            edge_status[edge.id] = "erased"
+    return DiffGraph(nodes, edges, node_status, edge_status)
 
+
+def step_diff(states: TraceStates, step: int) -> DiffGraph:
+    """The viewer's graph after ``step`` (-1: the initial IR, all ``unchanged``), against the step before."""
     if step < 0:
-        after = build(step)
-        return diff_graphs(after, after)
-    before = build(step - 1)  # first: the replay only moves forward
-    return diff_graphs(before, build(step), touched_by(states.trace.steps[step]))
-
-
-def changed_nodes(graph: IRGraph) -> list[str]:
-    """The nodes whose status is not ``unchanged``, in graph order."""
-    return [n for n, attrs in graph.nodes(data=True) if attrs.get("status") != "unchanged"]
+        initial = view_graph(states.at(step))
+        return diff_graphs(initial, initial)
+    before = view_graph(states.before(step))  # first: states are rebuilt forward
+    return diff_graphs(before, view_graph(states.at(step)), touched_by(states.trace.steps[step]))
 
 
 # -- the IR text diff -------------------------------------------------------------
@@ -181,13 +190,13 @@ def _equal_rows(
     return rows
 
 
-def ir_diff(before: IRState, after: IRState, *, context: int = 3) -> list[DiffRow]:
+def ir_diff(before: IRData, after: IRData, *, context: int = 3) -> list[DiffRow]:
     """The diff of two states' IR, values and blocks named by their stable ids.
 
     Stable names make renumbering impossible, so every changed line is a real
     change.
     """
-    return text_diff(before.id_text, after.id_text, context=context)
+    return text_diff(id_text(before), id_text(after), context=context)
 
 
 def step_ir_diff(states: TraceStates, step: int, *, context: int = 3) -> list[DiffRow]:

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from passviz.view.state import IRState
+from passviz.trace.apply import IRData
+from passviz.view.state import op_attrs
 
 DISPATCH_OPS = frozenset({"flow.dispatch.region", "flow.dispatch.workgroups", "flow.dispatch"})
 """The ops that are one dispatch each."""
@@ -76,17 +77,17 @@ def _constant(name: str) -> bool:
     return name.endswith(".constant")
 
 
-def _attr(state: IRState, op_id: str, key: str) -> str:
+def _attr(state: IRData, op_id: str, key: str) -> str:
     """The printed value of ``op_id``'s attribute or property ``key`` ('' without one)."""
-    return dict(state.ops[op_id].attrs).get(key, "")
+    return op_attrs(state.ops[op_id]).get(key, "")
 
 
-def _sym_name(state: IRState, op_id: str) -> str:
+def _sym_name(state: IRData, op_id: str) -> str:
     """``op_id``'s symbol name, unquoted ('' without one)."""
     return _attr(state, op_id, "sym_name").strip('"')
 
 
-def _body_ops(state: IRState, op_id: str) -> list[str]:
+def _body_ops(state: IRData, op_id: str) -> list[str]:
     """The ops of every block of every region of ``op_id``, one level deep, in order."""
     return [
         child
@@ -98,7 +99,7 @@ def _body_ops(state: IRState, op_id: str) -> list[str]:
     ]
 
 
-def _members(state: IRState, op_id: str) -> tuple[str, ...]:
+def _members(state: IRData, op_id: str) -> tuple[str, ...]:
     """The computing ops a dispatch or executable holds, looking through modules and functions."""
     found: list[str] = []
     for child in _body_ops(state, op_id):
@@ -110,7 +111,7 @@ def _members(state: IRState, op_id: str) -> tuple[str, ...]:
     return tuple(found)
 
 
-def _inputs(state: IRState, op_id: str) -> list[str]:
+def _inputs(state: IRData, op_id: str) -> list[str]:
     """The values ``op_id`` reads: its operands, then the values its regions capture, first use first."""
     seen: dict[str, None] = dict.fromkeys(state.ops[op_id].operands)
     inside: set[str] = set()
@@ -133,7 +134,7 @@ def _inputs(state: IRState, op_id: str) -> list[str]:
     return list(seen)
 
 
-def _label(state: IRState, op_id: str, kind: str, index: int) -> str:
+def _label(state: IRData, op_id: str, kind: str, index: int) -> str:
     op = state.ops[op_id]
     if kind == "executable":
         return f"flow.executable @{_sym_name(state, op_id) or '?'}"
@@ -144,7 +145,7 @@ def _label(state: IRState, op_id: str, kind: str, index: int) -> str:
     return op.name
 
 
-def dispatch_graph(state: IRState) -> tuple[dict[str, DispatchNode], dict[str, DispatchEdge]]:
+def dispatch_graph(state: IRData) -> tuple[dict[str, DispatchNode], dict[str, DispatchEdge]]:
     """The dispatch graph of ``state``: nodes in IR order, then edges in their targets' order."""
     nodes: dict[str, DispatchNode] = {}
     edges: dict[str, DispatchEdge] = {}

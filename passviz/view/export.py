@@ -1,14 +1,16 @@
-"""Graph exports: node-link JSON for other renderers, DOT, and offline pyvis HTML.
+"""Exports of the viewer's graph (``passviz.view.graph``): node-link JSON, DOT, offline pyvis HTML.
 
 The node-link shape is described by ``graph.schema.json`` beside this file:
 
 .. code-block:: text
 
     {"directed": true, "multigraph": true,
-     "graph": {"kind": "dataflow" | "cfg" | "nesting", "step": int, "note": str | null},
-     "nodes": [{"id", "kind", "label", "text", "dialect", "op_name", "parents", "loc",
-                "status", "x"?, "y"?}],
-     "edges": [{"source", "target", "key", "kind", "label", "status", ...}]}
+     "graph": {"kind": "all" | "dataflow" | "cfg" | "nesting", "step": int, "note": str | null},
+     "nodes": [{"id", "kind", "parent", "label", "text", "status", "x"?, "y"?}],
+     "edges": [{"source", "target", "key", "kind", "label", "status"}]}
+
+DOT and pyvis draw each node's ``parent`` (the box the viewer draws it in)
+as a thin grey link from the parent, without an arrow.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from typing import Any
 import networkx as nx
 from pyvis.network import Network  # pyright: ignore[reportMissingTypeStubs]
 
-from passviz.view.builders import IRGraph
+from passviz.view.graph import IRGraph
 from passviz.view.layout import Position
 from passviz.view.page_policy import with_policy
 
@@ -42,7 +44,22 @@ STATUS_BORDERS: dict[str, str] = {
 }
 """Border colour of a node, and colour of an edge, by diff status: the viewer's."""
 
-_SHAPES = {"op": "box", "arg": "ellipse", "block": "box", "region": "hexagon"}
+_SHAPES = {"op": "box", "box": "box", "region": "hexagon", "block": "box", "arg": "ellipse"}
+
+PARENT_LINK_COLOR = "#c8ccd1"
+"""The colour of the link from a box, region or block to what it holds."""
+
+_EDGE_COLOR = "#8899aa"
+"""The colour of an unchanged edge."""
+
+
+def _parent_links(graph: IRGraph) -> list[tuple[str, str, str]]:
+    """(parent, node, node's status) for each node whose parent is in ``graph``."""
+    return [
+        (str(attrs["parent"]), node, str(attrs.get("status", "unchanged")))
+        for node, attrs in graph.nodes(data=True)
+        if attrs.get("parent") is not None and attrs["parent"] in graph
+    ]
 
 
 def graph_schema() -> dict[str, Any]:
@@ -77,7 +94,7 @@ def _dot_quote(text: str) -> str:
 
 
 def to_dot(graph: IRGraph) -> str:
-    """The graph in Graphviz DOT, coloured by status (erased parts dashed)."""
+    """The graph in Graphviz DOT, coloured by status (erased parts dashed), parents linked in grey."""
     out = IRGraph()
     out.graph["graph"] = {"rankdir": "TB"}
     out.graph["node"] = {"fontname": "monospace", "style": "filled"}
@@ -87,7 +104,7 @@ def to_dot(graph: IRGraph) -> str:
             node,
             label=_dot_quote(str(attrs.get("label", node))),
             tooltip=_dot_quote(str(attrs.get("text", ""))),
-            shape="box" if attrs.get("kind") in ("op", "block") else "ellipse",
+            shape={"arg": "ellipse", "region": "hexagon"}.get(str(attrs.get("kind")), "box"),
             fillcolor=_dot_quote(STATUS_COLORS[status]),
             color=_dot_quote(STATUS_BORDERS[status]),
             style=_dot_quote("filled,dashed" if status == "erased" else "filled"),
@@ -99,9 +116,11 @@ def to_dot(graph: IRGraph) -> str:
             target,
             key=key,
             label=_dot_quote(str(attrs.get("label", ""))),
-            color=_dot_quote(STATUS_BORDERS[status] if status != "unchanged" else "#8899aa"),
-            style="dashed" if status == "erased" or attrs.get("kind") == "enter" else "solid",
+            color=_dot_quote(STATUS_BORDERS[status] if status != "unchanged" else _EDGE_COLOR),
+            style="dashed" if status == "erased" else "solid",
         )
+    for parent, node, _ in _parent_links(graph):
+        out.add_edge(parent, node, key="parent", color=_dot_quote(PARENT_LINK_COLOR), arrowhead="none")
     return nx.nx_pydot.to_pydot(out).to_string()
 
 
@@ -130,7 +149,7 @@ def _node_options(node: str, attrs: dict[str, Any], position: Position | None) -
 
 
 def to_pyvis(graph: IRGraph, positions: dict[str, Position] | None = None, height: str = "520px") -> Network:
-    """A pyvis network of the graph, coloured by status, with resources in line (offline)."""
+    """A pyvis network of the graph: coloured by status, parents linked in grey, resources in line."""
     net = Network(height=height, width="100%", directed=True, cdn_resources="in_line")
     for node, attrs in graph.nodes(data=True):
         position = positions.get(node) if positions is not None else None
@@ -141,12 +160,23 @@ def to_pyvis(graph: IRGraph, positions: dict[str, Position] | None = None, heigh
             source,
             target,
             id=f"{source}->{target}:{key}",
-            label=str(attrs.get("label", "")),
-            title=str(attrs.get("text", attrs.get("label", ""))),
-            color=STATUS_BORDERS[status] if status != "unchanged" else "#8899aa",
-            dashes=status == "erased" or attrs.get("kind") == "enter",
+            title=f"{attrs.get('kind', '')}: {attrs.get('label', '')}",
+            color=STATUS_BORDERS[status] if status != "unchanged" else _EDGE_COLOR,
+            dashes=status == "erased",
             width=1 if status == "unchanged" else 2.5,
             status=status,
+        )
+    for parent, node, status in _parent_links(graph):
+        net.add_edge(  # pyright: ignore[reportUnknownMemberType]
+            parent,
+            node,
+            id=f"{parent}->{node}:parent",
+            color=PARENT_LINK_COLOR,
+            arrows={"to": {"enabled": False}},
+            dashes=status == "erased",
+            width=1,
+            status=status,
+            kind="parent",
         )
     net.set_options(json.dumps(_VIS_OPTIONS))  # pyright: ignore[reportUnknownMemberType]
     return net

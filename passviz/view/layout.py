@@ -1,7 +1,7 @@
 """Node positions that stay put from step to step.
 
-The first graph gets a layered layout (definitions above uses, parents
-above children).  After that, a node keeps the position it was first given;
+The first graph gets a layered layout (definitions above uses, boxes above
+what they hold).  After that, a node keeps the position it was first given;
 a new node is put next to its already placed neighbours, below what feeds
 it, and nudged sideways until it overlaps nothing.
 """
@@ -12,27 +12,38 @@ from collections.abc import Hashable
 
 import networkx as nx
 
-from passviz.view.builders import IRGraph
+from passviz.view.graph import IRGraph, links
 
 Position = tuple[float, float]
 
 
+def drawn_links(graph: IRGraph) -> nx.DiGraph[str]:
+    """``graph``'s nodes, in order, joined as a drawing joins them (``links``)."""
+    simple: nx.DiGraph[str] = nx.DiGraph()
+    simple.add_nodes_from(graph.nodes)
+    simple.add_edges_from(links(graph))
+    return simple
+
+
 def layered_layout(graph: IRGraph, dx: float = 190.0, dy: float = 90.0) -> dict[str, Position]:
-    """Longest-path layers top to bottom, ordered in each layer by the mean x of their parents.
+    """Longest-path layers top to bottom, ordered in each layer by the mean x of their predecessors.
 
     Cycles (loops in a CFG) are collapsed first, so every graph has layers.
     """
-    if graph.number_of_nodes() == 0:
+    return _layered(drawn_links(graph), dx, dy)
+
+
+def _layered(simple: nx.DiGraph[str], dx: float, dy: float) -> dict[str, Position]:
+    if simple.number_of_nodes() == 0:
         return {}
-    simple: nx.DiGraph[str] = nx.DiGraph(graph)
     dag = nx.condensation(simple)
     layer_of_component: dict[Hashable, int] = {}
     for component in nx.topological_sort(dag):
         preds = [layer_of_component[p] for p in dag.predecessors(component)]
         layer_of_component[component] = max(preds) + 1 if preds else 0
-    order = {node: index for index, node in enumerate(graph.nodes)}
+    order = {node: index for index, node in enumerate(simple.nodes)}
     layers: dict[int, list[str]] = {}
-    for node in graph.nodes:
+    for node in simple.nodes:
         layer = layer_of_component[dag.graph["mapping"][node]]
         layers.setdefault(layer, []).append(node)
     positions: dict[str, Position] = {}
@@ -61,16 +72,17 @@ class LayoutMemory:
 
     def place(self, graph: IRGraph) -> dict[str, Position]:
         """Positions for every node of ``graph``: remembered ones kept, new ones placed."""
+        simple = drawn_links(graph)
         if not self.positions:
-            self.positions.update(layered_layout(graph, self.dx, self.dy))
+            self.positions.update(_layered(simple, self.dx, self.dy))
             return {n: self.positions[n] for n in graph.nodes}
         fresh = [n for n in graph.nodes if n not in self.positions]
         if fresh:
-            self._place_new(graph, fresh)
+            self._place_new(simple, fresh)
         return {n: self.positions[n] for n in graph.nodes}
 
-    def _place_new(self, graph: IRGraph, fresh: list[str]) -> None:
-        sub_layout = layered_layout(graph.subgraph(fresh).copy(), self.dx, self.dy)
+    def _place_new(self, graph: nx.DiGraph[str], fresh: list[str]) -> None:
+        sub_layout = _layered(graph.subgraph(fresh).copy(), self.dx, self.dy)
         occupied = {self._cell(p) for p in self.positions.values()}
         right = max(x for x, _ in self.positions.values()) + self.dx
         top = min(y for _, y in self.positions.values())
@@ -84,7 +96,7 @@ class LayoutMemory:
             self.positions[node] = spot
             occupied.add(self._cell(spot))
 
-    def _near_neighbours(self, graph: IRGraph, node: str) -> Position | None:
+    def _near_neighbours(self, graph: nx.DiGraph[str], node: str) -> Position | None:
         preds = [self.positions[p] for p in graph.predecessors(node) if p in self.positions]
         if preds:
             return (sum(x for x, _ in preds) / len(preds), max(y for _, y in preds) + self.dy)

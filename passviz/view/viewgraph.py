@@ -11,11 +11,31 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Literal, TypeAlias
 
 from passviz.trace.apply import IRData, OpData
 
 _Work = tuple[str, str, str | None, int]
 """A node still to add: its kind, id, parent and (for a region) its index."""
+
+NodeKind: TypeAlias = Literal["op", "box", "region", "block", "arg"]
+EdgeKind: TypeAlias = Literal["use", "branch"]
+
+ViewKind: TypeAlias = Literal["all", "dataflow", "cfg", "nesting"]
+"""Which edges a view draws: both, dataflow (``use``), control flow (``branch``), or none (boxes only)."""
+
+VIEW_KINDS: tuple[ViewKind, ...] = ("all", "dataflow", "cfg", "nesting")
+
+EDGE_KINDS: dict[ViewKind, tuple[EdgeKind, ...]] = {
+    "all": ("use", "branch"),
+    "dataflow": ("use",),
+    "cfg": ("branch",),
+    "nesting": (),
+}
+"""The edge kinds each view draws (the viewer's ``edges`` option, ``extension/src/view/options.ts``)."""
+
+ViewGraph: TypeAlias = "tuple[dict[str, ViewNode], dict[str, ViewEdge]]"
+"""What ``view_graph`` returns: nodes (boxes before what they hold) and edges, by id."""
 
 LABEL_LIMIT = 40
 """Labels past this many characters are cut with an ellipsis (the whole op shows on hover)."""
@@ -26,7 +46,7 @@ class ViewNode:
     """A node the viewer draws."""
 
     id: str
-    kind: str
+    kind: NodeKind
     """``op``, ``box`` (an op holding regions), ``region``, ``block`` or ``arg``."""
     parent: str | None
     """The box drawn around it, or None at the top."""
@@ -39,7 +59,7 @@ class ViewEdge:
     """An edge the viewer draws: ``use`` (dataflow) or ``branch`` (control flow)."""
 
     id: str
-    kind: str
+    kind: EdgeKind
     source: str
     target: str
     label: str
@@ -93,7 +113,7 @@ def _box_label(op: OpData) -> str:
     return _cut(f"{op.name} @{bare}", 60)
 
 
-def view_graph(state: IRData) -> tuple[dict[str, ViewNode], dict[str, ViewEdge]]:
+def view_graph(state: IRData) -> ViewGraph:
     """The viewer's nodes (boxes before what they hold) and edges at ``state``."""
     nodes: dict[str, ViewNode] = {}
     edges: dict[str, ViewEdge] = {}

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from passviz.trace.model import Trace
-from passviz.view.builders import GraphKind
 from passviz.view.view import DEFAULT_MAX_NODES, StepGraph, TraceView
+from passviz.view.viewgraph import ViewKind
 from passviz.widget.html import FIGURE_CSS, graph_frame, step_header
 from passviz.widget.stepper import viewer_bundle
 
@@ -23,7 +23,7 @@ class GraphFigure:
 
     trace: Trace
     drawn: StepGraph
-    height: int = 420
+    height: int = 520
 
     def _repr_html_(self) -> str:
         header = step_header(self.trace, self.drawn.step)
@@ -33,15 +33,20 @@ class GraphFigure:
 def show_graph(
     trace: Trace,
     step: int,
-    kind: GraphKind = "dataflow",
+    kind: ViewKind = "dataflow",
     *,
     view: TraceView | None = None,
     max_nodes: int = DEFAULT_MAX_NODES,
-    height: int = 420,
+    height: int = 520,
 ) -> GraphFigure:
-    """The graph of ``kind`` after ``step`` (-1: the initial IR), coloured against the step before.
+    """The viewer's graph after ``step`` (-1: the initial IR), coloured against the step before.
 
-    Pass the same ``view`` for a series of steps, so nodes keep their places.
+    A static, offline pyvis figure of the graph the viewer draws: its nodes
+    (ops, boxes, regions, blocks, block arguments), each linked from the box
+    it sits in, and the edges ``kind`` chooses, as the viewer's toggles do:
+    ``"all"``, ``"dataflow"`` (uses), ``"cfg"`` (branches) or ``"nesting"``
+    (none).  Pass the same ``view`` for a series of steps, so nodes keep
+    their places.
     """
     view = view or TraceView(trace, max_nodes=max_nodes)
     if not -1 <= step < len(trace.steps):

@@ -14,25 +14,21 @@ from __future__ import annotations
 
 from contextlib import suppress
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from passviz.recording.initial import ensure_initial
 from passviz.recording.replay import ReplayError
 from passviz.trace.model import Trace
 from passviz.trace.query import StepFilter
 from passviz.trace.summary import TRACE_MIME_TYPE, trace_html, trace_mime_data
+from passviz.view.viewgraph import EDGE_KINDS, ViewKind
 from passviz.widget.standalone import IFRAME_HEIGHT, ViewerNotBuiltError, viewer_iframe
 from passviz.widget.trace_widget import TraceWidget
 
-ViewKind = Literal["all", "dataflow", "cfg", "nesting"]
-"""Which edges the graph draws: both, dataflow (uses), control flow (branches), or none (boxes only)."""
-
 _EDGES: dict[ViewKind, dict[str, bool]] = {
-    "all": {"use": True, "branch": True},
-    "dataflow": {"use": True, "branch": False},
-    "cfg": {"use": False, "branch": True},
-    "nesting": {"use": False, "branch": False},
+    kind: {"use": "use" in shown, "branch": "branch" in shown} for kind, shown in EDGE_KINDS.items()
 }
+"""The viewer's ``edges`` option for each view kind."""
 
 
 def viewer_bundle(
