@@ -92,6 +92,7 @@ from passviz.ir.hints import isa
 from passviz.ir.locations import located
 from passviz.recording.interface import StepRecorder, TracedPass
 from passviz.rewrite.greedy import DEFAULT
+from passviz.rewrite.matchers import int_or_float_width
 
 
 def static_loop_ranges(op: Operation) -> list[int] | None:
@@ -214,11 +215,6 @@ def _result_map(op: Operation, result: OpResult) -> AffineMap | None:
     return _operand_map(op, len(op.operands) - len(inits) + result.index)
 
 
-def _bit_width(type_: Attribute) -> int | None:
-    """The bit width of an integer or float element type."""
-    return type_.bitwidth if isinstance(type_, FixedBitwidthType) and type_.name != "index" else None
-
-
 def is_bit_extend(op: Operation) -> bool:
     """IREE's ``isBitExtendOp``: an all-parallel generic with one init whose element type is
     wider than that of its widest highest-rank input (and no ``math`` op in its body)."""
@@ -233,14 +229,14 @@ def is_bit_extend(op: Operation) -> bool:
     top = max(len(t.get_shape()) for t in ranked)
     if top == 0:
         return False
-    widths = [_bit_width(t.get_element_type()) for t in ranked if len(t.get_shape()) == top]
+    widths = [int_or_float_width(t.get_element_type()) for t in ranked if len(t.get_shape()) == top]
     if any(w is None for w in widths):
         return False
     input_width = max(w for w in widths if w is not None)
     output = op.results[0].type
     if not isa(output, TensorType[Attribute]):
         return False
-    output_width = _bit_width(output.get_element_type())
+    output_width = int_or_float_width(output.get_element_type())
     if output_width is None or input_width >= output_width:
         return False
     return not any(inner.dialect_name() == "math" for inner in op.body.block.ops)

@@ -18,19 +18,17 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum, auto
-from typing import cast
 
 from xdsl.context import Context
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import (
-    ContainerType,
     DenseIntOrFPElementsAttr,
     IndexType,
     IntegerAttr,
     IntegerType,
     ModuleOp,
 )
-from xdsl.ir import Attribute, Operation, Region, SSAValue
+from xdsl.ir import Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 from xdsl.traits import IsTerminator, MemoryEffectKind, get_effects
 from xdsl.traits import is_speculatable as xdsl_is_speculatable
@@ -38,7 +36,7 @@ from xdsl.traits import is_speculatable as xdsl_is_speculatable
 from passviz.compilers.mlir.version import llvm_snapshot
 from passviz.ir.hints import isa
 from passviz.recording.interface import StepRecorder, TracedPass
-from passviz.rewrite.matchers import constant_attr
+from passviz.rewrite.matchers import INDEX_WIDTH, constant_attr, int_width
 
 
 class Speculation(Enum):
@@ -144,7 +142,8 @@ def _division_speculatability(op: Operation) -> Speculation:
     if divisor is None or 0 in divisor:
         return Speculation.NOT_SPECULATABLE
     signed = op.name in ("arith.divsi", "arith.ceildivsi")
-    width = _bitwidth(op.operands[1])
+    width = int_width(op.operands[1].type)
+    width = INDEX_WIDTH if width is None else width  # not an integer: MLIR's index width
     if signed and any(_signed(v, width) == -1 for v in divisor):
         return Speculation.NOT_SPECULATABLE
     return Speculation.SPECULATABLE
@@ -160,13 +159,6 @@ def _constant_ints(value: SSAValue) -> list[int] | None:
     if isa(attr, DenseIntOrFPElementsAttr[IntegerType]) or isa(attr, DenseIntOrFPElementsAttr[IndexType]):
         return list(attr.get_values())
     return None
-
-
-def _bitwidth(value: SSAValue) -> int:
-    type_ = value.type
-    if isinstance(type_, ContainerType):
-        type_ = cast(ContainerType[Attribute], type_).get_element_type()
-    return type_.bitwidth if isinstance(type_, IntegerType) else 64
 
 
 def _signed(value: int, width: int) -> int:
