@@ -68,8 +68,7 @@ FORBIDDEN_IN_TRACE = {"xdsl", "networkx", "ipywidgets", "IPython", "jupyterlab",
 
 KNOWN_CYCLES: frozenset[frozenset[str]] = frozenset(
     frozenset(cycle)
-    for cycle in (
-    )  # fmt: skip
+    for cycle in ()  # fmt: skip
 )
 """Each known import cycle, by module name without ``passviz.`` (``trace/`` modules by their
 name alone)."""
