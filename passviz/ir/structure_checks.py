@@ -20,10 +20,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import NoReturn
 
 from xdsl.dialects import cf
+from xdsl.dialects.builtin import StringAttr
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.traits import (
+    CallableOpInterface,
     IsolatedFromAbove,
     IsTerminator,
     NoTerminator,
@@ -74,20 +77,37 @@ def check_dominance(root: Operation, *, into_isolated: bool = True) -> None:
                 available: set[SSAValue] = set(block.args)
                 chain.append(available)
                 for inner in block.ops:
-                    for index, operand in enumerate(inner.operands):
+                    for operand in inner.operands:
                         if (
                             operand in available
                             or _in_any(operand, chain)
                             or checker.dominates_use(operand, inner)
                         ):
                             continue
-                        raise OpVerifyError(inner, f"operand #{index} does not dominate this use")
+                        _raise_first_undominated(root, checker, into_isolated)
                     if inner.regions and (into_isolated or not inner.has_trait(IsolatedFromAbove)):
                         visit(inner)
                     available.update(inner.results)
                 chain.pop()
 
     visit(root)
+
+
+def _raise_first_undominated(root: Operation, checker: DominanceChecker, into_isolated: bool) -> NoReturn:
+    """Raise at the use MLIR's ``verifyDominanceOfContainedRegions`` reports first: it checks the
+    ops of an op's regions, then (last found, first checked) the regions of those ops."""
+    worklist = [root]
+    while worklist:
+        op = worklist.pop()
+        for region in op.regions:
+            for block in region.blocks:
+                for inner in block.ops:
+                    for index, operand in enumerate(inner.operands):
+                        if not checker.dominates_use(operand, inner):
+                            raise OpVerifyError(inner, f"operand #{index} does not dominate this use")
+                    if inner.regions and (into_isolated or not inner.has_trait(IsolatedFromAbove)):
+                        worklist.append(inner)
+    raise AssertionError("an operand that does not dominate its use was found, and then not")
 
 
 def _in_any(value: SSAValue, chain: list[set[SSAValue]]) -> bool:
@@ -109,11 +129,16 @@ def check_structure(root: Operation) -> None:
 _REGION_TRAITS = (SingleBlockImplicitTerminator, IsolatedFromAbove, SymbolTable)
 """xDSL's traits whose MLIR counterparts are region traits, verified after the op's regions."""
 
+_TERMINATOR_CHECKED_FIRST = frozenset({"scf.parallel"})
+"""Ops whose own verifier in MLIR checks their regions' terminator before the regions' ops
+(``scf.parallel``: "expects body to terminate with 'scf.reduce'")."""
+
 _REGION_CHECKS = re.compile(
-    r"control flow edge|combine operation must be terminated|terminates with operation|block with no terminator"
+    r"control flow edge|combine operation must be terminated|terminates with operation"
+    r"|block with no terminator"
 )
 """The messages of op verifiers that MLIR makes in ``verifyRegions``, a region interface or the
-block checks (``RegionBranchOpInterface``'s types along control flow edges, ``tt.reduce``'s combine
+block checks (``RegionBranchOpInterface``'s types along control flow edges, a reduction's combine
 region, a function's body without a terminator), after verifying the regions' ops."""
 
 IMPLICIT_TERMINATORS = frozenset(
@@ -207,14 +232,21 @@ def _verify_own(op: Operation) -> OpVerifyError | None:
         raise OpVerifyError(op, f"block with no terminator, has '{op.name}'")
     if op.successors:
         check_successor_operands(op)
+    check_declaration(op)
     try:
         op.verify(verify_nested_ops=False)
     except VerifyException as exc:
         failure = exc if isinstance(exc, OpVerifyError) else OpVerifyError(op, str(exc))
-        if op.regions and (_REGION_CHECKS.search(str(exc)) or _region_check_fails(op)):
+        if (
+            op.regions
+            and op.name not in _TERMINATOR_CHECKED_FIRST
+            and (_REGION_CHECKS.search(str(exc)) or _region_check_fails(op))
+        ):
             return failure
         raise failure from None
-    except (ValueError, TypeError, LookupError, AttributeError, AssertionError) as exc:
+    except (RecursionError, MemoryError):
+        raise
+    except Exception as exc:
         # A verifier that reads its regions' ops as valid (an index past a yield's operands, say)
         # fails on broken ones: the regions' ops are verified first, and tell what is wrong.
         failure = OpVerifyError(op, f"'{op.name}' op does not verify: {type(exc).__name__}: {exc}")
@@ -233,6 +265,18 @@ def _region_check_fails(op: Operation) -> bool:
             except VerifyException:
                 return True
     return False
+
+
+def check_declaration(op: Operation) -> None:
+    """MLIR's ``SymbolOpInterface`` check of a function without a body: a declaration is private
+    or nested (``llvm.func``, whose external declarations are public, aside)."""
+    if not op.regions or op.regions[0].blocks or op.name.startswith("llvm."):
+        return
+    if not op.has_trait(CallableOpInterface) or op.get_attr_or_prop("function_type") is None:
+        return
+    visibility = op.get_attr_or_prop("sym_visibility")
+    if visibility is None or (isinstance(visibility, StringAttr) and visibility.data == "public"):
+        raise OpVerifyError(op, f"'{op.name}' op symbol declaration cannot have public visibility")
 
 
 def _successor_operands(op: Operation) -> Sequence[Sequence[SSAValue]] | None:

@@ -176,6 +176,24 @@ class ReturnOp(IRDLOperation):
     def __init__(self, *values: SSAValue) -> None:
         super().__init__(operands=[values])
 
+    def verify_(self) -> None:
+        # IREE's ReturnOp::verify: the enclosing function's results, in number and type.
+        function = self.parent_op()
+        if not isinstance(function, FuncOp):
+            return  # HasParent says so
+        results = function.function_type.outputs.data
+        if len(self.operands_) != len(results):
+            raise VerifyException(
+                f"'util.return' op has {len(self.operands_)} operands, "
+                f"but enclosing function-like op returns {len(results)}"
+            )
+        for index, (value, result) in enumerate(zip(self.operands_, results, strict=True)):
+            if value.type != result:
+                raise VerifyException(
+                    f"'util.return' op type of return operand {index} ({value.type}) doesn't match "
+                    f"function result type ({result}) in function @{function.sym_name.data}"
+                )
+
 
 def _parse_global_value(parser: Parser) -> tuple[Attribute | None, Attribute | None]:
     """IREE's ``custom<TypeOrAttr>``: ``: type``, ``= typed-attr`` or ``: type = attr``."""
