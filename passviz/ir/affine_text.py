@@ -32,6 +32,8 @@ from xdsl.parser.generic_parser import ParserState
 from xdsl.utils.lexer import Span
 from xdsl.utils.mlir_lexer import MLIRToken, MLIRTokenKind
 
+from passviz.ir.xdsl_compat import current_token
+
 MAX_AFFINE_TERMS = 256
 """The most terms an affine map or set may have, all its expressions together:
 each dimension, symbol, constant, parenthesized expression and negation is
@@ -106,6 +108,12 @@ class BoundedAffineParser(AffineParser):
     def _parse_primary(self, parse_optional_bare_id: Callable[[], AffineExpr | None]) -> AffineExpr:
         # Every operand, parenthesized group and negation is read here, once each.
         self._count(1)
+        token = current_token(self)
+        if (
+            token.kind is MLIRTokenKind.INTEGER_LIT
+            and int(token.text, 16 if token.text[:2] in ("0x", "0X") else 10) > 2**63 - 1
+        ):
+            self.raise_error("constant too large for index", at_position=token.span)  # MLIR's limit
         return super()._parse_primary(parse_optional_bare_id)
 
     def _create_binop_expr(self, lhs: AffineExpr, rhs: AffineExpr, binop: MLIRToken) -> AffineExpr:

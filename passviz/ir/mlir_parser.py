@@ -191,6 +191,11 @@ _TOO_DEEP = (
 """Why input nested deeper than ``MAX_NESTING`` is refused."""
 
 
+class AtCurrentToken(ValueError):
+    """A failure of an op's parser that is reported where the parser stopped (raised by code an
+    op's parser calls, which has no parser to raise a located error with): as MLIR reports it."""
+
+
 class MLIRParser(Parser):
     """xDSL's ``Parser``, reading hex float literals and late location aliases as MLIR does."""
 
@@ -246,7 +251,8 @@ class MLIRParser(Parser):
         self._empty_bodies = {}
         # xDSL's Parser lexes its first token at once: the lexer is swapped in
         # before any token of the input is read.  It may raise ParseError.
-        use_lexer(self, BoundedLexer(Input(input, name)))
+        # MLIR's lexer skips a NUL character as white space (one at the end is the end).
+        use_lexer(self, BoundedLexer(Input(input.replace("\0", " "), name)))
 
     def _parse_dialect_resource_handle(self, dialect_name: str, interface: OpAsmDialectInterface) -> str:
         """A resource handle, declared once per parse: every use of one handle names the same
@@ -271,11 +277,19 @@ class MLIRParser(Parser):
         at_token = at_position is None or (
             isinstance(at_position, Span) and (at_position.start, at_position.end) == (token.start, token.end)
         )
+        content = self.lexer.input.content
+        if msg.startswith("undefined symbol alias '"):
+            # xDSL blames the token after the alias; MLIR blames the alias.
+            alias = msg.split("'")[1]
+            at = content.rfind(alias, 0, token.start)
+            if at >= 0:
+                raise ParseError(Span(at, at + len(alias), self.lexer.input), msg)
         if (
             at_token
             and end_position is None
             and _WRONG_TOKEN.search(msg)
             and not _KEYWORD_EXPECTED.match(msg)
+            and not (msg == "Expected argument or type" and _after_comma(content, token.start))
         ):
             # MLIR's ``emitWrongTokenError``: a token that is not what was expected is blamed
             # where the text before it ends (on the line above, for a token that starts a line).
@@ -339,6 +353,20 @@ class MLIRParser(Parser):
             and _EMPTY_BODY.match(self.lexer.input.content, brace.span.end)
         ):
             self._empty_bodies[region] = brace.span
+        return region
+
+    def parse_region_with_own_names(self, arguments: Iterable[Parser.Argument] | None = None) -> Region:
+        """A region whose values are a scope of names of their own, as MLIR's ``parseRegion`` with
+        ``enableNameShadowing`` reads it (for an op isolated from above): its arguments and ops
+        may take the names of values outside, and no name outside is visible in it."""
+        values, forward = self.ssa_values, self.forward_ssa_references
+        self.ssa_values, self.forward_ssa_references = {}, {}
+        try:
+            region = self.parse_region(arguments)
+            if self.forward_ssa_references:
+                self._raise_undefined_use()
+        finally:
+            self.ssa_values, self.forward_ssa_references = values, forward
         return region
 
     def parse_optional_attribute(self) -> Attribute | None:
@@ -413,10 +441,25 @@ class MLIRParser(Parser):
         return super()._parse_optional_integer_or_float_type()
 
     def parse_affine_map(self) -> AffineMap:
+        self._check_affine_space()
         return BoundedAffineParser(parser_state(self)).parse_affine_map()
 
     def parse_affine_set(self) -> AffineSet:
+        self._check_affine_space()
         return BoundedAffineParser(parser_state(self)).parse_affine_set()
+
+    def _check_affine_space(self) -> None:
+        """MLIR's refusal of a dimension or symbol named twice (``(d0, d0) -> ...``), which xDSL
+        reads as two dimensions of which the last is used."""
+        content = self.lexer.input.content
+        space = _AFFINE_SPACE.match(content, current_token(self).span.start)
+        if space is None:
+            return
+        seen: set[str] = set()
+        for name in _BARE_ID.finditer(content, space.start(), space.end()):
+            if name[0] in seen:
+                self.raise_error(f"redefinition of identifier '{name[0]}'", at_position=name.start())
+            seen.add(name[0])
 
     def parse_affine_map_of_ssa_ids(self) -> tuple[AffineMap, Sequence[SSAValue[IndexType]]]:
         """xDSL's, reading the map with ``BoundedAffineParser``."""
@@ -431,7 +474,8 @@ class MLIRParser(Parser):
         except (ParseError, MemoryError):
             raise
         except Exception as exc:
-            raise self._relocate(exc, start.start, "operation") from None
+            where = self.pos if isinstance(exc, AtCurrentToken) else start.start
+            raise self._relocate(exc, where, "operation") from None
         if self._empty_bodies and op.regions and op.regions[0] in self._empty_bodies and _is_function(op):
             # MLIR's ``parseFunctionOp``: ``{}`` is no body (a declaration has no braces).
             self.raise_error(
@@ -440,8 +484,22 @@ class MLIRParser(Parser):
         self.op_starts[op] = start
         return op
 
+    def parse_shape_dimension(self, allow_dynamic: bool = True) -> int:
+        token = current_token(self)
+        if token.kind is MLIRTokenKind.INTEGER_LIT and _literal_value(token.text) > _INT64_MAX:
+            self.raise_error("invalid dimension", at_position=token.span)  # MLIR's: past int64
+        return super().parse_shape_dimension(allow_dynamic)
+
     def _get_op_by_name(self, name: str) -> type[Operation]:
         try:
+            if "." not in name and not _INTEGER_TYPE.fullmatch(name):
+                # MLIR finds a name without its dialect in one dialect only: the default dialect
+                # of the op around it (builtin.module's and the top level's builtin, func.func's
+                # func, none elsewhere); xDSL tries every dialect of the ops around it.
+                stack = parser_state(self).dialect_stack
+                default = stack[-1] if stack and stack[-1] in ("builtin", "func") else ""
+                if not default or self.ctx.get_optional_op(f"{default}.{name}") is None:
+                    self.raise_error(f"custom op '{name}' is unknown")
             return super()._get_op_by_name(name)
         except ParseError as exc:
             # xDSL blames the token after the name; MLIR blames the name, and does not take an
@@ -462,6 +520,10 @@ class MLIRParser(Parser):
         attr = super().parse_optional_builtin_int_or_float_attr()
         if isinstance(attr, FloatAttr) and _DECIMAL_INTEGER.match(self.lexer.input.content, token.span.start):
             self.raise_error(_DECIMAL_FOR_FLOAT, at_position=token.span)
+        if isinstance(attr, IntegerAttr) and token.kind in (MLIRTokenKind.INTEGER_LIT, MLIRTokenKind.MINUS):
+            value = attr.value.data
+            if not _fits(value, attr.type):
+                self.raise_error("integer constant out of range for attribute", at_position=token.span)
         return attr
 
     def _parse_dense_literal_type(self) -> RankedStructure[AnyDenseElement]:
@@ -539,6 +601,14 @@ class MLIRParser(Parser):
             self._first_forward_uses.setdefault(operand.operand_name, operand.span)
         return super().resolve_operand(operand, type)
 
+    def resolve_operands(
+        self, args: Sequence[UnresolvedOperand], input_types: Sequence[Attribute], error_pos: Position
+    ) -> Sequence[SSAValue]:
+        if args and len(args) != len(input_types):
+            # MLIR blames the operand list (xDSL's declarative formats name where the types end).
+            error_pos = args[0].span.start
+        return super().resolve_operands(args, input_types, error_pos)
+
     def _raise_undefined_use(self) -> None:
         """Report the first use of a value never defined where it is, not at the end of the input
         (xDSL says ``values used but not defined`` at the end)."""
@@ -608,10 +678,14 @@ class MLIRParser(Parser):
         self._late_alias_uses = late
         try:
             module = super().parse_module(allow_implicit_module)
-        except ParseError:
-            if self.forward_ssa_references and current_token(self).kind is MLIRTokenKind.EOF:
+        except ParseError as exc:
+            at_end = current_token(self).kind is MLIRTokenKind.EOF
+            if self.forward_ssa_references and at_end and exc.msg.startswith("values used but not defined"):
                 self._raise_undefined_use()
-            raise
+            if not (at_end and allow_implicit_module and exc.msg == "Could not parse entire input!"):
+                raise
+            # Nothing but aliases and comments: MLIR reads an empty module (xDSL refuses it).
+            module = ModuleOp([])
         finally:
             self._late_alias_uses = None
         if not late:
@@ -727,14 +801,56 @@ class _LateLocations:
             self._path.pop()
 
 
+_AFFINE_SPACE = re.compile(r"\(\s*[\w$.\s,]*\)(?:\s*\[\s*[\w$.\s,]*\])?")
+"""An affine map's or set's dimensions and symbols: ``(d0, d1)[s0]``."""
+
+_BARE_ID = re.compile(r"[A-Za-z_][\w$.]*")
+"""A bare identifier (a dimension's or symbol's name)."""
+
+_INT64_MAX = 2**63 - 1
+"""The largest dimension of a shape."""
+
+
+def _literal_value(text: str) -> int:
+    """An integer literal's value (decimal, or hexadecimal after ``0x``)."""
+    return int(text, 16) if text[:2] in ("0x", "0X") else int(text)
+
+
 _INTEGER_TYPE = re.compile(r"[su]?i[0-9]+")
 """What MLIR's lexer reads as an integer type, never as an identifier."""
 
-_WRONG_TOKEN = re.compile(r"(?i)\bexpected\b|^ in block definition$|^Could not parse entire input")
+_WRONG_TOKEN = re.compile(
+    r"(?i)\bexpected\b|^ in block definition$|^Could not parse entire input|must be typed"
+)
 """xDSL's messages for a token that is not one the parser expected here."""
 
-_KEYWORD_EXPECTED = re.compile(r"Expected '[A-Za-z_][\w.$-]*'")
+_KEYWORD_EXPECTED = re.compile(r"Expected '[A-Za-z_][\w.$-]*'$")
 """xDSL's message for a missing keyword, which MLIR reports at the token that is there instead."""
+
+
+def _fits(value: int, type: IntegerType | IndexType) -> bool:
+    """Whether MLIR's ``buildAttributeAPInt`` takes ``value`` for ``type``: a signless integer of
+    N bits holds -2^(N-1) to 2^N - 1, a signed one or an index (64 bits) -2^(N-1) to 2^(N-1) - 1,
+    an unsigned one 0 to 2^N - 1."""
+    if isinstance(type, IndexType):
+        width, signedness = 64, "signed"
+    else:
+        width, signedness = type.width.data, type.signedness.data.name.lower()
+    if width == 0:
+        return value == 0
+    if value < 0:
+        return signedness != "unsigned" and -value <= 1 << (width - 1)
+    if signedness == "signed" or isinstance(type, IndexType):
+        return value < 1 << (width - 1)
+    return value < 1 << width
+
+
+def _after_comma(content: str, position: Position) -> bool:
+    """Whether the text before ``position`` ends in a comma: a function's next argument, whose
+    absence MLIR reports where the token that is there instead begins ("expected SSA
+    identifier"), not as a wrong token (as it does the first argument's)."""
+    end = _before_wrong_token(content, position, False)
+    return end > 0 and content[end - 1] == ","
 
 
 def _before_wrong_token(content: str, position: Position, at_end: bool) -> Position:
@@ -759,7 +875,7 @@ def _before_wrong_token(content: str, position: Position, at_end: bool) -> Posit
 
 
 def _is_function(op: Operation) -> bool:
-    """Whether ``op`` is a function (``func.func``, ``tt.func``, ...): callable, with a type."""
+    """Whether ``op`` is a function (``func.func`` and the like): callable, with a type."""
     return op.has_trait(CallableOpInterface) and op.get_attr_or_prop("function_type") is not None
 
 

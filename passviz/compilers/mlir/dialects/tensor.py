@@ -115,9 +115,23 @@ class ExpandShapeOp(tensor.ExpandShapeOp):
         printer.print_attribute(self.result.type)
 
 
+class YieldOp(tensor.YieldOp):
+    """``tensor.yield %v : t``, read as MLIR reads it: one value (xDSL's takes a list)."""
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        value = parser.parse_unresolved_operand()
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        op = cls(parser.resolve_operand(value, parser.parse_type()))
+        op.attributes |= attrs
+        return op
+
+
 _REPLACED: dict[type[Operation], type[Operation]] = {
     tensor.CollapseShapeOp: CollapseShapeOp,
     tensor.ExpandShapeOp: ExpandShapeOp,
+    tensor.YieldOp: YieldOp,
 }
 
 Tensor = Dialect(
