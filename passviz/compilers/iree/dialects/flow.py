@@ -41,9 +41,11 @@ from xdsl.irdl import (
 from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
 from xdsl.traits import IsolatedFromAbove, IsTerminator, NoTerminator, SymbolOpInterface, SymbolTable
+from xdsl.utils.exceptions import VerifyException
 
 from passviz.compilers.iree.dialects.hal import parse_dims, print_dims
 from passviz.compilers.iree.dialects.util import print_visibility
+from passviz.ir.mlir_parser import MLIRParser
 from passviz.ir.xdsl_compat import print_new_line
 
 
@@ -144,6 +146,34 @@ class ReturnOp(IRDLOperation):
     def __init__(self, *values: SSAValue) -> None:
         super().__init__(operands=[values])
 
+    def verify_(self) -> None:
+        # IREE's checks of what a flow.return gives back, reported at the flow.return: a count
+        # region returns the workgroup count (three indices), a dispatch region's body its results.
+        block = self.parent_block()
+        region = block.parent if block is not None else None
+        owner = region.parent if region is not None else None
+        values = self.operands_
+        if isinstance(owner, DispatchRegionOp | DispatchWorkgroupsOp | ExecutableExportOp):
+            if region is owner.workgroup_count:
+                if len(values) != 3 or not all(isinstance(value.type, IndexType) for value in values):
+                    raise VerifyException(
+                        "'flow.return' op workgroup count region must return the XYZ dimension counts"
+                    )
+                return
+        if isinstance(owner, DispatchRegionOp) and region is owner.body:
+            results = owner.result.types
+            if len(values) != len(results):
+                raise VerifyException(
+                    f"'flow.return' op number of results ({len(results)}) does not match "
+                    f"number of returned values ({len(values)})"
+                )
+            for index, (value, result) in enumerate(zip(values, results, strict=True)):
+                if value.type != result:
+                    raise VerifyException(
+                        f"'flow.return' op type of returned value #{index} ({value.type}) does not match "
+                        f"the result type ({result})"
+                    )
+
 
 @irdl_op_definition
 class DispatchRegionOp(IRDLOperation):
@@ -184,13 +214,33 @@ class DispatchRegionOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> Self:
-        workload = _parse_workload(parser)
+        # IREE's parser resolves the dims and the workload after the regions, so a value of the
+        # wrong type is reported where the body uses it first.
+        workload: list[UnresolvedOperand] = []
+        if parser.parse_optional_punctuation("[") is not None:
+            workload = parser.parse_comma_separated_list(
+                parser.Delimiter.NONE, parser.parse_unresolved_operand
+            )
+            parser.parse_punctuation("]")
         parser.parse_punctuation("->")
-        types, dims = _parse_shaped_types(parser)
+        types: list[Attribute] = []
+        unresolved_dims: list[UnresolvedOperand] = []
+
+        def one() -> None:
+            types.append(parser.parse_type())
+            if parser.parse_optional_punctuation("{") is not None:
+                unresolved_dims.extend(
+                    parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_unresolved_operand)
+                )
+                parser.parse_punctuation("}")
+
+        parser.parse_comma_separated_list(parser.Delimiter.PAREN, one)
         attrs = parser.parse_optional_attr_dict_with_keyword()
         body = parser.parse_region()
         count = _parse_count_region(parser)
-        op = cls(types, dims, workload, body, count)
+        dims = [parser.resolve_operand(dim, IndexType()) for dim in unresolved_dims]
+        resolved = [parser.resolve_operand(value, IndexType()) for value in workload]
+        op = cls(types, dims, resolved, body, count)
         if attrs is not None:
             op.attributes |= attrs.data
         return op
@@ -266,8 +316,8 @@ def _parse_signature(
     where ``attr_dict``: the arguments, their dims, the result types, their dims, the
     results' ties and the attributes."""
     names = _parse_operand_list(parser)
-    parser.parse_punctuation(":")
     attributes = parser.parse_optional_attr_dict() if attr_dict else {}
+    parser.parse_punctuation(":")
     types, dims = _parse_shaped_types(parser)
     arguments = parser.resolve_operands(names, types, parser.pos)
     parser.parse_punctuation("->")
@@ -303,7 +353,6 @@ class _DispatchOperands(IRDLOperation):
 
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
-
     def _print_signature(self, printer: Printer, attr_dict: bool) -> None:
         """What ``_parse_signature`` reads."""
         printer.print_string("(")
@@ -316,6 +365,7 @@ class _DispatchOperands(IRDLOperation):
         printer.print_string(") -> ")
         tied = _tied_list(self.tied_operands, len(self.result))
         _print_results(printer, self.result.types, self.result_dims, tied, self.arguments)
+
 
 @irdl_op_definition
 class DispatchWorkgroupsOp(_DispatchOperands):
@@ -361,7 +411,11 @@ class DispatchWorkgroupsOp(_DispatchOperands):
         block_args = parser.parse_comma_separated_list(
             parser.Delimiter.PAREN, lambda: parser.parse_argument()
         )
-        body = parser.parse_region(block_args)
+        # IREE reads the body as a scope of names of its own (enableNameShadowing).
+        if isinstance(parser, MLIRParser):
+            body = parser.parse_region_with_own_names(block_args)
+        else:
+            body = parser.parse_region(block_args)
         count = _parse_count_region(parser)
         op = cls(workload, arguments, argument_dims, types, dims, tied, body, count)
         if attrs is not None:
@@ -393,7 +447,6 @@ class ExecutableEndOp(IRDLOperation):
     traits = traits_def(IsTerminator())
 
 
-@irdl_op_definition
 class _SymbolOp(IRDLOperation):
     """``flow.executable`` and ``flow.executable.export``: `` $visibility $sym_name ...``,
     the visibility printed always."""
@@ -422,6 +475,7 @@ class _SymbolOp(IRDLOperation):
         printer.print_symbol_name(self.sym_name.data)
 
 
+@irdl_op_definition
 class ExecutableOp(_SymbolOp):
     """``flow.executable private @ex { flow.executable.export ... builtin.module {...} }``."""
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
-from typing import ClassVar, Self
+from typing import ClassVar, Self, cast
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith
@@ -24,8 +24,10 @@ from xdsl.dialects.builtin import (
     AnyFloat,
     AnyTensorType,
     ArrayAttr,
+    ContainerType,
     DenseArrayBase,
     DenseIntElementsAttr,
+    DictionaryAttr,
     IntegerAttr,
     IntegerType,
     MemRefType,
@@ -36,7 +38,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.dialects.linalg import Linalg as _XdslLinalg
 from xdsl.dialects.linalg import ops as xdsl_linalg
-from xdsl.dialects.linalg.abstract_ops import ConvOperation, NamedOperation
+from xdsl.dialects.linalg.abstract_ops import ConvOperation, LinalgStructuredOperation, NamedOperation
 from xdsl.dialects.linalg.attrs import IteratorType, IteratorTypeAttr
 from xdsl.dialects.linalg.ops import GenericOp as _XdslGenericOp
 from xdsl.dialects.linalg.ops import IndexOp, YieldOp
@@ -57,8 +59,10 @@ from xdsl.irdl import (
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.traits import EffectInstance, RecursiveMemoryEffect, get_effects
+from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.hints import isa
 
+from passviz.ir.mlir_parser import AtCurrentToken
 from passviz.ir.xdsl_compat import print_new_line
 
 
@@ -145,8 +149,14 @@ class GenericOp(_XdslGenericOp):
                 parser.raise_error(f"unknown iterator type {item}", start, parser.pos)
         doc = attrs.pop("doc", None)
         library_call = attrs.pop("library_call", None)
-        # MLIR reads a second dictionary before ins(...) (IREE's tests mark ops so).
+        # MLIR reads a second dictionary before ins(...) (IREE's tests mark ops so), and properties.
         attrs |= parser.parse_optional_attr_dict()
+        if parser.parse_optional_punctuation("<") is not None:
+            properties = parser.parse_attribute()
+            parser.parse_punctuation(">")
+            if not isinstance(properties, DictionaryAttr):
+                parser.raise_error("expected a dictionary of properties", start, parser.pos)
+            attrs |= properties.data
         ins = _parse_operands(parser, "ins")
         outs = _parse_operands(parser, "outs")
         extra: dict[str, Attribute] = {}
@@ -173,12 +183,22 @@ def _strided(out: AffineExpr, kernel: AffineExpr, stride: int, dilation: int) ->
     return out * stride + kernel * dilation
 
 
+def _expect_args(inputs: Sequence[SSAValue], outputs: Sequence[SSAValue], count: int) -> None:
+    """Refuse, as MLIR's parser does, a named op given other than ``count`` ins and outs."""
+    if len(inputs) + len(outputs) != count:
+        raise AtCurrentToken(
+            f"[parseNamedStructuredOpRegion] ods-gen generated region expects {count} args, "
+            f"got {len(inputs) + len(outputs)}"
+        )
+
+
 def _conv_region(inputs: Sequence[SSAValue], outputs: Sequence[SSAValue]) -> Region:
     """``out + ext(in) * ext(filter)``: the inputs widened to the accumulator's type.
 
     xDSL's widens integers only; IREE's mixed-precision convolutions take f16
     inputs into an f32 accumulator (``arith.extf``).
     """
+    _expect_args(inputs, outputs, 3)
     arg_types = NamedOperation.body_arg_types((*inputs, *outputs))
     acc = arg_types[-1]
     floating = isinstance(acc, AnyFloat)
@@ -309,6 +329,7 @@ class DepthwiseConv2DNhwcHwcQOp(_DepthwiseBase):
 
     @classmethod
     def get_hidden_region(cls, inputs: Sequence[SSAValue], outputs: Sequence[SSAValue]) -> Region:
+        _expect_args(inputs, outputs, 5)
         arg_types = cls.body_arg_types((*inputs, *outputs))
         acc = arg_types[-1]
 
@@ -333,6 +354,7 @@ class DepthwiseConv2DNhwcHwcQOp(_DepthwiseBase):
 
 def _mac_region(inputs: Sequence[SSAValue], outputs: Sequence[SSAValue]) -> Region:
     """``out + a * b`` over the element types (float or integer)."""
+    _expect_args(inputs, outputs, 3)
     arg_types = NamedOperation.body_arg_types((*inputs, *outputs))
     floating = isinstance(arg_types[-1], AnyFloat)
 
@@ -541,6 +563,11 @@ class FillOp(xdsl_linalg.FillOp):
 
     traits = traits_def(PayloadEffects())
 
+    @classmethod
+    def get_hidden_region(cls, inputs: Sequence[SSAValue], outputs: Sequence[SSAValue]) -> Region:
+        _expect_args(inputs, outputs, 2)
+        return super().get_hidden_region(inputs, outputs)
+
 
 def _print_ins_outs(printer: Printer, source: SSAValue, init: SSAValue) -> None:
     """`` ins(%a : t) outs(%b : t)`` with MLIR's spacing (xDSL 0.74 prints ``%a:t``)."""
@@ -619,8 +646,38 @@ class ReduceOp(xdsl_linalg.ReduceOp):
             printer.print_region(self.region, print_entry_block_args=False)
 
 
+class CheckedYieldOp(YieldOp):
+    """``linalg.yield``, verified as MLIR verifies it: one value per init of the enclosing op,
+    of the init's element type (xDSL checks neither)."""
+
+    def verify_(self) -> None:
+        super().verify_()
+        parent = self.parent_op()
+        if isinstance(parent, LinalgStructuredOperation):
+            inits: Sequence[SSAValue] = parent.outputs
+        elif isinstance(parent, xdsl_linalg.ReduceOp | xdsl_linalg.BroadcastOp):
+            inits = [parent.init]
+        else:
+            return
+        if len(self.arguments) != len(inits):
+            raise VerifyException(
+                f"'linalg.yield' op expected number of yield values ({len(self.arguments)}) to match "
+                f"the number of inits / outs operands of the enclosing LinalgOp ({len(inits)})"
+            )
+        for index, (value, init) in enumerate(zip(self.arguments, inits, strict=True)):
+            element: Attribute = init.type
+            if isinstance(element, ContainerType):
+                element = cast(ContainerType[Attribute], element).get_element_type()
+            if value.type != element:
+                raise VerifyException(
+                    f"'linalg.yield' op type of yield operand {index + 1} ({value.type}) doesn't match "
+                    f"the element type of the enclosing linalg.generic op ({element})"
+                )
+
+
 _REPLACED: dict[type[Operation], type[Operation]] = {
     _XdslGenericOp: GenericOp,
+    YieldOp: CheckedYieldOp,
     xdsl_linalg.Conv2DNhwc_HwcfOp: Conv2DNhwcHwcfOp,
     xdsl_linalg.Conv2DNchwFchwOp: Conv2DNchwFchwOp,
     xdsl_linalg.MatmulOp: MatmulOp,
