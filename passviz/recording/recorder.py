@@ -2,7 +2,8 @@
 
 Its parts, by job: ``interface`` (what a pass may ask of it), ``limits`` (time, iterations,
 rewrites), ``failures`` (the flags of failed steps), ``shadow`` (what changed at each step
-boundary) and, here, the ``Tracer``, which observes the passes and writes the steps.
+boundary), ``observation`` (xDSL's own rewrite machinery, for passes that do not drive the
+tracer) and, here, the ``Tracer``, which opens, closes and writes the steps.
 
 A ``Tracer`` is an explicit object: passes receive it through ``TracedPass.run``
 and drive their rewrites through what it hands out (a rewriter, a pattern
@@ -15,18 +16,16 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from types import FrameType
-from typing import Any, ClassVar, Literal
+from typing import ClassVar, Literal
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass, PassPipeline
 from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
     PatternRewriter,
     PatternRewriterListener,
     PatternRewriteWalker,
@@ -35,14 +34,12 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint
 
 from passviz.ir.printer import print_module
-from passviz.ir.rewrite_hooks import calling_pattern, observing
+from passviz.ir.rewrite_hooks import observing
 from passviz.ir.verify import IncrementalVerifier
 from passviz.recording.failures import corruption_flag, exception_flag, root_cause, verify_flag
 from passviz.recording.initial import initial_state
 from passviz.recording.interface import (
-    PASSING_THROUGH,
     DispatchRegions,
-    NamedPattern,
     PassTimeout,
     PipelineStopped,
     PostWalk,
@@ -50,9 +47,9 @@ from passviz.recording.interface import (
     StepScope,
     TracedPass,
     pattern_name,
-    safe_str,
 )
 from passviz.recording.limits import DEFAULT_MAX_ITERATIONS, nonconvergence_message, pass_time_limit, seconds
+from passviz.recording.observation import RewriteObservation, StepPattern
 from passviz.recording.replay import Replayer
 from passviz.recording.shadow import PendingReplacement, ReconcileError, Removal, Shadow
 from passviz.trace.model import Delta, Flag, InitialState, Step, StepKind, Trace, TraceMeta
@@ -115,36 +112,7 @@ class _RecordedPass(ModulePass):
                 try:
                     self.inner.apply(ctx, op)
                 finally:
-                    self.tracer.close_direct_step()
-
-
-class _StepPattern(RewritePattern):
-    """The outermost pattern of a traced walk: one application, one step."""
-
-    def __init__(self, inner: RewritePattern, tracer: Tracer) -> None:
-        self.inner = inner
-        self.tracer = tracer
-
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
-        self.tracer.begin_rewrite(op)
-        stale = self.tracer.shadow.changed_behind(op)  # by an earlier step, behind the rewriter's back
-        self.tracer.applying += 1
-        try:
-            self.inner.match_and_rewrite(op, rewriter)
-        except PASSING_THROUGH:
-            raise
-        except BaseException as exc:  # SystemExit too: a flagged step, not a silent exit
-            trying = self.tracer.trying
-            self.tracer.fail(exc, op, pattern_name(trying) if trying is not None else None)
-            raise PipelineStopped(safe_str(exc)) from exc
-        finally:
-            self.tracer.applying -= 1
-        if rewriter.has_done_action:
-            self.tracer.end_rewrite()
-        elif not stale and self.tracer.shadow.changed_behind(op):  # edited without the rewriter
-            trying = self.tracer.trying
-            self.tracer.fired(pattern_name(trying if trying is not None else self.inner))
-            self.tracer.end_rewrite(if_changed=True)
+                    self.tracer.observation.close_direct_step()
 
 
 class Tracer(StepRecorder):
@@ -199,17 +167,14 @@ class Tracer(StepRecorder):
         self._recent: deque[str] = deque(maxlen=96)
         self.applying = 0
         """How many pattern applications or hand-written steps are running now."""
-        self._walks = 0
-        """How many hooked xDSL walkers are running now."""
-        self._unannounced = False
-        """The open step made edits no listener heard of: compare the whole module at its end."""
-        self._direct: tuple[str, FrameType | None] | None = None
-        """The open step of edits made outside any walker: its name and the frame making them."""
-        self._making_rewriter = False
-        self._wrapped: dict[
-            int, tuple[GreedyRewritePatternApplier, list[RewritePattern], list[RewritePattern]]
-        ] = {}
-        """Per applier: its patterns, and each wrapped to report its name."""
+        self.observation = RewriteObservation(self)
+        """What xDSL's hooked rewrite machinery reports to while a plain pass runs."""
+        # The tracer is the observer a plain pass runs under (``passviz.ir.rewrite_hooks``;
+        # passviz's greedy driver finds its recorder so): ``observation`` does the observing.
+        self.rewrite_region = self.observation.rewrite_region
+        self.apply_patterns = self.observation.apply_patterns
+        self.rewriter_created = self.observation.rewriter_created
+        self.direct_edit = self.observation.direct_edit
         self._deadline: float | None = None
         self._pass_started = 0.0
         self.listener = PatternRewriterListener(
@@ -368,11 +333,11 @@ class Tracer(StepRecorder):
         """
         root = self._root
         root_id = self.shadow.id_of(root) if root is not None else None
-        if full or self._unannounced:
+        if full or self.observation.unannounced:
             delta = self._take_full_delta()
         else:
             delta = self._take_scoped_delta([root] if root is not None else [])
-        self._unannounced = False
+        self.observation.unannounced = False
         if if_changed and not delta and not self.shadow.problems:
             return
         name = self._fired or _implicit_name(delta, root_id)
@@ -423,7 +388,7 @@ class Tracer(StepRecorder):
             delta.setdefault("texts", {}).setdefault(root_id, root_text)
         flag = exception_flag(exc, name)
         self.stopped = True
-        self._direct = None
+        self.observation.direct = None
         self._emit("failure", delta, name=name, root=root_id, flag=flag)
 
     def _nonconvergence(self, limit: str, *, rewrites: bool = True) -> None:
@@ -434,7 +399,7 @@ class Tracer(StepRecorder):
         )
         flag = Flag(kind="nonconvergence", message=message, cycle=cycle)
         self.stopped = True
-        self._direct = None
+        self.observation.direct = None
         try:
             delta = self._take_full_delta()
         except ReconcileError:
@@ -446,11 +411,7 @@ class Tracer(StepRecorder):
     # -- StepRecorder ----------------------------------------------------------
 
     def rewriter(self, insert_point: InsertPoint) -> PatternRewriter:
-        self._making_rewriter = True
-        try:
-            rewriter = PatternRewriter(insert_point)
-        finally:
-            self._making_rewriter = False
+        rewriter = self.observation.new_rewriter(insert_point)
         rewriter.extend_from_listener(self.listener)
         return rewriter
 
@@ -470,15 +431,15 @@ class Tracer(StepRecorder):
         walk_reverse: bool = False,
     ) -> PatternRewriteWalker:
         return PatternRewriteWalker(
-            _StepPattern(pattern, self),
-            post_walk_func=self._traced_post_walk(post_walk_func),
+            StepPattern(pattern, self),
+            post_walk_func=self.traced_post_walk(post_walk_func),
             walk_regions_first=walk_regions_first,
             apply_recursively=apply_recursively,
             walk_reverse=walk_reverse,
             listener=self.listener,
         )
 
-    def _traced_post_walk(self, func: PostWalk | None) -> PostWalk:
+    def traced_post_walk(self, func: PostWalk | None) -> PostWalk:
         """Wrap a walker's post-walk hook: trace it, and bound the iterations."""
         iterations = 0
         rewrites_before = self._pass_rewrites
@@ -525,100 +486,6 @@ class Tracer(StepRecorder):
         dispatch: DispatchRegions | None = None,
     ) -> StepScope:
         return StepScope(self, name, root, full=full, chain=chain, dispatch=dispatch)
-
-    # -- xDSL's rewrite machinery (passviz.ir.rewrite_hooks.RewriteObserver) -----
-
-    def rewrite_region(self, walker: PatternRewriteWalker, region: Region, run: Callable[[], bool]) -> bool:
-        """An xDSL walker of a plain pass: each pattern application it makes is a step."""
-        if isinstance(walker.pattern, _StepPattern):
-            return run()
-        if self._walks or self.applying:  # a walker inside a pattern: its edits are the pattern's
-            self._unannounced = True
-            return run()
-        self.close_direct_step()
-        saved = (walker.pattern, walker.listener, walker.post_walk_func)
-        pattern = walker.pattern
-        named = isinstance(pattern, GreedyRewritePatternApplier | NamedPattern)
-        listener = PatternRewriterListener()
-        listener.extend_from_listener(walker.listener)
-        listener.extend_from_listener(self.listener)
-        walker.pattern = _StepPattern(pattern if named else NamedPattern(pattern, self), self)
-        walker.listener = listener
-        walker.post_walk_func = self._traced_post_walk(walker.post_walk_func)
-        self._walks += 1
-        try:
-            return run()
-        finally:
-            self._walks -= 1
-            walker.pattern, walker.listener, walker.post_walk_func = saved
-
-    def apply_patterns(
-        self, applier: GreedyRewritePatternApplier, op: Operation, run: Callable[[], None]
-    ) -> None:
-        """An applier inside a hooked walker: the pattern that fires names the step."""
-        if not self._walks:
-            run()
-            return
-        original = applier.rewrite_patterns
-        cached = self._wrapped.get(id(applier))
-        if cached is None or cached[0] is not applier or cached[1] is not original:
-            wrapped: list[RewritePattern] = [
-                p if isinstance(p, NamedPattern) else NamedPattern(p, self) for p in original
-            ]
-            cached = self._wrapped[id(applier)] = (applier, original, wrapped)
-        applier.rewrite_patterns = cached[2]
-        try:
-            run()
-        finally:
-            applier.rewrite_patterns = original
-
-    def rewriter_created(self, rewriter: PatternRewriter, internal: bool) -> None:
-        """A rewriter a plain pass built itself: its edits are announced, and open steps."""
-        if internal or self._making_rewriter:
-            return
-        if self._walks or self.applying:
-            rewriter.extend_from_listener(self.listener)
-            return
-        notice: list[Callable[[Any], None]] = [lambda _: self.direct_edit("PatternRewriter")]
-        listener = PatternRewriterListener(
-            operation_insertion_handler=notice,
-            operation_removal_handler=notice,
-            operation_modification_handler=notice,
-            operation_replacement_handler=[lambda op, _: self.direct_edit("PatternRewriter")],
-            block_creation_handler=notice,
-        )
-        listener.extend_from_listener(self.listener)
-        rewriter.extend_from_listener(listener)
-
-    def direct_edit(self, method: str, internal: bool = False) -> None:
-        """An edit outside any walker: it joins the step of the pattern making it.
-
-        Each ``Rewriter`` call a pass makes itself, outside any pattern, is a step."""
-        if self._walks or self.applying:
-            if method != "PatternRewriter" and not internal:
-                self._unannounced = True  # Rewriter's static methods tell no listener
-            return
-        found = calling_pattern()
-        frame = found[2] if found is not None else None
-        joins = frame is not None or internal or method == "PatternRewriter"
-        if self._direct is not None and self._direct[1] is frame and joins:
-            return
-        self.close_direct_step()
-        self.begin_rewrite(found[1] if found is not None else None)
-        if found is not None:
-            name = pattern_name(found[0])
-        else:
-            name = "direct edits" if internal or method == "PatternRewriter" else f"Rewriter.{method}"
-        self._direct = (name, frame)
-
-    def close_direct_step(self) -> None:
-        """End the step of edits made outside any walker, if one is open."""
-        if self._direct is None:
-            return
-        name, _ = self._direct
-        self._direct = None
-        self.fired(name)
-        self.end_rewrite(full=True)
 
     # -- running ------------------------------------------------------------------
 
