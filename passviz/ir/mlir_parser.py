@@ -68,7 +68,16 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, AttributeInvT, Operation, Region, SSAValue, TypeAttribute
 from xdsl.ir.affine import AffineMap, AffineSet
-from xdsl.irdl import AttrConstraint, base
+from xdsl.irdl import (
+    AttrConstraint,
+    BaseAttr,
+    EqAttrConstraint,
+    IRDLOperation,
+    RangeLengthConstraint,
+    RangeOf,
+    VarConstraint,
+    base,
+)
 from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.parser.attribute_parser import AttrParser
 from xdsl.traits import CallableOpInterface
@@ -80,6 +89,7 @@ from passviz.ir.affine_text import BoundedAffineParser
 from passviz.ir.aliases import AliasExpansion
 from passviz.ir.deep import MAX_NESTING
 from passviz.ir.literals import BoundedLexer, dense_size_problem, integer_width_problem
+from passviz.ir.parse_errors import before_wrong_token, mlir_error_position
 from passviz.ir.terminal import first_line
 from passviz.ir.xdsl_compat import (
     TensorLiteralElement,
@@ -233,6 +243,9 @@ class MLIRParser(Parser):
     _resource_keys: dict[tuple[str, str], str]
     """Each resource handle read so far (dialect, text), with the key it was declared under."""
 
+    _balanced: tuple[int, int]
+    """The last dialect attribute or type body found balanced: where it begins and ends."""
+
     _empty_bodies: dict[Region, Span]
     """Each region read as ``{}`` without arguments, with its brace: a function may not have one."""
 
@@ -249,6 +262,7 @@ class MLIRParser(Parser):
         self._simple_numbers = {}
         self._resource_keys = {}
         self._empty_bodies = {}
+        self._balanced = (0, 0)
         # xDSL's Parser lexes its first token at once: the lexer is swapped in
         # before any token of the input is read.  It may raise ParseError.
         # MLIR's lexer skips a NUL character as white space (one at the end is the end).
@@ -273,27 +287,7 @@ class MLIRParser(Parser):
         at_position: Span | Position | None = None,
         end_position: Position | None = None,
     ) -> NoReturn:
-        token = current_token(self).span
-        at_token = at_position is None or (
-            isinstance(at_position, Span) and (at_position.start, at_position.end) == (token.start, token.end)
-        )
-        content = self.lexer.input.content
-        if msg.startswith("undefined symbol alias '"):
-            # xDSL blames the token after the alias; MLIR blames the alias.
-            alias = msg.split("'")[1]
-            at = content.rfind(alias, 0, token.start)
-            if at >= 0:
-                raise ParseError(Span(at, at + len(alias), self.lexer.input), msg)
-        if (
-            at_token
-            and end_position is None
-            and _WRONG_TOKEN.search(msg)
-            and not _KEYWORD_EXPECTED.match(msg)
-            and not (msg == "Expected argument or type" and _after_comma(content, token.start))
-        ):
-            # MLIR's ``emitWrongTokenError``: a token that is not what was expected is blamed
-            # where the text before it ends (on the line above, for a token that starts a line).
-            where = _before_wrong_token(self.lexer.input.content, token.start, token.start == token.end)
+        if (where := mlir_error_position(self, msg, at_position, end_position)) is not None:
             raise ParseError(Span(where, where, self.lexer.input), msg)
         if end_position is not None:
             assert isinstance(at_position, Position)
@@ -370,17 +364,41 @@ class MLIRParser(Parser):
         return region
 
     def parse_optional_attribute(self) -> Attribute | None:
+        self._check_pretty_body()
         return self._parse_reused(
             _SIMPLE_NUMBER, self._simple_numbers, super().parse_optional_attribute, "attribute"
         )
 
     def parse_optional_type(self) -> TypeAttribute | None:
+        self._check_pretty_body()
         return self._parse_reused(
             _SIMPLE_TYPE,
             self._simple_types,
             super().parse_optional_type,
             "type",
         )
+
+    def _check_pretty_body(self) -> None:
+        """MLIR's first look at a dialect attribute or type (``#ttg.slice<...>``): the extent of
+        its body, up to the ``>`` that balances its ``<``, ``(``, ``[`` and ``{`` (strings
+        skipped), refused as MLIR refuses it where the punctuation does not balance."""
+        token = current_token(self)
+        if (
+            token.kind not in (MLIRTokenKind.HASH_IDENT, MLIRTokenKind.EXCLAMATION_IDENT)
+            or "." not in token.text
+        ):
+            return
+        content = self.lexer.input.content
+        start = token.span.end
+        if content[start : start + 1] != "<" or self._balanced[0] <= start < self._balanced[1]:
+            return  # no body, or one inside a body found balanced (whose brackets all balance)
+        problem = unbalanced_body(content, start)
+        if isinstance(problem, int):
+            self._balanced = (start, problem)
+            return
+        if problem is not None:
+            at, message = problem
+            raise ParseError(Span(at, at + 1, self.lexer.input), message)
 
     def _parse_reused(
         self,
@@ -481,6 +499,9 @@ class MLIRParser(Parser):
             self.raise_error(
                 "expected non-empty function body", at_position=self._empty_bodies[op.regions[0]]
             )
+        if isinstance(op, IRDLOperation) and not _GENERIC_OP.match(self.lexer.input.content, start.start):
+            if (problem := _result_kind_problem(op)) is not None:
+                self.raise_error(problem, at_position=start)
         self.op_starts[op] = start
         return op
 
@@ -509,7 +530,7 @@ class MLIRParser(Parser):
             if at < 0:
                 raise
             if _INTEGER_TYPE.fullmatch(name):
-                where = _before_wrong_token(content, at, False)
+                where = before_wrong_token(content, at, False)
                 raise ParseError(
                     Span(where, where, self.lexer.input), "expected operation name in quotes"
                 ) from None
@@ -819,13 +840,78 @@ def _literal_value(text: str) -> int:
 _INTEGER_TYPE = re.compile(r"[su]?i[0-9]+")
 """What MLIR's lexer reads as an integer type, never as an identifier."""
 
-_WRONG_TOKEN = re.compile(
-    r"(?i)\bexpected\b|^ in block definition$|^Could not parse entire input|must be typed"
-)
-"""xDSL's messages for a token that is not one the parser expected here."""
+_GENERIC_OP = re.compile(r'(?:%[\w$.\-:#, \t]*=[ \t\r\n]*)?"')
+"""The start of an op in the generic form (``%r = "dialect.op"(...)``)."""
 
-_KEYWORD_EXPECTED = re.compile(r"Expected '[A-Za-z_][\w.$-]*'$")
-"""xDSL's message for a missing keyword, which MLIR reports at the token that is there instead."""
+_KINDS: dict[type[Attribute], str] = {IntegerType: "builtin.integer", IndexType: "builtin.index"}
+"""The builtin types an op's custom syntax reads as a kind of their own where the op's result is
+one (MLIR's ``parseCustomTypeWithFallback`` for ``I32`` or ``Index``), and their names."""
+
+
+def _result_kind_problem(op: IRDLOperation) -> str | None:
+    """MLIR's refusal, while reading an op's custom syntax, of a result type of the wrong kind
+    where the op's definition names one (``tt.get_program_id`` gives an ``i32``): the verifier
+    would say it later, after the parse errors further on."""
+    definitions = type(op).get_irdl_definition().results
+    if len(definitions) != len(op.results):
+        return None
+    for (_, definition), result in zip(definitions, op.results, strict=True):
+        constraint = definition.constr
+        if isinstance(constraint, RangeLengthConstraint) and isinstance(constraint.constraint, RangeOf):
+            constraint = constraint.constraint.constr
+        elif isinstance(constraint, RangeOf | RangeLengthConstraint):
+            continue
+        if isinstance(constraint, VarConstraint):
+            constraint = constraint.constraint
+        kind = (
+            type(constraint.attr)
+            if isinstance(constraint, EqAttrConstraint)
+            else constraint.attr
+            if isinstance(constraint, BaseAttr)
+            else None
+        )
+        if kind in _KINDS and not isinstance(result.type, kind):
+            return f"invalid kind of type specified: expected {_KINDS[kind]}, but found '{result.type}'"
+    return None
+
+
+_CLOSERS = {">": "<", "]": "[", ")": "(", "}": "{"}
+
+
+def unbalanced_body(content: str, start: int) -> tuple[int, str] | int | None:
+    """Where and why MLIR's ``parseDialectSymbolBody`` refuses the body that begins with the
+    ``<`` at ``start``; else where the body ends (None where a string in it does not end, which
+    the lexer refuses).  It blames the ``<``, or the last string it skipped (its lexer's current
+    token)."""
+    stack: list[str] = []
+    blamed = start
+    at = start
+    end = len(content)
+    while True:
+        if at >= end:
+            return blamed, f"unbalanced '{stack[-1]}' character in pretty dialect name"
+        char = content[at]
+        at += 1
+        if char in "<[({":
+            stack.append(char)
+        elif char == "-" and content[at : at + 1] == ">":
+            at += 1  # ``->`` is a token of its own
+        elif char in _CLOSERS:
+            if stack[-1] != _CLOSERS[char]:
+                return blamed, f"unbalanced '{stack[-1]}' character in pretty dialect name"
+            stack.pop()
+            if not stack:
+                return at
+        elif char == '"':
+            blamed = at - 1
+            closing = _STRING_END.match(content, at)
+            if closing is None:
+                return None  # the lexer's own error for the string comes first
+            at = closing.end()
+
+
+_STRING_END = re.compile(r'(?:[^"\\\n]|\\.)*"')
+"""The rest of a string literal, up to its closing quote, on its line."""
 
 
 def _fits(value: int, type: IntegerType | IndexType) -> bool:
@@ -843,35 +929,6 @@ def _fits(value: int, type: IntegerType | IndexType) -> bool:
     if signedness == "signed" or isinstance(type, IndexType):
         return value < 1 << (width - 1)
     return value < 1 << width
-
-
-def _after_comma(content: str, position: Position) -> bool:
-    """Whether the text before ``position`` ends in a comma: a function's next argument, whose
-    absence MLIR reports where the token that is there instead begins ("expected SSA
-    identifier"), not as a wrong token (as it does the first argument's)."""
-    end = _before_wrong_token(content, position, False)
-    return end > 0 and content[end - 1] == ","
-
-
-def _before_wrong_token(content: str, position: Position, at_end: bool) -> Position:
-    """Where MLIR reports a wrong token at ``position``: after the last text before it, blank
-    lines and ``//`` comments skipped (at the end of the input, one character back)."""
-    if at_end and position > 0:
-        position -= 1
-    original = position
-    end = position
-    while True:
-        while end > 0 and content[end - 1] in " \t":
-            end -= 1
-        if end == 0:
-            return original
-        if content[end - 1] not in "\n\r":
-            return end
-        end -= 1
-        line_start = max(content.rfind("\n", 0, end), content.rfind("\r", 0, end)) + 1
-        comment = content.find("//", line_start, end)
-        if comment != -1:
-            end = comment
 
 
 def _is_function(op: Operation) -> bool:

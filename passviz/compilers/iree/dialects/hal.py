@@ -229,7 +229,13 @@ class BufferViewDimOp(IRDLOperation):
             index = parser.parse_integer()
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
-        parser.parse_type()
+        type_pos = parser.pos
+        if not isinstance(result_type := parser.parse_type(), IndexType):
+            parser.raise_error(
+                f"invalid kind of type specified: expected builtin.index, but found '{result_type}'",
+                type_pos,
+                parser.pos,
+            )
         op = cls(
             operands=[parser.resolve_operand(view, view_type)],
             result_types=[IndexType()],

@@ -19,6 +19,7 @@ from typing import ClassVar, Self, TypeVar
 
 from xdsl.dialects.builtin import (
     I32,
+    AnyFloat,
     AnyFloatConstr,
     FixedBitwidthType,
     IntAttr,
@@ -306,7 +307,14 @@ class PointerType(ParametrizedAttribute, TypeAttribute):
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> tuple[TypeAttribute, IntAttr]:
         with parser.in_angle_brackets():
+            start = parser.pos
             pointee = parser.parse_type()
+            scalar_or_tensor = isinstance(pointee, IntegerType | AnyFloat | TensorType)
+            if triton_version() >= (3, 9) and not scalar_or_tensor:
+                # Triton 3.9's PointerType::verify (block pointers, to tensors, are passviz's own).
+                parser.raise_error(
+                    "pointer types must point to integer or floating-point types", start, parser.pos
+                )
             address_space = cls.DEFAULT_ADDRESS_SPACE
             if parser.parse_optional_punctuation(",") is not None:
                 pos = parser.pos
