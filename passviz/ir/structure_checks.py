@@ -32,6 +32,7 @@ from xdsl.traits import (
     NoTerminator,
     SingleBlockImplicitTerminator,
     SymbolTable,
+    SymbolUserOpInterface,
 )
 from xdsl.utils.exceptions import VerifyException
 
@@ -154,19 +155,28 @@ def verify_like_mlir(root: Operation) -> None:
     xDSL's ``Operation.verify`` checks an op's nested ops before the op itself, and names no op;
     this visits the ops as MLIR's ``OperationVerifier`` does, and each failure is an
     ``OpVerifyError`` at the op MLIR names."""
-    _verify_isolated(root)
+    uses: list[OpVerifyError] = []
+    _verify_isolated(root, uses)
+    if uses:
+        raise uses[0]
 
 
-def _verify_isolated(op: Operation) -> None:
+def _verify_isolated(op: Operation, uses: list[OpVerifyError]) -> None:
     """MLIR's ``verifyOpAndDominance``: ``op`` and its regions, then their dominance."""
-    _verify_operation(op)
+    _verify_operation(op, uses)
     check_dominance(op, into_isolated=False)
 
 
-def _verify_operation(op: Operation) -> None:
+def _verify_operation(op: Operation, uses: list[OpVerifyError]) -> None:
     """``op``'s own checks, then its blocks and their ops (those isolated from above last), then
-    the checks of its regions."""
-    postponed = _verify_own(op)
+    the checks of its regions.
+
+    ``uses`` collects the failures of symbol uses, which MLIR checks with the symbol table they
+    are in (after its regions): an op that is a symbol table reports the first of its own."""
+    table = op.has_trait(SymbolTable)
+    if table:
+        uses = []
+    postponed = _verify_own(op, uses)
     isolated: list[Operation] = []
     for region in op.regions:
         for block in region.blocks:
@@ -179,13 +189,15 @@ def _verify_operation(op: Operation) -> None:
                 if child.regions and child.has_trait(IsolatedFromAbove):
                     isolated.append(child)
                 else:
-                    _verify_operation(child)
+                    _verify_operation(child, uses)
     for child in isolated:
-        _verify_isolated(child)
+        _verify_isolated(child, uses)
     if postponed is not None:
         if op.has_trait(IsolatedFromAbove):
             check_isolation(op)
         raise postponed
+    if table and uses:
+        raise uses[0]
 
 
 def _needs_terminator(block: Block) -> bool:
@@ -213,7 +225,7 @@ def _enter_block(block: Block, op: Operation) -> None:
             raise OpVerifyError(child, "operation with block successors must terminate its parent block")
 
 
-def _verify_own(op: Operation) -> OpVerifyError | None:
+def _verify_own(op: Operation, uses: list[OpVerifyError]) -> OpVerifyError | None:
     """``op``'s own checks; raise their failure, or return it where it is one of its regions'
     (MLIR makes those after verifying the regions' ops)."""
     block = op.parent
@@ -237,6 +249,9 @@ def _verify_own(op: Operation) -> OpVerifyError | None:
         op.verify(verify_nested_ops=False)
     except VerifyException as exc:
         failure = exc if isinstance(exc, OpVerifyError) else OpVerifyError(op, str(exc))
+        if _symbol_use_fails(op):
+            uses.append(failure)
+            return None
         if (
             op.regions
             and op.name not in _TERMINATOR_CHECKED_FIRST
@@ -254,6 +269,17 @@ def _verify_own(op: Operation) -> OpVerifyError | None:
             return failure
         raise failure from None
     return None
+
+
+def _symbol_use_fails(op: Operation) -> bool:
+    """Whether ``op``'s check of the symbols it uses fails on it (``SymbolUserOpInterface``)."""
+    for trait in type(op).traits:
+        if isinstance(trait, SymbolUserOpInterface):
+            try:
+                trait.verify(op)
+            except VerifyException:
+                return True
+    return False
 
 
 def _region_check_fails(op: Operation) -> bool:
