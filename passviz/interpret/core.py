@@ -38,7 +38,6 @@ from xdsl.ir import Operation, OperationInvT
 from passviz.compilers.mlir.dialects import gpu, llvm
 from passviz.compilers.triton.dialects import tt, ttg
 from passviz.interpret.values import (
-    FUNCTION_OPS,
     DeclarationCallError,
     KernelAssertionError,
     RunError,
@@ -47,6 +46,7 @@ from passviz.interpret.values import (
     UnsupportedOpError,
     as_type,
     function_attribute,
+    is_function,
     zeros,
 )
 from passviz.ir.xdsl_compat import implementations
@@ -132,7 +132,7 @@ class KernelInterpreter(Interpreter):
         if not self.functions:
             for candidate in self.module.walk():
                 sym = function_attribute(candidate, "sym_name")
-                if candidate.name in FUNCTION_OPS and isinstance(sym, StringAttr):
+                if is_function(candidate) and isinstance(sym, StringAttr):
                     self.functions[sym.data] = candidate
         found = self.functions.get(name)
         if found is None:

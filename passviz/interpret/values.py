@@ -29,9 +29,10 @@ from xdsl.dialects.builtin import (
     TensorType,
 )
 from xdsl.ir import Attribute, Operation
+from xdsl.traits import CallableOpInterface, SymbolOpInterface
 
-from passviz.compilers.triton.dialects.tt import PointerType
 from passviz.ir.locations import source_position
+from passviz.ir.traits import has_trait
 
 Array = np.ndarray[Any, Any]
 """A numpy array of any shape and dtype."""
@@ -93,8 +94,13 @@ class KernelAssertionError(RunError):
     """A ``tt.assert`` that failed in some program of the grid."""
 
 
-FUNCTION_OPS = ("tt.func", "func.func", "toy.func", "util.func")
-"""The ops that define functions."""
+def is_function(op: Operation) -> bool:
+    """Whether ``op`` defines a function: a symbol that can be called (``func.func``, and each
+    family's function op with xDSL's ``CallableOpInterface``; not ``llvm.func``, which the
+    interpreter does not run)."""
+    return has_trait(op, CallableOpInterface, value_if_unregistered=False) and has_trait(
+        op, SymbolOpInterface, value_if_unregistered=False
+    )
 
 
 def function_attribute(function: Operation, name: str) -> Attribute | None:
@@ -109,7 +115,7 @@ def describe_location(op: Operation) -> str:
     if found is not None:
         return found
     func: Operation | None = op
-    while func is not None and func.name not in FUNCTION_OPS:
+    while func is not None and not is_function(func):
         func = func.parent_op()
     if func is None:
         return "(no location)"
@@ -156,11 +162,19 @@ def storage_dtype(type_: Attribute, op: Operation | None = None) -> np.dtype[Any
             return np.dtype(np.float32)
         case Float64Type():
             return np.dtype(np.float64)
-        case PointerType():
+        case _ if pointee_type(type_) is not None:
             return np.dtype(np.int64)
         case _:
             pass
     raise RunError(f"values of type {type_} are not supported by the interpreter", op)
+
+
+def pointee_type(type_: Attribute) -> Attribute | None:
+    """What a pointer type points to (a type that names its ``pointee_type``, as Triton's
+    ``!tt.ptr<f32>`` does); None for any other type.  Its values are ``Pointer`` and
+    ``PointerTensor``, whose offsets count elements of the pointee."""
+    pointee: object = getattr(type_, "pointee_type", None)
+    return pointee if isinstance(pointee, Attribute) else None
 
 
 def is_bf16(type_: Attribute) -> bool:
@@ -235,7 +249,7 @@ def as_type(values: Any, type_: Attribute, op: Operation | None = None) -> Array
 
 def zeros(type_: Attribute, op: Operation | None = None) -> Any:
     """A value of ``type_`` with every element zero (also what ``ub.poison`` stands for)."""
-    if isinstance(element_type(type_), PointerType):
+    if pointee_type(element_type(type_)) is not None:
         raise RunError("a poison pointer cannot be interpreted", op)
     return np.zeros(shape_of(type_), dtype=storage_dtype(type_, op))
 
@@ -348,7 +362,7 @@ class BlockPointer:
     strides: tuple[int, ...]
     """Elements between neighbours along each dimension."""
     offsets: tuple[int, ...]
-    """The block's first element along each dimension (``tt.advance`` moves it)."""
+    """The block's first element along each dimension (advancing the block pointer moves it)."""
 
     def block(self, block_shape: tuple[int, ...], checked: tuple[int, ...]) -> tuple[Array, Array]:
         """The block's element offsets, and which lie inside the view along the ``checked`` dimensions."""

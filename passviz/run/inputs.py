@@ -23,8 +23,7 @@ from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Attribute, BlockArgument
 
 from passviz.compilers.iree.dialects.hal import TensorImportOp
-from passviz.compilers.triton.dialects.tt import PointerType
-from passviz.interpret.values import Array, LaunchError, is_float, round_bf16
+from passviz.interpret.values import Array, LaunchError, is_float, pointee_type, round_bf16
 from passviz.ir.terminal import one_line
 from passviz.pipelines import parse_ir
 from passviz.run.launch import Argument, kernel_function
@@ -149,8 +148,8 @@ def derive_specs(module: ModuleOp, size: int = 64) -> list[ArgSpec]:
             if element not in DTYPES or any(size < 0 for size in shape):
                 raise InputSpecError(f"argument {name!r} is a {tensor}; give its array with --arg")
             specs.append(ArgSpec(name, shape, element))
-        elif isinstance(arg.type, PointerType):
-            pointee = str(arg.type.pointee_type)
+        elif (points_to := pointee_type(arg.type)) is not None:
+            pointee = str(points_to)
             if pointee not in DTYPES:
                 raise InputSpecError(f"argument {name!r} points to {pointee}; give its buffer with --arg")
             specs.append(ArgSpec(name, (size * size,), pointee))

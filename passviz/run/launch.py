@@ -16,11 +16,10 @@ from typing import cast
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Attribute, Operation
+from xdsl.traits import SymbolTable
 
 from passviz.compilers.iree.dialects.hal import BufferViewType
-from passviz.compilers.triton.dialects.tt import PointerType
 from passviz.interpret.values import (
-    FUNCTION_OPS,
     Array,
     Buffer,
     DeclarationCallError,
@@ -35,7 +34,10 @@ from passviz.interpret.values import (
     as_type,
     function_attribute,
     integer_width,
+    is_function,
+    pointee_type,
 )
+from passviz.ir.traits import has_trait
 from passviz.run.interpreters import new_interpreter
 
 Argument = tuple[str, "Array | int | float"]
@@ -63,7 +65,7 @@ class LaunchResult:
 def kernel_function(module: ModuleOp, name: str | None = None) -> Operation:
     """The kernel to launch: the function named ``name``, else the module's first public function."""
     for op in module.walk():
-        if op.name not in FUNCTION_OPS or _in_executable(op):
+        if not is_function(op) or _in_executable(op):
             continue
         sym = getattr(function_attribute(op, "sym_name"), "data", None)
         visibility = getattr(function_attribute(op, "sym_visibility"), "data", "public")
@@ -80,10 +82,11 @@ def kernel_function(module: ModuleOp, name: str | None = None) -> Operation:
 
 
 def _in_executable(op: Operation) -> bool:
-    """Whether ``op`` is an outlined dispatch function, which only ``flow.dispatch`` runs."""
+    """Whether ``op`` lies in a symbol table other than a module (IREE's ``flow.executable``):
+    an outlined dispatch function, which only the op dispatching to it runs."""
     parent = op.parent_op()
     while parent is not None:
-        if parent.name == "flow.executable":
+        if not isinstance(parent, ModuleOp) and has_trait(parent, SymbolTable, value_if_unregistered=False):
             return True
         parent = parent.parent_op()
     return False
@@ -119,7 +122,7 @@ def launch(
     memory = Memory()
     values: list[object] = []
     for (name, value), type_ in zip(arguments, types, strict=True):
-        if isinstance(type_, PointerType):
+        if pointee_type(type_) is not None:
             if not isinstance(value, np.ndarray):
                 raise LaunchError(f"argument {name!r} is a pointer ({type_}); give it an array", function)
             memory.buffers.append(Buffer(name, np.ascontiguousarray(value).reshape(-1).copy()))
