@@ -8,6 +8,10 @@ implementations (``scf.if``, ``scf.while``, ``cf.br``, ...) are registered the
 same way.  An op without one is an ``UnsupportedOpError`` naming it and its
 location; any other failure inside an op's implementation is a ``RunError``
 located at that op.
+
+This module knows no op: each compiler family brings the implementations of its
+ops (``passviz.compilers.family.Family.interpreter``), upstream MLIR's (functions,
+calls, ``scf``, ``cf``) among them; ``passviz.run.interpreters`` registers them all.
 """
 
 from __future__ import annotations
@@ -18,7 +22,6 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 import numpy as np
-from xdsl.dialects import cf, func, scf, ub
 from xdsl.dialects.builtin import StringAttr
 from xdsl.interpreter import (
     Interpreter,
@@ -27,27 +30,19 @@ from xdsl.interpreter import (
     OpImplResult,
     PythonValues,
     ReturnedValues,
-    Successor,
     TerminatorValue,
-    impl,
     impl_terminator,
-    register_impls,
 )
 from xdsl.ir import Operation, OperationInvT
 
-from passviz.compilers.mlir.dialects import gpu, llvm
-from passviz.compilers.triton.dialects import tt, ttg
 from passviz.interpret.values import (
     DeclarationCallError,
-    KernelAssertionError,
     RunError,
     RunLimitError,
     RunLimits,
     UnsupportedOpError,
-    as_type,
     function_attribute,
     is_function,
-    zeros,
 )
 from passviz.ir.xdsl_compat import implementations
 
@@ -74,7 +69,8 @@ class KernelInterpreter(Interpreter):
     constants: dict[Operation, Any] = field(default_factory=lambda: dict[Operation, Any]())
     """The values of the constant ops run so far."""
     printed: list[Any] = field(default_factory=lambda: list[Any]())
-    """What ``toy.print`` printed, one array per print, in order."""
+    """What the program printed (a family's print op appends each array it prints), in order: a
+    program whose output is what it prints is compared by these."""
     limits: RunLimits = RunLimits()
     """When the run stops (``RunLimitError``)."""
     ops_run: int = 0
@@ -173,77 +169,3 @@ def returns_operands(op_type: type[OperationInvT]) -> OpImpl[InterpreterFunction
         return ReturnedValues(args), ()
 
     return impl_terminator(op_type)(run)
-
-
-@register_impls
-class CoreFunctions(InterpreterFunctions):
-    """Functions, calls, returns, ``scf.for`` with typed induction variables, and poison."""
-
-    @impl(tt.CallOp)
-    def run_tt_call(self, interpreter: Interpreter, op: tt.CallOp, args: PythonValues) -> PythonValues:
-        state = kernel_state(interpreter)
-        return state.call(state.function(op.callee.root_reference.data, op), args, op)
-
-    @impl(func.CallOp)
-    def run_func_call(self, interpreter: Interpreter, op: func.CallOp, args: PythonValues) -> PythonValues:
-        state = kernel_state(interpreter)
-        return state.call(state.function(op.callee.root_reference.data, op), args, op)
-
-    run_tt_return = returns_operands(tt.ReturnOp)
-
-    run_func_return = returns_operands(func.ReturnOp)
-
-    @impl(scf.ForOp)
-    def run_for(self, interpreter: Interpreter, op: scf.ForOp, args: PythonValues) -> PythonValues:
-        lower, upper, step, *carried = args
-        index_type = op.body.block.args[0].type
-        values = tuple(carried)
-        for index in range(int(lower), int(upper), int(step)):
-            induction = as_type(index, index_type, op)
-            values = interpreter.run_ssacfg_region(op.body, (induction, *values), "scf.for")
-        return values
-
-    @impl(scf.ExecuteRegionOp)
-    def run_execute_region(
-        self, interpreter: Interpreter, op: scf.ExecuteRegionOp, args: PythonValues
-    ) -> PythonValues:
-        return interpreter.run_ssacfg_region(op.region, (), "scf.execute_region")
-
-    @impl(gpu.BarrierOp)
-    def run_gpu_barrier(self, interpreter: Interpreter, op: Operation, args: PythonValues) -> PythonValues:
-        # Programs run one after another, each in one thread: a barrier has nothing to wait for.
-        return ()
-
-    @impl(ttg.BarrierOp)
-    def run_ttg_barrier(self, interpreter: Interpreter, op: Operation, args: PythonValues) -> PythonValues:
-        return ()
-
-    @impl(llvm.AssumeOp)
-    def run_assume(self, interpreter: Interpreter, op: Operation, args: PythonValues) -> PythonValues:
-        # What the kernel promises; a broken promise is undefined behaviour on the GPU, not checked here.
-        return ()
-
-    @impl(cf.AssertOp)
-    def run_cf_assert(self, interpreter: Interpreter, op: cf.AssertOp, args: PythonValues) -> PythonValues:
-        if not np.all(np.asarray(args[0])):
-            state = kernel_state(interpreter)
-            raise KernelAssertionError(f"assertion failed in program {state.program_id}: {op.msg.data}", op)
-        return ()
-
-    @impl_terminator(cf.SwitchOp)
-    def run_switch(
-        self, interpreter: Interpreter, op: cf.SwitchOp, args: PythonValues
-    ) -> tuple[TerminatorValue, PythonValues]:
-        flag = int(np.asarray(args[0]))
-        cases = list(op.case_values.get_values()) if op.case_values is not None else []
-        if flag in cases:
-            index = cases.index(flag)
-            sizes = list(op.case_operand_segments.get_values())
-            start = sum(sizes[:index])
-            operands = op.case_operands[start : start + sizes[index]]
-            return Successor(op.case_blocks[index], interpreter.get_values(operands)), ()
-        return Successor(op.default_block, interpreter.get_values(op.default_operands)), ()
-
-    @impl(ub.PoisonOp)
-    def run_poison(self, interpreter: Interpreter, op: ub.PoisonOp, args: PythonValues) -> PythonValues:
-        return (zeros(op.result.type, op),)

@@ -19,9 +19,17 @@ def _interpreter() -> Sequence[InterpreterFunctions]:
     from xdsl.interpreters.cf import CfFunctions
     from xdsl.interpreters.scf import ScfFunctions
 
-    from passviz.compilers.mlir.interpret import ArithFunctions, MathFunctions
+    from passviz.compilers.mlir.interpret import ArithFunctions, ControlFunctions, MathFunctions
 
-    return (ScfFunctions(), CfFunctions(), ArithFunctions(), MathFunctions(), AffineFunctions())
+    # ControlFunctions after ScfFunctions: its scf.for (typed induction variables) replaces xDSL's.
+    return (
+        ScfFunctions(),
+        CfFunctions(),
+        ControlFunctions(),
+        ArithFunctions(),
+        MathFunctions(),
+        AffineFunctions(),
+    )
 
 
 FAMILY = Family(

@@ -1,10 +1,16 @@
-"""``arith`` and ``math`` on scalars and tensors alike, with numpy.
+"""``arith`` and ``math`` on scalars and tensors alike, with numpy; functions, calls and the
+control flow xDSL's tables leave out.
 
 xDSL's own ``ArithFunctions`` computes on Python numbers, one scalar at a
 time; these take numpy arrays of any shape (scalars are 0-d arrays) and give
 results of the op's result type: integers wrap at their width, signless
 integers are viewed as unsigned by the ops that say so, ``bf16`` results are
 rounded after every op (``values.as_type``).
+
+``ControlFunctions`` runs ``func.call`` and ``func.return``, ``scf.for`` with an
+induction variable of its type (it replaces xDSL's, so it is registered after
+``ScfFunctions``), ``scf.execute_region``, ``cf.assert``, ``cf.switch``,
+``ub.poison``, and the barrier and assumption ops that have nothing to do here.
 """
 
 from __future__ import annotations
@@ -14,15 +20,26 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from xdsl.dialects import arith, math
+from xdsl.dialects import arith, cf, func, math, scf, ub
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, FloatAttr, IntegerAttr
-from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
+from xdsl.interpreter import (
+    Interpreter,
+    InterpreterFunctions,
+    PythonValues,
+    Successor,
+    TerminatorValue,
+    impl,
+    impl_terminator,
+    register_impls,
+)
 from xdsl.ir import Attribute, Operation
 
 from passviz.compilers.mlir.dialects import arith as pv_arith
-from passviz.interpret.core import kernel_state
+from passviz.compilers.mlir.dialects import gpu, llvm
+from passviz.interpret.core import kernel_state, returns_operands
 from passviz.interpret.values import (
     Array,
+    KernelAssertionError,
     Pointer,
     PointerTensor,
     RunError,
@@ -37,6 +54,7 @@ from passviz.interpret.values import (
     shape_of,
     storage_dtype,
     unsigned_dtype,
+    zeros,
 )
 
 Method = Callable[[InterpreterFunctions, Interpreter, Any, PythonValues], PythonValues]
@@ -504,3 +522,67 @@ class MathFunctions(InterpreterFunctions):
         power = np.power(base, safe)
         negative = np.where(np.abs(base) == 1, np.where(exponent % 2 == 0, 1, base), 0)
         return _result(op, np.where(exponent < 0, negative, power))
+
+
+@register_impls
+class ControlFunctions(InterpreterFunctions):
+    """Functions, calls, returns, ``scf.for`` with typed induction variables, asserts, switches,
+    poison, and the barrier and assumption ops that do nothing here."""
+
+    @impl(func.CallOp)
+    def run_func_call(self, interpreter: Interpreter, op: func.CallOp, args: PythonValues) -> PythonValues:
+        state = kernel_state(interpreter)
+        return state.call(state.function(op.callee.root_reference.data, op), args, op)
+
+    run_func_return = returns_operands(func.ReturnOp)
+
+    @impl(scf.ForOp)
+    def run_for(self, interpreter: Interpreter, op: scf.ForOp, args: PythonValues) -> PythonValues:
+        lower, upper, step, *carried = args
+        index_type = op.body.block.args[0].type
+        values = tuple(carried)
+        for index in range(int(lower), int(upper), int(step)):
+            induction = as_type(index, index_type, op)
+            values = interpreter.run_ssacfg_region(op.body, (induction, *values), "scf.for")
+        return values
+
+    @impl(scf.ExecuteRegionOp)
+    def run_execute_region(
+        self, interpreter: Interpreter, op: scf.ExecuteRegionOp, args: PythonValues
+    ) -> PythonValues:
+        return interpreter.run_ssacfg_region(op.region, (), "scf.execute_region")
+
+    @impl(gpu.BarrierOp)
+    def run_gpu_barrier(self, interpreter: Interpreter, op: Operation, args: PythonValues) -> PythonValues:
+        # Programs run one after another, each in one thread: a barrier has nothing to wait for.
+        return ()
+
+    @impl(llvm.AssumeOp)
+    def run_assume(self, interpreter: Interpreter, op: Operation, args: PythonValues) -> PythonValues:
+        # What the kernel promises; a broken promise is undefined behaviour on the GPU, not checked here.
+        return ()
+
+    @impl(cf.AssertOp)
+    def run_cf_assert(self, interpreter: Interpreter, op: cf.AssertOp, args: PythonValues) -> PythonValues:
+        if not np.all(np.asarray(args[0])):
+            state = kernel_state(interpreter)
+            raise KernelAssertionError(f"assertion failed in program {state.program_id}: {op.msg.data}", op)
+        return ()
+
+    @impl_terminator(cf.SwitchOp)
+    def run_switch(
+        self, interpreter: Interpreter, op: cf.SwitchOp, args: PythonValues
+    ) -> tuple[TerminatorValue, PythonValues]:
+        flag = int(np.asarray(args[0]))
+        cases = list(op.case_values.get_values()) if op.case_values is not None else []
+        if flag in cases:
+            index = cases.index(flag)
+            sizes = list(op.case_operand_segments.get_values())
+            start = sum(sizes[:index])
+            operands = op.case_operands[start : start + sizes[index]]
+            return Successor(op.case_blocks[index], interpreter.get_values(operands)), ()
+        return Successor(op.default_block, interpreter.get_values(op.default_operands)), ()
+
+    @impl(ub.PoisonOp)
+    def run_poison(self, interpreter: Interpreter, op: ub.PoisonOp, args: PythonValues) -> PythonValues:
+        return (zeros(op.result.type, op),)

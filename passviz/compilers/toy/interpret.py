@@ -54,10 +54,10 @@ def run_lowered(module: ModuleOp) -> str:
     ops of their lowering, at any step of ``toy-lower-to-affine`` and after."""
     from passviz.compilers.mlir.family import FAMILY as MLIR
     from passviz.compilers.toy.family import FAMILY as TOY
-    from passviz.interpret.core import CoreFunctions, KernelInterpreter
+    from passviz.interpret.core import KernelInterpreter
 
     interpreter = KernelInterpreter(module)
-    for functions in (CoreFunctions(), *MLIR.interpreter(), *TOY.interpreter()):
+    for functions in (*MLIR.interpreter(), *TOY.interpreter()):
         interpreter.register_implementations(functions)
     interpreter.call(interpreter.function("main", module), ())
     return "".join(format_print(np.asarray(value, dtype=np.float64)) for value in interpreter.printed)

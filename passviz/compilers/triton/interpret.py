@@ -26,7 +26,7 @@ from xdsl.interpreter import (
 from xdsl.ir import Attribute, Operation, Region
 
 from passviz.compilers.mlir.interpret import BINARY, UNARY, bitcast, fma, reciprocal, unsigned, wide_product
-from passviz.compilers.triton.dialects import tt
+from passviz.compilers.triton.dialects import tt, ttg
 from passviz.interpret.core import kernel_state, returns_operands
 from passviz.interpret.values import (
     Array,
@@ -223,6 +223,18 @@ _ATOMIC: dict[int, Callable[[Any, Any], Any]] = {
 @register_impls
 class TritonFunctions(InterpreterFunctions):
     """``tt`` ops on numpy arrays and pointers."""
+
+    @impl(tt.CallOp)
+    def run_call(self, interpreter: Interpreter, op: tt.CallOp, args: PythonValues) -> PythonValues:
+        state = kernel_state(interpreter)
+        return state.call(state.function(op.callee.root_reference.data, op), args, op)
+
+    run_return = returns_operands(tt.ReturnOp)
+
+    @impl(ttg.BarrierOp)
+    def run_barrier(self, interpreter: Interpreter, op: Operation, args: PythonValues) -> PythonValues:
+        # Programs run one after another, each in one thread: a barrier has nothing to wait for.
+        return ()
 
     @impl(tt.GetProgramIdOp)
     def run_program_id(
