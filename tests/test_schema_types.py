@@ -68,6 +68,7 @@ OBJECTS = {
     "Flag": "$defs/flag",
     "HeaderRecord": "$defs/header",
     "TraceMeta": "$defs/meta",
+    "DispatchVocabulary": "$defs/dispatch",
     "InitialState": "$defs/initial",
     "StepRecord": "$defs/step",
     "EndRecord": "$defs/end",

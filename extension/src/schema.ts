@@ -101,6 +101,31 @@ export interface TraceMeta {
   syntax?: Record<string, string>;
   /** The attributes printed by alias: how each one's text begins, and its alias (`{'#ttg.blocked<': 'blocked'}`). */
   aliases?: Record<string, string>;
+  /** The ops a dispatch graph is drawn from; a trace without it has no dispatch graph. */
+  dispatch?: DispatchVocabulary;
+}
+
+/**
+ * The ops that play each part of a dispatch graph (IREE's `--iree-flow-dump-dispatch-graph`), as
+ * the family that defines one names them (`passviz.compilers.family.DispatchHints`).
+ */
+export interface DispatchVocabulary {
+  /** The ops that are one dispatch each. */
+  dispatch_ops: string[];
+  /** The functions at the top of the module whose bodies the graph draws. */
+  function_ops: string[];
+  /** Their returns. */
+  return_ops: string[];
+  /** Ops in a dispatch that move its tensors in and out rather than compute: no member of it. */
+  plumbing_ops: string[];
+  /** Ops besides functions whose bodies a dispatch's or executable's members are looked for in. */
+  container_ops: string[];
+  /** The op an outlined dispatch calls. */
+  executable_op: string;
+  /** The outlined dispatch, calling an executable. */
+  call_op: string;
+  /** The call's attribute naming what it calls (`[@executable::@entry]`). */
+  entry_points: string;
 }
 
 export interface HeaderRecord {

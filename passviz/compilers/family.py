@@ -20,6 +20,8 @@ from xdsl.interpreter import InterpreterFunctions
 from xdsl.ir import Dialect
 from xdsl.passes import ModulePass
 
+from passviz.trace.model import DispatchVocabulary
+
 
 def lazy(module: str, name: str) -> Callable[[], Any]:
     """Loads ``name`` from ``module`` when called: how a family names what it brings without
@@ -87,6 +89,43 @@ class Syntax:
 
 
 @dataclass(frozen=True)
+class DispatchHints:
+    """How a family's IR reads as a dispatch graph (what IREE's ``--iree-flow-dump-dispatch-graph``
+    draws): the ops that play each part.  A trace records them (``meta.dispatch``), so that the
+    viewer and ``passviz.view.dispatch`` draw the graph from the trace, naming no op themselves."""
+
+    dispatch_ops: tuple[str, ...]
+    """The ops that are one dispatch each, whatever they hold."""
+    function_ops: tuple[str, ...]
+    """The functions at the top of the module whose bodies the graph draws."""
+    return_ops: tuple[str, ...]
+    """Their returns."""
+    plumbing_ops: tuple[str, ...]
+    """Ops in a dispatch that move its tensors in and out rather than compute: no member of it."""
+    container_ops: tuple[str, ...]
+    """Ops besides functions whose bodies a dispatch's or executable's members are looked for in."""
+    executable_op: str
+    """The op an outlined dispatch calls, drawn as a node of its own."""
+    call_op: str
+    """The outlined dispatch, which calls an executable."""
+    entry_points: str
+    """The call's attribute naming what it calls (``[@executable::@entry]``)."""
+
+    def recorded(self) -> DispatchVocabulary:
+        """As a trace records it (``meta.dispatch``)."""
+        return DispatchVocabulary(
+            dispatch_ops=list(self.dispatch_ops),
+            function_ops=list(self.function_ops),
+            return_ops=list(self.return_ops),
+            plumbing_ops=list(self.plumbing_ops),
+            container_ops=list(self.container_ops),
+            executable_op=self.executable_op,
+            call_op=self.call_op,
+            entry_points=self.entry_points,
+        )
+
+
+@dataclass(frozen=True)
 class Family:
     """What one compiler family brings to passviz."""
 
@@ -106,5 +145,7 @@ class Family:
     A trace records them (``meta.aliases``), so the viewer aliases what the CLI aliases."""
     syntax: Syntax | None = None
     """The version its syntax depends on, if any."""
+    dispatch: DispatchHints | None = None
+    """How its IR reads as a dispatch graph, if it has one.  A trace records it (``meta.dispatch``)."""
     describe: Callable[[str], str] = lambda origin: origin
     """Fills the family's version into a named pipeline's ``origin``."""

@@ -26,6 +26,7 @@ from passviz.compilers.triton.family import FAMILY as TRITON
 from passviz.compilers.triton_linalg.family import FAMILY as TRITON_LINALG
 from passviz.compilers.triton_shared.family import FAMILY as TRITON_SHARED
 from passviz.ir.names import keep_suffix_only_names
+from passviz.trace.model import DispatchVocabulary
 
 FAMILIES: tuple[Family, ...] = (MLIR, TRITON, TRITON_SHARED, TRITON_LINALG, IREE, TOY)
 """Every family, upstream MLIR first (the others build on it)."""
@@ -100,6 +101,15 @@ def pipeline_summary(name: str) -> str:
             origin = family.describe(family.pipelines[name].origin) or "runs"
             return f"{origin}: {family.pipelines[name].spec().replace(',', ', ')}."
     raise KeyError(name)
+
+
+def recorded_dispatch() -> DispatchVocabulary | None:
+    """What a trace records of the ops its dispatch graph is drawn from (its ``meta.dispatch``):
+    the one family that defines them, if any."""
+    defined = [family for family in FAMILIES if family.dispatch is not None]
+    if len(defined) > 1:
+        raise ValueError(f"more than one family defines a dispatch graph: {[f.name for f in defined]}")
+    return defined[0].dispatch.recorded() if defined and defined[0].dispatch is not None else None
 
 
 def recorded_syntax() -> dict[str, str]:

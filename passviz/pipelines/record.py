@@ -15,6 +15,7 @@ from xdsl.passes import ModulePass
 from passviz.compilers.registry import (
     ALIASED_ATTRIBUTES,
     make_context,
+    recorded_dispatch,
     recorded_syntax,
 )
 from passviz.ir.collection import fewer_collections
@@ -95,6 +96,8 @@ def _record(
         syntax=recorded_syntax(),
         aliases=dict(ALIASED_ATTRIBUTES),
     )
+    if (dispatch := recorded_dispatch()) is not None:
+        meta["dispatch"] = dispatch
     writer = TraceWriter.to_path(output) if output is not None else None
     tracer = Tracer(module, meta, writer=writer, options=options, initial_ir=initial_ir, verifier=verifier)
     trace = tracer.run(make_context(), passes)

@@ -27,8 +27,10 @@ STEP_KINDS = frozenset(("pass-begin", "pass-end", "rewrite", "checkpoint", "fail
 FLAG_KINDS = frozenset(("exception", "verify", "nonconvergence"))
 _HEADER_FIELDS = frozenset(("record", "format", "version", "meta", "initial_ir", "initial", "sources"))
 _META_FIELDS = frozenset(
-    ("input", "pipeline", "passviz_version", "xdsl_version", "verify_each", "syntax", "aliases")
+    ("input", "pipeline", "passviz_version", "xdsl_version", "verify_each", "syntax", "aliases", "dispatch")
 )
+_DISPATCH_LISTS = ("dispatch_ops", "function_ops", "return_ops", "plumbing_ops", "container_ops")
+_DISPATCH_NAMES = ("executable_op", "call_op", "entry_points")
 _END_FIELDS = frozenset(("record", "status", "steps"))
 
 
@@ -464,6 +466,26 @@ def _meta_problem(meta: object) -> str | None:
     for name in ("syntax", "aliases"):
         if name in fields and not _string_map(fields[name]):
             return f"the header's meta.{name} is not an object of strings"
+    if "dispatch" in fields:
+        return _dispatch_problem(fields["dispatch"])
+    return None
+
+
+def _dispatch_problem(dispatch: object) -> str | None:
+    """What is wrong with a header's ``meta.dispatch`` (``DispatchVocabulary``), or None."""
+    if not isinstance(dispatch, dict):
+        return "the header's meta.dispatch is not an object"
+    fields: dict[str, Any] = dispatch  # pyright: ignore[reportUnknownVariableType]
+    extra = set(fields) - {*_DISPATCH_LISTS, *_DISPATCH_NAMES}
+    if extra:
+        return f"unexpected field {_shown(sorted(extra)[0])!r} in the header's meta.dispatch"
+    for name in _DISPATCH_LISTS:
+        items = fields.get(name)
+        if not isinstance(items, list) or not all(isinstance(i, str) for i in cast(list[object], items)):
+            return f"the header's meta.dispatch.{name} is not a list of strings"
+    for name in _DISPATCH_NAMES:
+        if not isinstance(fields.get(name), str):
+            return f"the header's meta.dispatch.{name} is not a string"
     return None
 
 

@@ -209,6 +209,28 @@ class RunRecord(TypedDict):
     message: NotRequired[str]
 
 
+class DispatchVocabulary(TypedDict):
+    """The ops that play each part of a dispatch graph (what IREE's ``--iree-flow-dump-dispatch-graph``
+    draws), as the family that defines one names them (``passviz.compilers.family.DispatchHints``)."""
+
+    dispatch_ops: list[str]
+    """The ops that are one dispatch each (a region, its workgroups, an outlined call)."""
+    function_ops: list[str]
+    """The functions at the top of the module whose bodies the graph draws."""
+    return_ops: list[str]
+    """Their returns."""
+    plumbing_ops: list[str]
+    """Ops in a dispatch that move its tensors in and out rather than compute: no member of it."""
+    container_ops: list[str]
+    """Ops besides functions whose bodies a dispatch's or executable's members are looked for in."""
+    executable_op: str
+    """The op an outlined dispatch calls."""
+    call_op: str
+    """The outlined dispatch, calling an executable."""
+    entry_points: str
+    """The call's attribute naming what it calls (``@executable::@entry``)."""
+
+
 class TraceMeta(TypedDict):
     """Where a trace came from."""
 
@@ -223,6 +245,9 @@ class TraceMeta(TypedDict):
     aliases: NotRequired[dict[str, str]]
     """The attributes printed by alias: how each one's text begins, and its alias
     (``passviz.compilers.registry.ALIASED_ATTRIBUTES``), so that the viewer aliases what the CLI does."""
+    dispatch: NotRequired[DispatchVocabulary]
+    """The ops a dispatch graph is drawn from (``passviz.compilers.registry.recorded_dispatch``); a
+    trace without it has no dispatch graph."""
 
 
 @dataclass

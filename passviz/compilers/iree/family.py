@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from xdsl.interpreter import InterpreterFunctions
 
-from passviz.compilers.family import Family, NamedPipeline, lazy
+from passviz.compilers.family import DispatchHints, Family, NamedPipeline, lazy
 
 _D = "passviz.compilers.iree.dialects"
 _P = "passviz.compilers.iree.passes"
@@ -26,6 +26,33 @@ the passes passviz has in the seed's order: conv 1x1 to matmul, img2col, detach
 elementwise, fusion of tensor ops, split reduction, dispatch regions, workgroups and
 outlining, with the canonicalize and CSE the seed runs around them (IREE 3.13's
 ``iree-flow-canonicalize``) and its closing symbol DCE."""
+
+
+DISPATCH = DispatchHints(
+    dispatch_ops=("flow.dispatch.region", "flow.dispatch.workgroups", "flow.dispatch"),
+    function_ops=("util.func", "func.func"),
+    return_ops=("util.return", "func.return"),
+    plumbing_ops=(
+        "flow.return",
+        "flow.dispatch.workgroup_count_from_dag_root",
+        "flow.dispatch.workgroup_count_from_slice",
+        "iree_tensor_ext.dispatch.tensor.load",
+        "iree_tensor_ext.dispatch.tensor.store",
+        "iree_tensor_ext.dispatch.workload.ordinal",
+        "flow.dispatch.tensor.load",
+        "flow.dispatch.tensor.store",
+        "tensor.empty",
+        "func.return",
+        "linalg.yield",
+    ),
+    container_ops=("builtin.module", "flow.executable.export"),
+    executable_op="flow.executable",
+    call_op="flow.dispatch",
+    entry_points="entry_points",
+)
+"""What ``--iree-flow-dump-dispatch-graph`` draws: a region, its workgroups or, once outlined, a
+``flow.dispatch`` is one dispatch in a ``util.func`` or ``func.func``; an outlined
+``flow.executable`` (its ``builtin.module`` of functions) is what a ``flow.dispatch`` calls."""
 
 
 def _interpreter() -> Sequence[InterpreterFunctions]:
@@ -78,4 +105,5 @@ FAMILY = Family(
     pipelines={"iree-flow": NamedPipeline("IREE 3.13's Flow passes in the seed's order", lambda: IREE_FLOW)},
     interpreter=_interpreter,
     aliases={"#iree_encoding.testing<": "encoding"},
+    dispatch=DISPATCH,
 )
