@@ -5,7 +5,7 @@ file, copies of it cut mid-line, and the expected meaning of every step from
 passviz's pure-data reference (``passviz.trace.apply``, ``passviz.graph.
 viewgraph``, ``passviz.trace.query``): the IR state (ops, blocks, regions,
 values), the viewer's graph, the IR lines, the dispatch graph
-(``passviz.view.dispatch``), each step's label and change counts, and every
+(``passviz.view.dispatch``, as the trace's ``meta.dispatch`` defines it), each step's label and change counts, and every
 op's lineage.  ``extension/test/golden.test.ts`` replays
 the same files with the TypeScript model and compares.
 
@@ -26,7 +26,7 @@ from typing import Any
 
 from passviz.recording.initial import ensure_initial
 from passviz.trace.apply import IRData, apply_delta, initial_state, ir_lines
-from passviz.trace.model import Trace
+from passviz.trace.model import DispatchVocabulary, Trace
 from passviz.trace.query import lineage, op_names, step_label
 from passviz.trace.store import write_trace
 from passviz.trace.summary import step_counts
@@ -86,8 +86,9 @@ def _graph(state: IRData) -> dict[str, Any]:
     }
 
 
-def _dispatch(state: IRData) -> dict[str, Any]:
-    nodes, edges = dispatch_graph(snapshot(state))
+def _dispatch(state: IRData, hints: DispatchVocabulary | None) -> dict[str, Any]:
+    """The dispatch graph as the trace's ``meta.dispatch`` defines it (none without one)."""
+    nodes, edges = dispatch_graph(snapshot(state), hints)
     return {
         "nodes": [[n.id, n.kind, n.parent, n.label, [*n.members]] for n in nodes.values()],
         "edges": [[e.id, e.kind, e.source, e.target, e.label] for e in edges.values()],
@@ -112,7 +113,7 @@ def expectations(trace: Trace) -> dict[str, Any]:
         if keep or index % EVERY == 0 or index == len(trace.steps) - 1:
             record["state"] = _state(state)
             record["graph"] = _graph(state)
-            record["dispatch"] = _dispatch(state)
+            record["dispatch"] = _dispatch(state, trace.meta.get("dispatch"))
             record["lines"] = [line.text for line in ir_lines(state)]
             record["aliases"] = layout_aliases(record["lines"], trace.meta.get("aliases")).definitions
         steps.append(record)

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from passviz.compilers.registry import recorded_dispatch
 from passviz.ir.printer import print_module
 from passviz.pipelines import record
 from passviz.recording.replay import Replayer
@@ -25,6 +26,9 @@ from passviz.view.dispatch import dispatch_graph
 from passviz.view.state import TraceStates, ops_named
 from tests.conftest import iree_opt_missing, need
 from tests.iree_support import SEED_EXAMPLES, SEED_MATMUL, run_iree_opt
+
+HINTS = recorded_dispatch()
+"""The vocabulary the traces record (``meta.dispatch``): IREE's."""
 
 
 @pytest.fixture(scope="module")
@@ -39,7 +43,7 @@ def _named(state: IRData, name: str) -> str:
 
 def _edges(state: IRData) -> Counter[tuple[str, str]]:
     """The tensor edges as (source, target) op names (``arg`` for an argument)."""
-    nodes, edges = dispatch_graph(state)
+    nodes, edges = dispatch_graph(state, HINTS)
     name = {
         n.id: "arg" if n.kind == "arg" else state.ops[n.id].name for n in nodes.values() if n.kind != "func"
     }
@@ -48,14 +52,21 @@ def _edges(state: IRData) -> Counter[tuple[str, str]]:
 
 def _members(state: IRData) -> list[list[str]]:
     """Each dispatch node's member op names."""
-    nodes, _ = dispatch_graph(state)
+    nodes, _ = dispatch_graph(state, HINTS)
     return [[state.ops[m].name for m in n.members] for n in nodes.values() if n.kind == "dispatch"]
 
 
 def _top(state: IRData) -> list[str]:
     """The op names of the function-level nodes."""
-    nodes, _ = dispatch_graph(state)
+    nodes, _ = dispatch_graph(state, HINTS)
     return [state.ops[n.id].name for n in nodes.values() if n.kind in {"op", "dispatch", "return"}]
+
+
+def test_the_trace_records_its_vocabulary_and_without_one_there_is_no_graph(trace: Trace) -> None:
+    assert HINTS is not None and trace.meta.get("dispatch") == HINTS
+    assert "flow.dispatch.region" in HINTS["dispatch_ops"] and HINTS["call_op"] == "flow.dispatch"
+    last = TraceStates(trace).at(len(trace.steps) - 1)
+    assert dispatch_graph(last, None) == ({}, {})
 
 
 def test_the_graph_follows_the_ops_into_their_region(trace: Trace) -> None:
@@ -67,7 +78,7 @@ def test_the_graph_follows_the_ops_into_their_region(trace: Trace) -> None:
     # The wrap puts the generic (the region's root) in; the matmul joins at the next step.
     assert _members(after) == [["linalg.generic"]]
     assert "linalg.matmul" in _top(after) and "linalg.generic" not in _top(after)
-    nodes, _ = dispatch_graph(after)
+    nodes, _ = dispatch_graph(after, HINTS)
     assert [n.id for n in nodes.values() if n.kind == "dispatch"] == [trace.steps[first].dispatch[0][0]]  # type: ignore[index]
     formed = max(
         s.index for s in trace.steps if s.pass_name == "iree-dispatch-creation-form-dispatch-regions"
@@ -101,7 +112,7 @@ def test_the_graph_follows_the_ops_into_their_region(trace: Trace) -> None:
 
 def test_an_outlined_dispatch_calls_its_executable(trace: Trace) -> None:
     state = TraceStates(trace).at(len(trace.steps) - 1)
-    nodes, edges = dispatch_graph(state)
+    nodes, edges = dispatch_graph(state, HINTS)
     call, executable = _named(state, "flow.dispatch"), _named(state, "flow.executable")
     assert nodes[call].label == "flow.dispatch @test_dispatch_0::@test_dispatch_0"
     assert nodes[executable].label == "flow.executable @test_dispatch_0"

@@ -5,8 +5,9 @@
  * (`test/golden.test.ts` checks it against Python on recorded traces.)
  */
 
-import { callPartners, dispatchGraph } from '../src/model/dispatch';
+import { callPartners, dispatchGraph, dispatchVocabulary } from '../src/model/dispatch';
 import { IRState } from '../src/model/state';
+import { IREE_DISPATCH } from './regionfixture';
 
 function module(): IRState {
   const state = new IRState('o0');
@@ -22,7 +23,7 @@ function module(): IRState {
       { id: 'o1', name: 'flow.executable', operands: [], results: [], regions: ['r3'], props: { sym_name: '"ex"' } },
       { id: 'o9', name: 'linalg.generic', operands: [], results: [] },
       { id: 'o2', name: 'util.func', operands: [], results: [], regions: ['r1'], props: { sym_name: '"f"' } },
-      { id: 'o3', name: 'arith.constant', operands: [], results: [{ id: 'v1', type: 'f32' }] },
+      { id: 'o3', name: 'arith.constant', operands: [], results: [{ id: 'v1', type: 'f32' }], props: { value: '1.000000e+00 : f32' } },
       { id: 'o4', name: 'flow.dispatch.region', operands: [], results: [{ id: 'v2', type: 'tensor<4xf32>' }], regions: ['r2'] },
       { id: 'o5', name: 'linalg.matmul', operands: ['v0', 'v1'], results: [{ id: 'v3', type: 'tensor<4xf32>' }] },
       { id: 'o6', name: 'flow.return', operands: ['v3'], results: [] },
@@ -47,7 +48,7 @@ function module(): IRState {
 
 describe('the dispatch graph', () => {
   test('a region is one node taking the tensors it captures; constants are left out', () => {
-    const graph = dispatchGraph(module());
+    const graph = dispatchGraph(module(), IREE_DISPATCH);
     expect([...graph.nodes.values()].map(n => [n.id, n.kind, n.parent, n.label, n.members])).toEqual([
       ['o1', 'executable', null, 'flow.executable @ex', ['o9']],
       ['o2', 'func', null, 'util.func @f', []],
@@ -66,8 +67,35 @@ describe('the dispatch graph', () => {
 
   test('a flow.dispatch and its executable are each other\'s call partners', () => {
     const state = module();
-    expect(callPartners(state, 'o7')).toEqual(['o1']);
-    expect(callPartners(state, 'o1')).toEqual(['o7']);
-    expect(callPartners(state, 'o5')).toEqual([]);
+    expect(callPartners(state, 'o7', IREE_DISPATCH)).toEqual(['o1']);
+    expect(callPartners(state, 'o1', IREE_DISPATCH)).toEqual(['o7']);
+    expect(callPartners(state, 'o5', IREE_DISPATCH)).toEqual([]);
+  });
+
+  test('the ops that play each part are the trace\'s: none, no graph; others, another graph', () => {
+    const state = module();
+    expect(dispatchGraph(state, null).nodes.size).toBe(0);
+    expect(callPartners(state, 'o7', null)).toEqual([]);
+    // Another vocabulary: flow's ops are no dispatches (linalg.matmul is, none at the top here) and nothing calls.
+    const other = { ...IREE_DISPATCH, function_ops: ['util.func'], dispatch_ops: ['linalg.matmul'], call_op: 'none.call' };
+    const graph = dispatchGraph(state, other);
+    expect([...graph.nodes.values()].filter(n => n.kind === 'dispatch').map(n => n.id)).toEqual([]);
+    expect([...graph.nodes.values()].map(n => [n.id, n.kind])).toEqual([
+      ['o1', 'executable'],
+      ['o2', 'func'],
+      ['v0', 'arg'],
+      ['o4', 'op'],
+      ['o7', 'op'],
+      ['o8', 'return']
+    ]);
+    expect([...graph.edges.values()].filter(e => e.kind === 'calls')).toEqual([]);
+  });
+
+  test('a header\'s meta.dispatch is read only when it is one', () => {
+    expect(dispatchVocabulary(IREE_DISPATCH)).toBe(IREE_DISPATCH);
+    expect(dispatchVocabulary(undefined)).toBeNull();
+    expect(dispatchVocabulary([])).toBeNull();
+    expect(dispatchVocabulary({ ...IREE_DISPATCH, dispatch_ops: 'flow.dispatch' })).toBeNull();
+    expect(dispatchVocabulary({ ...IREE_DISPATCH, call_op: 3 })).toBeNull();
   });
 });

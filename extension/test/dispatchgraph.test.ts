@@ -7,13 +7,13 @@
 
 import { StateCursor, Trace } from '../src/model/trace';
 import { DispatchPane } from '../src/view/dispatchgraph';
-import { regionTrace } from './regionfixture';
+import { IREE_DISPATCH, regionTrace } from './regionfixture';
 
 const trace = Trace.from(regionTrace());
 
 function pane(picked: string[] = []): { pane: DispatchPane; show: (step: number) => void } {
   const cursor = new StateCursor(trace);
-  const made = new DispatchPane(id => picked.push(id), step => cursor.at(step));
+  const made = new DispatchPane(id => picked.push(id), step => cursor.at(step), IREE_DISPATCH);
   document.body.replaceChildren(made.node);
   // As the viewer does: the states around the step, the one before taken first.
   const show = (step: number): void => {

@@ -15,7 +15,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { dispatchGraph } from '../src/model/dispatch';
+import { dispatchGraph, dispatchVocabulary } from '../src/model/dispatch';
 import { GraphBuilder } from '../src/model/graph';
 import { irLines, layoutAliases } from '../src/model/irtext';
 import { lineage } from '../src/model/lineage';
@@ -92,7 +92,8 @@ describe('the model against the golden fixtures', () => {
       const edges = [...graph.edges.values()].map(e => [e.id, e.kind, e.source, e.target, e.label]);
       expect([step, { nodes, edges }]).toEqual([step, want.graph]);
       if (want.dispatch !== undefined) {
-        const dispatch = dispatchGraph(state);
+        // As the trace's meta.dispatch defines it (none without one), as Python's twin reads it.
+        const dispatch = dispatchGraph(state, dispatchVocabulary(trace.header.meta.dispatch));
         expect([step, 'dispatch', {
           nodes: [...dispatch.nodes.values()].map(n => [n.id, n.kind, n.parent, n.label, n.members]),
           edges: [...dispatch.edges.values()].map(e => [e.id, e.kind, e.source, e.target, e.label])

@@ -6,7 +6,31 @@
  * (`Step.dispatch`); a `cse` pass that changes nothing follows.
  */
 
-import type { HeaderRecord, StepRecord, TraceDocument } from '../src/schema';
+import type { DispatchVocabulary, HeaderRecord, StepRecord, TraceDocument } from '../src/schema';
+
+/** IREE's dispatch vocabulary as passviz records it (`meta.dispatch`, `passviz/compilers/iree/family.py`). */
+export const IREE_DISPATCH: DispatchVocabulary = {
+  dispatch_ops: ['flow.dispatch.region', 'flow.dispatch.workgroups', 'flow.dispatch'],
+  function_ops: ['util.func', 'func.func'],
+  return_ops: ['util.return', 'func.return'],
+  plumbing_ops: [
+    'flow.return',
+    'flow.dispatch.workgroup_count_from_dag_root',
+    'flow.dispatch.workgroup_count_from_slice',
+    'iree_tensor_ext.dispatch.tensor.load',
+    'iree_tensor_ext.dispatch.tensor.store',
+    'iree_tensor_ext.dispatch.workload.ordinal',
+    'flow.dispatch.tensor.load',
+    'flow.dispatch.tensor.store',
+    'tensor.empty',
+    'func.return',
+    'linalg.yield'
+  ],
+  container_ops: ['builtin.module', 'flow.executable.export'],
+  executable_op: 'flow.executable',
+  call_op: 'flow.dispatch',
+  entry_points: 'entry_points'
+};
 
 const T = 'tensor<4xf32>';
 
@@ -17,7 +41,7 @@ export function regionHeader(): HeaderRecord {
     record: 'header',
     format: 'passviz-trace',
     version: 2,
-    meta: { input: 'mm.mlir', pipeline: 'iree-flow', passviz_version: '0.1.0', xdsl_version: '0.74.0', verify_each: 'pass' },
+    meta: { input: 'mm.mlir', pipeline: 'iree-flow', passviz_version: '0.1.0', xdsl_version: '0.74.0', verify_each: 'pass', dispatch: IREE_DISPATCH },
     initial: {
       root: 'o0',
       delta: {

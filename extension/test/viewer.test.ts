@@ -8,6 +8,7 @@
 
 import cytoscape from 'cytoscape';
 
+import type { HeaderRecord } from '../src/schema';
 import { TraceViewer, type ViewerOptions } from '../src/view/viewer';
 import { escapeCss, sizeGraphCanvas, stubCanvas } from './jsdom';
 import { FORM, regionTrace } from './regionfixture';
@@ -112,7 +113,7 @@ test('D shows the dispatch graph of the step shown: the recorded region and the 
   expect(viewer.inspect().dispatch.visible).toBe(false);
   await press(viewer, 'D');
   const shown = viewer.inspect().dispatch;
-  expect(shown.visible).toBe(true);
+  expect(shown.available && shown.visible).toBe(true);
   expect(shown.nodes.filter(n => n.kind === 'dispatch').map(n => [n.id, n.members])).toEqual([['o5', ['o2', 'o3']]]);
   // A click on the region selects it in the viewer.
   viewer.node.querySelector('.pv-dispatch-pane g[data-id="o5"]')!.dispatchEvent(new MouseEvent('click', { bubbles: true }));
@@ -123,6 +124,21 @@ test('D shows the dispatch graph of the step shown: the recorded region and the 
   expect(viewer.inspect().dispatch.nodes.filter(n => n.kind === 'dispatch')).toEqual([]);
   await press(viewer, 'D');
   expect(viewer.inspect().dispatch.visible).toBe(false);
+});
+
+test('a trace whose header records no dispatch vocabulary has no dispatch graph: no pane, no button, D does nothing', async () => {
+  const document = regionTrace();
+  const header = document.records[0] as HeaderRecord;
+  delete header.meta.dispatch;
+  const host = window.document.createElement('div');
+  window.document.body.appendChild(host);
+  const viewer = TraceViewer.mount(host, document, { step: 2 })!;
+  viewers.push(viewer);
+  await viewer.rendered;
+  expect(viewer.node.querySelector('.pv-dispatch-pane')).toBeNull();
+  expect([...viewer.node.querySelectorAll('.pv-toolbar button')].map(b => b.textContent)).not.toContain('dispatches');
+  await press(viewer, 'D');
+  expect(viewer.inspect().dispatch).toEqual({ available: false, visible: false, selected: null, nodes: [], edges: [] });
 });
 
 test('the options choose the first step, the selection and the timeline filter', async () => {

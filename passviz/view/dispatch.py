@@ -1,16 +1,19 @@
 """The dispatch graph of one step: what ``iree-opt --iree-flow-dump-dispatch-graph`` draws.
 
-Each function of the module (``util.func``, ``func.func`` at the top level)
-is a box holding its arguments, the ops of its body and its return; a
-dispatch (``flow.dispatch.region``, ``flow.dispatch.workgroups`` or, once
-outlined, ``flow.dispatch``) is one node, whatever it holds, and the tensors
-flowing between them are edges, a region's captured values included.  As in
-IREE's dump, constants are left out.  Outlined ``flow.executable`` ops are
-nodes too, and each ``flow.dispatch`` links to the executable it calls.
+Which ops play which part is the trace's to say: its ``meta.dispatch``
+(``DispatchVocabulary``, recorded from the family that defines a dispatch
+graph, IREE's) names them, and a trace without it has no dispatch graph.
+Each function at the top of the module is a box holding its arguments, the
+ops of its body and its return; a dispatch op (a region, its workgroups or,
+once outlined, the call of an executable) is one node, whatever it holds, and
+the tensors flowing between them are edges, a region's captured values
+included.  As in IREE's dump, constants (ops of no operand and no region with
+a ``value``) are left out.  Executables are nodes too, and each call links to
+the executable it calls.
 
-The graph is a pure function of the IR state; ``extension/src/model/
-dispatch.ts`` computes the same from the viewer's state (checked by the
-golden fixtures of ``tests/golden.py``).
+The graph is a pure function of the IR state and the vocabulary;
+``extension/src/model/dispatch.ts`` computes the same from the viewer's state
+(checked by the golden fixtures of ``tests/golden.py``).
 """
 
 from __future__ import annotations
@@ -18,32 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from passviz.trace.apply import IRData
+from passviz.trace.model import DispatchVocabulary
 from passviz.view.state import op_attrs
-
-DISPATCH_OPS = frozenset({"flow.dispatch.region", "flow.dispatch.workgroups", "flow.dispatch"})
-"""The ops that are one dispatch each."""
-
-FUNCTION_OPS = frozenset({"util.func", "func.func"})
-"""The function ops whose bodies the graph draws."""
-
-RETURN_OPS = frozenset({"util.return", "func.return"})
-
-PLUMBING = frozenset(
-    {
-        "flow.return",
-        "flow.dispatch.workgroup_count_from_dag_root",
-        "flow.dispatch.workgroup_count_from_slice",
-        "iree_tensor_ext.dispatch.tensor.load",
-        "iree_tensor_ext.dispatch.tensor.store",
-        "iree_tensor_ext.dispatch.workload.ordinal",
-        "flow.dispatch.tensor.load",
-        "flow.dispatch.tensor.store",
-        "tensor.empty",
-        "func.return",
-        "linalg.yield",
-    }
-)
-"""Ops in a dispatch that move its tensors in and out rather than compute: not named as its members."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,8 +52,10 @@ class DispatchEdge:
     """The tensor's type (empty for ``calls``)."""
 
 
-def _constant(name: str) -> bool:
-    return name.endswith(".constant")
+def _constant(state: IRData, op_id: str) -> bool:
+    """Whether ``op_id`` is a constant: no operand, no region, a ``value``."""
+    op = state.ops[op_id]
+    return not op.operands and not op.regions and "value" in op_attrs(op)
 
 
 def _attr(state: IRData, op_id: str, key: str) -> str:
@@ -99,14 +80,14 @@ def _body_ops(state: IRData, op_id: str) -> list[str]:
     ]
 
 
-def _members(state: IRData, op_id: str) -> tuple[str, ...]:
-    """The computing ops a dispatch or executable holds, looking through modules and functions."""
+def _members(state: IRData, op_id: str, hints: DispatchVocabulary) -> tuple[str, ...]:
+    """The computing ops a dispatch or executable holds, looking through functions and containers."""
     found: list[str] = []
     for child in _body_ops(state, op_id):
         name = state.ops[child].name
-        if name in FUNCTION_OPS or name in {"builtin.module", "flow.executable.export"}:
-            found.extend(_members(state, child))
-        elif name not in PLUMBING and not _constant(name):
+        if name in hints["function_ops"] or name in hints["container_ops"]:
+            found.extend(_members(state, child, hints))
+        elif name not in hints["plumbing_ops"] and not _constant(state, child):
             found.append(child)
     return tuple(found)
 
@@ -134,34 +115,43 @@ def _inputs(state: IRData, op_id: str) -> list[str]:
     return list(seen)
 
 
-def _label(state: IRData, op_id: str, kind: str, index: int) -> str:
+def _callee(state: IRData, op_id: str, hints: DispatchVocabulary) -> str:
+    """What a call names, without the brackets: ``@executable::@entry``."""
+    return _attr(state, op_id, hints["entry_points"]).strip("[]")
+
+
+def _label(state: IRData, op_id: str, kind: str, index: int, hints: DispatchVocabulary) -> str:
     op = state.ops[op_id]
     if kind == "executable":
-        return f"flow.executable @{_sym_name(state, op_id) or '?'}"
-    if op.name == "flow.dispatch":
-        return f"flow.dispatch {_attr(state, op_id, 'entry_points').strip('[]')}".rstrip()
+        return f"{op.name} @{_sym_name(state, op_id) or '?'}"
+    if op.name == hints["call_op"]:
+        return f"{op.name} {_callee(state, op_id, hints)}".rstrip()
     if kind == "dispatch":
         return f"{op.name} #{index}"
     return op.name
 
 
-def dispatch_graph(state: IRData) -> tuple[dict[str, DispatchNode], dict[str, DispatchEdge]]:
-    """The dispatch graph of ``state``: nodes in IR order, then edges in their targets' order."""
+def dispatch_graph(
+    state: IRData, hints: DispatchVocabulary | None
+) -> tuple[dict[str, DispatchNode], dict[str, DispatchEdge]]:
+    """The dispatch graph of ``state`` as ``hints`` (a trace's ``meta.dispatch``) define it: nodes in
+    IR order, then edges in their targets' order.  Empty without ``hints``."""
     nodes: dict[str, DispatchNode] = {}
     edges: dict[str, DispatchEdge] = {}
+    if hints is None:
+        return nodes, edges
     executables: dict[str, str] = {}
     calls: list[tuple[str, str]] = []
     top = _body_ops(state, state.root) if state.root in state.ops else []
     count = 0
     for holder in top:
         op = state.ops[holder]
-        if op.name == "flow.executable":
-            nodes[holder] = DispatchNode(
-                holder, "executable", None, _label(state, holder, "executable", 0), _members(state, holder)
-            )
+        if op.name == hints["executable_op"]:
+            label = _label(state, holder, "executable", 0, hints)
+            nodes[holder] = DispatchNode(holder, "executable", None, label, _members(state, holder, hints))
             executables[_sym_name(state, holder)] = holder
             continue
-        if op.name not in FUNCTION_OPS or not op.regions or op.regions[0] not in state.regions:
+        if op.name not in hints["function_ops"] or not op.regions or op.regions[0] not in state.regions:
             continue
         blocks = state.regions[op.regions[0]].blocks
         if not blocks:
@@ -174,15 +164,16 @@ def dispatch_graph(state: IRData) -> tuple[dict[str, DispatchNode], dict[str, Di
             producers[arg] = arg
         for child in entry.ops:
             name = state.ops[child].name
-            if _constant(name):
+            if _constant(state, child):
                 continue
-            if name in DISPATCH_OPS:
+            if name in hints["dispatch_ops"]:
                 kind = "dispatch"
-                members = _members(state, child)
+                members = _members(state, child, hints)
             else:
-                kind = "return" if name in RETURN_OPS else "op"
+                kind = "return" if name in hints["return_ops"] else "op"
                 members = ()
-            nodes[child] = DispatchNode(child, kind, holder, _label(state, child, kind, count), members)
+            label = _label(state, child, kind, count, hints)
+            nodes[child] = DispatchNode(child, kind, holder, label, members)
             count += kind == "dispatch"
             for value in _inputs(state, child):
                 source = producers.get(value)
@@ -192,9 +183,8 @@ def dispatch_graph(state: IRData) -> tuple[dict[str, DispatchNode], dict[str, Di
                 edges[edge_id] = DispatchEdge(edge_id, "tensor", source, child, state.values[value].type)
             for result in state.ops[child].results:
                 producers[result] = child
-            if name == "flow.dispatch":
-                callee = _attr(state, child, "entry_points").strip("[]").split("::")[0].lstrip("@")
-                calls.append((child, callee))
+            if name == hints["call_op"]:
+                calls.append((child, _callee(state, child, hints).split("::")[0].lstrip("@")))
     for dispatch, callee in calls:
         target = executables.get(callee)
         if target is not None:

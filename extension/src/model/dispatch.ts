@@ -1,19 +1,25 @@
 /**
  * The dispatch graph of one step: what `iree-opt --iree-flow-dump-dispatch-graph` draws.
  *
- * Each function of the module (`util.func`, `func.func` at the top level) is
- * a box holding its arguments, the ops of its body and its return; a dispatch
- * (`flow.dispatch.region`, `flow.dispatch.workgroups` or, once outlined,
- * `flow.dispatch`) is one node, whatever it holds, and the tensors flowing
- * between them are edges, a region's captured values included.  As in IREE's
- * dump, constants are left out.  Outlined `flow.executable` ops are nodes too,
- * and each `flow.dispatch` links to the executable it calls.
+ * Which ops play which part is the trace's to say: its `meta.dispatch`
+ * (`DispatchVocabulary`, recorded from the family that defines a dispatch
+ * graph, IREE's) names them, and a trace without it has no dispatch graph.
+ * Each function at the top of the module is a box holding its arguments, the
+ * ops of its body and its return; a dispatch op (a region, its workgroups or,
+ * once outlined, the call of an executable) is one node, whatever it holds,
+ * and the tensors flowing between them are edges, a region's captured values
+ * included.  As in IREE's dump, constants (ops of no operand and no region
+ * with a `value`) are left out.  Executables are nodes too, and each call
+ * links to the executable it calls.
  *
- * A pure function of the IR state, the same as `passviz/view/dispatch.py`
- * (checked by the golden fixtures of `tests/golden.py`).
+ * A pure function of the IR state and the vocabulary, the same as
+ * `passviz/view/dispatch.py` (checked by the golden fixtures of `tests/golden.py`).
  */
 
+import type { DispatchVocabulary } from '../schema';
 import type { BlockEntry, IRState } from './state';
+
+export type { DispatchVocabulary };
 
 export type DispatchNodeKind = 'func' | 'arg' | 'op' | 'dispatch' | 'return' | 'executable';
 
@@ -45,28 +51,27 @@ export interface DispatchGraph {
   edges: Map<string, DispatchEdge>;
 }
 
-/** The ops that are one dispatch each. */
-const DISPATCH_OPS: ReadonlySet<string> = new Set(['flow.dispatch.region', 'flow.dispatch.workgroups', 'flow.dispatch']);
+const LISTS = ['dispatch_ops', 'function_ops', 'return_ops', 'plumbing_ops', 'container_ops'] as const;
+const NAMES = ['executable_op', 'call_op', 'entry_points'] as const;
 
-const FUNCTION_OPS: ReadonlySet<string> = new Set(['util.func', 'func.func']);
-const RETURN_OPS: ReadonlySet<string> = new Set(['util.return', 'func.return']);
+/**
+ * A trace's `meta.dispatch` if it is one (lists of op names and names), else null: a trace
+ * without one, or with one the viewer cannot read, has no dispatch graph.
+ */
+export function dispatchVocabulary(recorded: unknown): DispatchVocabulary | null {
+  if (typeof recorded !== 'object' || recorded === null || Array.isArray(recorded)) {
+    return null;
+  }
+  const fields = recorded as Record<string, unknown>;
+  const lists = LISTS.every(key => Array.isArray(fields[key]) && (fields[key] as unknown[]).every(item => typeof item === 'string'));
+  return lists && NAMES.every(key => typeof fields[key] === 'string') ? (recorded as DispatchVocabulary) : null;
+}
 
-/** Ops in a dispatch that move its tensors in and out rather than compute: not named as its members. */
-const PLUMBING: ReadonlySet<string> = new Set([
-  'flow.return',
-  'flow.dispatch.workgroup_count_from_dag_root',
-  'flow.dispatch.workgroup_count_from_slice',
-  'iree_tensor_ext.dispatch.tensor.load',
-  'iree_tensor_ext.dispatch.tensor.store',
-  'iree_tensor_ext.dispatch.workload.ordinal',
-  'flow.dispatch.tensor.load',
-  'flow.dispatch.tensor.store',
-  'tensor.empty',
-  'func.return',
-  'linalg.yield'
-]);
-
-const isConstant = (name: string): boolean => name.endsWith('.constant');
+/** Whether `opId` is a constant: no operand, no region, a `value`. */
+function isConstant(state: IRState, opId: string): boolean {
+  const op = state.op(opId);
+  return op.operands.length === 0 && op.regions.length === 0 && (op.props.value ?? op.attrs.value) !== undefined;
+}
 
 function symbol(state: IRState, opId: string, key: string): string | null {
   const op = state.op(opId);
@@ -92,14 +97,14 @@ function bodyOps(state: IRState, opId: string): string[] {
   return blocksOf(state, opId).flatMap(block => block.ops);
 }
 
-/** The computing ops a dispatch or executable holds, looking through modules and functions. */
-function members(state: IRState, opId: string): string[] {
+/** The computing ops a dispatch or executable holds, looking through functions and containers. */
+function members(state: IRState, opId: string, hints: DispatchVocabulary): string[] {
   const found: string[] = [];
   for (const child of bodyOps(state, opId)) {
     const name = state.op(child).name;
-    if (FUNCTION_OPS.has(name) || name === 'builtin.module' || name === 'flow.executable.export') {
-      found.push(...members(state, child));
-    } else if (!PLUMBING.has(name) && !isConstant(name)) {
+    if (hints.function_ops.includes(name) || hints.container_ops.includes(name)) {
+      found.push(...members(state, child, hints));
+    } else if (!hints.plumbing_ops.includes(name) && !isConstant(state, child)) {
       found.push(child);
     }
   }
@@ -142,37 +147,41 @@ function inputs(state: IRState, opId: string): string[] {
 
 const unquote = (text: string | null): string => (text ?? '').replace(/^"+|"+$/g, '');
 
-/** A `flow.dispatch`'s `entry_points` without the brackets: `@executable::@entry`. */
-const entryPoints = (state: IRState, opId: string): string => (symbol(state, opId, 'entry_points') ?? '').replace(/^[[\]]+|[[\]]+$/g, '');
+/** What a call names, without the brackets: `@executable::@entry`. */
+const callee = (state: IRState, opId: string, hints: DispatchVocabulary): string =>
+  (symbol(state, opId, hints.entry_points) ?? '').replace(/^[[\]]+|[[\]]+$/g, '');
 
-function label(state: IRState, opId: string, kind: DispatchNodeKind, index: number): string {
+function label(state: IRState, opId: string, kind: DispatchNodeKind, index: number, hints: DispatchVocabulary): string {
   const name = state.op(opId).name;
   if (kind === 'executable') {
-    return `flow.executable @${unquote(symbol(state, opId, 'sym_name') ?? '?')}`;
+    return `${name} @${unquote(symbol(state, opId, 'sym_name') ?? '?')}`;
   }
-  if (name === 'flow.dispatch') {
-    return `flow.dispatch ${entryPoints(state, opId)}`.trimEnd();
+  if (name === hints.call_op) {
+    return `${name} ${callee(state, opId, hints)}`.trimEnd();
   }
   return kind === 'dispatch' ? `${name} #${index}` : name;
 }
 
-/** The dispatch graph of `state`. */
-export function dispatchGraph(state: IRState): DispatchGraph {
+/** The dispatch graph of `state` as `hints` (a trace's `meta.dispatch`) define it; empty without them. */
+export function dispatchGraph(state: IRState, hints: DispatchVocabulary | null): DispatchGraph {
   const nodes = new Map<string, DispatchNode>();
   const edges = new Map<string, DispatchEdge>();
+  if (hints === null) {
+    return { nodes, edges };
+  }
   const executables = new Map<string, string>();
   const calls: Array<[string, string]> = [];
   const top = state.ops.has(state.root) ? bodyOps(state, state.root) : [];
   let count = 0;
   for (const holder of top) {
     const op = state.op(holder);
-    if (op.name === 'flow.executable') {
-      nodes.set(holder, { id: holder, kind: 'executable', parent: null, label: label(state, holder, 'executable', 0), members: members(state, holder) });
+    if (op.name === hints.executable_op) {
+      nodes.set(holder, { id: holder, kind: 'executable', parent: null, label: label(state, holder, 'executable', 0, hints), members: members(state, holder, hints) });
       executables.set(unquote(symbol(state, holder, 'sym_name')), holder);
       continue;
     }
     const blocks = op.regions.length > 0 ? state.regions.get(op.regions[0])?.blocks ?? [] : [];
-    if (!FUNCTION_OPS.has(op.name) || blocks.length === 0) {
+    if (!hints.function_ops.includes(op.name) || blocks.length === 0) {
       continue;
     }
     nodes.set(holder, { id: holder, kind: 'func', parent: null, label: `${op.name} @${unquote(symbol(state, holder, 'sym_name'))}`, members: [] });
@@ -184,12 +193,12 @@ export function dispatchGraph(state: IRState): DispatchGraph {
     }
     for (const child of entry.ops) {
       const childOp = state.op(child);
-      if (isConstant(childOp.name)) {
+      if (isConstant(state, child)) {
         continue;
       }
-      const dispatch = DISPATCH_OPS.has(childOp.name);
-      const kind: DispatchNodeKind = dispatch ? 'dispatch' : RETURN_OPS.has(childOp.name) ? 'return' : 'op';
-      nodes.set(child, { id: child, kind, parent: holder, label: label(state, child, kind, count), members: dispatch ? members(state, child) : [] });
+      const dispatch = hints.dispatch_ops.includes(childOp.name);
+      const kind: DispatchNodeKind = dispatch ? 'dispatch' : hints.return_ops.includes(childOp.name) ? 'return' : 'op';
+      nodes.set(child, { id: child, kind, parent: holder, label: label(state, child, kind, count, hints), members: dispatch ? members(state, child, hints) : [] });
       count += dispatch ? 1 : 0;
       for (const value of inputs(state, child)) {
         const source = producers.get(value);
@@ -202,17 +211,16 @@ export function dispatchGraph(state: IRState): DispatchGraph {
       for (const result of childOp.results) {
         producers.set(result, child);
       }
-      if (childOp.name === 'flow.dispatch') {
-        const callee = entryPoints(state, child).split('::')[0].replace(/^@+/, '');
-        calls.push([child, callee]);
+      if (childOp.name === hints.call_op) {
+        calls.push([child, callee(state, child, hints).split('::')[0].replace(/^@+/, '')]);
       }
     }
   }
-  for (const [dispatch, callee] of calls) {
-    const target = executables.get(callee);
-    if (target !== undefined) {
-      const id = `${dispatch}>${target}:calls`;
-      edges.set(id, { id, kind: 'calls', source: dispatch, target, label: '' });
+  for (const [dispatch, target] of calls) {
+    const executable = executables.get(target);
+    if (executable !== undefined) {
+      const id = `${dispatch}>${executable}:calls`;
+      edges.set(id, { id, kind: 'calls', source: dispatch, target: executable, label: '' });
     }
   }
   return { nodes, edges };
@@ -220,14 +228,14 @@ export function dispatchGraph(state: IRState): DispatchGraph {
 
 /**
  * The ops the dispatch graph's call edges join `opId` to: the executable a
- * `flow.dispatch` calls, or the `flow.dispatch` ops that call an executable.
+ * call (`hints.call_op`) calls, or the calls of an executable.
  */
-export function callPartners(state: IRState, opId: string): string[] {
+export function callPartners(state: IRState, opId: string, hints: DispatchVocabulary | null): string[] {
   const name = state.ops.get(opId)?.name;
-  if (name !== 'flow.dispatch' && name !== 'flow.executable') {
+  if (hints === null || (name !== hints.call_op && name !== hints.executable_op)) {
     return [];
   }
-  return graphCallPartners(dispatchGraph(state), opId);
+  return graphCallPartners(dispatchGraph(state, hints), opId);
 }
 
 /** The nodes `graph`'s call edges join `id` to, in edge order. */

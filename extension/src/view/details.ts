@@ -6,7 +6,7 @@
  */
 
 import type { StepRecord } from '../schema';
-import { callPartners } from '../model/dispatch';
+import { callPartners, type DispatchVocabulary } from '../model/dispatch';
 import type { LineageEvent } from '../model/lineage';
 import type { IRState } from '../model/state';
 import { clear, clippedEl, el, SHOWN_CHARACTERS } from './dom';
@@ -54,7 +54,9 @@ export class DetailsPane {
 
   constructor(
     private readonly onStep: (step: number) => void,
-    private readonly onSelect: (id: string) => void
+    private readonly onSelect: (id: string) => void,
+    /** The trace's dispatch vocabulary (`meta.dispatch`): a call links to its executable. */
+    private readonly dispatch: DispatchVocabulary | null = null
   ) {
     this.node = el('div', { className: 'pv-details', attrs: { 'aria-label': 'details' } });
   }
@@ -136,9 +138,9 @@ export class DetailsPane {
       parents.appendChild(el('span', { text: ' › ' }));
     }
     parents.appendChild(el('span', { text: describe(state, id) }));
-    // A flow.dispatch links to the executable it calls, an executable to its callers.
-    const calls = callPartners(state, id).map(other => el('p', {}, [
-      el('span', { text: op.name === 'flow.dispatch' ? 'calls ' : 'called by ' }),
+    // A dispatch's call (`flow.dispatch`) links to the executable it calls, an executable to its callers.
+    const calls = callPartners(state, id, this.dispatch).map(other => el('p', {}, [
+      el('span', { text: op.name === this.dispatch?.call_op ? 'calls ' : 'called by ' }),
       this.link(describe(state, other), () => this.onSelect(other))
     ]));
     const events = el('ol', { className: 'pv-lineage' });

@@ -4,15 +4,16 @@
  * over the lower part of the graph.  It follows the step the viewer shows, so
  * ops joining a dispatch region take their nodes out of the graph and the
  * region's edges change; a node the step added is green, a node whose ops it
- * changed (a region an op joined) yellow.  A `flow.dispatch` and the
+ * changed (a region an op joined) yellow.  A call (`flow.dispatch`) and the
  * executable it calls are joined by a dashed edge, and selecting either marks
- * both.
+ * both.  Which ops play which part is the trace's `meta.dispatch`; the viewer
+ * offers no pane for a trace without it.
  *
  * Styles are inline so that the pane needs nothing from the viewer's sheets.
  * Trace text reaches the page only as text nodes.
  */
 
-import { dispatchGraph, graphCallPartners, type DispatchGraph, type DispatchNode } from '../model/dispatch';
+import { dispatchGraph, graphCallPartners, type DispatchGraph, type DispatchNode, type DispatchVocabulary } from '../model/dispatch';
 import type { IRState } from '../model/state';
 import { el } from './dom';
 import type { PageBox } from './graphview';
@@ -57,6 +58,8 @@ interface Placed {
 
 /** What the pane shows, as tests and tools see it (boxes in page pixels). */
 export interface DispatchInspection {
+  /** Whether the trace has a dispatch graph (its header records `meta.dispatch`): the pane and its button exist. */
+  available: boolean;
   visible: boolean;
   /** The op selected in the viewer. */
   selected: string | null;
@@ -85,8 +88,8 @@ interface StepGraph {
 }
 
 /** The graph of `state`, the IR after `step`, against `previous`, the graph before the step (null: none). */
-function stepGraph(step: number, state: IRState, previous: DispatchGraph | null): StepGraph {
-  const graph = dispatchGraph(state);
+function stepGraph(step: number, state: IRState, previous: DispatchGraph | null, hints: DispatchVocabulary): StepGraph {
+  const graph = dispatchGraph(state, hints);
   const lines = new Map<string, string[]>();
   const status = new Map<string, 'added' | 'modified'>();
   for (const node of graph.nodes.values()) {
@@ -202,7 +205,9 @@ export class DispatchPane {
   constructor(
     private readonly onSelect: (id: string) => void,
     /** The IR after a step, for a graph asked for after the viewer moved its state on. */
-    private readonly stateAt: (step: number) => IRState
+    private readonly stateAt: (step: number) => IRState,
+    /** The trace's `meta.dispatch`: which ops are dispatches, functions, executables. */
+    private readonly hints: DispatchVocabulary
   ) {
     this.title = el('span', { text: 'dispatch graph' });
     const close = el('button', { className: 'pv-button', text: '×', title: 'hide the dispatch graph (D)', attrs: { type: 'button' } });
@@ -248,7 +253,7 @@ export class DispatchPane {
     this.selected = selected;
     // The viewer's state object moves on with later steps: take the graph now, or when shown.
     if (this.shown && this.shownGraph?.step !== step) {
-      this.shownGraph = stepGraph(step, state, step >= 0 ? dispatchGraph(before) : null);
+      this.shownGraph = stepGraph(step, state, step >= 0 ? dispatchGraph(before, this.hints) : null, this.hints);
     }
     this.render();
   }
@@ -260,8 +265,8 @@ export class DispatchPane {
     }
     if (this.shownGraph?.step !== this.step) {
       // The graph before the step first: the state `stateAt` returns moves on with the next call.
-      const previous = this.step >= 0 ? dispatchGraph(this.stateAt(this.step - 1)) : null;
-      this.shownGraph = stepGraph(this.step, this.stateAt(this.step), previous);
+      const previous = this.step >= 0 ? dispatchGraph(this.stateAt(this.step - 1), this.hints) : null;
+      this.shownGraph = stepGraph(this.step, this.stateAt(this.step), previous, this.hints);
     }
     return this.shownGraph.graph;
   }
@@ -270,6 +275,7 @@ export class DispatchPane {
     const graph = this.current();
     const linked = this.linked();
     return {
+      available: true,
       visible: this.shown,
       selected: this.selected,
       nodes: [...(graph?.nodes.values() ?? [])].map(n => {
@@ -317,7 +323,8 @@ export class DispatchPane {
     const dispatches = [...graph.nodes.values()].filter(n => n.kind === 'dispatch').length;
     this.title.textContent = `dispatch graph: ${dispatches} dispatch${dispatches === 1 ? '' : 'es'}`;
     if (graph.nodes.size === 0) {
-      this.canvas.appendChild(el('div', { text: 'no util.func or func.func at the top of the module', attrs: { style: 'padding:8px' } }));
+      const functions = this.hints.function_ops.join(' or ') || 'function';
+      this.canvas.appendChild(el('div', { text: `no ${functions} at the top of the module`, attrs: { style: 'padding:8px' } }));
       return;
     }
     const { placed, frames, width, height } = place(this.shownGraph);

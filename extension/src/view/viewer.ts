@@ -10,6 +10,7 @@
  */
 
 import { diffGraphs, touchedBy, UnchangedCache, type DiffGraph } from '../model/diff';
+import { dispatchVocabulary } from '../model/dispatch';
 import { GraphBuilder, type GraphData } from '../model/graph';
 import { diffLines, irLines, valueNames, type IRLine } from '../model/irtext';
 import { StructureLayout, type Frame } from '../model/layout';
@@ -49,7 +50,7 @@ export interface Inspection {
   nodes: Array<{ id: string; kind: string; status: string; parent: string | null; label: string; box: PageBox }>;
   visibleSteps: number[];
   irText: string;
-  /** The dispatch graph at the step, and whether it is shown (`D`). */
+  /** The dispatch graph at the step, and whether it is shown (`D`); none without `meta.dispatch`. */
   dispatch: DispatchInspection;
 }
 
@@ -156,8 +157,11 @@ export class TraceViewer {
   private readonly irPane: IRPane;
   private readonly details: DetailsPane;
   private readonly source: SourcePane;
-  /** The dispatch graph at the current step, shown on demand (D); a click selects in the main graph. */
-  private readonly dispatchPane = new DispatchPane(id => this.select(id, true, true), step => this.cursor.at(step));
+  /**
+   * The dispatch graph at the current step, shown on demand (D); a click selects in the main graph.
+   * Null for a trace whose header records no dispatch vocabulary (`meta.dispatch`): no pane, no button.
+   */
+  private readonly dispatchPane: DispatchPane | null;
   /** The kernel runs recorded in the trace, above the timeline's steps. */
   readonly runs: RunsPane;
   private readonly title: HTMLElement;
@@ -190,6 +194,8 @@ export class TraceViewer {
   ) {
     this.trace = Trace.from(data);
     this.cursor = new StateCursor(this.trace);
+    const dispatch = dispatchVocabulary(this.trace.header.meta.dispatch);
+    this.dispatchPane = dispatch === null ? null : new DispatchPane(id => this.select(id, true, true), step => this.cursor.at(step), dispatch);
     this.selected = options.selected ?? null;
     Object.assign(this.edgeFilter, options.edges ?? {});
     this.timeline = new Timeline(this.trace, step => this.go(step, true));
@@ -210,7 +216,8 @@ export class TraceViewer {
     );
     this.details = new DetailsPane(
       step => this.go(step, true),
-      id => this.select(id, true, true)
+      id => this.select(id, true, true),
+      dispatch
     );
     this.source = new SourcePane(this.trace.header.sources ?? {}, op => this.select(op, true, true));
     this.runs = new RunsPane(step => this.go(step, true));
@@ -235,7 +242,7 @@ export class TraceViewer {
         this.toolbar(),
         el('div', { className: 'pv-body' }, [
           this.timeline.node,
-          el('div', { className: 'pv-center' }, [this.graphPane.node, this.dispatchPane.node, this.legend]),
+          el('div', { className: 'pv-center' }, [this.graphPane.node, ...(this.dispatchPane ? [this.dispatchPane.node] : []), this.legend]),
           el('div', { className: 'pv-side' }, [this.irPane.node, this.source.node, this.details.node])
         ])
       ]
@@ -355,7 +362,7 @@ export class TraceViewer {
       nodes: this.graphPane.inspectNodes(),
       visibleSteps: [...this.timeline.visibleSteps()],
       irText: this.irPane.plainText(),
-      dispatch: this.dispatchPane.inspect()
+      dispatch: this.dispatchPane?.inspect() ?? { available: false, visible: false, selected: null, nodes: [], edges: [] }
     };
   }
 
@@ -401,7 +408,9 @@ export class TraceViewer {
       toggle('control flow', 'branch'),
       button('zoom to change', 'zoom to what this step changed (z)', () => void this.graphPane.zoomToChange(true)),
       button('fit', 'zoom to the whole graph', () => this.graphPane.fit()),
-      button('dispatches', 'show or hide the dispatch graph: dispatches and the tensors between them (D)', () => this.dispatchPane.toggle())
+      this.dispatchPane
+        ? button('dispatches', 'show or hide the dispatch graph: dispatches and the tensors between them (D)', () => this.dispatchPane?.toggle())
+        : null
     ]);
   }
 
@@ -453,7 +462,7 @@ export class TraceViewer {
       t: () => this.moveAlongSelection(1),
       T: () => this.moveAlongSelection(-1),
       z: () => void this.graphPane.zoomToChange(true),
-      D: () => this.dispatchPane.toggle()
+      D: () => this.dispatchPane?.toggle()
     };
     const action = actions[event.key];
     if (!action) {
@@ -632,7 +641,7 @@ export class TraceViewer {
     };
     const targets = [...new Set(wanted.map(visibleTarget).filter((id): id is string => id !== null))];
     this.title.textContent = this.describe(step);
-    this.dispatchPane.update(step, after, this.selected, before);
+    this.dispatchPane?.update(step, after, this.selected, before);
     this.title.title = this.title.textContent;
     // While a key is held the side panes wait for it to be let go: text changing
     // thirty times a second cannot be read, and laying it out costs the frame.
