@@ -8,7 +8,7 @@
 
 import cytoscape from 'cytoscape';
 
-import type { HeaderRecord } from '../src/schema';
+import type { BlockInfo, HeaderRecord, OpInfo, Placement, TraceDocument } from '../src/schema';
 import { TraceViewer, type ViewerOptions } from '../src/view/viewer';
 import { escapeCss, sizeGraphCanvas, stubCanvas } from './jsdom';
 import { FORM, regionTrace } from './regionfixture';
@@ -139,6 +139,49 @@ test('a trace whose header records no dispatch vocabulary has no dispatch graph:
   expect([...viewer.node.querySelectorAll('.pv-toolbar button')].map(b => b.textContent)).not.toContain('dispatches');
   await press(viewer, 'D');
   expect(viewer.inspect().dispatch).toEqual({ available: false, visible: false, selected: null, nodes: [], edges: [] });
+});
+
+test('a big module opens with all but one of its functions collapsed: ops with a function_type, whatever their name', async () => {
+  // Three functions of a made-up dialect (`k.kernel`), 150 ops each: more graph nodes than the viewer draws open.
+  const ops: OpInfo[] = [{ id: 'o0', name: 'builtin.module', operands: [], results: [], regions: ['r0'] }];
+  const placed: Placement[] = [];
+  const blocks: BlockInfo[] = [{ id: 'b0', args: [] }];
+  const regionBlocks: Record<string, string[]> = { r0: ['b0'] };
+  for (let f = 1; f <= 3; f++) {
+    const fn = `o${f * 1000}`;
+    ops.push({ id: fn, name: 'k.kernel', operands: [], results: [], regions: [`r${f}`], props: { sym_name: `"k${f}"`, function_type: '() -> ()' } });
+    placed.push({ id: fn, block: 'b0', after: f === 1 ? null : `o${(f - 1) * 1000}` });
+    blocks.push({ id: `b${f}`, args: [] });
+    regionBlocks[`r${f}`] = [`b${f}`];
+    for (let i = 1; i <= 150; i++) {
+      ops.push({ id: `o${f * 1000 + i}`, name: 'k.op', operands: [], results: [{ id: `v${f * 1000 + i}`, type: 'i32' }] });
+      placed.push({ id: `o${f * 1000 + i}`, block: `b${f}`, after: i === 1 ? null : `o${f * 1000 + i - 1}` });
+    }
+  }
+  const trace: TraceDocument = {
+    format: 'passviz-trace',
+    version: 2,
+    records: [
+      {
+        record: 'header',
+        format: 'passviz-trace',
+        version: 2,
+        meta: { input: 'k.mlir', pipeline: 'test', passviz_version: '0.1.0', xdsl_version: '0.74.0', verify_each: 'pass' },
+        initial: { root: 'o0', delta: { blocks_created: blocks, ops_created: ops, placed, region_blocks: regionBlocks } }
+      },
+      { record: 'end', status: 'ok', steps: 0 }
+    ]
+  };
+  const host = window.document.createElement('div');
+  window.document.body.appendChild(host);
+  const viewer = TraceViewer.mount(host, trace)!;
+  viewers.push(viewer);
+  await viewer.rendered;
+  const drawn = new Set(viewer.inspect().nodes.map(n => n.id));
+  expect(['o1000', 'o2000', 'o3000'].every(id => drawn.has(id))).toBe(true);
+  // The first function stays open, the others show as their box alone.
+  expect(drawn.has('o1001')).toBe(true);
+  expect(drawn.has('o2001') || drawn.has('o3001')).toBe(false);
 });
 
 test('the options choose the first step, the selection and the timeline filter', async () => {

@@ -15,7 +15,7 @@ import { GraphBuilder, type GraphData } from '../model/graph';
 import { diffLines, irLines, valueNames, type IRLine } from '../model/irtext';
 import { StructureLayout, type Frame } from '../model/layout';
 import { lineage } from '../model/lineage';
-import type { IRState } from '../model/state';
+import type { IRState, OpEntry } from '../model/state';
 import { stepCounts } from '../model/steps';
 import { StateCursor, stepChanged, Trace, TraceError } from '../model/trace';
 import { DetailsPane } from './details';
@@ -64,8 +64,12 @@ const OP_ID = /^o[0-9]+$/;
 /** Modules with more graph nodes than this open with their untouched functions collapsed. */
 const COLLAPSE_ABOVE = 400;
 
-/** Op names whose boxes start collapsed in big modules. */
-const FUNCTION_OP = /\.func$/;
+/**
+ * Whether `op` is a function, whose box starts collapsed in big modules: an op with a
+ * `function_type` (MLIR's FunctionOpInterface keeps it), whatever its dialect calls it.
+ */
+const isFunction = (op: OpEntry | undefined): boolean =>
+  op !== undefined && (op.props.function_type ?? op.attrs.function_type) !== undefined;
 
 /** A small cache of per-step values, most recent last. */
 class StepCache<T> {
@@ -576,7 +580,7 @@ export class TraceViewer {
       return;
     }
     const functions = [...diff.nodes.values()].filter(
-      node => node.kind === 'box' && FUNCTION_OP.test(state.ops.get(node.id)?.name ?? '')
+      node => node.kind === 'box' && isFunction(state.ops.get(node.id))
     );
     // With one function nothing is unrelated; with none touched yet, the first stays open.
     const open = functions.some(f => keep.has(f.id)) ? keep : new Set([functions[0]?.id]);
