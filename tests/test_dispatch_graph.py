@@ -10,6 +10,7 @@ those ``iree-opt --iree-flow-dump-dispatch-graph-pass`` draws.
 
 from __future__ import annotations
 
+import ast
 import re
 from collections import Counter
 from pathlib import Path
@@ -22,6 +23,7 @@ from passviz.pipelines import record
 from passviz.recording.replay import Replayer
 from passviz.trace.apply import IRData
 from passviz.trace.model import Trace
+from passviz.view import dispatch as dispatch_module
 from passviz.view.dispatch import dispatch_graph
 from passviz.view.state import TraceStates, ops_named
 from tests.conftest import iree_opt_missing, need
@@ -67,6 +69,28 @@ def test_the_trace_records_its_vocabulary_and_without_one_there_is_no_graph(trac
     assert "flow.dispatch.region" in HINTS["dispatch_ops"] and HINTS["call_op"] == "flow.dispatch"
     last = TraceStates(trace).at(len(trace.steps) - 1)
     assert dispatch_graph(last, None) == ({}, {})
+
+
+def test_the_graph_code_names_no_op() -> None:
+    """Which ops play which part is the trace's (``meta.dispatch``): no string in the code is an op name."""
+    source = Path(dispatch_module.__file__).read_text(encoding="utf-8")
+    tree = ast.parse(source)
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef)
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+    }
+    named = [
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and id(node) not in docstrings
+        and re.search(r"\b[a-z_]+\.[a-z_]+", node.value)
+    ]
+    assert named == []
 
 
 def test_the_graph_follows_the_ops_into_their_region(trace: Trace) -> None:
