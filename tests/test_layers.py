@@ -26,7 +26,7 @@ ORDER = [
     "version",
     "ir",
     "trace",
-    "record",
+    "recording",
     "rewrite",
     "interpret",
     "compilers",
@@ -55,7 +55,7 @@ FAMILY_DEPENDENCIES: dict[str, set[str]] = {
 triton-linalg (which extend Triton) Triton.  No other code under ``compilers/`` but the registry
 imports a family."""
 
-GENERIC_LAYERS = ("ir", "trace", "record", "rewrite", "interpret")
+GENERIC_LAYERS = ("ir", "trace", "recording", "rewrite", "interpret")
 """The layers that know no compiler family (nor does ``compilers/mlir``)."""
 
 FAMILY_OP_NAME = re.compile(

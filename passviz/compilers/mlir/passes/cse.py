@@ -27,7 +27,7 @@ from passviz.ir.xdsl_compat import (
     set_cse_known_ops,
     set_cse_rewriter,
 )
-from passviz.recording.recorder import NullRecorder, StepRecorder, TracedPass
+from passviz.recording.interface import NullRecorder, StepRecorder, TracedPass
 
 
 @dataclass
