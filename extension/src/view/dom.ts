@@ -45,8 +45,23 @@ export function clear(node: Node): void {
   }
 }
 
-/** The child each container is to scroll to at the next frame. */
-const scrollTargets = new WeakMap<HTMLElement, HTMLElement>();
+/** Where a container is to scroll at the next frame: a child into view, or a run of children into its middle. */
+interface ScrollTarget {
+  first: HTMLElement;
+  /** With `last`: the run from `first` to `last` is centred (if taller than the view, `focus` sits in its upper third). */
+  last?: HTMLElement;
+  focus?: HTMLElement;
+}
+
+/** The target each container is to scroll to at the next frame. */
+const scrollTargets = new WeakMap<HTMLElement, ScrollTarget>();
+/** How many containers wait to scroll (tests settle once none does). */
+let scrollsWaiting = 0;
+
+/** Whether a scroll asked for by `scrollWithin` or `scrollToMiddle` still waits for its frame. */
+export function scrollPending(): boolean {
+  return scrollsWaiting > 0;
+}
 
 /**
  * Scroll `container` (only it, not the page or the notebook around it) so
@@ -55,11 +70,25 @@ const scrollTargets = new WeakMap<HTMLElement, HTMLElement>();
  * (a step redraws several panes) costs far more than once per frame.
  */
 export function scrollWithin(container: HTMLElement, child: HTMLElement): void {
+  scrollLater(container, { first: child });
+}
+
+/**
+ * Scroll `container` so that the run of children from `first` to `last` sits
+ * in its middle; a run taller than the view puts `focus` (by default `first`)
+ * in its upper third, never scrolling past `first`.
+ */
+export function scrollToMiddle(container: HTMLElement, first: HTMLElement, last: HTMLElement, focus: HTMLElement = first): void {
+  scrollLater(container, { first, last, focus });
+}
+
+function scrollLater(container: HTMLElement, target: ScrollTarget): void {
   const pending = scrollTargets.has(container);
-  scrollTargets.set(container, child);
+  scrollTargets.set(container, target);
   if (pending) {
     return;
   }
+  scrollsWaiting += 1;
   // After the frame is painted: the frame a step or a jump shows first does not
   // wait for a long list to be laid out.
   afterNextPaint(() => scrollToTarget(container, 2));
@@ -73,6 +102,37 @@ export function afterNextPaint(work: () => void): void {
   requestAnimationFrame(() => setTimeout(work, 0));
 }
 
+/** Where `child`'s box starts in `container`'s scrolled content. */
+function topWithin(container: HTMLElement, child: HTMLElement): number {
+  // From the boxes on screen rather than `offsetTop`: the child may sit in a
+  // contained chunk of the list, which then is its offset parent.
+  return child.getBoundingClientRect().top - container.getBoundingClientRect().top + container.scrollTop;
+}
+
+/** The scroll position that shows `target` as asked, or null if it is shown already. */
+function wantedScroll(container: HTMLElement, target: ScrollTarget): number | null {
+  const top = topWithin(container, target.first);
+  const view = container.clientHeight;
+  if (target.last === undefined) {
+    const bottom = top + target.first.offsetHeight;
+    if (top < container.scrollTop) {
+      return top - 8;
+    }
+    return bottom > container.scrollTop + view ? bottom - view + 8 : null;
+  }
+  const bottom = topWithin(container, target.last) + target.last.offsetHeight;
+  const span = bottom - top;
+  let wanted: number;
+  if (span <= view - 16) {
+    wanted = top - (view - span) / 2;
+  } else {
+    const focus = topWithin(container, target.focus ?? target.first);
+    wanted = Math.max(top - 8, focus - view / 3);
+  }
+  wanted = Math.max(0, Math.min(wanted, container.scrollHeight - view));
+  return Math.abs(wanted - container.scrollTop) > 1 ? wanted : null;
+}
+
 /**
  * Scroll `container` to its pending target.  Long lists skip the layout of
  * rows out of view (`content-visibility: auto`) and place them by an
@@ -82,30 +142,28 @@ export function afterNextPaint(work: () => void): void {
 function scrollToTarget(container: HTMLElement, tries: number): void {
   const target = scrollTargets.get(container);
   scrollTargets.delete(container);
-  if (!target || !target.isConnected || !container.contains(target)) {
+  if (!target || !target.first.isConnected || !container.contains(target.first) ||
+      (target.last !== undefined && !container.contains(target.last))) {
+    scrollsWaiting -= 1;
     return;
   }
-  // From the boxes on screen rather than `offsetTop`: the child may sit in a
-  // contained chunk of the list, which then is its offset parent.
-  const top = target.getBoundingClientRect().top - container.getBoundingClientRect().top + container.scrollTop;
-  const bottom = top + target.offsetHeight;
-  let moved = true;
-  if (top < container.scrollTop) {
-    container.scrollTop = top - 8;
-  } else if (bottom > container.scrollTop + container.clientHeight) {
-    container.scrollTop = bottom - container.clientHeight + 8;
-  } else {
-    moved = false;
+  const wanted = wantedScroll(container, target);
+  if (wanted !== null) {
+    container.scrollTop = wanted;
   }
-  if (moved && tries > 0) {
+  if (wanted !== null && tries > 0) {
     scrollTargets.set(container, target);
     afterNextPaint(() => {
-      // A newer target set meanwhile has its own frame waiting.
-      if (scrollTargets.get(container) === target) {
-        scrollToTarget(container, tries - 1);
+      // A newer target set meanwhile is scrolled to from the start.
+      if (scrollTargets.has(container)) {
+        scrollToTarget(container, scrollTargets.get(container) === target ? tries - 1 : 2);
+      } else {
+        scrollsWaiting -= 1;
       }
     });
+    return;
   }
+  scrollsWaiting -= 1;
 }
 
 /**

@@ -12,11 +12,13 @@
 import { diffWordsWithSpace } from 'diff';
 
 import { DEFAULT_ALIASES, layoutAliases, type DiffLine } from '../model/irtext';
-import { appendClipped, clear, el, scrollWithin, SHOWN_CHARACTERS } from './dom';
+import { appendClipped, clear, el, scrollToMiddle, scrollWithin, SHOWN_CHARACTERS } from './dom';
 
 /** Modules longer than this show only the changed hunks until opened whole. */
 export const FULL_LIMIT = 800;
 const CONTEXT = 4;
+/** Changed lines this many unchanged lines apart or closer are one hunk, scrolled into view together. */
+const HUNK_GAP = 3;
 
 /** What the step's IR is compared with. */
 export type CompareBase = 'step' | 'pass' | 'initial';
@@ -163,6 +165,29 @@ export class IRPane {
     return [...this.body.querySelectorAll('.pv-line, .pv-ir-more')].map(line => line.textContent ?? '').join('\n');
   }
 
+  /**
+   * The changed lines (added, erased, moved) and how many of them lie inside
+   * the pane's visible part, as tests and tools read it.
+   */
+  changesInView(): { changed: number; added: number; visible: number; addedVisible: number } {
+    const view = this.body.getBoundingClientRect();
+    let changed = 0;
+    let added = 0;
+    let visible = 0;
+    let addedVisible = 0;
+    for (const line of this.body.querySelectorAll<HTMLElement>('.pv-line-added, .pv-line-erased, .pv-line-moved')) {
+      changed += 1;
+      const plus = !line.classList.contains('pv-line-erased');
+      added += plus ? 1 : 0;
+      const box = line.getBoundingClientRect();
+      if (box.height > 0 && box.top >= view.top - 1 && box.bottom <= view.bottom + 1) {
+        visible += 1;
+        addedVisible += plus ? 1 : 0;
+      }
+    }
+    return { changed, added, visible, addedVisible };
+  }
+
   /** Highlight the lines of `op`. */
   select(op: string | null): void {
     this.selected = op;
@@ -265,7 +290,12 @@ export class IRPane {
     const fragment = document.createDocumentFragment();
     const sideBySide = this.sideBySide.checked;
     this.body.classList.toggle('pv-side-by-side', sideBySide);
+    // The first hunk: its first and last changed line, and its first added one.
     let first: HTMLElement | null = null;
+    let last: HTMLElement | null = null;
+    let firstAdded: HTMLElement | null = null;
+    let gap = 0;
+    let hunkOpen = true;
     let left: HTMLElement[] = [];
     let right: HTMLElement[] = [];
     const flush = (): void => {
@@ -279,6 +309,7 @@ export class IRPane {
     };
     for (const item of this.shown()) {
       if (typeof item === 'number') {
+        hunkOpen = first === null;
         flush();
         fragment.appendChild(
           el('div', { className: 'pv-ir-more', text: `… ${item} unchanged lines (click to show the whole module) …` })
@@ -286,8 +317,16 @@ export class IRPane {
         continue;
       }
       const line = this.lineNode(item);
-      if (first === null && item.status !== 'unchanged') {
-        first = line;
+      if (item.status === 'unchanged') {
+        gap += 1;
+        hunkOpen &&= first === null || gap <= HUNK_GAP;
+      } else if (hunkOpen) {
+        first ??= line;
+        last = line;
+        if (firstAdded === null && item.status !== 'erased') {
+          firstAdded = line;
+        }
+        gap = 0;
       }
       if (!sideBySide) {
         fragment.appendChild(line);
@@ -303,8 +342,9 @@ export class IRPane {
     flush();
     this.body.appendChild(fragment);
     this.select(this.selected);
-    if (first && this.selected === null) {
-      scrollWithin(this.body, first);
+    if (first && last && this.selected === null) {
+      // The hunk in the middle of the pane; one taller than the pane shows its first added line.
+      scrollToMiddle(this.body, first, last, firstAdded ?? first);
     }
   }
 }
