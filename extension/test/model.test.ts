@@ -1,7 +1,7 @@
 /**
  * @jest-environment node
  */
-import { countStatuses, diffGraphs, touchedBy, UnchangedCache } from '../src/model/diff';
+import { countStatuses, diffGraphs, movedBy, touchedBy, UnchangedCache } from '../src/model/diff';
 import { buildGraph, GraphBuilder } from '../src/model/graph';
 import { diffLines, irLines, layoutAliases } from '../src/model/irtext';
 import { StructureLayout } from '../src/model/layout';
@@ -136,7 +136,17 @@ describe('the diff', () => {
     expect(diff.edges.get('use:v1>o3#0')?.status).toBe('erased');
     expect(diff.edges.get('use:v2>o3#0')?.status).toBe('added');
     expect(diff.edges.get('use:v0>o4#0')?.status).toBe('added');
-    expect(countStatuses(diff)).toEqual({ added: 1, modified: 1, erased: 1, unchanged: 5 }); // o0 o1 b0 b1 v0
+    expect(countStatuses(diff)).toEqual({ added: 1, modified: 1, moved: 0, erased: 1, unchanged: 5 }); // o0 o1 b0 b1 v0
+  });
+
+  test('an op the step only moved (same text, here into another block) is moved, not modified', () => {
+    const node = (id: string, text: string) => ({ id, kind: 'op' as const, parent: 'b0', label: text, text });
+    const before = { nodes: new Map([['o1', node('o1', 'a')], ['o2', node('o2', 'b')]]), edges: new Map() };
+    const after = { nodes: new Map([['o2', node('o2', 'b')], ['o1', { ...node('o1', 'a'), parent: 'b1' }]]), edges: new Map() };
+    const delta = { ops_moved: ['o1', 'o2'], ops_modified: [{ id: 'o2', changes: ['attrs'] }] } as unknown as Parameters<typeof touchedBy>[0];
+    const diff = diffGraphs(before, after, touchedBy(delta), new UnchangedCache(), movedBy(delta));
+    expect(diff.nodes.get('o1')!.status).toBe('moved');
+    expect(diff.nodes.get('o2')!.status).toBe('modified');
   });
 
   test('a move into a new box marks the op modified and the box added', () => {

@@ -3,13 +3,15 @@
  *
  * As in passviz's Python graphs: `added` (new id), `erased` (kept as a ghost
  * with its old data), `modified` (its own text or its direct parent changed,
- * or the step moved or modified it without changing its text) and `unchanged`.
+ * or the step modified it without changing its text) and `unchanged`; the
+ * viewer also tells `moved` apart: an op the step only moved (same text,
+ * in its block or to another), which Python's graphs count as modified.
  */
 
 import type { Delta } from '../schema';
 import type { GraphData, GraphEdge, GraphNode } from './graph';
 
-export type Status = 'added' | 'modified' | 'erased' | 'unchanged';
+export type Status = 'added' | 'modified' | 'moved' | 'erased' | 'unchanged';
 
 export interface StatusNode extends GraphNode {
   status: Status;
@@ -42,6 +44,15 @@ export function touchedBy(delta: Delta): Set<string> {
   return found;
 }
 
+/** Ops the step moved and did not otherwise modify (drawn as moved if their text stays the same). */
+export function movedBy(delta: Delta): Set<string> {
+  const moved = new Set<string>(delta.ops_moved ?? []);
+  for (const change of delta.ops_modified ?? []) {
+    moved.delete(change.id);
+  }
+  return moved;
+}
+
 /**
  * The statuses of unchanged nodes and edges, kept from one diff to the next:
  * graphs built by one `GraphBuilder` share the objects of what did not change,
@@ -62,7 +73,8 @@ export function diffGraphs(
   before: GraphData,
   after: GraphData,
   touched: Set<string> = new Set(),
-  cache: UnchangedCache = new UnchangedCache()
+  cache: UnchangedCache = new UnchangedCache(),
+  moved: ReadonlySet<string> = new Set()
 ): DiffGraph {
   // Ghosts keyed by the node they follow (null: before everything).
   const ghostsAfter = new Map<string | null, GraphNode[]>();
@@ -97,7 +109,7 @@ export function diffGraphs(
     } else if (touched.has(node.id) || (old !== node && (old.text !== node.text || old.parent !== node.parent))) {
       // Not the label: what it adds to the text is the value's shown name, and
       // erasing one `%a_ptrs_6` renumbers every later `%a_ptrs_N` without changing them.
-      status = 'modified';
+      status = moved.has(node.id) && old.text === node.text ? 'moved' : 'modified';
     }
     if (status === 'unchanged') {
       let same = cache.nodes.get(node);
@@ -144,7 +156,7 @@ export function diffGraphs(
 
 /** The number of nodes of each status. */
 export function countStatuses(graph: DiffGraph): Record<Status, number> {
-  const counts: Record<Status, number> = { added: 0, modified: 0, erased: 0, unchanged: 0 };
+  const counts: Record<Status, number> = { added: 0, modified: 0, moved: 0, erased: 0, unchanged: 0 };
   for (const node of graph.nodes.values()) {
     counts[node.status] += 1;
   }

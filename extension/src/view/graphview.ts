@@ -19,7 +19,7 @@ import cytoscape from 'cytoscape';
 import type { DiffGraph, StatusEdge, StatusNode } from '../model/diff';
 import { GAP, MAX_LEAF_WIDTH, sameFrame, type Frame } from '../model/layout';
 import { afterNextPaint, el } from './dom';
-import { Minimap } from './minimap';
+import { Minimap, MINIMAP_HEIGHT, MINIMAP_WIDTH } from './minimap';
 import { drawSketch, framesBounds, meets, type Area } from './sketch';
 
 /** What is marked on top of the statuses. */
@@ -67,6 +67,12 @@ const MAX_DEPTH = LEAF_Z - 2;
 
 /** The zoom the camera prefers for a change: labels legible, not blown up. */
 const CHANGE_ZOOM = 1.1;
+/** Op labels are 11 px at zoom 1: the camera frames a change no further out than this (labels at least 10 px). */
+export const OP_FONT_PX = 11;
+export const LEGIBLE_ZOOM = 10.05 / OP_FONT_PX;
+/** The margin the camera leaves around a change, in screen pixels. */
+const CHANGE_MARGIN = 40;
+const TIGHT_MARGIN = 6;
 /** A step that changed nothing shows the whole graph if it reads at this zoom or closer (9 px labels). */
 const WHOLE_ZOOM = 0.8;
 /** Camera and node moves take this long; stepping while a key is held does not animate. */
@@ -74,13 +80,68 @@ const ANIMATION_MS = 180;
 /** Graphs that move more nodes than this in one step jump instead of animating. */
 const ANIMATE_LIMIT = 600;
 
+const ARG_FONT_PX = 10;
+
+/** The minimap's corners, in the order tried, and its size and inset (screen pixels). */
+type Corner = 'bottom-right' | 'bottom-left' | 'top-right' | 'top-left';
+const MINIMAP_CORNERS: Corner[] = ['bottom-right', 'bottom-left', 'top-right', 'top-left'];
+
+/** Where the minimap sits in a pane of this size at `corner` (pane pixels), or null when the pane is too small to spare it. */
+function minimapSpot(corner: Corner, width: number, height: number): Area | null {
+  const w = MINIMAP_WIDTH + 2;
+  const h = MINIMAP_HEIGHT + 2;
+  if (width < w * 3 || height < h * 2.5) {
+    return null;
+  }
+  const inset = 8;
+  return {
+    x: corner.endsWith('right') ? width - inset - w : inset,
+    y: corner.startsWith('bottom') ? height - inset - h : inset,
+    w,
+    h
+  };
+}
+
+/**
+ * The frames one `screen` (graph units) can show together, where most of
+ * them lie: each frame in turn is tried as the screen's top left and as its
+ * top middle, and the screenful holding the most frames wins (the first
+ * such, top-most, on a tie).
+ */
+export function densestScreenful(frames: Frame[], screen: { w: number; h: number }): Frame[] {
+  const sorted = [...frames].sort((a, b) => a.y - a.height / 2 - (b.y - b.height / 2));
+  // Many thousands of changes: try every k-th frame as an anchor.
+  const stride = Math.max(1, Math.ceil(sorted.length / 300));
+  let best: Frame[] = sorted.slice(0, 1);
+  for (let i = 0; i < sorted.length; i += stride) {
+    const anchor = sorted[i];
+    const top = anchor.y - anchor.height / 2 - 1;
+    for (const left of [anchor.x - anchor.width / 2 - 1, anchor.x - screen.w / 2]) {
+      const inside: Frame[] = [];
+      for (let j = i; j < sorted.length; j++) {
+        const f = sorted[j];
+        if (f.y - f.height / 2 > top + screen.h) {
+          break;
+        }
+        if (f.y + f.height / 2 <= top + screen.h && f.x - f.width / 2 >= left && f.x + f.width / 2 <= left + screen.w) {
+          inside.push(f);
+        }
+      }
+      if (inside.length > best.length) {
+        best = inside;
+      }
+    }
+  }
+  return best;
+}
+
 const STYLE: cytoscape.StylesheetJson = [
   {
     selector: 'node',
     style: {
       label: 'data(label)',
       'font-family': 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace',
-      'font-size': 11,
+      'font-size': OP_FONT_PX,
       'text-valign': 'center',
       'text-halign': 'center',
       'text-wrap': 'ellipsis',
@@ -95,7 +156,7 @@ const STYLE: cytoscape.StylesheetJson = [
       color: '#1f2328'
     }
   },
-  { selector: 'node.k-arg', style: { shape: 'ellipse', 'background-color': '#eef2ff', 'font-size': 10 } },
+  { selector: 'node.k-arg', style: { shape: 'ellipse', 'background-color': '#eef2ff', 'font-size': ARG_FONT_PX } },
   {
     selector: 'node.box',
     style: {
@@ -124,6 +185,7 @@ const STYLE: cytoscape.StylesheetJson = [
   },
   { selector: 'node.st-added', style: { 'border-color': '#1a7f37', 'border-width': 3, 'background-color': '#dafbe1' } },
   { selector: 'node.st-modified', style: { 'border-color': '#bf8700', 'border-width': 3, 'background-color': '#fff8c5' } },
+  { selector: 'node.st-moved', style: { 'border-color': '#0a7e8c', 'border-width': 3, 'border-style': 'double', 'background-color': '#d5f4f7' } },
   {
     selector: 'node.st-erased',
     style: { 'border-color': '#cf222e', 'border-style': 'dashed', 'border-width': 2, 'background-color': '#ffebe9', opacity: 0.55 }
@@ -289,6 +351,8 @@ export class GraphPane {
   private readonly sketch: HTMLCanvasElement;
   private frames = new Map<string, Frame>();
   private targets: string[] = [];
+  /** How many of `targets` lie outside the view (as last counted). */
+  private outside = 0;
   /** What the step wants drawn, every node and edge. */
   private nodes = new Map<string, NodeSpec>();
   private edges = new Map<string, EdgeSpec>();
@@ -982,7 +1046,7 @@ export class GraphPane {
       this.fit();
       return Promise.resolve();
     }
-    return this.moveCamera(this.cameraFor(this.targets), animate);
+    return this.moveCamera(this.cameraFor(this.targets), animate).then(() => this.updateOffscreen());
   }
 
   /** Centre `id` (already drawn), zooming in if labels are too small to read. */
@@ -993,10 +1057,45 @@ export class GraphPane {
     return this.moveCamera(this.cameraFor([id]), animate);
   }
 
-  /** The camera that shows `ids` whole, at most at the zoom where labels read best. */
+  /**
+   * The camera that shows `ids` whole, at most at the zoom where labels read
+   * best and never further out than `LEGIBLE_ZOOM`: a change too big for one
+   * screen is framed where most of it lies (the densest screenful), and the
+   * pane says how many changes lie outside.
+   */
   private cameraFor(ids: string[]): Camera {
-    const bounds = framesBounds(ids.flatMap(id => this.frames.get(id) ?? []));
-    return this.cameraOn(bounds, 40, CHANGE_ZOOM);
+    const frames = ids.flatMap(id => this.frames.get(id) ?? []);
+    const bounds = framesBounds(frames);
+    const camera = this.cameraOn(bounds, CHANGE_MARGIN, CHANGE_ZOOM);
+    if (!bounds || camera.zoom >= LEGIBLE_ZOOM) {
+      return camera;
+    }
+    // Nearly fits: a thinner margin rather than leaving part of it out.
+    const tight = this.cameraOn(bounds, TIGHT_MARGIN, CHANGE_ZOOM);
+    if (tight.zoom >= LEGIBLE_ZOOM) {
+      return tight;
+    }
+    return this.legibleCamera(framesBounds(densestScreenful(frames, this.screenAt(LEGIBLE_ZOOM))) ?? bounds);
+  }
+
+  /** The part of the graph one screen holds at `zoom`, margins taken off (graph units). */
+  private screenAt(zoom: number): { w: number; h: number } {
+    const cy = this.cy!;
+    return { w: Math.max(1, cy.width() - CHANGE_MARGIN * 2) / zoom, h: Math.max(1, cy.height() - CHANGE_MARGIN * 2) / zoom };
+  }
+
+  /** `bounds` framed at a legible zoom: whole if it fits, else from its top (and left, if too wide). */
+  private legibleCamera(bounds: Area): Camera {
+    const cy = this.cy!;
+    const fit = this.cameraOn(bounds, CHANGE_MARGIN, CHANGE_ZOOM);
+    if (fit.zoom >= LEGIBLE_ZOOM) {
+      return fit;
+    }
+    const zoom = LEGIBLE_ZOOM;
+    const screen = this.screenAt(zoom);
+    const x = bounds.w <= screen.w ? bounds.x + bounds.w / 2 : bounds.x + screen.w / 2;
+    const y = bounds.h <= screen.h ? bounds.y + bounds.h / 2 : bounds.y + screen.h / 2;
+    return { zoom, pan: { x: cy.width() / 2 - x * zoom, y: cy.height() / 2 - y * zoom } };
   }
 
   /**
@@ -1074,20 +1173,74 @@ export class GraphPane {
     this.updateOffscreen();
   }
 
-  /** Say how many of the step's changes lie outside the view, when the camera is not following. */
+  /**
+   * Say how many of the step's changes lie outside the view: after the person
+   * moved the camera (a click brings them back), or when the change is too big
+   * for one legible screen.  Then keep the minimap off the changes in view.
+   */
   private updateOffscreen(): void {
     const cy = this.cy;
-    if (!cy || !this.userMoved) {
+    if (!cy) {
       this.offscreen.hidden = true;
       return;
     }
     const area = this.visibleArea();
     const outside = this.targets.filter(id => {
       const f = this.frames.get(id)!;
-      return f.x + f.width / 2 < area.x || f.x - f.width / 2 > area.x + area.w || f.y + f.height / 2 < area.y || f.y - f.height / 2 > area.y + area.h;
+      return f.x - f.width / 2 < area.x - 1 || f.x + f.width / 2 > area.x + area.w + 1 ||
+        f.y - f.height / 2 < area.y - 1 || f.y + f.height / 2 > area.y + area.h + 1;
     }).length;
+    this.outside = outside;
     this.offscreen.hidden = outside === 0;
-    this.offscreen.textContent = `${outside} change${outside === 1 ? '' : 's'} off-screen · show (z)`;
+    this.offscreen.textContent = this.userMoved
+      ? `${outside} change${outside === 1 ? '' : 's'} off-screen · show (z)`
+      : `${outside} more change${outside === 1 ? '' : 's'} outside the view (too big for one screen)`;
+    this.placeMinimap();
+  }
+
+  /**
+   * Put the minimap in a corner of the pane where it covers none of the
+   * step's changes in view (bottom right, bottom left, top right, top left);
+   * where every corner would, or the pane is too small to spare one, fold it.
+   */
+  private placeMinimap(): void {
+    const cy = this.cy;
+    if (!cy) {
+      return;
+    }
+    const width = cy.width();
+    const height = cy.height();
+    const zoom = cy.zoom();
+    const pan = cy.pan();
+    const boxes: Area[] = [];
+    for (const id of this.targets) {
+      const f = this.frames.get(id);
+      if (f) {
+        boxes.push({ x: pan.x + (f.x - f.width / 2) * zoom, y: pan.y + (f.y - f.height / 2) * zoom, w: f.width * zoom, h: f.height * zoom });
+      }
+    }
+    // The offscreen note's place, at the top middle, is the minimap's to avoid too.
+    const note = this.offscreen.hidden ? null : this.offscreen.getBoundingClientRect();
+    const origin = this.node.getBoundingClientRect();
+    if (note && note.width > 0) {
+      boxes.push({ x: note.left - origin.left, y: note.top - origin.top, w: note.width, h: note.height });
+    }
+    const corner = MINIMAP_CORNERS.find(c => {
+      const spot = minimapSpot(c, width, height);
+      return spot !== null && !boxes.some(b => b.x < spot.x + spot.w && spot.x < b.x + b.w && b.y < spot.y + spot.h && spot.y < b.y + b.h);
+    });
+    this.minimap.place(corner ?? null);
+  }
+
+  /** How many of the step's changes lie outside the view, and where the minimap is (null: folded). */
+  inspectChanges(): { targets: string[]; outside: number; minimap: PageBox | null } {
+    const rect = this.minimap.node.getBoundingClientRect();
+    const shown = !this.minimap.folded && rect.width > 0;
+    return {
+      targets: [...this.targets],
+      outside: this.outside,
+      minimap: shown ? { x: rect.left + window.scrollX, y: rect.top + window.scrollY, w: rect.width, h: rect.height } : null
+    };
   }
 
   /** The part of the graph in view, in graph coordinates. */
@@ -1107,6 +1260,7 @@ export class GraphPane {
     }
     this.cy.resize();
     void this.moveCamera(this.fitCamera(), false);
+    this.updateOffscreen();
   }
 
   /** Tell Cytoscape its container changed size. */
@@ -1119,7 +1273,7 @@ export class GraphPane {
    * Every node of the step with its box on screen in page pixels (as Cytoscape
    * or the sketch draws it, whichever is showing; off-screen ones included).
    */
-  inspectNodes(): Array<{ id: string; kind: string; status: string; parent: string | null; label: string; box: PageBox }> {
+  inspectNodes(): Array<{ id: string; kind: string; status: string; parent: string | null; label: string; box: PageBox; labelPx: number }> {
     const cy = this.cy;
     if (!cy) {
       return [];
@@ -1133,6 +1287,8 @@ export class GraphPane {
       status: data.status,
       parent: data.owner,
       label: data.label,
+      // Labels are drawn at their font size times the zoom (the sketch writes box labels at 11 px, and no op labels).
+      labelPx: this.sketching ? (frame.box ? OP_FONT_PX : 0) : (data.kind === 'arg' ? ARG_FONT_PX : OP_FONT_PX) * zoom,
       box: {
         x: origin.left + window.scrollX + pan.x + (frame.x - frame.width / 2) * zoom,
         y: origin.top + window.scrollY + pan.y + (frame.y - frame.height / 2) * zoom,

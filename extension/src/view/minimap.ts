@@ -10,6 +10,7 @@ import { drawSketch, framesBounds, type Area } from './sketch';
 
 const WIDTH = 160;
 const HEIGHT = 110;
+export { WIDTH as MINIMAP_WIDTH, HEIGHT as MINIMAP_HEIGHT };
 
 export class Minimap {
   readonly node: HTMLCanvasElement;
@@ -17,6 +18,8 @@ export class Minimap {
   private bounds: Area = { x: 0, y: 0, w: 1, h: 1 };
   private scale = 1;
   private picture: ImageData | null = null;
+  /** Set while the minimap is folded away (no corner of the pane is free of the step's changes). */
+  folded = false;
 
   constructor(private readonly onPick: (point: { x: number; y: number }) => void) {
     this.node = el('canvas', { className: 'pv-minimap', attrs: { width: String(WIDTH), height: String(HEIGHT), 'aria-hidden': 'true' } });
@@ -64,6 +67,13 @@ export class Minimap {
     drawSketch(ctx, frames, status, { scale: this.scale, x: -bounds.x * this.scale, y: -bounds.y * this.scale }, WIDTH, HEIGHT);
     this.picture = ctx.getImageData(0, 0, WIDTH, HEIGHT);
     this.outline(ctx, view);
+  }
+
+  /** Sit in `corner` of the graph pane, or fold away (null). */
+  place(corner: 'bottom-right' | 'bottom-left' | 'top-right' | 'top-left' | null): void {
+    this.folded = corner === null;
+    this.node.hidden = corner === null;
+    this.node.dataset.corner = corner ?? 'folded';
   }
 
   /** Move the outline of the part in view. */

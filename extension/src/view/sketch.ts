@@ -11,6 +11,7 @@ import type { Frame } from '../model/layout';
 export const STATUS_COLOUR: Record<string, string> = {
   added: '#1a7f37',
   modified: '#bf8700',
+  moved: '#0a7e8c',
   erased: '#cf222e'
 };
 

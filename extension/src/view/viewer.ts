@@ -9,7 +9,7 @@
  * the change, / searches, Escape leaves the search box.
  */
 
-import { diffGraphs, touchedBy, UnchangedCache, type DiffGraph } from '../model/diff';
+import { diffGraphs, movedBy, touchedBy, UnchangedCache, type DiffGraph } from '../model/diff';
 import { dispatchVocabulary } from '../model/dispatch';
 import { GraphBuilder, type GraphData } from '../model/graph';
 import { diffLines, irLines, valueNames, type IRLine } from '../model/irtext';
@@ -20,7 +20,7 @@ import { stepCounts } from '../model/steps';
 import { StateCursor, stepChanged, Trace, TraceError } from '../model/trace';
 import { DetailsPane } from './details';
 import { DispatchPane, type DispatchInspection } from './dispatchgraph';
-import { afterNextPaint, el } from './dom';
+import { afterNextPaint, el, scrollPending } from './dom';
 import { GraphPane, type DrawnNode, type EdgeFilter, type PageBox } from './graphview';
 import { IRPane, type CompareBase } from './irpane';
 import { RunsPane } from './runs';
@@ -47,9 +47,13 @@ export interface ViewerOptions {
 export interface Inspection {
   step: number;
   viewport: PageBox;
-  nodes: Array<{ id: string; kind: string; status: string; parent: string | null; label: string; box: PageBox }>;
+  nodes: Array<{ id: string; kind: string; status: string; parent: string | null; label: string; box: PageBox; labelPx: number }>;
   visibleSteps: number[];
   irText: string;
+  /** The IR pane's changed lines, and how many of them (and of the added or moved ones) are in its view. */
+  irChanges: { changed: number; added: number; visible: number; addedVisible: number };
+  /** The nodes the camera follows, how many lie outside the view, and where the minimap is (null: folded). */
+  changes: { targets: string[]; outside: number; minimap: PageBox | null };
   /** The dispatch graph at the step, and whether it is shown (`D`); none without `meta.dispatch`. */
   dispatch: DispatchInspection;
 }
@@ -232,6 +236,7 @@ export class TraceViewer {
     this.legend = el('div', { className: 'pv-legend' }, [
       el('span', { className: 'pv-key pv-key-added', text: 'added' }),
       el('span', { className: 'pv-key pv-key-modified', text: 'modified' }),
+      el('span', { className: 'pv-key pv-key-moved', text: 'moved' }),
       el('span', { className: 'pv-key pv-key-erased', text: 'erased' }),
       el('span', { className: 'pv-key pv-key-chain', text: 'pointer chain' }),
       el('span', { className: 'pv-hint', text: 'double-click a box to collapse or expand it' })
@@ -366,8 +371,15 @@ export class TraceViewer {
       nodes: this.graphPane.inspectNodes(),
       visibleSteps: [...this.timeline.visibleSteps()],
       irText: this.irPane.plainText(),
+      irChanges: this.irPane.changesInView(),
+      changes: this.graphPane.inspectChanges(),
       dispatch: this.dispatchPane?.inspect() ?? { available: false, visible: false, selected: null, nodes: [], edges: [] }
     };
+  }
+
+  /** Whether a pane still waits to scroll to what the step changed (tests settle once none does). */
+  get scrolling(): boolean {
+    return scrollPending();
   }
 
   /** The nodes drawn now, with status, position and marks. */
@@ -568,8 +580,11 @@ export class TraceViewer {
       const leaf = node.kind === 'op' || node.kind === 'arg' || node.status === 'added';
       (leaf ? leaves : boxes).push(node.id);
     }
-    if (root !== null && diff.nodes.has(root)) {
-      leaves.push(root);
+    // The matched op too, unless it is a box whose changed insides are the targets already
+    // (an erased box as big as the module would take the camera far out).
+    const rootNode = root !== null ? diff.nodes.get(root) : undefined;
+    if (rootNode !== undefined && (rootNode.kind !== 'box' || leaves.length === 0)) {
+      leaves.push(rootNode.id);
     }
     return leaves.length > 0 ? leaves : boxes;
   }
@@ -693,7 +708,8 @@ export class TraceViewer {
       const record = step >= 0 ? this.trace.steps[step] : null;
       const graphBefore = this.stateGraph(step - 1, before);
       const graphAfter = step < 0 ? graphBefore : this.stateGraph(step, after);
-      return diffGraphs(graphBefore, graphAfter, record ? touchedBy(record.delta ?? {}) : new Set(), this.unchanged);
+      const delta = record?.delta ?? {};
+      return diffGraphs(graphBefore, graphAfter, record ? touchedBy(delta) : new Set(), this.unchanged, movedBy(delta));
     });
   }
 
