@@ -44,6 +44,10 @@ try {
       if (pending === viewer.rendered) break;
     }
     await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+    // ...and the side panes have scrolled to it.
+    for (let i = 0; i < 20 && viewer.scrolling; i++) {
+      await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+    }
   });
   await settle();
   for (const action of plan.actions) {
