@@ -59,8 +59,7 @@ from xdsl.traits import (
 from xdsl.utils.exceptions import VerifyException
 
 from passviz.compilers.triton.dialects.tt.syntax import (
-    in_order,
-    parse_attr_dict_into_properties,
+    PropertySyntax,
     parse_enum,
     parse_operand_list,
     parse_type_list,
@@ -413,7 +412,7 @@ class GetNumProgramsOp(_GridAxisOp):
 
 
 @irdl_op_definition
-class MakeRangeOp(IRDLOperation, HasFolderInterface):
+class MakeRangeOp(PropertySyntax, IRDLOperation, HasFolderInterface):
     """The ``i32`` tensor ``[start, start + 1, ..., end - 1]``.
 
     ``%r = tt.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32>``
@@ -467,18 +466,17 @@ class MakeRangeOp(IRDLOperation, HasFolderInterface):
 
     @classmethod
     def parse(cls, parser: Parser) -> MakeRangeOp:
-        properties: dict[str, Attribute] = {}
-        attributes = parse_attr_dict_into_properties(parser, cls._ATTR_DICT_PROPERTIES, properties)
+        properties, attributes = cls.parse_properties(parser, order=("start", "end"))
         parser.parse_punctuation(":")
         result_type = parser.parse_type()
         return cls.build(
             result_types=[result_type],
-            properties=in_order(properties, ("start", "end")),
+            properties=properties,
             attributes=attributes,
         )
 
     def print(self, printer: Printer) -> None:
-        print_attr_dict_with_properties(printer, self, self._ATTR_DICT_PROPERTIES)
+        self.print_properties(printer)
         printer.print_string(" : ")
         printer.print_attribute(self.result.type)
 
@@ -489,7 +487,7 @@ class MakeRangeOp(IRDLOperation, HasFolderInterface):
 
 
 @irdl_op_definition
-class PrintOp(IRDLOperation):
+class PrintOp(PropertySyntax, IRDLOperation):
     """Print from the device, as CUDA's ``printf`` does.
 
     ``tt.print ": x" {hex = false, isSigned = array<i32: 1>} : %x : tensor<16xi32>``
@@ -533,8 +531,9 @@ class PrintOp(IRDLOperation):
     @classmethod
     def parse(cls, parser: Parser) -> PrintOp:
         # $prefix attr-dict (`:` $args^ `:` type($args))?
-        properties: dict[str, Attribute] = {"prefix": StringAttr(parser.parse_str_literal())}
-        attributes = parse_attr_dict_into_properties(parser, cls._ATTR_DICT_PROPERTIES, properties)
+        properties, attributes = cls.parse_properties(
+            parser, {"prefix": StringAttr(parser.parse_str_literal())}, ("prefix", "hex", "isSigned")
+        )
         args: list[SSAValue] = []
         if parser.parse_optional_punctuation(":") is not None:
             pos = parser.pos
@@ -543,14 +542,14 @@ class PrintOp(IRDLOperation):
             args = resolve(parser, unresolved, parse_type_list(parser), pos)
         return cls.build(
             operands=[args],
-            properties=in_order(properties, ("prefix", "hex", "isSigned")),
+            properties=properties,
             attributes=attributes,
         )
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
         printer.print_string_literal(self.prefix.data)
-        print_attr_dict_with_properties(printer, self, self._ATTR_DICT_PROPERTIES)
+        self.print_properties(printer)
         if self.args:
             printer.print_string(" : ")
             print_operands(printer, self.args)

@@ -25,10 +25,8 @@ from xdsl.traits import Pure
 
 from passviz.compilers.triton.dialects.tt.syntax import (
     TRUE,
-    in_order,
-    parse_attr_dict_into_properties,
+    PropertySyntax,
     parse_enum,
-    print_attr_dict_with_properties,
     print_operands,
     without_defaults,
 )
@@ -87,7 +85,7 @@ def _verify_dot_interface(
 
 
 @irdl_op_definition
-class DotOp(IRDLOperation):
+class DotOp(PropertySyntax, IRDLOperation):
     """``d = a @ b + c`` on 2D (or batched 3D) tensors.
 
     ``%d = tt.dot %a, %b, %c, inputPrecision = tf32
@@ -185,7 +183,7 @@ class DotOp(IRDLOperation):
             parser.parse_keyword("inputPrecision")
             parser.parse_punctuation("=")
             properties["inputPrecision"] = parse_enum(parser, InputPrecision, "inputPrecision").to_attr()
-        attributes = parse_attr_dict_into_properties(parser, cls._ATTR_DICT_PROPERTIES, properties)
+        properties, attributes = cls.parse_properties(parser, properties)
         parser.parse_punctuation(":")
         a_type = parser.parse_type()
         parser.parse_punctuation("*")
@@ -197,9 +195,7 @@ class DotOp(IRDLOperation):
                 parser.resolve_operand(u, t) for u, t in zip(operands, (a_type, b_type, d_type), strict=True)
             ],
             result_types=[d_type],
-            properties=without_defaults(
-                in_order(properties, cls._ATTR_DICT_PROPERTIES), cls._PROPERTY_DEFAULTS
-            ),
+            properties=properties,
             attributes=attributes,
         )
 
@@ -209,9 +205,7 @@ class DotOp(IRDLOperation):
         precision = self.input_precision_value
         if self.input_precision is not None and precision != InputPrecision.IEEE:
             printer.print_string(f", inputPrecision = {precision.mnemonic}")
-        print_attr_dict_with_properties(
-            printer, self, self._ATTR_DICT_PROPERTIES, {"inputPrecision"}, defaults=self._PROPERTY_DEFAULTS
-        )
+        self.print_properties(printer, {"inputPrecision"})
         printer.print_string(" : ")
         printer.print_attribute(self.a.type)
         printer.print_string(" * ")
@@ -225,7 +219,7 @@ ScaledOperandConstr = TensorType.constr(FloatConstr | EqAttrConstraint(IntegerTy
 
 
 @irdl_op_definition
-class DotScaledOp(IRDLOperation):
+class DotScaledOp(PropertySyntax, IRDLOperation):
     """``d = scale(a, a_scale) @ scale(b, b_scale) + c`` with microscaling formats.
 
     ``%d = tt.dot_scaled %a scale %sa, %b scale %sb, %c lhs = e5m2 rhs = e5m2
@@ -361,7 +355,9 @@ class DotScaledOp(IRDLOperation):
             parser.parse_keyword(keyword)
             parser.parse_punctuation("=")
             properties[prop] = parse_enum(parser, ScaleDotElemType, keyword).to_attr()
-        attributes = parse_attr_dict_into_properties(parser, cls._ATTR_DICT_PROPERTIES, properties)
+        properties, attributes = cls.parse_properties(
+            parser, properties, ("a_elem_type", "b_elem_type", "fastMath", "lhs_k_pack", "rhs_k_pack")
+        )
         parser.parse_punctuation(":")
         a_type = parser.parse_type()
         a_scale_type = parser.parse_type() if a_scale is not None and parser.parse_punctuation(",") else None
@@ -382,10 +378,7 @@ class DotScaledOp(IRDLOperation):
                 *scales,
             ],
             result_types=[d_type],
-            properties=without_defaults(
-                in_order(properties, ("a_elem_type", "b_elem_type", "fastMath", "lhs_k_pack", "rhs_k_pack")),
-                cls._PROPERTY_DEFAULTS,
-            ),
+            properties=properties,
             attributes=attributes,
         )
 
@@ -405,9 +398,7 @@ class DotScaledOp(IRDLOperation):
         for keyword, attr in (("lhs", self.a_elem_type), ("rhs", self.b_elem_type)):
             member = ScaleDotElemType.from_attr(attr)
             printer.print_string(f" {keyword} = {member.mnemonic if member is not None else attr}")
-        print_attr_dict_with_properties(
-            printer, self, self._ATTR_DICT_PROPERTIES, {"a_elem_type", "b_elem_type"}, self._PROPERTY_DEFAULTS
-        )
+        self.print_properties(printer, {"a_elem_type", "b_elem_type"})
         printer.print_string(" : ")
         printer.print_attribute(self.a.type)
         if self.a_scale is not None:

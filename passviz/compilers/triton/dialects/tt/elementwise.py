@@ -31,8 +31,8 @@ from xdsl.printer import Printer
 from xdsl.traits import Pure
 
 from passviz.compilers.triton.dialects.tt.syntax import (
+    PropertySyntax,
     SameTypeSyntax,
-    in_order,
     parse_attr_dict_into_properties,
     parse_enum,
     parse_functional_type,
@@ -295,7 +295,7 @@ class MulhiUIOp(SameTypeSyntax, IRDLOperation):
 
 
 @irdl_op_definition
-class ExternElementwiseOp(IRDLOperation):
+class ExternElementwiseOp(PropertySyntax, IRDLOperation):
     """Call an external library function elementwise.
 
     ``%y = tt.extern_elementwise %x {libname = "", libpath = "", pure = true,
@@ -358,14 +358,13 @@ class ExternElementwiseOp(IRDLOperation):
         # operands attr-dict `:` functional-type(operands, $result)
         pos = parser.pos
         unresolved = parse_operand_list(parser)
-        properties: dict[str, Attribute] = {}
-        attributes = parse_attr_dict_into_properties(parser, cls._ATTR_DICT_PROPERTIES, properties)
+        properties, attributes = cls.parse_properties(parser, order=("libname", "libpath", "symbol", "pure"))
         parser.parse_punctuation(":")
         inputs, outputs = parse_functional_type(parser, len(unresolved), pos)
         return cls.build(
             operands=[resolve(parser, unresolved, inputs, pos)],
             result_types=[outputs[0] if len(outputs) == 1 else list(outputs)],
-            properties=in_order(properties, ("libname", "libpath", "symbol", "pure")),
+            properties=properties,
             attributes=attributes,
         )
 
@@ -373,13 +372,13 @@ class ExternElementwiseOp(IRDLOperation):
         # MLIR writes the space before an empty operand list too.
         printer.print_string(" ")
         print_operands(printer, self.srcs)
-        print_attr_dict_with_properties(printer, self, self._ATTR_DICT_PROPERTIES)
+        self.print_properties(printer)
         printer.print_string(" : ")
         printer.print_function_type(self.operand_types, self.result_types)
 
 
 @irdl_op_definition
-class ElementwiseInlineAsmOp(IRDLOperation):
+class ElementwiseInlineAsmOp(PropertySyntax, IRDLOperation):
     """Inline assembly applied to ``packed_element`` elements at a time.
 
     ``%y:2 = tt.elementwise_inline_asm "asm" {constraints = "=r,=r,r",
@@ -453,9 +452,10 @@ class ElementwiseInlineAsmOp(IRDLOperation):
     @classmethod
     def parse(cls, parser: Parser) -> ElementwiseInlineAsmOp:
         # $asm_string attr-dict ($args^ `:` type($args))? `->` type($result)
-        asm_string = parser.parse_str_literal()
-        properties: dict[str, Attribute] = {}
-        attributes = parse_attr_dict_into_properties(parser, cls._ATTR_DICT_PROPERTIES, properties)
+        asm_string = StringAttr(parser.parse_str_literal())
+        properties, attributes = cls.parse_properties(
+            parser, {"asm_string": asm_string}, ("asm_string", "constraints", "pure", "packed_element")
+        )
         pos = parser.pos
         unresolved = parse_operand_list(parser)
         args: list[SSAValue] = []
@@ -464,18 +464,17 @@ class ElementwiseInlineAsmOp(IRDLOperation):
             args = resolve(parser, unresolved, parse_type_list(parser), pos)
         parser.parse_punctuation("->")
         result_types = parse_type_list(parser)
-        properties["asm_string"] = StringAttr(asm_string)
         return cls.build(
             operands=[args],
             result_types=[result_types],
-            properties=in_order(properties, ("asm_string", "constraints", "pure", "packed_element")),
+            properties=properties,
             attributes=attributes,
         )
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
         printer.print_string_literal(self.asm_string.data)
-        print_attr_dict_with_properties(printer, self, self._ATTR_DICT_PROPERTIES)
+        self.print_properties(printer)
         if self.args:
             printer.print_string(" ")
             print_operands(printer, self.args)

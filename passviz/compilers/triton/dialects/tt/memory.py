@@ -8,7 +8,7 @@ tensor-descriptor ops ``tt.descriptor_load``, ``tt.descriptor_store``,
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence, Set
+from collections.abc import Callable, Mapping, Sequence, Set
 from typing import ClassVar, Self, cast
 
 from xdsl.dialects.builtin import I32, BoolAttr, DenseArrayBase, IntegerAttr, TensorType, i32
@@ -34,22 +34,19 @@ from xdsl.utils.exceptions import VerifyException
 from passviz.compilers.triton.dialects.tt.syntax import (
     FALSE,
     TRUE,
-    in_order,
+    PropertySyntax,
     parse_attr_dict_into_properties,
     parse_bracketed_operands,
     parse_enum,
     parse_functional_type,
-    parse_oilist_enums,
     parse_operand_list,
     parse_type_list,
     parse_type_of,
     print_attr_dict_with_properties,
-    print_oilist_enums,
     print_operands,
     print_types,
     ptr_like_type_or_error,
     resolve,
-    without_defaults,
 )
 from passviz.compilers.triton.dialects.tt.traits import (
     FirstOperandReadEffect,
@@ -155,8 +152,69 @@ _NO_BOUNDARY_CHECK = DenseArrayBase.from_list(i32, ())
 """The default ``boundaryCheck``: ``array<i32>``."""
 
 
+class _LoadStoreSyntax(PropertySyntax):
+    """``$ptr (`,` $operand)* oilist(...) attr-dict `:` type($ptr)``, the syntax of
+    ``tt.load`` and ``tt.store``: the other operands' types follow from the
+    pointer's (a mask is ``i1`` shaped like it, any other has its pointee type)."""
+
+    _OILIST: ClassVar[Mapping[str, tuple[str, type[TritonI32Enum]]]] = _LOAD_STORE_OILIST
+
+    _OPERANDS: ClassVar[tuple[str, ...]] = ()
+    """The operands' roles in the order written (``ptr`` first)."""
+
+    _REQUIRED_OPERANDS: ClassVar[int] = 1
+    """How many of ``_OPERANDS`` are always written; the rest are optional."""
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        unresolved: list[UnresolvedOperand] = [parser.parse_unresolved_operand()]
+        for _ in range(cls._REQUIRED_OPERANDS - 1):
+            parser.parse_punctuation(",")
+            unresolved.append(parser.parse_unresolved_operand())
+        while len(unresolved) < len(cls._OPERANDS) and parser.parse_optional_punctuation(","):
+            unresolved.append(parser.parse_unresolved_operand())
+        properties, attributes = cls.parse_properties(parser)
+        parser.parse_punctuation(":")
+        type_pos = parser.pos
+        ptr_type = parser.parse_type()
+        ptr_like_type_or_error(parser, type_pos, ptr_type)
+        pointee = get_pointee_type(ptr_type)
+        types = {"ptr": ptr_type, "mask": get_i1_same_shape(pointee)}
+        operands = [
+            parser.resolve_operand(u, types.get(role, pointee))
+            for u, role in zip(unresolved, cls._OPERANDS, strict=False)
+        ]
+        op = cast("Callable[..., Self]", cls)(*operands, attributes=attributes)
+        cast(Operation, op).properties |= properties
+        return op
+
+    def print(self, printer: Printer) -> None:
+        op = cast(Operation, self)
+        printer.print_string(" ")
+        print_operands(printer, op.operands)
+        self.print_properties(printer)
+        printer.print_string(" : ")
+        printer.print_attribute(op.operands[0].type)
+
+    @property
+    def cache_modifier(self) -> CacheModifier:
+        """The cache modifier, with Triton's default filled in."""
+        return enum_or_default(_enum_property(self, "cache"), CacheModifier.NONE)
+
+    @property
+    def eviction_policy(self) -> EvictionPolicy:
+        """The eviction policy, with Triton's default filled in."""
+        return enum_or_default(_enum_property(self, "evict"), EvictionPolicy.NORMAL)
+
+
+def _enum_property(op: object, name: str) -> IntegerAttr[I32] | None:
+    """``op``'s enum property ``name``, if set."""
+    value = cast(Operation, op).properties.get(name)
+    return value if isa(value, IntegerAttr[I32]) else None
+
+
 @irdl_op_definition
-class LoadOp(IRDLOperation):
+class LoadOp(_LoadStoreSyntax, IRDLOperation):
     """Load through a pointer, a tensor of pointers, or a block pointer.
 
     ``%x = tt.load %ptr, %mask, %other cacheModifier = ca {isVolatile = true}
@@ -218,6 +276,8 @@ class LoadOp(IRDLOperation):
     }
     """Triton's ``DefaultValuedAttr`` defaults, never printed nor stored."""
 
+    _OPERANDS: ClassVar[tuple[str, ...]] = ("ptr", "mask", "other")
+
     def __init__(
         self,
         ptr: SSAValue | Operation,
@@ -246,16 +306,6 @@ class LoadOp(IRDLOperation):
         )
 
     @property
-    def cache_modifier(self) -> CacheModifier:
-        """The cache modifier, with Triton's default filled in."""
-        return enum_or_default(self.cache, CacheModifier.NONE)
-
-    @property
-    def eviction_policy(self) -> EvictionPolicy:
-        """The eviction policy, with Triton's default filled in."""
-        return enum_or_default(self.evict, EvictionPolicy.NORMAL)
-
-    @property
     def is_volatile_flag(self) -> bool:
         """Whether the load is volatile, with Triton's default filled in."""
         return self.is_volatile is not None and bool(self.is_volatile.value.data)
@@ -272,43 +322,9 @@ class LoadOp(IRDLOperation):
         verify_enum_attr(self.evict, EvictionPolicy, "evict")
         verify_enum_attr(self.padding, PaddingOption, "padding")
 
-    @classmethod
-    def parse(cls, parser: Parser) -> LoadOp:
-        # $ptr (`,` $mask^)? (`,` $other^)? oilist(...) attr-dict `:` type($ptr)
-        unresolved: list[UnresolvedOperand] = [parser.parse_unresolved_operand()]
-        while len(unresolved) < 3 and parser.parse_optional_punctuation(","):
-            unresolved.append(parser.parse_unresolved_operand())
-        properties: dict[str, Attribute] = {}
-        parse_oilist_enums(parser, _LOAD_STORE_OILIST, properties)
-        attributes = parse_attr_dict_into_properties(parser, cls._ATTR_DICT_PROPERTIES, properties)
-        parser.parse_punctuation(":")
-        type_pos = parser.pos
-        ptr_type = parser.parse_type()
-        ptr_like_type_or_error(parser, type_pos, ptr_type)
-        pointee = get_pointee_type(ptr_type)
-        types = (ptr_type, get_i1_same_shape(pointee), pointee)
-        ptr, *optional = (parser.resolve_operand(u, t) for u, t in zip(unresolved, types, strict=False))
-        mask = optional[0] if len(optional) > 0 else None
-        other = optional[1] if len(optional) > 1 else None
-        op = cls(ptr, mask, other, attributes=attributes)
-        op.properties |= without_defaults(
-            in_order(properties, cls._ATTR_DICT_PROPERTIES), cls._PROPERTY_DEFAULTS
-        )
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        print_operands(printer, [v for v in (self.ptr, self.mask, self.other) if v is not None])
-        in_oilist = print_oilist_enums(printer, self, _LOAD_STORE_OILIST)
-        print_attr_dict_with_properties(
-            printer, self, self._ATTR_DICT_PROPERTIES, in_oilist, defaults=self._PROPERTY_DEFAULTS
-        )
-        printer.print_string(" : ")
-        printer.print_attribute(self.ptr.type)
-
 
 @irdl_op_definition
-class StoreOp(IRDLOperation):
+class StoreOp(_LoadStoreSyntax, IRDLOperation):
     """Store through a pointer, a tensor of pointers, or a block pointer.
 
     ``tt.store %ptr, %value, %mask evictionPolicy = evict_last
@@ -356,6 +372,9 @@ class StoreOp(IRDLOperation):
     }
     """Triton's ``DefaultValuedAttr`` defaults, never printed nor stored."""
 
+    _OPERANDS: ClassVar[tuple[str, ...]] = ("ptr", "value", "mask")
+    _REQUIRED_OPERANDS: ClassVar[int] = 2
+
     def __init__(
         self,
         ptr: SSAValue | Operation,
@@ -377,60 +396,10 @@ class StoreOp(IRDLOperation):
             attributes=attributes,
         )
 
-    @property
-    def cache_modifier(self) -> CacheModifier:
-        """The cache modifier, with Triton's default filled in."""
-        return enum_or_default(self.cache, CacheModifier.NONE)
-
-    @property
-    def eviction_policy(self) -> EvictionPolicy:
-        """The eviction policy, with Triton's default filled in."""
-        return enum_or_default(self.evict, EvictionPolicy.NORMAL)
-
     def verify_(self) -> None:
         _verify_types_match_ptr(self.name, self.ptr.type, (("value", self.value), ("mask", self.mask)))
         verify_enum_attr(self.cache, CacheModifier, "cache")
         verify_enum_attr(self.evict, EvictionPolicy, "evict")
-
-    @classmethod
-    def parse(cls, parser: Parser) -> StoreOp:
-        # $ptr `,` $value (`,` $mask^)? oilist(...) attr-dict `:` type($ptr)
-        unresolved_ptr = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        unresolved_value = parser.parse_unresolved_operand()
-        unresolved_mask = None
-        if parser.parse_optional_punctuation(","):
-            unresolved_mask = parser.parse_unresolved_operand()
-        properties: dict[str, Attribute] = {}
-        parse_oilist_enums(parser, _LOAD_STORE_OILIST, properties)
-        attributes = parse_attr_dict_into_properties(parser, cls._ATTR_DICT_PROPERTIES, properties)
-        parser.parse_punctuation(":")
-        type_pos = parser.pos
-        ptr_type = parser.parse_type()
-        ptr_like_type_or_error(parser, type_pos, ptr_type)
-        pointee = get_pointee_type(ptr_type)
-        ptr = parser.resolve_operand(unresolved_ptr, ptr_type)
-        value = parser.resolve_operand(unresolved_value, pointee)
-        mask = (
-            None
-            if unresolved_mask is None
-            else parser.resolve_operand(unresolved_mask, get_i1_same_shape(pointee))
-        )
-        op = cls(ptr, value, mask, attributes=attributes)
-        op.properties |= without_defaults(
-            in_order(properties, cls._ATTR_DICT_PROPERTIES), cls._PROPERTY_DEFAULTS
-        )
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        print_operands(printer, [v for v in (self.ptr, self.value, self.mask) if v is not None])
-        in_oilist = print_oilist_enums(printer, self, _LOAD_STORE_OILIST)
-        print_attr_dict_with_properties(
-            printer, self, self._ATTR_DICT_PROPERTIES, in_oilist, defaults=self._PROPERTY_DEFAULTS
-        )
-        printer.print_string(" : ")
-        printer.print_attribute(self.ptr.type)
 
 
 def _parse_leading_enums(
@@ -685,7 +654,7 @@ def _print_desc_and_indices(printer: Printer, desc: SSAValue, indices: Sequence[
 
 
 @irdl_op_definition
-class DescriptorLoadOp(IRDLOperation):
+class DescriptorLoadOp(PropertySyntax, IRDLOperation):
     """Load a block through a tensor descriptor (a TMA load on NVIDIA).
 
     ``%x = tt.descriptor_load %desc[%i, %j] cacheModifier = ca
@@ -710,6 +679,8 @@ class DescriptorLoadOp(IRDLOperation):
     """The eviction policy (``EvictionPolicy``); absent means ``evict_normal``."""
 
     traits = traits_def(FirstOperandReadEffect(), TensorSizeTrait())
+
+    _OILIST: ClassVar[Mapping[str, tuple[str, type[TritonI32Enum]]]] = _LOAD_STORE_OILIST
 
     _ATTR_DICT_PROPERTIES: ClassVar[tuple[str, ...]] = ("cache", "evict")
     """Properties that may be written in the attr-dict, sorted by name."""
@@ -751,9 +722,7 @@ class DescriptorLoadOp(IRDLOperation):
     @classmethod
     def parse(cls, parser: Parser) -> DescriptorLoadOp:
         desc, indices = _parse_desc_and_indices(parser)
-        properties: dict[str, Attribute] = {}
-        parse_oilist_enums(parser, _LOAD_STORE_OILIST, properties)
-        attributes = parse_attr_dict_into_properties(parser, cls._ATTR_DICT_PROPERTIES, properties)
+        properties, attributes = cls.parse_properties(parser)
         parser.parse_punctuation(":")
         desc_type = parse_type_of(parser, TensorDescType, "a !tt.tensordesc")
         parser.parse_punctuation("->")
@@ -764,18 +733,13 @@ class DescriptorLoadOp(IRDLOperation):
                 [parser.resolve_operand(i, i32) for i in indices],
             ],
             result_types=[result_type],
-            properties=without_defaults(
-                in_order(properties, cls._ATTR_DICT_PROPERTIES), cls._PROPERTY_DEFAULTS
-            ),
+            properties=properties,
             attributes=attributes,
         )
 
     def print(self, printer: Printer) -> None:
         _print_desc_and_indices(printer, self.desc, self.indices)
-        in_oilist = print_oilist_enums(printer, self, _LOAD_STORE_OILIST)
-        print_attr_dict_with_properties(
-            printer, self, self._ATTR_DICT_PROPERTIES, in_oilist, defaults=self._PROPERTY_DEFAULTS
-        )
+        self.print_properties(printer)
         printer.print_string(" : ")
         printer.print_attribute(self.desc.type)
         printer.print_string(" -> ")

@@ -30,6 +30,7 @@ from xdsl.printer import Printer
 from xdsl.traits import Pure
 
 from passviz.compilers.triton.dialects.tt.syntax import (
+    PropertySyntax,
     SrcToResultSyntax,
     parse_attr_dict_into_properties,
     parse_bracketed_operands,
@@ -39,7 +40,6 @@ from passviz.compilers.triton.dialects.tt.syntax import (
     print_stripped_type,
     print_types,
     ptr_like_type_or_error,
-    without_defaults,
 )
 from passviz.compilers.triton.dialects.tt.traits import (
     Elementwise,
@@ -334,7 +334,7 @@ class MakeTensorPtrOp(IRDLOperation):
 
 
 @irdl_op_definition
-class MakeTensorDescOp(IRDLOperation):
+class MakeTensorDescOp(PropertySyntax, IRDLOperation):
     """Make a tensor descriptor for a tensor in memory.
 
     ``%d = tt.make_tensor_descriptor %base, [%d0, %d1], [%s0, %s1]
@@ -362,6 +362,8 @@ class MakeTensorDescOp(IRDLOperation):
     irdl_options = (SameVariadicOperandSize(),)
 
     traits = traits_def(Pure(), TensorSizeTrait())
+
+    _ATTR_DICT_PROPERTIES: ClassVar[tuple[str, ...]] = ("padding",)
 
     _PROPERTY_DEFAULTS: ClassVar[Mapping[str, Attribute]] = {"padding": PaddingOption.PAD_ZERO.to_attr()}
     """Triton's ``DefaultValuedAttr`` defaults, never printed nor stored."""
@@ -392,8 +394,7 @@ class MakeTensorDescOp(IRDLOperation):
         shape = parse_bracketed_operands(parser)
         parser.parse_punctuation(",")
         strides = parse_bracketed_operands(parser)
-        properties: dict[str, Attribute] = {}
-        attributes = parse_attr_dict_into_properties(parser, ("padding",), properties)
+        properties, attributes = cls.parse_properties(parser)
         parser.parse_punctuation(":")
         base_type = parse_type_of(parser, PointerType, "a !tt.ptr")
         parser.parse_punctuation(",")
@@ -405,7 +406,7 @@ class MakeTensorDescOp(IRDLOperation):
                 [parser.resolve_operand(u, i64) for u in strides],
             ],
             result_types=[result_type],
-            properties=without_defaults(properties, cls._PROPERTY_DEFAULTS),
+            properties=properties,
             attributes=attributes,
         )
 
@@ -416,7 +417,7 @@ class MakeTensorDescOp(IRDLOperation):
             printer.print_string(", ")
             with printer.in_square_brackets():
                 print_operands(printer, group)
-        print_attr_dict_with_properties(printer, self, ("padding",), defaults=self._PROPERTY_DEFAULTS)
+        self.print_properties(printer)
         printer.print_string(" : ")
         print_stripped_type(printer, self.base.type)
         printer.print_string(", ")

@@ -9,8 +9,9 @@ parsed with or without it. Properties written at their default are dropped
 when parsing or building, as MLIR gives such an op the same properties as
 one that leaves them out.
 
-``SrcToResultSyntax``, ``SameOperandTypeSyntax`` and ``SameTypeSyntax`` are the
-whole syntax of families of ops.
+``PropertySyntax`` parses and prints the ``oilist(...) attr-dict`` of an op
+with properties; ``SrcToResultSyntax``, ``SameOperandTypeSyntax`` and
+``SameTypeSyntax`` are the whole syntax of families of ops.
 """
 
 from __future__ import annotations
@@ -234,16 +235,49 @@ def print_types(printer: Printer, types: Iterable[Attribute]) -> None:
     printer.print_list(types, printer.print_attribute)
 
 
-class SrcToResultSyntax:
-    """``$src attr-dict : type($src) -> type($result)``, the syntax of most of
-    Triton's one-operand ops; ``_ATTR_DICT_PROPERTIES`` names the properties
-    written in the attr-dict (``axis``, ``order``, ...)."""
+class PropertySyntax:
+    """``oilist(...) attr-dict``: the properties an op's syntax writes as
+    ``keyword = mnemonic`` clauses (``_OILIST``) or in its attr-dict
+    (``_ATTR_DICT_PROPERTIES``), left out at their ``_PROPERTY_DEFAULTS``."""
 
     _ATTR_DICT_PROPERTIES: ClassVar[tuple[str, ...]] = ()
     """Properties that may be written in the attr-dict, sorted by name."""
 
     _PROPERTY_DEFAULTS: ClassVar[Mapping[str, Attribute]] = {}
     """Properties left out of the attr-dict at these values (``DefaultValuedAttr``)."""
+
+    _OILIST: ClassVar[Mapping[str, tuple[str, type[TritonI32Enum]]]] = {}
+    """The ``oilist`` clauses: keyword to (property, enum)."""
+
+    @classmethod
+    def parse_properties(
+        cls,
+        parser: Parser,
+        properties: dict[str, Attribute] | None = None,
+        order: Sequence[str] | None = None,
+    ) -> tuple[dict[str, Attribute], dict[str, Attribute]]:
+        """Parse ``oilist(...) attr-dict`` into the properties to store (in
+        ``order``, else ``_ATTR_DICT_PROPERTIES``'s, less defaults) and the
+        discardable attributes; ``properties`` holds those parsed before."""
+        properties = {} if properties is None else properties
+        parse_oilist_enums(parser, cls._OILIST, properties)
+        attributes = parse_attr_dict_into_properties(parser, cls._ATTR_DICT_PROPERTIES, properties)
+        order = cls._ATTR_DICT_PROPERTIES if order is None else order
+        return without_defaults(in_order(properties, order), cls._PROPERTY_DEFAULTS), attributes
+
+    def print_properties(self, printer: Printer, elided: Set[str] = frozenset()) -> None:
+        """Print ``oilist(...) attr-dict``; ``elided`` properties were printed before."""
+        op = cast(Operation, self)
+        in_oilist = print_oilist_enums(printer, op, self._OILIST)
+        print_attr_dict_with_properties(
+            printer, op, self._ATTR_DICT_PROPERTIES, elided | in_oilist, defaults=self._PROPERTY_DEFAULTS
+        )
+
+
+class SrcToResultSyntax(PropertySyntax):
+    """``$src attr-dict : type($src) -> type($result)``, the syntax of most of
+    Triton's one-operand ops; ``_ATTR_DICT_PROPERTIES`` names the properties
+    written in the attr-dict (``axis``, ``order``, ...)."""
 
     def __init__(
         self,
@@ -258,8 +292,7 @@ class SrcToResultSyntax:
     @classmethod
     def parse(cls, parser: Parser) -> Self:
         unresolved = parser.parse_unresolved_operand()
-        properties: dict[str, Attribute] = {}
-        attributes = parse_attr_dict_into_properties(parser, cls._ATTR_DICT_PROPERTIES, properties)
+        properties, attributes = cls.parse_properties(parser)
         parser.parse_punctuation(":")
         src_type = parser.parse_type()
         parser.parse_punctuation("->")
@@ -267,12 +300,7 @@ class SrcToResultSyntax:
         src = parser.resolve_operand(unresolved, src_type)
         op_cls = cast(type[IRDLOperation], cls)
         op = op_cls.build(
-            operands=[src],
-            result_types=[result_type],
-            properties=without_defaults(
-                in_order(properties, cls._ATTR_DICT_PROPERTIES), cls._PROPERTY_DEFAULTS
-            ),
-            attributes=attributes,
+            operands=[src], result_types=[result_type], properties=properties, attributes=attributes
         )
         return cast(Self, op)
 
@@ -281,9 +309,7 @@ class SrcToResultSyntax:
         src, result = op.operands[0], op.results[0]
         printer.print_string(" ")
         printer.print_operand(src)
-        print_attr_dict_with_properties(
-            printer, op, self._ATTR_DICT_PROPERTIES, defaults=self._PROPERTY_DEFAULTS
-        )
+        self.print_properties(printer)
         printer.print_string(" : ")
         printer.print_attribute(src.type)
         printer.print_string(" -> ")

@@ -36,10 +36,9 @@ from xdsl.printer import Printer
 from xdsl.traits import NoMemoryEffect, Pure
 
 from passviz.compilers.triton.dialects.tt.syntax import (
+    PropertySyntax,
     SameOperandTypeSyntax,
     SrcToResultSyntax,
-    in_order,
-    parse_attr_dict_into_properties,
     parse_functional_type,
     parse_tensor_type,
     print_attr_dict_with_properties,
@@ -200,7 +199,7 @@ class ExpandDimsOp(SrcToResultSyntax, IRDLOperation, HasFolderInterface):
 
 
 @irdl_op_definition
-class ReshapeOp(IRDLOperation, HasFolderInterface):
+class ReshapeOp(PropertySyntax, IRDLOperation, HasFolderInterface):
     """Reinterpret a tensor with another shape; with ``allow_reorder`` the
     compiler may also reorder its elements.
 
@@ -267,7 +266,7 @@ class ReshapeOp(IRDLOperation, HasFolderInterface):
         for keyword in cls._ATTR_DICT_PROPERTIES:
             if parser.parse_optional_keyword(keyword) is not None:
                 properties[keyword] = UnitAttr()
-        attributes = parse_attr_dict_into_properties(parser, cls._ATTR_DICT_PROPERTIES, properties)
+        properties, attributes = cls.parse_properties(parser, properties)
         parser.parse_punctuation(":")
         src_type = parser.parse_type()
         parser.parse_punctuation("->")
@@ -275,7 +274,7 @@ class ReshapeOp(IRDLOperation, HasFolderInterface):
         return cls.build(
             operands=[parser.resolve_operand(src, src_type)],
             result_types=[result_type],
-            properties=in_order(properties, cls._ATTR_DICT_PROPERTIES),
+            properties=properties,
             attributes=attributes,
         )
 
@@ -285,7 +284,7 @@ class ReshapeOp(IRDLOperation, HasFolderInterface):
         for keyword in self._ATTR_DICT_PROPERTIES:
             if keyword in self.properties:
                 printer.print_string(f" {keyword}")
-        print_attr_dict_with_properties(printer, self, ())
+        self.print_properties(printer, set(self._ATTR_DICT_PROPERTIES))
         printer.print_string(" : ")
         printer.print_attribute(self.src.type)
         printer.print_string(" -> ")
@@ -554,7 +553,7 @@ class TransOp(SrcToResultSyntax, IRDLOperation, HasFolderInterface):
 
 
 @irdl_op_definition
-class GatherOp(IRDLOperation):
+class GatherOp(PropertySyntax, IRDLOperation):
     """Gather elements of a tensor along one axis, at the given indices.
 
     ``%y = tt.gather %src[%idx] {axis = 0 : i32} : (tensor<16xf32>, tensor<16xi32>) -> tensor<16xf32>``
@@ -614,14 +613,13 @@ class GatherOp(IRDLOperation):
         parser.parse_punctuation("[")
         indices = parser.parse_unresolved_operand()
         parser.parse_punctuation("]")
-        properties: dict[str, Attribute] = {}
-        attributes = parse_attr_dict_into_properties(parser, cls._ATTR_DICT_PROPERTIES, properties)
+        properties, attributes = cls.parse_properties(parser)
         parser.parse_punctuation(":")
         inputs, outputs = parse_functional_type(parser, 2, pos)
         return cls.build(
             operands=resolve(parser, [src, indices], inputs, pos),
             result_types=[outputs[0] if len(outputs) == 1 else list(outputs)],
-            properties=in_order(properties, cls._ATTR_DICT_PROPERTIES),
+            properties=properties,
             attributes=attributes,
         )
 
@@ -630,6 +628,6 @@ class GatherOp(IRDLOperation):
         printer.print_operand(self.src)
         with printer.in_square_brackets():
             printer.print_operand(self.indices)
-        print_attr_dict_with_properties(printer, self, self._ATTR_DICT_PROPERTIES)
+        self.print_properties(printer)
         printer.print_string(" : ")
         printer.print_function_type(self.operand_types, self.result_types)
