@@ -12,7 +12,6 @@ from typing import ClassVar, cast
 
 from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
-    DictionaryAttr,
     FlatSymbolRefAttrConstr,
     Float64Type,
     FunctionType,
@@ -24,7 +23,6 @@ from xdsl.dialects.builtin import (
     UnrankedTensorType,
     f64,
 )
-from xdsl.dialects.utils import parse_func_op_like, print_func_op_like
 from xdsl.interfaces import HasCanonicalizationPatternsInterface, HasFolderInterface
 from xdsl.ir import Attribute, Block, Dialect, Operation, Region, SSAValue
 from xdsl.irdl import (
@@ -53,6 +51,7 @@ from xdsl.traits import (
 from xdsl.utils.exceptions import VerifyException
 
 from passviz.ir.callables import FunctionTypeCallable
+from passviz.ir.op_syntax import parse_function, print_function
 from passviz.rewrite.calls import DirectCall
 from passviz.rewrite.inliner import DialectInlinerInterface, branch_to
 
@@ -327,40 +326,27 @@ class FuncOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> FuncOp:
-        visibility = parser.parse_optional_visibility_keyword()
         # MLIR reads ``attributes { sym_visibility = "private" }`` too (the tutorial's older tests)
-        name, inputs, outputs, region, extra, arg_attrs, res_attrs = parse_func_op_like(
-            parser, reserved_attr_names=cls._RESERVED[:2]
-        )
-        if extra is not None and "sym_visibility" in extra.data:
-            found = extra.data["sym_visibility"]
+        parsed = parse_function(parser, cls._RESERVED[:2])
+        visibility, extra = parsed.visibility, parsed.attributes
+        if "sym_visibility" in extra:
+            found = extra.pop("sym_visibility")
             if visibility is not None or not isinstance(found, StringAttr):
                 parser.raise_error("toy.func: sym_visibility given twice or not a string")
             visibility = found
-            rest = {key: value for key, value in extra.data.items() if key != "sym_visibility"}
-            extra = DictionaryAttr(rest) if rest else None
-        if arg_attrs is not None or res_attrs is not None:
+        if parsed.arg_attrs is not None or parsed.res_attrs is not None:
             parser.raise_error("toy.func takes no argument or result attributes")
+        region = parsed.body
         if not region.blocks:
-            region = Region(Block(arg_types=inputs))
-        op = FuncOp(name, FunctionType.from_lists(inputs, outputs), region)
+            region = Region(Block(arg_types=parsed.function_type.inputs))
+        op = FuncOp(parsed.name, parsed.function_type, region)
         if visibility is not None:
             op.sym_visibility = visibility
-        if extra is not None:
-            op.attributes.update(extra.data)
+        op.attributes.update(extra)
         return op
 
     def print(self, printer: Printer) -> None:
-        if self.sym_visibility is not None:
-            printer.print_string(f" {self.sym_visibility.data}")
-        print_func_op_like(
-            printer,
-            self.sym_name,
-            self.function_type,
-            self.body,
-            self.attributes,
-            reserved_attr_names=self._RESERVED,
-        )
+        print_function(printer, self, self._RESERVED, print_empty_outputs=True)
 
 
 @irdl_op_definition

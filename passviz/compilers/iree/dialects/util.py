@@ -21,7 +21,6 @@ from xdsl.dialects.builtin import (
     SymbolRefAttr,
     UnitAttr,
 )
-from xdsl.dialects.utils import parse_func_op_like, print_func_op_like
 from xdsl.ir import Attribute, Block, Dialect, Region, SSAValue, TypedAttribute
 from xdsl.irdl import (
     IRDLOperation,
@@ -45,6 +44,8 @@ from xdsl.traits import (
     SymbolOpInterface,
 )
 from xdsl.utils.exceptions import VerifyException
+
+from passviz.ir.op_syntax import parse_function, print_function
 
 
 class _FuncCallable(CallableOpInterface):
@@ -131,34 +132,20 @@ class FuncOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> Self:
-        visibility = parser.parse_optional_visibility_keyword()
-        name, inputs, outputs, region, extra, arg_attrs, res_attrs = parse_func_op_like(
-            parser, reserved_attr_names=_RESERVED
-        )
-        op = cls(name, FunctionType.from_lists(inputs, outputs), region, None)
-        if visibility is not None:
-            op.properties["sym_visibility"] = visibility
-        if arg_attrs is not None:
-            op.properties["arg_attrs"] = arg_attrs
-        if res_attrs is not None:
-            op.properties["res_attrs"] = res_attrs
-        if extra is not None:
-            op.attributes |= extra.data
+        parsed = parse_function(parser, _RESERVED)
+        op = cls(parsed.name, parsed.function_type, parsed.body, None)
+        for name, value in (
+            ("sym_visibility", parsed.visibility),
+            ("arg_attrs", parsed.arg_attrs),
+            ("res_attrs", parsed.res_attrs),
+        ):
+            if value is not None:
+                op.properties[name] = value
+        op.attributes |= parsed.attributes
         return op
 
     def print(self, printer: Printer) -> None:
-        print_visibility(printer, self.sym_visibility)
-        print_func_op_like(
-            printer,
-            self.sym_name,
-            self.function_type,
-            self.body,
-            self.attributes,
-            arg_attrs=self.arg_attrs,
-            res_attrs=self.res_attrs,
-            reserved_attr_names=_RESERVED,
-            print_empty_outputs=False,
-        )
+        print_function(printer, self, _RESERVED, default_visibility="public")
 
 
 @irdl_op_definition

@@ -27,7 +27,6 @@ from xdsl.dialects.builtin import (
     TensorType,
     i32,
 )
-from xdsl.dialects.utils import parse_func_op_like, print_func_op_like
 from xdsl.interfaces import HasFolderInterface
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.irdl import (
@@ -85,6 +84,7 @@ from passviz.compilers.triton.dialects.tt.types import (
     verify_enum_attr,
 )
 from passviz.ir.callables import FunctionTypeCallable
+from passviz.ir.op_syntax import parse_function, print_function
 from passviz.rewrite.calls import DirectCall
 
 # ===----------------------------------------------------------------------=== #
@@ -230,42 +230,20 @@ class FuncOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> FuncOp:
-        visibility = parser.parse_optional_visibility_keyword()
-        (
-            name,
-            input_types,
-            return_types,
-            region,
-            extra_attrs,
-            arg_attrs,
-            res_attrs,
-        ) = parse_func_op_like(parser, reserved_attr_names=cls._RESERVED_ATTR_NAMES)
+        parsed = parse_function(parser, cls._RESERVED_ATTR_NAMES)
         func = cls(
-            name,
-            (input_types, return_types),
-            region,
-            visibility,
-            arg_attrs=arg_attrs,
-            res_attrs=res_attrs,
+            parsed.name,
+            parsed.function_type,
+            parsed.body,
+            parsed.visibility,
+            arg_attrs=parsed.arg_attrs,
+            res_attrs=parsed.res_attrs,
         )
-        if extra_attrs is not None:
-            func.attributes |= extra_attrs.data
+        func.attributes |= parsed.attributes
         return func
 
     def print(self, printer: Printer) -> None:
-        if self.sym_visibility is not None:
-            printer.print_string(f" {self.sym_visibility.data}")
-        print_func_op_like(
-            printer,
-            self.sym_name,
-            self.function_type,
-            self.body,
-            self.attributes,
-            arg_attrs=self.arg_attrs,
-            res_attrs=self.res_attrs,
-            reserved_attr_names=self._RESERVED_ATTR_NAMES,
-            print_empty_outputs=False,
-        )
+        print_function(printer, self, self._RESERVED_ATTR_NAMES)
 
 
 @irdl_op_definition

@@ -1,0 +1,112 @@
+"""Custom op syntax that several dialects share.
+
+``parse_function`` and ``print_function`` are the syntax of a function op
+spelled like ``func.func``: ``[visibility] @name(%a: t) -> r [attributes {...}]
+{body}`` (``tt.func``, ``util.func``, ``toy.func``), built on xDSL's
+``parse_func_op_like``/``print_func_op_like`` with the visibility keyword
+that every one of them writes before the name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TypeVar
+
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, FunctionType, StringAttr
+from xdsl.dialects.utils import parse_func_op_like, print_func_op_like
+from xdsl.ir import Attribute, Operation, Region
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+
+from passviz.ir.hints import isa
+
+
+@dataclass(frozen=True)
+class ParsedFunction:
+    """What ``parse_function`` read."""
+
+    visibility: StringAttr | None
+    """The visibility keyword, if written."""
+
+    name: str
+    """The symbol name, without ``@``."""
+
+    function_type: FunctionType
+    """The signature."""
+
+    body: Region
+    """The body; empty for a declaration."""
+
+    attributes: dict[str, Attribute]
+    """The ``attributes {...}`` entries not reserved for the op."""
+
+    arg_attrs: ArrayAttr[DictionaryAttr] | None
+    """Per-argument attribute dictionaries, if any argument has one."""
+
+    res_attrs: ArrayAttr[DictionaryAttr] | None
+    """Per-result attribute dictionaries, if any result has one."""
+
+
+def parse_function(parser: Parser, reserved_attr_names: Sequence[str]) -> ParsedFunction:
+    """Parse ``[visibility] @name(args) -> results [attributes {...}] [{body}]``;
+    ``reserved_attr_names`` may not be written in ``attributes {...}``."""
+    visibility = parser.parse_optional_visibility_keyword()
+    name, inputs, outputs, body, extra, arg_attrs, res_attrs = parse_func_op_like(
+        parser, reserved_attr_names=reserved_attr_names
+    )
+    return ParsedFunction(
+        visibility,
+        name,
+        FunctionType.from_lists(inputs, outputs),
+        body,
+        dict(extra.data) if extra is not None else {},
+        arg_attrs,
+        res_attrs,
+    )
+
+
+_AttrT = TypeVar("_AttrT", bound=Attribute)
+
+
+def _field(op: Operation, name: str, kind: type[_AttrT]) -> _AttrT | None:
+    """``op``'s property or attribute ``name``, if it is a ``kind``."""
+    value = op.get_attr_or_prop(name)
+    return value if isinstance(value, kind) else None
+
+
+def print_function(
+    printer: Printer,
+    op: Operation,
+    reserved_attr_names: Sequence[str],
+    *,
+    default_visibility: str | None = None,
+    print_empty_outputs: bool = False,
+) -> None:
+    """Print ``op`` as ``parse_function`` reads it, from its ``sym_visibility``,
+    ``sym_name``, ``function_type``, ``arg_attrs`` and ``res_attrs`` (properties
+    or attributes, ``arg_attrs`` and ``res_attrs`` read only where reserved) and
+    its first region. The visibility is printed where set,
+    else ``default_visibility`` where given (IREE prints ``public``)."""
+    visibility = _field(op, "sym_visibility", StringAttr)
+    shown = visibility.data if visibility is not None else default_visibility
+    if shown is not None:
+        printer.print_string(f" {shown}")
+    sym_name = _field(op, "sym_name", StringAttr)
+    function_type = _field(op, "function_type", FunctionType)
+    assert sym_name is not None and function_type is not None
+    # A function op whose own fields (reserved names) leave out ``arg_attrs`` and
+    # ``res_attrs`` prints entries of those names in ``attributes {...}``.
+    arg_attrs = op.get_attr_or_prop("arg_attrs") if "arg_attrs" in reserved_attr_names else None
+    res_attrs = op.get_attr_or_prop("res_attrs") if "res_attrs" in reserved_attr_names else None
+    print_func_op_like(
+        printer,
+        sym_name,
+        function_type,
+        op.regions[0],
+        op.attributes,
+        arg_attrs=arg_attrs if isa(arg_attrs, ArrayAttr[DictionaryAttr]) else None,
+        res_attrs=res_attrs if isa(res_attrs, ArrayAttr[DictionaryAttr]) else None,
+        reserved_attr_names=reserved_attr_names,
+        print_empty_outputs=print_empty_outputs,
+    )
