@@ -69,6 +69,7 @@ OBJECTS = {
     "HeaderRecord": "$defs/header",
     "TraceMeta": "$defs/meta",
     "DispatchVocabulary": "$defs/dispatch",
+    "ImportInfo": "$defs/imported",
     "InitialState": "$defs/initial",
     "StepRecord": "$defs/step",
     "EndRecord": "$defs/end",

@@ -103,6 +103,18 @@ export interface TraceMeta {
   aliases?: Record<string, string>;
   /** The ops a dispatch graph is drawn from; a trace without it has no dispatch graph. */
   dispatch?: DispatchVocabulary;
+  /** Set when the trace was imported from a compiler's IR dump (`passviz import`), not recorded. */
+  imported?: ImportInfo;
+}
+
+/** Where an imported trace's IR came from: a compiler's IR-printing output. */
+export interface ImportInfo {
+  /** The dump file (or `--mlir-print-ir-tree-dir` folder) the trace was read from. */
+  dump: string;
+  /** What the dump printed around each pass: `before`, `after` or `after+before`. */
+  printing: string;
+  /** What the dump lacks or what was left out. */
+  notes?: string[];
 }
 
 /**

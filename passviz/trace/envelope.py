@@ -27,7 +27,17 @@ STEP_KINDS = frozenset(("pass-begin", "pass-end", "rewrite", "checkpoint", "fail
 FLAG_KINDS = frozenset(("exception", "verify", "nonconvergence"))
 _HEADER_FIELDS = frozenset(("record", "format", "version", "meta", "initial_ir", "initial", "sources"))
 _META_FIELDS = frozenset(
-    ("input", "pipeline", "passviz_version", "xdsl_version", "verify_each", "syntax", "aliases", "dispatch")
+    (
+        "input",
+        "pipeline",
+        "passviz_version",
+        "xdsl_version",
+        "verify_each",
+        "syntax",
+        "aliases",
+        "dispatch",
+        "imported",
+    )
 )
 _DISPATCH_LISTS = ("dispatch_ops", "function_ops", "return_ops", "plumbing_ops", "container_ops")
 _DISPATCH_NAMES = ("executable_op", "call_op", "entry_points")
@@ -466,8 +476,29 @@ def _meta_problem(meta: object) -> str | None:
     for name in ("syntax", "aliases"):
         if name in fields and not _string_map(fields[name]):
             return f"the header's meta.{name} is not an object of strings"
+    if "imported" in fields:
+        problem = _imported_problem(fields["imported"])
+        if problem is not None:
+            return problem
     if "dispatch" in fields:
         return _dispatch_problem(fields["dispatch"])
+    return None
+
+
+def _imported_problem(imported: object) -> str | None:
+    """What is wrong with a header's ``meta.imported`` (``ImportInfo``), or None."""
+    if not isinstance(imported, dict):
+        return "the header's meta.imported is not an object"
+    fields: dict[str, Any] = imported  # pyright: ignore[reportUnknownVariableType]
+    extra = set(fields) - {"dump", "printing", "notes"}
+    if extra:
+        return f"unexpected field {_shown(sorted(extra)[0])!r} in the header's meta.imported"
+    for name in ("dump", "printing"):
+        if not isinstance(fields.get(name), str):
+            return f"the header's meta.imported.{name} is not a string"
+    notes: object = fields.get("notes", [])
+    if not isinstance(notes, list) or not all(isinstance(n, str) for n in notes):  # pyright: ignore[reportUnknownVariableType]
+        return "the header's meta.imported.notes is not a list of strings"
     return None
 
 

@@ -231,6 +231,18 @@ class DispatchVocabulary(TypedDict):
     """The call's attribute naming what it calls (``@executable::@entry``)."""
 
 
+class ImportInfo(TypedDict):
+    """Where an imported trace's IR came from: a compiler's IR-printing output."""
+
+    dump: str
+    """The dump file (or ``--mlir-print-ir-tree-dir`` folder) the trace was read from."""
+    printing: str
+    """What the dump printed around each pass: ``before``, ``after`` or ``after+before``."""
+    notes: NotRequired[list[str]]
+    """What the dump lacks or what was left out (the IR after the last pass of a
+    ``MLIR_ENABLE_DUMP`` dump, which prints the module before each pass)."""
+
+
 class TraceMeta(TypedDict):
     """Where a trace came from."""
 
@@ -248,6 +260,9 @@ class TraceMeta(TypedDict):
     dispatch: NotRequired[DispatchVocabulary]
     """The ops a dispatch graph is drawn from (``passviz.compilers.registry.recorded_dispatch``); a
     trace without it has no dispatch graph."""
+    imported: NotRequired[ImportInfo]
+    """Set when the trace was imported from a compiler's IR dump (``passviz import``), not recorded:
+    its op texts are the dump's, read without dialects, so it replays as data (no xDSL)."""
 
 
 @dataclass
