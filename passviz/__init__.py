@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -13,7 +14,7 @@ if TYPE_CHECKING:
 
 from passviz.version import __version__
 
-__all__ = ["__version__", "load_ipython_extension", "record"]
+__all__ = ["__version__", "import_dump", "load_ipython_extension", "record"]
 
 
 def _jupyter_labextension_paths() -> list[dict[str, str]]:  # pyright: ignore[reportUnusedFunction]
@@ -43,6 +44,16 @@ def record(module_or_text: str | ModuleOp, passes: str | Sequence[ModulePass], *
     output = options.pop("output", None)
     recording = RecordOptions(**options)
     return call_deep(lambda: record_pipeline(module_or_text, passes, output=output, options=recording).trace)
+
+
+def import_dump(path_or_text: str | Path, *, input_ir: str | None = None) -> Trace:
+    """The trace of a compiler's MLIR IR dump (``--mlir-print-ir-after-all``, Triton's
+    ``MLIR_ENABLE_DUMP``, ...): a file, an ``--mlir-print-ir-tree-dir`` folder, or the dump's text;
+    ``input_ir``, the IR before the first pass of a dump printed after each pass.  Any dialect:
+    ops are read structurally and matched from pass to pass (``passviz import``)."""
+    from passviz.importer import import_dump as import_any
+
+    return import_any(path_or_text, input_ir=input_ir)
 
 
 def load_ipython_extension(shell: object) -> None:

@@ -26,6 +26,7 @@ ORDER = [
     "version",
     "ir",
     "trace",
+    "importer",
     "recording",
     "rewrite",
     "interpret",
@@ -55,7 +56,7 @@ FAMILY_DEPENDENCIES: dict[str, set[str]] = {
 triton-linalg (which extend Triton) Triton.  No other code under ``compilers/`` but the registry
 imports a family."""
 
-GENERIC_LAYERS = ("ir", "trace", "recording", "rewrite", "interpret")
+GENERIC_LAYERS = ("ir", "trace", "importer", "recording", "rewrite", "interpret")
 """The layers that know no compiler family (nor does ``compilers/mlir``)."""
 
 FAMILY_OP_NAME = re.compile(

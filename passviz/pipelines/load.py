@@ -10,6 +10,7 @@ from passviz.compilers.registry import (
     syntax_problems,
     use_recorded_syntax,
 )
+from passviz.importer.text import TextReplayer
 from passviz.recording.initial import ensure_initial
 from passviz.recording.replay import Replayer, ReplayError
 from passviz.trace.model import Trace
@@ -26,6 +27,11 @@ def readable(trace: Trace) -> Trace:
     (``meta.syntax``), whatever Triton is installed here, and with its initial state: a
     version 1 file's is computed by replay once, here, if its initial IR replays (if not,
     replaying it again says why, when asked)."""
+    if "imported" in trace.meta:
+        # An imported dump's texts are its compiler's, of dialects passviz may not know: it
+        # replays as data (``passviz.importer``), never through xDSL.
+        trace.replayer = TextReplayer
+        return trace
     syntax = trace.meta.get("syntax")
     trace.context_factory = make_context
     trace.syntax_scope = lambda: use_recorded_syntax(syntax)

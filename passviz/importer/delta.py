@@ -1,0 +1,182 @@
+"""A read snapshot as the trace's records (ops, blocks, regions and values by id, each op's text
+with its values and regions as placeholders), and the delta from one snapshot to the next."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from difflib import SequenceMatcher
+
+from passviz.importer.reader import BlockUse, Op, RegionMark, Use, Value
+from passviz.ir.placeholder import REGION_PLACEHOLDER
+from passviz.trace.model import BlockInfo, Delta, OpChange, OpInfo, Placement, ValueInfo
+
+
+@dataclass
+class FlatOp:
+    name: str
+    block: str | None
+    operands: list[str]
+    results: list[ValueInfo]
+    successors: list[str]
+    regions: list[str]
+    loc: str | None
+    text: str
+
+
+@dataclass
+class Flat:
+    """A snapshot as records keyed by id."""
+
+    root: str
+    ops: dict[str, FlatOp] = field(default_factory=lambda: dict[str, FlatOp]())
+    block_ops: dict[str, list[str]] = field(default_factory=lambda: dict[str, list[str]]())
+    block_args: dict[str, list[ValueInfo]] = field(default_factory=lambda: dict[str, list[ValueInfo]]())
+    regions: dict[str, list[str]] = field(default_factory=lambda: dict[str, list[str]]())
+
+
+def value_info(value: Value) -> ValueInfo:
+    info = ValueInfo(id=value.id, type=value.type)
+    base = value.name.partition("#")[0]
+    if base and not base[0].isdigit():
+        info["name"] = base
+    return info
+
+
+def op_text(op: Op) -> str:
+    """The op's text as a trace records it: values as ``%<id>``, successors as ``^<id>``, each
+    region as a placeholder (``{...-args}`` when its entry block's arguments print in the header)."""
+    out: list[str] = []
+    if op.results:
+        out.append(", ".join(f"%{v.id}" for v in op.results) + " = ")
+    for part in op.parts:
+        if isinstance(part, str):
+            out.append(part)
+        elif isinstance(part, Use):
+            out.append(f"%{part.value.id}" if part.value is not None else f"%{part.name}")
+        elif isinstance(part, BlockUse):
+            out.append(f"^{part.block.id}" if part.block is not None else f"^{part.name}")
+        else:
+            region = op.regions[part.index] if part.index < len(op.regions) else None
+            flags = "-args" if region is not None and region.args_in_header else ""
+            out.append(REGION_PLACEHOLDER.replace("}", flags + "}"))
+    return "".join(out)
+
+
+def flatten(top: Op) -> Flat:
+    flat = Flat(top.id)
+    for op in top.walk():
+        flat.ops[op.id] = FlatOp(
+            name=op.name,
+            block=op.parent.id if op.parent is not None and op is not top else None,
+            operands=[v.id for v in op.operands],
+            results=[value_info(v) for v in op.results],
+            successors=[b.id for b in op.successors],
+            regions=[r.id for r in op.regions],
+            loc=op.loc,
+            text=op_text(op),
+        )
+        for region in op.regions:
+            flat.regions[region.id] = [b.id for b in region.blocks]
+            for block in region.blocks:
+                flat.block_ops[block.id] = [o.id for o in block.ops]
+                flat.block_args[block.id] = [value_info(v) for v in block.args]
+    return flat
+
+
+def _op_info(op_id: str, op: FlatOp) -> OpInfo:
+    info = OpInfo(id=op_id, name=op.name, operands=op.operands, results=op.results)
+    if op.successors:
+        info["successors"] = op.successors
+    if op.regions:
+        info["regions"] = op.regions
+    if op.loc is not None:
+        info["loc"] = op.loc
+    return info
+
+
+def diff(old: Flat | None, new: Flat) -> Delta:
+    """The delta that turns ``old`` (None: nothing) into ``new``."""
+    old_ops = old.ops if old is not None else {}
+    old_blocks = old.block_ops if old is not None else {}
+    old_args = old.block_args if old is not None else {}
+    old_regions = old.regions if old is not None else {}
+    delta = Delta()
+    created_blocks = [BlockInfo(id=b, args=args) for b, args in new.block_args.items() if b not in old_args]
+    created = [_op_info(i, op) for i, op in new.ops.items() if i not in old_ops]
+    modified: list[OpChange] = []
+    texts: dict[str, str] = {i: new.ops[i].text for i in new.ops if i not in old_ops}
+    for op_id, op in new.ops.items():
+        was = old_ops.get(op_id)
+        if was is None:
+            continue
+        change = OpChange(id=op_id)
+        if op.operands != was.operands:
+            change["operands"] = op.operands
+        if op.results != was.results:
+            change["results"] = op.results
+        if op.successors != was.successors:
+            change["successors"] = op.successors
+        if op.regions != was.regions:
+            change["regions"] = op.regions
+        if op.loc != was.loc and op.loc is not None:
+            change["loc"] = op.loc
+        if op.text != was.text:
+            texts[op_id] = op.text
+        if len(change) > 1 or op.text != was.text:
+            modified.append(change)
+    block_args = {b: args for b, args in new.block_args.items() if b in old_args and old_args[b] != args}
+    moved: list[str] = []
+    placed: list[Placement] = []
+    for block_id, ops in new.block_ops.items():
+        before = old_blocks.get(block_id, [])
+        stay = _stable(before, ops, old_ops, block_id)
+        for index, op_id in enumerate(ops):
+            if op_id in stay:
+                continue
+            if op_id in old_ops:
+                moved.append(op_id)
+            placed.append(Placement(id=op_id, block=block_id, after=ops[index - 1] if index else None))
+    region_blocks = {r: blocks for r, blocks in new.regions.items() if old_regions.get(r) != blocks}
+    erased = [i for i in old_ops if i not in new.ops]
+    erased_blocks = [b for b in old_args if b not in new.block_args]
+    if created_blocks:
+        delta["blocks_created"] = created_blocks
+    if created:
+        delta["ops_created"] = created
+    if erased:
+        delta["ops_erased"] = erased
+    if modified:
+        delta["ops_modified"] = modified
+    if moved:
+        delta["ops_moved"] = moved
+    if placed:
+        delta["placed"] = placed
+    if erased_blocks:
+        delta["blocks_erased"] = erased_blocks
+    if block_args:
+        delta["block_args"] = block_args
+    if region_blocks:
+        delta["region_blocks"] = region_blocks
+    if texts:
+        delta["texts"] = texts
+    return delta
+
+
+def _stable(before: list[str], after: list[str], old_ops: dict[str, FlatOp], block: str) -> set[str]:
+    """The ops of ``after`` that stay where they were: in the block before, in the same order
+    (the longest such run of them)."""
+    present = set(after)
+    common_before = [o for o in before if o in old_ops and o in present]
+    in_before = set(common_before)
+    common_after = [o for o in after if o in in_before]
+    if common_before == common_after:
+        return set(common_after)
+    matcher = SequenceMatcher(None, common_before, common_after, autojunk=False)
+    stay: set[str] = set()
+    for tag, _, _, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            stay.update(common_after[j1:j2])
+    return stay
+
+
+__all__ = ["Flat", "RegionMark", "diff", "flatten", "op_text"]

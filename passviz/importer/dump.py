@@ -1,0 +1,320 @@
+"""MLIR's IR-printing output (``--mlir-print-ir-before-all``, ``-after-all``, ``-after-change``,
+``-after-failure``, Triton's ``MLIR_ENABLE_DUMP``, ``--mlir-print-ir-tree-dir`` folders) as a
+trace: one step per printed pass, ops matched from each snapshot to the next."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+
+from passviz.importer.delta import Flat, diff, flatten
+from passviz.importer.identity import Ids, MatchStats, match
+from passviz.importer.reader import Block, Op, ReadError, Region, RegionMark, Snapshot, read_ir
+from passviz.trace.model import Flag, ImportInfo, InitialState, Step, Trace, TraceMeta
+from passviz.version import __version__
+
+_BANNER = re.compile(r"^// -----// (.*?)(?: //----- //)?[ \t]*$", re.M)
+"""A banner: a pass's IR dump, or another (the software pipeliner's ``internal IR Dump After:``,
+which has no closing ``//----- //``)."""
+_DUMP = re.compile(r"IR Dump (Before|After) (.*)$")
+_SCOPE = re.compile(r" \('([^']+)' operation(?:: (.*))?\)$")
+_NEW_STYLE = re.compile(r"^(\S+?)(?: Failed)?: (.*)$")
+_OLD_STYLE = re.compile(r"^(.*?)(?: Failed)? \((.*)\)$")
+_DIAGNOSTIC = re.compile(
+    r"^(?:[^\s:][^:\n]*:\d+:\d+|<unknown>:\d+(?::\d+)?|loc\(.*\)): (?:error|warning|note|remark): .*$", re.M
+)
+_TREE_FILE = re.compile(r"^(\d+(?:_\d+)*)_")
+
+
+@dataclass
+class Banner:
+    """One ``// -----// IR Dump ... //----- //`` line, read."""
+
+    when: str
+    """``before`` or ``after``."""
+    name: str
+    """The pass as the banner names it (``Canonicalizer``, ``CSEPass``)."""
+    argument: str
+    """Its command-line argument, with options where the banner gives them (``canonicalize{...}``)."""
+    failed: bool = False
+    scope_op: str | None = None
+    scope_symbol: str | None = None
+    text: str = ""
+
+    @property
+    def label(self) -> str:
+        """The step's name: the pass and the scope as the banner says them."""
+        if self.scope_op is None or self.scope_symbol is None:
+            return self.name
+        return f"{self.name} ('{self.scope_op}' operation: {self.scope_symbol})"
+
+
+def read_banner(body: str) -> Banner | None:
+    """The banner's parts, or None for a banner that is no pass's (a pass's own debug dump)."""
+    found = _DUMP.match(body)
+    if found is None:
+        return None
+    when, rest = found.group(1).lower(), found.group(2).strip()
+    scope_op = scope_symbol = None
+    scope = _SCOPE.search(rest)
+    if scope is not None:
+        scope_op, scope_symbol = scope.group(1), scope.group(2)
+        rest = rest[: scope.start()]
+    failed = " Failed" in rest
+    new = _NEW_STYLE.match(rest)
+    old = _OLD_STYLE.match(rest)
+    if new is not None and (old is None or " " not in new.group(1)):
+        name, argument = new.group(1), new.group(2).strip()
+    elif old is not None:
+        name, argument = old.group(1).strip(), old.group(2).strip()
+    else:
+        name, argument = rest.replace(" Failed", "").strip(), ""
+    return Banner(when, name, argument or name, failed, scope_op, scope_symbol)
+
+
+@dataclass
+class Sections:
+    """A dump cut at its banners."""
+
+    banners: list[Banner] = field(default_factory=lambda: list[Banner]())
+    skipped: list[str] = field(default_factory=lambda: list[str]())
+    """Banners that print no pass's IR (``SoftwarePipeliner internal IR Dump``)."""
+
+
+def split_dump(text: str) -> Sections:
+    """``text`` cut at its banners (a banner may start mid-line: streams interleave)."""
+    text = re.sub(r"(?<!^)(?<!\n)(// -----// )", r"\n\1", text)
+    sections = Sections()
+    matches = list(_BANNER.finditer(text))
+    for index, found in enumerate(matches):
+        end = matches[index + 1].start() if index + 1 < len(matches) else len(text)
+        banner = read_banner(found.group(1))
+        if banner is None:
+            sections.skipped.append(found.group(1))
+            continue
+        banner.text = text[found.end() : end]
+        sections.banners.append(banner)
+    if not matches:
+        raise ReadError("no IR dump banner (// -----// IR Dump ... //----- //) in the text")
+    return sections
+
+
+def read_tree_dir(folder: Path) -> str:
+    """The files of an ``--mlir-print-ir-tree-dir`` folder, in the order the passes ran, as one dump."""
+    files: list[tuple[tuple[int, ...], str, Path]] = []
+    for path in folder.rglob("*.mlir"):
+        found = _TREE_FILE.match(path.name)
+        order = tuple(int(n) for n in found.group(1).split("_")) if found else (1 << 30,)
+        files.append((order, str(path.relative_to(folder)), path))
+    if not files:
+        raise ReadError(f"{folder}: no .mlir files in the folder")
+    return "".join(path.read_text(encoding="utf-8") + "\n" for _, _, path in sorted(files))
+
+
+@dataclass
+class ImportReport:
+    """What an import found: the trace and how its ops matched from step to step."""
+
+    trace: Trace
+    stats: list[MatchStats] = field(default_factory=lambda: list[MatchStats]())
+    """One per step, as the step's snapshot matched the one before."""
+
+
+def _diagnostics(text: str) -> tuple[str, list[str]]:
+    """``text`` without the diagnostics printed into it, and the diagnostics."""
+    found = [m.group(0) for m in _DIAGNOSTIC.finditer(text)]
+    lines = text.split("\n")
+    kept: list[str] = []
+    skip = 0
+    for index, line in enumerate(lines):
+        if skip:
+            skip -= 1
+            continue
+        if _DIAGNOSTIC.match(line):
+            # MLIR follows a diagnostic with the source line and a caret under the column.
+            if index + 2 < len(lines) and re.fullmatch(r"\s*\^[~^]*\s*", lines[index + 2]):
+                skip = 2
+            continue
+        kept.append(line)
+    return "\n".join(kept), found
+
+
+def _wrap(op: Op) -> Op:
+    """``op`` in a module of its own: a dump whose first IR is one function."""
+    module = Op("builtin.module", parts=["module ", RegionMark(0)])
+    region = Region(op=module)
+    block = Block(None, region=region)
+    region.blocks.append(block)
+    module.regions.append(region)
+    op.parent = block
+    block.ops.append(op)
+    return module
+
+
+def _find(top: Op, name: str, symbol: str | None) -> Op | None:
+    """The op an op-scoped dump printed: the op of that name and symbol in ``top``."""
+    named = [op for op in top.walk() if op.name == name and op is not top]
+    if symbol is not None:
+        named = [op for op in named if op.symbol() == symbol]
+    return named[0] if len(named) == 1 else None
+
+
+class _Importer:
+    def __init__(self) -> None:
+        self.ids = Ids()
+        self.top: Op | None = None
+        self.flat: Flat | None = None
+        self.initial: InitialState | None = None
+        self.steps: list[Step] = []
+        self.stats: list[MatchStats] = []
+        self.notes: list[str] = []
+        self.kinds: dict[str, str] = {}
+
+    def start(self, snapshot: Snapshot) -> None:
+        top = snapshot.top if snapshot.top.name == "builtin.module" else _wrap(snapshot.top)
+        self._aliases(snapshot)
+        self.ids.fresh(top)
+        self.top = top
+        self.flat = flatten(top)
+        self.initial = InitialState(root=top.id, delta=diff(None, self.flat))
+
+    def _aliases(self, snapshot: Snapshot) -> None:
+        for name, definition in snapshot.aliases.items():
+            base = name[1:].rstrip("0123456789")
+            found = re.match(r"#?[A-Za-z_][\w.]*<", definition)
+            if name.startswith("#") and base and found and definition.endswith(">"):
+                self.kinds.setdefault(found.group(0), base)
+
+    def step(self, banner: Banner, snapshot: Snapshot, diagnostics: list[str]) -> None:
+        assert self.top is not None
+        self._aliases(snapshot)
+        new = snapshot.top
+        if new.name == "builtin.module":
+            stats = match(self.top, new, self.ids)
+            self.top = new
+        else:
+            old = _find(self.top, new.name, new.symbol())
+            if old is None or old.parent is None:
+                self.notes.append(
+                    f"{banner.label}: the {new.name} {new.symbol() or ''} it printed is not in the module; "
+                    "its dump was left out"
+                )
+                return
+            stats = match(old, new, self.ids)
+            block = old.parent
+            new.parent = block
+            block.ops[block.ops.index(old)] = new
+        flat = flatten(self.top)
+        delta = diff(self.flat, flat)
+        self.flat = flat
+        root = None
+        if banner.scope_op is not None and banner.scope_op != "builtin.module":
+            scoped = _find(self.top, banner.scope_op, banner.scope_symbol)
+            root = scoped.id if scoped is not None else None
+        flag = None
+        if banner.failed:
+            flag = Flag(kind="exception", message=f"{banner.name} failed")
+            if diagnostics:
+                flag["detail"] = "\n".join(diagnostics)
+        index = len(self.steps)
+        self.steps.append(
+            Step(
+                index=index,
+                kind="pass-end",
+                pass_name=banner.argument,
+                pass_index=index,
+                name=banner.label,
+                root=root,
+                delta=delta,
+                flag=flag,
+            )
+        )
+        self.stats.append(stats)
+
+
+def import_text(text: str, *, name: str = "<dump>", input_ir: str | None = None) -> ImportReport:
+    """The trace of the IR-printing output ``text``; ``input_ir``: the IR before the first pass,
+    for a dump printed after each pass (which does not hold it)."""
+    text, preamble = _diagnostics(text)
+    sections = split_dump(text)
+    importer = _Importer()
+    if input_ir is not None:
+        importer.start(read_ir(input_ir))
+    pending: Banner | None = None
+    diagnostics = preamble
+    printing: set[str] = set()
+    first_after: str | None = None
+    for banner in sections.banners:
+        body, found = _diagnostics(banner.text)
+        printing.add(banner.when)
+        try:
+            snapshot = read_ir(body)
+        except ReadError as exc:
+            importer.notes.append(f"{banner.label}: its IR does not read ({exc}); left out")
+            continue
+        if importer.top is None:
+            importer.start(snapshot)
+            if banner.when == "after":
+                first_after = banner.label
+            pending = banner if banner.when == "before" else None
+            diagnostics = found
+            continue
+        if banner.when == "after":
+            importer.step(banner, snapshot, diagnostics + found)
+            pending = None
+        elif pending is not None:
+            importer.step(pending, snapshot, diagnostics)
+            pending = banner
+        else:
+            pending = banner
+        diagnostics = found
+    if first_after is not None:
+        importer.notes.append(
+            f"the IR before the first pass ({first_after}) is not in the dump: the trace starts after it "
+            "(give the input IR to start before it)"
+        )
+    if pending is not None and "after" not in printing:
+        importer.notes.append(
+            f"the IR after the last pass ({pending.label}) is not in the dump: a dump printed before "
+            "each pass (as MLIR_ENABLE_DUMP prints) ends at the last pass's input"
+        )
+    if sections.skipped:
+        importer.notes.append(
+            f"{len(sections.skipped)} dumps that are no pass's were left out ({sections.skipped[0]}, ...)"
+        )
+    if importer.initial is None:
+        raise ReadError("the dump holds no IR that reads")
+    info = ImportInfo(dump=name, printing="+".join(sorted(printing)))
+    if importer.notes:
+        info["notes"] = importer.notes
+    meta = TraceMeta(
+        input=name,
+        pipeline=",".join(step.pass_name or "" for step in importer.steps),
+        passviz_version=__version__,
+        xdsl_version=_xdsl_version(),
+        verify_each="off",
+        imported=info,
+    )
+    if importer.kinds:
+        meta["aliases"] = importer.kinds
+    failed = any(step.flag is not None for step in importer.steps)
+    trace = Trace(
+        meta=meta, initial=importer.initial, steps=importer.steps, status="failed" if failed else "ok"
+    )
+    return ImportReport(trace, importer.stats)
+
+
+def import_path(path: str | Path, *, input_ir: str | None = None) -> ImportReport:
+    """The trace of a dump file, or of an ``--mlir-print-ir-tree-dir`` folder."""
+    source = Path(path)
+    text = read_tree_dir(source) if source.is_dir() else source.read_text(encoding="utf-8")
+    return import_text(text, name=str(path), input_ir=input_ir)
+
+
+def _xdsl_version() -> str:
+    try:
+        return version("xdsl")
+    except PackageNotFoundError:
+        return ""

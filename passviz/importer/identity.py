@@ -1,0 +1,245 @@
+"""Which ops of one snapshot are which ops of the next: ids kept across a pass.
+
+Ops are matched within their (matched) block by what they compute (name, operands' matched
+identities, the rest of their text), then across blocks by the same (moved), then within their
+block by name and location (modified), then across blocks by name and location (moved and
+modified), and last, ops in blocks that match none (a new loop's body) by what they compute.
+A later match can make an earlier key resolve (its operands now known), so the phases repeat
+until none matches more.  Everything left is created or erased.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
+from difflib import SequenceMatcher
+
+from passviz.importer.reader import Block, BlockUse, Op, Region, RegionMark, Use, Value
+
+
+@dataclass
+class Ids:
+    """The next free id of each kind."""
+
+    ops: int = 0
+    blocks: int = 0
+    regions: int = 0
+    values: int = 0
+
+    def fresh(self, top: Op) -> None:
+        """Give every unnamed node under ``top`` a new id."""
+        for op in top.walk():
+            if not op.id:
+                op.id = f"o{self.ops}"
+                self.ops += 1
+            for value in op.results:
+                self.value(value)
+            for region in op.regions:
+                if not region.id:
+                    region.id = f"r{self.regions}"
+                    self.regions += 1
+                for block in region.blocks:
+                    if not block.id:
+                        block.id = f"b{self.blocks}"
+                        self.blocks += 1
+                    for value in block.args:
+                        self.value(value)
+
+    def value(self, value: Value) -> None:
+        if not value.id:
+            value.id = f"v{self.values}"
+            self.values += 1
+
+
+@dataclass
+class MatchStats:
+    """How the ops of a snapshot matched the one before."""
+
+    matched: int = 0
+    moved: int = 0
+    created: int = 0
+    erased: int = 0
+    by_phase: dict[str, int] = field(default_factory=lambda: dict[str, int]())
+
+
+_Lookup = Callable[["Op", "str | None"], "list[Op] | None"]
+"""A phase's candidates: for a new op and its block's matched id, the old ops it may be."""
+
+
+class _Matcher:
+    def __init__(self, old: Op, new: Op) -> None:
+        self.old = old
+        self.new = new
+        self.old_ops = list(old.walk())
+        self.new_ops = list(new.walk())
+        self.omap: dict[Op, Op] = {}
+        self.taken: set[Op] = set()
+        self.vmap: dict[Value, str] = {}
+        self.bmap: dict[Block, Block] = {}
+        self.stats = MatchStats()
+
+    def run(self) -> MatchStats:
+        if self.old.name == self.new.name and len(self.old.regions) == len(self.new.regions):
+            self._pair(self.new, self.old, "root")
+        old_keys = {op: self._key(op, old=True) for op in self.old_ops if op is not self.old}
+        in_block: dict[Hashable, list[Op]] = defaultdict(list)
+        anywhere: dict[Hashable, list[Op]] = defaultdict(list)
+        by_loc_block: dict[Hashable, list[Op]] = defaultdict(list)
+        by_loc: dict[Hashable, list[Op]] = defaultdict(list)
+        for op, key in old_keys.items():
+            block = op.parent.id if op.parent is not None else ""
+            in_block[(block, key)].append(op)
+            anywhere[key].append(op)
+            shape = (op.name, op.loc, len(op.regions), len(op.results))
+            by_loc_block[(block, shape)].append(op)
+            if op.loc is not None:
+                by_loc[shape].append(op)
+        phases: tuple[tuple[str, _Lookup], ...] = (
+            ("compute", lambda op, block: in_block.get((block, self._key(op, old=False)))),
+            ("moved", lambda op, block: anywhere.get(self._key(op, old=False))),
+            # By name and location, first only ops whose operands are all matched (one that
+            # uses an op still unmatched may yet match by what it computes), then any.
+            (
+                "modified",
+                lambda op, block: by_loc_block.get((block, _shape(op))) if self._known(op) else None,
+            ),
+            ("moved-modified", lambda op, block: by_loc.get(_shape(op)) if self._known(op, True) else None),
+            ("modified", lambda op, block: by_loc_block.get((block, _shape(op)))),
+            ("moved-modified", lambda op, block: by_loc.get(_shape(op)) if op.loc is not None else None),
+            ("created-moved", lambda op, block: anywhere.get(self._key(op, old=False))),
+        )
+        progress = True
+        while progress:
+            progress = False
+            for phase, candidates in phases:
+                if self._phase(phase, candidates):
+                    progress = True
+                    break
+        for op in self.new_ops:
+            old = self.omap.get(op)
+            if old is None:
+                continue
+            self.stats.matched += 1
+            old_parent = old.parent.id if old.parent is not None else ""
+            new_parent = self.bmap.get(op.parent) if op.parent is not None else None
+            if op is not self.new and (new_parent is None or new_parent.id != old_parent):
+                self.stats.moved += 1
+        self.stats.created = len(self.new_ops) - len(self.omap)
+        self.stats.erased = len(self.old_ops) - len(self.taken)
+        return self.stats
+
+    def _phase(self, phase: str, lookup: _Lookup) -> bool:
+        """Match what ``lookup`` (an op and its matched block's id: old candidates) finds."""
+        found = False
+        for op in self.new_ops:
+            if op in self.omap:
+                continue
+            parent = self.bmap.get(op.parent) if op.parent is not None else None
+            block = parent.id if parent is not None else None
+            if block is None and phase != "created-moved":
+                # Its enclosing op is not matched (yet): nothing to compare its place with.
+                continue
+            pool = lookup(op, block)
+            if not pool:
+                continue
+            for old in pool:
+                if old not in self.taken:
+                    self._pair(op, old, phase)
+                    found = True
+                    break
+        return found
+
+    def _known(self, op: Op, located: bool = False) -> bool:
+        """Whether every value ``op`` uses is matched (and, if ``located``, ``op`` has a location)."""
+        if located and op.loc is None:
+            return False
+        return all(v in self.vmap for v in op.operands)
+
+    def _key(self, op: Op, *, old: bool) -> Hashable:
+        parts: list[str] = [op.name, str(len(op.results)), str(len(op.regions))]
+        # The values an op's header defines (a function's arguments, a loop's induction
+        # variable) are its own, not what it computes from.
+        own = {id(v) for r in op.regions if r.args_in_header and r.blocks for v in r.blocks[0].args}
+        for part in op.parts:
+            if isinstance(part, str):
+                parts.append(part)
+            elif isinstance(part, Use):
+                if part.value is not None and id(part.value) in own:
+                    parts.append("%@")
+                elif part.value is None:
+                    parts.append("%" + part.name)
+                elif old:
+                    parts.append("%" + part.value.id)
+                else:
+                    parts.append("%" + self.vmap.get(part.value, "?"))
+            elif isinstance(part, BlockUse):
+                if part.block is None:
+                    parts.append("^" + part.name)
+                elif old:
+                    parts.append("^" + part.block.id)
+                else:
+                    matched = self.bmap.get(part.block)
+                    parts.append("^" + (matched.id if matched is not None else "?"))
+            else:
+                parts.append("{}")
+        return "\x00".join(parts)
+
+    def _pair(self, new: Op, old: Op, phase: str) -> None:
+        self.omap[new] = old
+        self.taken.add(old)
+        self.stats.by_phase[phase] = self.stats.by_phase.get(phase, 0) + 1
+        new.id = old.id
+        for value, was in zip(new.results, old.results, strict=False):
+            self._value(value, was)
+        if len(new.regions) != len(old.regions):
+            return
+        for region, was_region in zip(new.regions, old.regions, strict=True):
+            self._region(region, was_region)
+
+    def _value(self, value: Value, was: Value) -> None:
+        self.vmap[value] = was.id
+        value.id = was.id
+
+    def _region(self, region: Region, was: Region) -> None:
+        region.id = was.id
+        for block, was_block in _pair_blocks(region.blocks, was.blocks):
+            self.bmap[block] = was_block
+            block.id = was_block.id
+            for value, was_value in zip(block.args, was_block.args, strict=False):
+                self._value(value, was_value)
+
+
+def _shape(op: Op) -> Hashable:
+    return (op.name, op.loc, len(op.regions), len(op.results))
+
+
+def _block_signature(block: Block) -> Hashable:
+    return (len(block.args), tuple(op.name for op in block.ops))
+
+
+def _pair_blocks(new: list[Block], old: list[Block]) -> list[tuple[Block, Block]]:
+    """The blocks of a region before and after: all by position where their number is the same;
+    else the entry blocks, and the others where their arguments and ops' names line up."""
+    if len(new) == len(old):
+        return list(zip(new, old, strict=True))
+    if not new or not old:
+        return []
+    pairs: list[tuple[Block, Block]] = [(new[0], old[0])]
+    matcher = SequenceMatcher(
+        None, [_block_signature(b) for b in old[1:]], [_block_signature(b) for b in new[1:]], autojunk=False
+    )
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal" or (tag == "replace" and i2 - i1 == j2 - j1):
+            pairs += [(new[j + 1], old[i + 1]) for i, j in zip(range(i1, i2), range(j1, j2), strict=True)]
+    return pairs
+
+
+def match(old: Op, new: Op, ids: Ids) -> MatchStats:
+    """Give ``new``'s nodes the ids of the ``old`` nodes they match; new ids to the rest."""
+    stats = _Matcher(old, new).run()
+    ids.fresh(new)
+    return stats
+
+
+__all__ = ["Ids", "MatchStats", "RegionMark", "match"]

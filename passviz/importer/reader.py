@@ -1,0 +1,545 @@
+"""A dialect-agnostic reader of MLIR's textual IR: ops, results, operands, regions, blocks and
+locations, read from the printed structure alone, whatever the dialects.
+
+MLIR prints every op the same way around its own syntax: results (``%a, %b:2 =``), the op's name,
+then text that its dialect alone understands, regions as ``{`` at the end of a line and ``}`` at
+the start of one, block labels (``^bb1(%x: i32):``) at the region's indentation, and, with debug
+information, ``loc(...)`` at the end.  That is enough to follow values (``%x``, ``%x#1``) and
+successors (``^bb1``) through an op's text without knowing what the op means, so this reads any
+dump: ``tt``, ``ttg``, ``flow``, ``hal``, a user's own dialect.  Attributes stay text; aliases
+(``#blocked``, ``#loc3``, ``!type``) are expanded in place, so that a text never depends on how
+a snapshot happened to number them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+_RESOURCES = re.compile(r"^\{-#.*?^#-\}[ \t]*$", re.S | re.M)
+"""The file-level resource section (``{-# dialect_resources: ... #-}``)."""
+
+_ALIAS_LINE = re.compile(r"^([#!][A-Za-z_][\w$.\-]*) = (.*)$", re.M)
+"""An alias definition: ``#map = affine_map<...>``, ``#loc3 = loc(...)``, ``!t = ...``."""
+
+_ALIAS_REF = re.compile(r'"(?:[^"\\\n]|\\.)*"|[#!][A-Za-z_][\w$.\-]*')
+"""A string (left alone) or something that may name an alias."""
+
+_TOKEN = re.compile(
+    r"""(?P<str>"(?:[^"\\\n]|\\.)*")
+    |(?P<val>%[\w$.\-]+(?:\#\d+)?)
+    |(?P<blk>\^[\w$.\-]+)
+    |(?P<nl>\n)
+    |(?P<open>[(\[{])
+    |(?P<close>[)\]}])
+    |(?P<word>[A-Za-z_][\w$.\-]*)
+    |(?P<other>[^"%^\n()\[\]{}A-Za-z_]+|.)""",
+    re.X,
+)
+
+_RESULTS = re.compile(r"((?:%[\w$.\-]+(?::\d+)?)(?:\s*,\s*%[\w$.\-]+(?::\d+)?)*)\s*=\s*")
+_OP_NAME = re.compile(r'"((?:[^"\\\n]|\\.)*)"|([A-Za-z_][\w$.\-]*)')
+_LABEL = re.compile(r"\^([\w$.\-]+)")
+_INDENT = re.compile(r"[ \t]*")
+
+
+class ReadError(ValueError):
+    """Text that does not read as printed MLIR IR."""
+
+
+@dataclass(eq=False)
+class Value:
+    """An SSA value: an op's result or a block's argument."""
+
+    name: str
+    """As printed, without ``%`` (``0``, ``arg3``, ``x#1``)."""
+    type: str = ""
+    """Its type where the text says it (a block argument's); results' types stay in their op's text."""
+    id: str = ""
+
+
+@dataclass(eq=False)
+class Use:
+    """A use of a value by name in an op's text, resolved once its region has been read."""
+
+    name: str
+    value: Value | None = None
+
+
+@dataclass(eq=False)
+class BlockUse:
+    """A successor named in an op's text (``^bb2``), resolved in its region."""
+
+    name: str
+    block: Block | None = None
+
+
+@dataclass(eq=False)
+class RegionMark:
+    """Where an op's text holds its region ``index``."""
+
+    index: int
+
+
+Part = str | Use | BlockUse | RegionMark
+
+
+@dataclass(eq=False)
+class Op:
+    """An op as printed: its name, results, text (values, successors and regions as parts) and location."""
+
+    name: str
+    results: list[Value] = field(default_factory=lambda: list[Value]())
+    parts: list[Part] = field(default_factory=lambda: list[Part]())
+    regions: list[Region] = field(default_factory=lambda: list[Region]())
+    loc: str | None = None
+    parent: Block | None = None
+    id: str = ""
+
+    @property
+    def operands(self) -> list[Value]:
+        """The values the op's text uses, in order (a value used twice counts twice)."""
+        return [p.value for p in self.parts if isinstance(p, Use) and p.value is not None]
+
+    @property
+    def successors(self) -> list[Block]:
+        return [p.block for p in self.parts if isinstance(p, BlockUse) and p.block is not None]
+
+    def symbol(self) -> str | None:
+        """The op's symbol name as its text shows it first (``@add_kernel``), or None."""
+        for part in self.parts:
+            if isinstance(part, RegionMark):
+                return None
+            if isinstance(part, str) and (found := re.search(r'@(?:"(?:[^"\\]|\\.)*"|[\w$.\-]+)', part)):
+                return found.group(0)
+        return None
+
+    def walk(self) -> Iterator[Op]:
+        """This op and every op nested in it, in pre-order (without recursion)."""
+        stack: list[Op] = [self]
+        while stack:
+            op = stack.pop()
+            yield op
+            stack.extend(reversed([child for r in op.regions for b in r.blocks for child in b.ops]))
+
+
+@dataclass(eq=False)
+class Block:
+    """A block: its label as printed (None: an entry block without one), arguments and ops."""
+
+    label: str | None
+    args: list[Value] = field(default_factory=lambda: list[Value]())
+    ops: list[Op] = field(default_factory=lambda: list[Op]())
+    region: Region | None = None
+    id: str = ""
+
+
+@dataclass(eq=False)
+class Region:
+    """A region: its blocks; ``args_in_header`` when its entry block's arguments print in its op's header."""
+
+    blocks: list[Block] = field(default_factory=lambda: list[Block]())
+    args_in_header: bool = False
+    op: Op | None = None
+    id: str = ""
+
+
+@dataclass
+class Snapshot:
+    """One printed IR: its top-level op (a module, or the op an op-scoped dump printed)."""
+
+    top: Op
+    aliases: dict[str, str]
+    """Each alias the text defined, and what it stands for (already expanded)."""
+
+
+class _Scope:
+    """The names a region defines, and the uses in it still to resolve."""
+
+    def __init__(self, parent: _Scope | None) -> None:
+        self.parent = parent
+        self.names: dict[str, Value] = {}
+        self.pending: list[Use] = []
+        self.blocks: dict[str, Block] = {}
+        self.block_uses: list[BlockUse] = []
+
+    def lookup(self, name: str) -> Value | None:
+        scope: _Scope | None = self
+        while scope is not None:
+            found = scope.names.get(name)
+            if found is not None:
+                return found
+            scope = scope.parent
+        return None
+
+    def close(self) -> None:
+        """Resolve what this region's names resolve; hand the rest to the enclosing region."""
+        for use in self.pending:
+            found = self.names.get(use.name)
+            if found is not None:
+                use.value = found
+            elif self.parent is not None:
+                self.parent.pending.append(use)
+        for use in self.block_uses:
+            use.block = self.blocks.get(use.name)
+
+
+def expand_aliases(text: str) -> tuple[str, dict[str, str]]:
+    """``text`` without its alias definitions, every alias it uses written out, and the aliases."""
+    raw = {m.group(1): m.group(2).strip() for m in _ALIAS_LINE.finditer(text)}
+    body = _ALIAS_LINE.sub("", text)
+    expanded: dict[str, str] = {}
+
+    def expand(name: str, seen: frozenset[str]) -> str:
+        done = expanded.get(name)
+        if done is not None:
+            return done
+        definition = raw[name]
+        if name.startswith("#") and definition.startswith("loc(") and definition.endswith(")"):
+            definition = definition[4:-1]
+        result = _ALIAS_REF.sub(lambda m: sub(m, seen | {name}), definition)
+        expanded[name] = result
+        return result
+
+    def sub(match: re.Match[str], seen: frozenset[str]) -> str:
+        token = match.group(0)
+        if token in raw and token not in seen:
+            return expand(token, seen)
+        return token
+
+    for name in raw:
+        expand(name, frozenset())
+    return _ALIAS_REF.sub(lambda m: sub(m, frozenset()), body), expanded
+
+
+def read_ir(text: str) -> Snapshot:
+    """The IR printed in ``text``: one top-level op, or several (read as a module holding them,
+    as MLIR reads a file of ops)."""
+    text = _RESOURCES.sub("", text)
+    body, aliases = expand_aliases(text)
+    reader = _Reader(body)
+    tops = reader.top_level()
+    if not tops:
+        raise ReadError("no IR in the text")
+    if len(tops) == 1:
+        return Snapshot(tops[0], aliases)
+    module = Op("builtin.module", parts=["module ", RegionMark(0)])
+    region = Region(op=module)
+    block = Block(None, region=region)
+    region.blocks.append(block)
+    module.regions.append(region)
+    for op in tops:
+        op.parent = block
+        block.ops.append(op)
+    return Snapshot(module, aliases)
+
+
+class _Reader:
+    def __init__(self, text: str) -> None:
+        self.text = text if text.endswith("\n") else text + "\n"
+        self.pos = 0
+
+    # -- lines -------------------------------------------------------------------------
+
+    def _skip_blank(self) -> None:
+        """Move past blank lines (and ``//`` comment lines)."""
+        text = self.text
+        while self.pos < len(text):
+            end = text.find("\n", self.pos)
+            end = len(text) if end < 0 else end
+            line = text[self.pos : end].strip()
+            if line and not line.startswith("//"):
+                return
+            self.pos = end + 1
+
+    def _line_indent(self, pos: int) -> tuple[int, str]:
+        """The indentation of the line at ``pos`` and its first characters after it."""
+        match = _INDENT.match(self.text, pos)
+        assert match is not None
+        return len(match.group(0)), self.text[match.end() : match.end() + 1]
+
+    def top_level(self) -> list[Op]:
+        ops: list[Op] = []
+        scope = _Scope(None)
+        while True:
+            self._skip_blank()
+            if self.pos >= len(self.text):
+                break
+            ops.append(self._op(scope, None))
+        scope.close()
+        return ops
+
+    # -- regions -------------------------------------------------------------------------
+
+    def _region(self, op: Op, scope: _Scope, header_defs: list[Value]) -> Region:
+        """A region, from the line after its ``{`` to just past its ``}``."""
+        region = Region(op=op)
+        inner = _Scope(scope)
+        block: Block | None = None
+        while True:
+            self._skip_blank()
+            if self.pos >= len(self.text):
+                raise ReadError("a region is not closed")
+            indent, first = self._line_indent(self.pos)
+            if first == "}":
+                self.pos += indent + 1
+                break
+            if first == "^":
+                block = self._label(region, inner, indent)
+                continue
+            if block is None:
+                block = Block(None, region=region)
+                region.blocks.append(block)
+                if header_defs:
+                    region.args_in_header = True
+                    block.args = header_defs
+                    header_defs = []
+                for arg in block.args:
+                    inner.names[arg.name] = arg
+            child = self._op(inner, block)
+            child.parent = block
+            block.ops.append(child)
+        if not region.blocks and header_defs:
+            # An empty body (a declaration's) holds no block: the names stand for nothing.
+            pass
+        inner.close()
+        return region
+
+    def _label(self, region: Region, scope: _Scope, indent: int) -> Block:
+        """A block label line: ``^bb1(%a: i32, %b: f32 loc(...)):  // 2 preds: ...``."""
+        match = _LABEL.match(self.text, self.pos + indent)
+        assert match is not None
+        block = Block(match.group(1), region=region)
+        region.blocks.append(block)
+        scope.blocks[block.label or ""] = block
+        self.pos = match.end()
+        if self.text.startswith("(", self.pos):
+            close = self._matching(self.pos)
+            for arg in _split_top(self.text[self.pos + 1 : close]):
+                name, _, type_ = arg.partition(":")
+                value = Value(name.strip().lstrip("%"), type_.strip())
+                block.args.append(value)
+                scope.names[value.name] = value
+            self.pos = close + 1
+        end = self.text.find("\n", self.pos)
+        self.pos = len(self.text) if end < 0 else end + 1
+        return block
+
+    def _matching(self, pos: int) -> int:
+        """The position of the bracket closing the one at ``pos``."""
+        depth = 0
+        for match in _TOKEN.finditer(self.text, pos):
+            kind = match.lastgroup
+            if kind == "open":
+                depth += 1
+            elif kind == "close":
+                depth -= 1
+                if depth == 0:
+                    return match.start()
+        raise ReadError("a bracket is not closed")
+
+    # -- ops -------------------------------------------------------------------------------
+
+    def _op(self, scope: _Scope, block: Block | None) -> Op:
+        text = self.text
+        indent, _ = self._line_indent(self.pos)
+        pos = self.pos + indent
+        results: list[Value] = []
+        match = _RESULTS.match(text, pos)
+        if match is not None:
+            for group in match.group(1).split(","):
+                name, _, count = group.strip().lstrip("%").partition(":")
+                if count:
+                    results += [Value(f"{name}#{i}") for i in range(int(count))]
+                else:
+                    results.append(Value(name))
+            pos = match.end()
+        found = _OP_NAME.match(text, pos)
+        if found is None:
+            line = text[pos : text.find("\n", pos)]
+            raise ReadError(f"not an op: {line[:80]!r}")
+        name = found.group(1) if found.group(1) is not None else found.group(2)
+        if "." not in name:
+            parent = block.region.op if block is not None and block.region is not None else None
+            dialect = parent.name.partition(".")[0] if parent is not None and "." in parent.name else ""
+            name = "builtin.module" if name == "module" else f"{dialect}.{name}" if dialect else name
+        op = Op(name, results)
+        op.parts.append(text[pos : found.end()])
+        self.pos = found.end()
+        self._op_body(op, scope, indent)
+        for value in results:
+            scope.names[value.name] = value
+        if len(results) > 1 and all("#" in r.name for r in results):
+            scope.names.setdefault(results[0].name.partition("#")[0], results[0])
+        return op
+
+    def _op_body(self, op: Op, scope: _Scope, indent: int) -> None:
+        """The rest of ``op``'s text, its regions and location, up to the end of its last line."""
+        text = self.text
+        parts = op.parts
+        depth = 0
+        loc_start: int | None = None
+        loc_depth = -1
+        loc_end = -1
+        header_defs: list[Value] = []
+        header = True
+        pos = self.pos
+        while pos < len(text):
+            match = _TOKEN.match(text, pos)
+            assert match is not None
+            kind = match.lastgroup
+            token = match.group(0)
+            pos = match.end()
+            if kind == "val":
+                if header and (text.startswith(":", pos) or text.startswith(" = ", pos)):
+                    value = Value(token[1:])
+                    header_defs.append(value)
+                    parts.append(Use(value.name, value))
+                    continue
+                found = scope.lookup(token[1:])
+                if found is None and header and not any(v.name == token[1:] for v in header_defs):
+                    # An unknown name in the header of an op with a region: the region's
+                    # argument (``scf.forall (%i) in ...``), if a region follows.
+                    use = Use(token[1:])
+                    parts.append(use)
+                    scope.pending.append(use)
+                    continue
+                known = (
+                    next((v for v in header_defs if v.name == token[1:]), None) if found is None else found
+                )
+                use = Use(token[1:], known)
+                if known is None:
+                    scope.pending.append(use)
+                parts.append(use)
+            elif kind == "blk":
+                use = BlockUse(token[1:])
+                scope.block_uses.append(use)
+                parts.append(use)
+            elif kind == "open":
+                if token == "{" and _ends_line(text, pos):
+                    parts.append(RegionMark(len(op.regions)))
+                    self.pos = text.find("\n", pos) + 1
+                    self._adopt_header_uses(op, scope, header_defs)
+                    header = False
+                    region = self._region(op, scope, header_defs)
+                    header_defs = []
+                    op.regions.append(region)
+                    pos = self.pos
+                    continue
+                if token == "(" and loc_start is None and depth == 0 and _last_word(parts) == "loc":
+                    loc_start = len(parts) - 1
+                    loc_depth = depth
+                depth += 1
+                parts.append(token)
+            elif kind == "close":
+                depth -= 1
+                parts.append(token)
+                if loc_start is not None and depth == loc_depth:
+                    loc_end = len(parts)
+            elif kind == "nl":
+                nxt_indent, first = self._line_indent(pos)
+                continues = depth > 0 or (
+                    nxt_indent > indent and first not in ("", "}", "^", "\n") and not _blank(text, pos)
+                )
+                if not continues:
+                    self.pos = pos
+                    break
+                parts.append("\n" + " " * max(nxt_indent - indent, 0))
+                pos += nxt_indent
+            else:
+                if loc_start is not None and loc_end != -1 and token.strip():
+                    loc_start, loc_end = None, -1
+                parts.append(token)
+        else:
+            self.pos = pos
+        if loc_start is not None and loc_end != -1:
+            loc = "".join(p for p in parts[loc_start:loc_end] if isinstance(p, str))
+            del parts[loc_start:]
+            _merge_strings(parts)
+            # One space sets the location off; more (a printer's own) stay in the op's text.
+            if parts and isinstance(parts[-1], str) and parts[-1].endswith(" "):
+                parts[-1] = parts[-1][:-1]
+                if not parts[-1]:
+                    parts.pop()
+            op.loc = loc
+        if header:
+            self._adopt_header_uses(op, scope, [])
+        _merge_strings(parts)
+
+    def _adopt_header_uses(self, op: Op, scope: _Scope, header_defs: list[Value]) -> None:
+        """Give the header's unknown names to the region about to be read (as its entry block's
+        arguments), or leave them to resolve later (forward references)."""
+        for part in op.parts:
+            if isinstance(part, Use) and part.value is None and scope.lookup(part.name) is None:
+                if any(v.name == part.name for v in header_defs) or not isinstance(op.parts[-1], RegionMark):
+                    continue
+                value = Value(part.name)
+                header_defs.append(value)
+                part.value = value
+                if part in scope.pending:
+                    scope.pending.remove(part)
+        # A header's own definitions resolve the uses of the same name in the header.
+        names = {v.name: v for v in header_defs}
+        for part in op.parts:
+            if isinstance(part, Use) and part.value is None and part.name in names:
+                part.value = names[part.name]
+                if part in scope.pending:
+                    scope.pending.remove(part)
+
+
+def _ends_line(text: str, pos: int) -> bool:
+    """Whether only blanks follow ``pos`` on its line."""
+    end = text.find("\n", pos)
+    return not text[pos : len(text) if end < 0 else end].strip()
+
+
+def _blank(text: str, pos: int) -> bool:
+    end = text.find("\n", pos)
+    return not text[pos : len(text) if end < 0 else end].strip()
+
+
+def _last_word(parts: list[Part]) -> str | None:
+    for part in reversed(parts):
+        if isinstance(part, str):
+            if not part.strip():
+                continue
+            return part.strip().rsplit(" ", 1)[-1]
+        return None
+    return None
+
+
+def _merge_strings(parts: list[Part]) -> None:
+    """Join neighbouring text parts, in place."""
+    out: list[Part] = []
+    for part in parts:
+        if isinstance(part, str) and out and isinstance(out[-1], str):
+            out[-1] += part
+        else:
+            out.append(part)
+    parts[:] = out
+
+
+def _split_top(text: str) -> list[str]:
+    """``text`` split at its commas outside brackets and strings (``<>`` counted too)."""
+    items: list[str] = []
+    depth = 0
+    start = 0
+    index = 0
+    while index < len(text):
+        char = text[index]
+        if char == '"':
+            index += 1
+            while index < len(text) and text[index] != '"':
+                index += 2 if text[index] == "\\" else 1
+        elif char in "([{<":
+            depth += 1
+        elif char in ")]}" or (char == ">" and text[index - 1 : index] != "-"):
+            depth -= 1
+        elif char == "," and depth == 0:
+            items.append(text[start:index])
+            start = index + 1
+        index += 1
+    if text[start:].strip():
+        items.append(text[start:])
+    return [item.strip() for item in items if item.strip()]

@@ -1,0 +1,341 @@
+"""``passviz import``: real compilers' IR dumps as traces (issue 23, item 1).
+
+The dumps are made here, at test time: Triton's ``MLIR_ENABLE_DUMP`` of a tutorial kernel's
+compile (3.6 in this venv, 3.9 in ``.venv-triton39`` where it exists), ``iree-opt
+--mlir-print-ir-after-all`` (module- and op-scoped) and ``--mlir-print-ir-tree-dir``.  Every
+step of every imported trace prints (``show``) what its snapshot printed, values, blocks and
+aliases renamed consistently; passes that only move or modify ops leave no op unmatched.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from passviz import import_dump
+from passviz.cli import main
+from passviz.importer import TextReplayer
+from passviz.importer.dump import ImportReport, import_path, import_text, split_dump
+from passviz.pipelines import load_trace
+from tests.conftest import iree_opt, iree_opt_missing, need
+
+ROOT = Path(__file__).resolve().parents[1]
+
+INPUT = """util.func public @f(%arg0: tensor<4xf32>, %arg1: i32) -> tensor<4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %cst = arith.constant 1.0 : f32
+  %0 = scf.for %i = %c0 to %c4 step %c1 iter_args(%acc = %arg0) -> (tensor<4xf32>) {
+    %k = arith.addf %cst, %cst : f32
+    %e = tensor.extract %acc[%i] : tensor<4xf32>
+    %f = arith.addf %e, %k : f32
+    %t = tensor.insert %f into %acc[%i] : tensor<4xf32>
+    scf.yield %t : tensor<4xf32>
+  }
+  %1 = arith.addi %arg1, %arg1 : i32
+  %cond = arith.cmpi eq, %1, %arg1 : i32
+  %2:2 = scf.if %cond -> (i32, index) {
+    scf.yield %1, %c0 : i32, index
+  } else {
+    scf.yield %arg1, %c1 : i32, index
+  }
+  cf.br ^bb1(%2#0 : i32)
+^bb1(%3: i32):
+  util.return %0 : tensor<4xf32>
+}
+util.func private @g(%arg0: i32) -> i32 {
+  %0 = arith.addi %arg0, %arg0 : i32
+  %1 = arith.addi %arg0, %arg0 : i32
+  %2 = arith.muli %0, %1 : i32
+  util.return %2 : i32
+}
+"""
+
+TRITON_DUMP = """
+import sys
+sys.path.insert(0, {root!r})
+import triton
+from triton.compiler import ASTSource
+from tests.triton_kernels import TARGET, add_kernel
+signature = {{"x_ptr": "*fp32", "y_ptr": "*fp32", "output_ptr": "*fp32", "n_elements": "i32"}}
+triton.compile(ASTSource(add_kernel, signature, {{"BLOCK_SIZE": 1024}}), target=TARGET)
+"""
+
+
+# -- the snapshots against the trace, modulo names ------------------------------------------------
+
+
+def _aliases(text: str) -> str:
+    """``text`` with its alias definitions dropped and its aliases written out."""
+    text = re.sub(r"^\{-#.*?^#-\}[ \t]*$", "", text, flags=re.S | re.M)
+    definitions = dict(re.findall(r"^([#!][\w$.\-]+) = (.*)$", text, re.M))
+    text = re.sub(r"^[#!][\w$.\-]+ = .*$", "", text, flags=re.M)
+    token = re.compile(r'"(?:[^"\\\n]|\\.)*"|[#!][A-Za-z_][\w$.\-]*')
+
+    def expand(match: re.Match[str]) -> str:
+        name = match.group(0)
+        if name not in definitions:
+            return name
+        body = definitions[name]
+        if body.startswith("loc(") and body.endswith(")"):
+            body = body[4:-1]
+        return token.sub(expand, body)
+
+    return token.sub(expand, text)
+
+
+def _renamed(chunk: list[str]) -> list[str]:
+    """The lines with values and blocks renamed in order of first appearance."""
+    names: dict[str, str] = {}
+
+    def rename(match: re.Match[str]) -> str:
+        if match.group(0).startswith('"'):
+            return match.group(0)
+        return names.setdefault(match.group(0), f"{match.group(0)[0]}{len(names)}")
+
+    pattern = re.compile(r'"(?:[^"\\\n]|\\.)*"|%[\w$.\-]+(?:#\d+)?|\^[\w$.\-]+')
+    return [pattern.sub(rename, line) for line in chunk]
+
+
+def normalized(text: str) -> list[list[str]]:
+    """The IR in ``text``, as top-level chunks (the module's ops, each a list of lines) with
+    names canonical: aliases written out, ``%x:2`` groups as their values, pred comments gone."""
+    lines: list[str] = []
+    for line in _aliases(text).splitlines():
+        if not line.strip():
+            continue
+        line = re.sub(r"^(\s*\^.*?:)\s*//.*$", r"\1", line)
+        line = re.sub(
+            r"%([\w$.\-]+):(\d+)(?=[ ,])",
+            lambda m: ", ".join(f"%{m.group(1)}#{i}" for i in range(int(m.group(2)))),
+            line,
+        )
+        lines.append(line.rstrip())
+    if not lines:
+        return []
+    indent = len(lines[0]) - len(lines[0].lstrip())
+    lines = [line[indent:] for line in lines]
+    if not lines[0].startswith("module"):
+        return [_renamed(lines)]
+    chunks: list[list[str]] = [[lines[0]], []]
+    for line in lines[1:-1]:
+        if line.startswith("  ") and not line.startswith("   ") and not line.startswith("  }"):
+            if chunks[-1] and not line.startswith("  ^"):
+                chunks.append([])
+        chunks[-1].append(line[2:])
+    return [chunks[0] + [lines[-1]]] + [_renamed(c) for c in chunks[1:] if c]
+
+
+def assert_same_ir(snapshot: str, shown: str, where: str) -> None:
+    """``shown`` (a step's ``show``) prints ``snapshot``'s IR: the whole module, or for an
+    op-scoped snapshot, the op it printed."""
+    expected = normalized(snapshot)
+    got = normalized(shown)
+    if len(expected) == 1 and not expected[0][0].startswith("module"):
+        symbol = re.search(r"@[\w$.\-]+", expected[0][0])
+        assert symbol is not None, where
+        got = [c for c in got[1:] if symbol.group(0) + "(" in c[0]]
+    assert got == expected, where
+
+
+def snapshots(report: ImportReport, text: str) -> Iterator[tuple[int, str]]:
+    """(step, snapshot) pairs to compare: a before-dump's snapshot k+1 is the IR after step k;
+    an after-dump's snapshot k the IR after step k (-1: the initial IR)."""
+    sections = split_dump(text).banners
+    printing = report.trace.meta["imported"]["printing"]
+    if printing == "before":
+        for index, banner in enumerate(sections):
+            yield index - 1, banner.text
+    else:
+        afters = [b for b in sections if b.when == "after"]
+        offset = len(afters) - len(report.trace.steps)
+        for index, banner in enumerate(afters):
+            yield index - offset, banner.text
+
+
+def check_replay(report: ImportReport, text: str) -> None:
+    """Every step of ``report``'s trace shows its snapshot."""
+    trace = report.trace
+    replayer = TextReplayer(trace)
+    compared = 0
+    for step, snapshot in snapshots(report, text):
+        replayer.advance_to(step)
+        assert_same_ir(snapshot, replayer.text(), f"step {step}")
+        compared += 1
+    assert compared >= len(trace.steps)
+
+
+# -- the dumps ----------------------------------------------------------------------------------
+
+
+def _iree(tmp_path: Path, pipeline: str, *flags: str) -> str:
+    need(iree_opt_missing())
+    source = tmp_path / "in.mlir"
+    source.write_text(INPUT, encoding="utf-8")
+    done = subprocess.run(
+        [iree_opt(), f"--pass-pipeline={pipeline}", *flags, str(source), "-o", os.devnull],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stderr
+
+
+def _triton_dump(python: str, tmp_path: Path) -> str:
+    dump = tmp_path / "dump.txt"
+    env = {
+        **os.environ,
+        "MLIR_ENABLE_DUMP": "1",
+        "MLIR_DUMP_PATH": str(dump),
+        "TRITON_ALWAYS_COMPILE": "1",
+        "TRITON_CACHE_DIR": str(tmp_path / "cache"),
+    }
+    done = subprocess.run(
+        [python, "-c", TRITON_DUMP.format(root=str(ROOT))],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return dump.read_text(encoding="utf-8")
+
+
+# -- the tests ----------------------------------------------------------------------------------
+
+
+@pytest.mark.iree
+def test_iree_after_all_module_scope(tmp_path: Path) -> None:
+    pipeline = "builtin.module(loop-invariant-code-motion,canonicalize,cse,symbol-dce)"
+    text = _iree(tmp_path, pipeline, "--mlir-print-ir-after-all")
+    report = import_text(text, input_ir=INPUT)
+    trace = report.trace
+    assert [s.pass_name.split("{")[0] for s in trace.steps if s.pass_name] == [
+        "loop-invariant-code-motion",
+        "canonicalize",
+        "cse",
+        "symbol-dce",
+    ]
+    names = ["LoopInvariantCodeMotionPass", "CanonicalizerPass", "CSEPass", "SymbolDCEPass"]
+    assert [s.name for s in trace.steps] == names
+    check_replay(report, text)
+    licm = report.stats[0]
+    assert (licm.created, licm.erased, licm.moved) == (0, 0, 1), "licm only moves an op"
+    assert trace.steps[0].delta.get("ops_moved")
+    assert report.stats[3].erased > 0 and report.stats[3].created == 0, "symbol-dce only erases"
+
+
+@pytest.mark.iree
+def test_iree_op_scoped_dumps_are_spliced(tmp_path: Path) -> None:
+    pipeline = "builtin.module(util.func(canonicalize,cse,loop-invariant-code-motion))"
+    text = _iree(tmp_path, pipeline, "--mlir-print-ir-after-all")
+    assert "\nmodule" not in text
+    report = import_text(text, input_ir=INPUT)
+    assert len(report.trace.steps) == 6  # each pass on each function
+    check_replay(report, text)
+    # CSE only erases, licm only moves: neither leaves an op it kept unmatched.
+    for step, stats in zip(report.trace.steps, report.stats, strict=True):
+        if step.name in ("CSEPass", "LoopInvariantCodeMotionPass"):
+            assert stats.created == 0, step.name
+    assert any(s.moved and not s.created for s in report.stats)
+
+
+@pytest.mark.iree
+def test_iree_tree_dir_and_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = tmp_path / "tree"
+    pipeline = "builtin.module(canonicalize,util.func(cse,loop-invariant-code-motion))"
+    text = _iree(tmp_path, pipeline, "--mlir-print-ir-after-all", f"--mlir-print-ir-tree-dir={folder}")
+    report = import_path(folder, input_ir=INPUT)
+    assert [s.name for s in report.trace.steps] == [
+        "CanonicalizerPass",
+        "CSEPass",
+        "CSEPass",
+        "LoopInvariantCodeMotionPass",
+        "LoopInvariantCodeMotionPass",
+    ] or len(report.trace.steps) == len(split_dump(text).banners)
+    out = tmp_path / "t.passviz.json"
+    source = tmp_path / "in.mlir"
+    assert main(["import", str(folder), "-o", str(out), "--input", str(source)]) == 0
+    assert main(["validate", str(out)]) == 0
+    assert main(["steps", str(out)]) == 0
+    assert main(["dump", str(out)]) == 0
+    assert main(["export", str(out), "--html", str(tmp_path / "t.html")]) == 0
+    assert "passviz-trace" in (tmp_path / "t.html").read_text(encoding="utf-8")
+    capsys.readouterr()
+    loaded = load_trace(out)
+    for index in range(len(loaded.steps)):
+        assert main(["show", str(out), "--step", str(index)]) == 0
+        assert capsys.readouterr().out == loaded.ir_at(index)
+
+
+@pytest.mark.iree
+def test_a_failing_pass_is_a_flagged_step(tmp_path: Path) -> None:
+    pipeline = "builtin.module(util.func(canonicalize{test-convergence=true max-iterations=1}))"
+    need(iree_opt_missing())
+    source = tmp_path / "in.mlir"
+    source.write_text(INPUT, encoding="utf-8")
+    done = subprocess.run(
+        [iree_opt(), f"--pass-pipeline={pipeline}", "--mlir-print-ir-after-failure", str(source)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode != 0
+    trace = import_dump(done.stderr, input_ir=INPUT)
+    assert trace.status == "failed"
+    [failed] = trace.failed_steps
+    assert failed.flag is not None and failed.flag["message"] == "CanonicalizerPass failed"
+
+
+def _check_triton(python: str, tmp_path: Path) -> None:
+    text = _triton_dump(python, tmp_path)
+    report = import_text(text, name="dump.txt")
+    trace = report.trace
+    banners = split_dump(text).banners
+    assert len(trace.steps) == len(banners) - 1
+    assert trace.meta["imported"]["printing"] == "before"
+    assert any("not in the dump" in note for note in trace.meta["imported"].get("notes", []))
+    assert trace.steps[0].pass_name == banners[0].argument
+    check_replay(report, text)
+    # The layout pass modifies every op (types gain layouts) and creates or erases none.
+    to_gpu = next(
+        i
+        for i, s in enumerate(trace.steps)
+        if (s.pass_name or "").split("{")[0] == "convert-triton-to-tritongpu"
+    )
+    stats = report.stats[to_gpu]
+    assert stats.created == stats.erased == stats.moved == 0 and trace.steps[to_gpu].count("ops_modified") > 0
+    out = tmp_path / "t.passviz.json"
+    dump = tmp_path / "dump.txt"
+    assert main(["import", str(dump), "-o", str(out)]) == 0
+    assert main(["validate", str(out)]) == 0
+    assert main(["export", str(out), "--html", str(tmp_path / "t.html")]) == 0
+
+
+@pytest.mark.triton
+def test_triton_36_dump(tmp_path: Path) -> None:
+    from tests.triton_oracle import triton_missing
+
+    need(triton_missing())
+    _check_triton(sys.executable, tmp_path)
+
+
+@pytest.mark.triton
+@pytest.mark.slow
+def test_triton_39_dump(tmp_path: Path) -> None:
+    python = ROOT / ".venv-triton39" / "bin" / "python"
+    if not python.exists():
+        pytest.skip(
+            "no Triton 3.9 venv at .venv-triton39 (python -m venv .venv-triton39 && "
+            ".venv-triton39/bin/pip install -e '.[test]' 'triton==3.9.*')"
+        )
+    _check_triton(str(python), tmp_path)
