@@ -432,9 +432,27 @@ def _verify_ptr_matches_value(op: Operation, ptr: SSAValue, value: SSAValue, rol
         )
 
 
-class _AtomicSyntax:
-    """``enum, ..., $operands attr-dict : functional-type(operands, results)``,
-    the syntax of ``tt.atomic_rmw`` and ``tt.atomic_cas``."""
+class _AtomicOp(IRDLOperation):
+    """Shared by ``tt.atomic_rmw`` and ``tt.atomic_cas``: a pointer, the old
+    value, the memory ordering and scope; their syntax is ``enum, ...,
+    $operands attr-dict : functional-type(operands, results)``. The operands
+    are each op's own (xDSL puts a base class's operands after a subclass's)."""
+
+    result = result_def(TritonTypeConstr)
+    """The value at ``ptr`` before the operation."""
+
+    sem = prop_def(IntegerAttr[I32])
+    """The memory ordering (``MemSemantic``)."""
+
+    scope = prop_def(IntegerAttr[I32])
+    """The synchronization scope (``MemSyncScope``)."""
+
+    traits = traits_def(
+        FirstOperandReadWriteEffect(),
+        SameOperandsAndResultShape(),
+        SameOperandsAndResultEncoding(),
+        TensorSizeTrait(),
+    )
 
     _ENUMS: ClassVar[tuple[tuple[str, type[TritonI32Enum]], ...]] = ()
     """The enum properties, in the order the syntax writes them."""
@@ -447,9 +465,8 @@ class _AtomicSyntax:
         return operands
 
     def _verify_enums(self) -> None:
-        op = cast(IRDLOperation, self)
         for prop, enum in self._ENUMS:
-            verify_enum_attr(cast(IntegerAttr[I32], op.properties[prop]), enum, prop)
+            verify_enum_attr(cast(IntegerAttr[I32], self.properties[prop]), enum, prop)
 
     @classmethod
     def parse(cls, parser: Parser) -> Self:
@@ -460,26 +477,24 @@ class _AtomicSyntax:
         parser.parse_punctuation(":")
         inputs, outputs = parse_functional_type(parser, len(unresolved), pos)
         operands = resolve(parser, unresolved, inputs, pos)
-        op = cast(type[IRDLOperation], cls).build(
+        return cls.build(
             operands=cls._operand_groups(parser, operands, pos),
             result_types=[list(outputs)],
             properties=properties,
             attributes=attributes,
         )
-        return cast(Self, op)
 
     def print(self, printer: Printer) -> None:
-        op = cast(IRDLOperation, self)
-        _print_leading_enums(printer, op, self._ENUMS)
+        _print_leading_enums(printer, self, self._ENUMS)
         printer.print_string(" ")
-        print_operands(printer, op.operands)
-        print_attr_dict_with_properties(printer, op, ())
+        print_operands(printer, self.operands)
+        print_attr_dict_with_properties(printer, self, ())
         printer.print_string(" : ")
-        printer.print_function_type(op.operand_types, op.result_types)
+        printer.print_function_type(self.operand_types, self.result_types)
 
 
 @irdl_op_definition
-class AtomicRMWOp(_AtomicSyntax, IRDLOperation):
+class AtomicRMWOp(_AtomicOp):
     """An atomic read-modify-write; yields the old value.
 
     ``%old = tt.atomic_rmw fadd, acq_rel, gpu, %ptr, %val, %mask
@@ -497,24 +512,8 @@ class AtomicRMWOp(_AtomicSyntax, IRDLOperation):
     mask = opt_operand_def(BoolLikeConstr)
     """Which elements to update."""
 
-    result = result_def(TritonTypeConstr)
-    """The value at ``ptr`` before the update."""
-
     atomic_rmw_op = prop_def(IntegerAttr[I32])
     """The operation (``RMWOp``)."""
-
-    sem = prop_def(IntegerAttr[I32])
-    """The memory ordering (``MemSemantic``)."""
-
-    scope = prop_def(IntegerAttr[I32])
-    """The synchronization scope (``MemSyncScope``)."""
-
-    traits = traits_def(
-        FirstOperandReadWriteEffect(),
-        SameOperandsAndResultShape(),
-        SameOperandsAndResultEncoding(),
-        TensorSizeTrait(),
-    )
 
     _ENUMS: ClassVar[tuple[tuple[str, type[TritonI32Enum]], ...]] = (
         ("atomic_rmw_op", RMWOp),
@@ -562,7 +561,7 @@ class AtomicRMWOp(_AtomicSyntax, IRDLOperation):
 
 
 @irdl_op_definition
-class AtomicCASOp(_AtomicSyntax, IRDLOperation):
+class AtomicCASOp(_AtomicOp):
     """An atomic compare-and-swap; yields the old value.
 
     ``%old = tt.atomic_cas acquire, cta, %ptr, %cmp, %val
@@ -579,22 +578,6 @@ class AtomicCASOp(_AtomicSyntax, IRDLOperation):
 
     val = operand_def(TritonTypeConstr)
     """The value stored when ``ptr`` holds ``cmp``."""
-
-    result = result_def(TritonTypeConstr)
-    """The value at ``ptr`` before the operation."""
-
-    sem = prop_def(IntegerAttr[I32])
-    """The memory ordering (``MemSemantic``)."""
-
-    scope = prop_def(IntegerAttr[I32])
-    """The synchronization scope (``MemSyncScope``)."""
-
-    traits = traits_def(
-        FirstOperandReadWriteEffect(),
-        SameOperandsAndResultShape(),
-        SameOperandsAndResultEncoding(),
-        TensorSizeTrait(),
-    )
 
     _ENUMS: ClassVar[tuple[tuple[str, type[TritonI32Enum]], ...]] = (
         ("sem", MemSemantic),
