@@ -92,15 +92,32 @@ def verify_input(
     try:
         (verifier or IncrementalVerifier(module)).verify()
     except VerifyException as exc:
-        message = first_line(str(exc)) or type(exc).__name__
+        message = whole_message(str(exc)) or type(exc).__name__
         culprit = exc.op if isinstance(exc, OpVerifyError) else _failing_op(module) if op_starts else None
-        start = op_starts.get(culprit) if op_starts and culprit is not None else None
+        start = _written_start(culprit, op_starts) if op_starts else None
         if start is None:
             raise InputError(f"{filename}: the input does not verify: {message}") from None
         location = start.get_location()
         raise IRParseError(
             filename, location.line, location.col, f"the input does not verify: {message}"
         ) from None
+
+
+def whole_message(text: str) -> str:
+    """A verifier's message on one line: its lines joined (xDSL's constraint errors say what
+    does not verify on one line and why on the next), each trimmed."""
+    return " ".join(line.strip() for line in text.splitlines() if line.strip())
+
+
+def _written_start(op: Operation | None, op_starts: Mapping[Operation, Span]) -> Span | None:
+    """Where ``op`` begins in the text, or the nearest op holding it that was written there
+    (an op of a named linalg op's body is built, not read: the error is the named op's)."""
+    while op is not None:
+        start = op_starts.get(op)
+        if start is not None:
+            return start
+        op = op.parent_op()
+    return None
 
 
 def _failing_op(module: ModuleOp) -> Operation | None:

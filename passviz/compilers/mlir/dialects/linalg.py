@@ -28,10 +28,13 @@ from xdsl.dialects.builtin import (
     DenseArrayBase,
     DenseIntElementsAttr,
     DictionaryAttr,
+    FixedBitwidthType,
+    IndexType,
     IntegerAttr,
     IntegerType,
     MemRefType,
     ShapedType,
+    Signedness,
     StringAttr,
     TensorType,
     i64,
@@ -42,7 +45,7 @@ from xdsl.dialects.linalg.abstract_ops import ConvOperation, LinalgStructuredOpe
 from xdsl.dialects.linalg.attrs import IteratorType, IteratorTypeAttr
 from xdsl.dialects.linalg.ops import GenericOp as _XdslGenericOp
 from xdsl.dialects.linalg.ops import IndexOp, YieldOp
-from xdsl.ir import Attribute, BlockArgument, Dialect, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Dialect, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap
 from xdsl.irdl import (
     IRDLOperation,
@@ -62,6 +65,7 @@ from xdsl.traits import EffectInstance, RecursiveMemoryEffect, get_effects
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.hints import isa
 
+from passviz.compilers.mlir.dialects import arith as casts
 from passviz.ir.mlir_parser import AtCurrentToken
 from passviz.ir.xdsl_compat import print_new_line
 
@@ -192,30 +196,58 @@ def _expect_args(inputs: Sequence[SSAValue], outputs: Sequence[SSAValue], count:
         )
 
 
-def _conv_region(inputs: Sequence[SSAValue], outputs: Sequence[SSAValue]) -> Region:
-    """``out + ext(in) * ext(filter)``: the inputs widened to the accumulator's type.
+def _bits(type_: Attribute) -> int:
+    return type_.bitwidth if isinstance(type_, FixedBitwidthType) else 64
 
-    xDSL's widens integers only; IREE's mixed-precision convolutions take f16
-    inputs into an f32 accumulator (``arith.extf``).
-    """
+
+def cast_to(value: SSAValue, target: Attribute, unsigned: bool = False) -> SSAValue:
+    """MLIR's ``convertScalarToDtype`` (OpDSL's ``cast_signed`` and ``cast_unsigned``): ``value``
+    as a ``target``, widened, narrowed or converted by the arith op MLIR's named ops build."""
+    source = value.type
+    if source == target:
+        return value
+    source_bits, target_bits = _bits(source), _bits(target)
+    zero = unsigned or (isinstance(source, IntegerType) and source_bits == 1)
+    integer = cast("IntegerType[int, Signedness]", target)
+    made: Operation
+    if isinstance(source, IndexType) or isinstance(target, IndexType):
+        made = casts.IndexCastOp(value, target)
+    elif isinstance(source, IntegerType) and isinstance(target, IntegerType):
+        if source_bits < target_bits:
+            made = casts.ExtUIOp(value, integer) if zero else casts.ExtSIOp(value, integer)
+        else:
+            made = casts.TruncIOp(value, integer)
+    elif isinstance(source, IntegerType) and isinstance(target, AnyFloat):
+        made = casts.UIToFPOp(value, target) if zero else casts.SIToFPOp(value, target)
+    elif isinstance(source, AnyFloat) and isinstance(target, IntegerType):
+        made = casts.FPToUIOp(value, integer) if unsigned else casts.FPToSIOp(value, integer)
+    elif isinstance(source, AnyFloat) and isinstance(target, AnyFloat):
+        made = casts.ExtFOp(value, target) if source_bits < target_bits else casts.TruncFOp(value, target)
+    else:
+        return value
+    return made.results[0]
+
+
+def _mac(args: Sequence[SSAValue], unsigned: bool = False) -> None:
+    """``out + cast(a) * cast(b)``, yielded: the multiply-accumulate of MLIR's matmuls and
+    convolutions, the inputs cast to the accumulator's type as OpDSL's ``cast_signed`` does."""
+    acc = args[-1].type
+    lhs, rhs = cast_to(args[0], acc, unsigned), cast_to(args[1], acc, unsigned)
+    floating = isinstance(acc, AnyFloat)
+    mul: Operation = arith.MulfOp(lhs, rhs) if floating else arith.MuliOp(lhs, rhs)
+    add = arith.AddfOp(args[-1], mul.results[0]) if floating else arith.AddiOp(args[-1], mul.results[0])
+    YieldOp(add)
+
+
+def _conv_region(inputs: Sequence[SSAValue], outputs: Sequence[SSAValue]) -> Region:
+    """``out + cast(in) * cast(filter)``: the inputs cast to the accumulator's type (an i8
+    convolution into i32 sign-extends, an f16 one into f32 ``arith.extf``s)."""
     _expect_args(inputs, outputs, 3)
     arg_types = NamedOperation.body_arg_types((*inputs, *outputs))
-    acc = arg_types[-1]
-    floating = isinstance(acc, AnyFloat)
 
     @Builder.implicit_region(arg_types)
     def region(args: tuple[BlockArgument, ...]) -> None:
-        def widen(value: SSAValue) -> SSAValue:
-            if value.type == acc:
-                return value
-            if isinstance(acc, IntegerType):
-                return arith.ExtSIOp(value, acc).result
-            return arith.ExtFOp(value, acc).result
-
-        lhs, rhs = widen(args[0]), widen(args[1])
-        mul: Operation = arith.MulfOp(lhs, rhs) if floating else arith.MuliOp(lhs, rhs)
-        add = arith.AddfOp(args[-1], mul.results[0]) if floating else arith.AddiOp(args[-1], mul.results[0])
-        YieldOp(add)
+        _mac(args)
 
     return region
 
@@ -353,16 +385,14 @@ class DepthwiseConv2DNhwcHwcQOp(_DepthwiseBase):
 
 
 def _mac_region(inputs: Sequence[SSAValue], outputs: Sequence[SSAValue]) -> Region:
-    """``out + a * b`` over the element types (float or integer)."""
+    """``out + cast(a) * cast(b)`` over the element types (float or integer; an i8 x i8 -> i32
+    matmul sign-extends its inputs, as MLIR's does)."""
     _expect_args(inputs, outputs, 3)
     arg_types = NamedOperation.body_arg_types((*inputs, *outputs))
-    floating = isinstance(arg_types[-1], AnyFloat)
 
     @Builder.implicit_region(arg_types)
     def region(args: tuple[BlockArgument, ...]) -> None:
-        mul: Operation = arith.MulfOp(args[0], args[1]) if floating else arith.MuliOp(args[0], args[1])
-        add = arith.AddfOp(args[2], mul.results[0]) if floating else arith.AddiOp(args[2], mul.results[0])
-        YieldOp(add)
+        _mac(args)
 
     return region
 
@@ -569,6 +599,37 @@ class FillOp(xdsl_linalg.FillOp):
         return super().get_hidden_region(inputs, outputs)
 
 
+def _identity_dropping(rank: int, dropped: AbstractSet[int]) -> AffineMap:
+    """``(d0, ..., d{rank-1}) -> (the dims not in dropped)``."""
+    return AffineMap(rank, 0, tuple(AffineDimExpr(d) for d in range(rank) if d not in dropped))
+
+
+def _rank(value: SSAValue) -> int:
+    return len(value.type.get_shape()) if isinstance(value.type, ShapedType) else 0
+
+
+class StructuredInterface:
+    """What MLIR's ``LinalgStructuredInterface`` gives every structured op and xDSL 0.74's
+    ``linalg.reduce``, ``linalg.broadcast`` and ``linalg.map`` lack: their loops' iterator
+    types and their operands' indexing maps (inputs, then the init)."""
+
+    def get_indexing_maps(self) -> ArrayAttr[AffineMapAttr]:
+        raise NotImplementedError
+
+    def get_iterator_types(self) -> ArrayAttr[IteratorTypeAttr]:
+        raise NotImplementedError
+
+    def get_num_loops(self) -> int:
+        return len(self.get_iterator_types())
+
+
+def is_structured(op: Operation) -> bool:
+    """Whether ``op`` is one of MLIR's ``LinalgOp``s (``LinalgStructuredInterface``): a generic,
+    a named op, map, reduce, broadcast or transpose, with loops and indexing maps.
+    ``linalg.softmax`` is not (a destination-passing op with no maps)."""
+    return isinstance(op, LinalgStructuredOperation | StructuredInterface)
+
+
 def _print_ins_outs(printer: Printer, source: SSAValue, init: SSAValue) -> None:
     """`` ins(%a : t) outs(%b : t)`` with MLIR's spacing (xDSL 0.74 prints ``%a:t``)."""
     for keyword, value in (("ins", source), ("outs", init)):
@@ -603,8 +664,9 @@ class TransposeOp(xdsl_linalg.TransposeOp):
 
 
 @irdl_op_definition
-class BroadcastOp(xdsl_linalg.BroadcastOp):
-    """xDSL's ``linalg.broadcast``, printed as MLIR prints it."""
+class BroadcastOp(StructuredInterface, xdsl_linalg.BroadcastOp):
+    """xDSL's ``linalg.broadcast``, printed as MLIR prints it, with its loops and maps (one
+    parallel loop per init dimension; the input indexed by those not added)."""
 
     name = "linalg.broadcast"
 
@@ -616,14 +678,23 @@ class BroadcastOp(xdsl_linalg.BroadcastOp):
 
     traits = traits_def(PayloadEffects())
 
+    def get_indexing_maps(self) -> ArrayAttr[AffineMapAttr]:
+        rank = _rank(self.init)
+        added = set(self.dimensions.get_values())
+        return _maps(_identity_dropping(rank, added), AffineMap.identity(rank))
+
+    def get_iterator_types(self) -> ArrayAttr[IteratorTypeAttr]:
+        return ArrayAttr((IteratorTypeAttr.parallel(),) * _rank(self.init))
+
     def print(self, printer: Printer) -> None:
         _print_ins_outs(printer, self.input, self.init)
         _print_dims(printer, "dimensions", self.dimensions.get_values())
 
 
 @irdl_op_definition
-class ReduceOp(xdsl_linalg.ReduceOp):
-    """xDSL's ``linalg.reduce``, printed as MLIR prints it."""
+class ReduceOp(StructuredInterface, xdsl_linalg.ReduceOp):
+    """xDSL's ``linalg.reduce``, printed as MLIR prints it, with its loops and maps (one loop
+    per input dimension, those reduced over reductions; the init indexed by the others)."""
 
     name = "linalg.reduce"
 
@@ -634,6 +705,18 @@ class ReduceOp(xdsl_linalg.ReduceOp):
     dimensions = prop_def(DenseArrayBase.constr(i64))
 
     traits = traits_def(PayloadEffects())
+
+    def get_indexing_maps(self) -> ArrayAttr[AffineMapAttr]:
+        rank = _rank(self.input)
+        reduced = set(self.dimensions.get_values())
+        return _maps(AffineMap.identity(rank), _identity_dropping(rank, reduced))
+
+    def get_iterator_types(self) -> ArrayAttr[IteratorTypeAttr]:
+        reduced = set(self.dimensions.get_values())
+        return ArrayAttr(
+            IteratorTypeAttr.reduction() if d in reduced else IteratorTypeAttr.parallel()
+            for d in range(_rank(self.input))
+        )
 
     def print(self, printer: Printer) -> None:
         _print_ins_outs(printer, self.input, self.init)
@@ -646,6 +729,164 @@ class ReduceOp(xdsl_linalg.ReduceOp):
             printer.print_region(self.region, print_entry_block_args=False)
 
 
+def _payload(body: Block, inputs: int) -> Operation | None:
+    """MLIR's ``findPayloadOp``: the one op of ``body`` before its yield, applied to the first
+    ``inputs`` arguments in order and yielded, with no region (what the short form names)."""
+    ops = list(body.ops)
+    if len(ops) != 2 or not isinstance(ops[1], YieldOp):
+        return None
+    payload, yield_ = ops
+    if payload.regions or len(payload.results) != 1 or not payload.operands:
+        return None
+    if list(payload.operands) != list(body.args[:inputs]) or len(payload.operands) != inputs:
+        return None
+    if list(yield_.operands) != list(payload.results):
+        return None
+    return payload
+
+
+_DEFAULT_FLAGS = ("#arith.fastmath<none>", "#arith.overflow<none>")
+"""The payload attributes the short form leaves out (MLIR elides the default flags)."""
+
+
+@irdl_op_definition
+class MapOp(StructuredInterface, IRDLOperation):
+    """``linalg.map``: its body applied to the inputs' elements, one parallel loop per
+    dimension, every operand indexed by the identity.  The body takes each input's element
+    and the init's (IREE 3.13's MLIR); printed ``linalg.map { arith.addf } ins(...) outs(...)``
+    where the body is one op applied to the inputs, in full otherwise, as MLIR prints it."""
+
+    name = "linalg.map"
+
+    inputs = var_operand_def(base(MemRefType) | base(AnyTensorType))
+    """The mapped tensors."""
+    init = operand_def(base(MemRefType) | base(AnyTensorType))
+    """The destination."""
+    result = var_result_def(AnyTensorType)
+    """The mapped tensor (on tensors)."""
+    mapper = region_def("single_block")
+    """The body: one element of each input, then the init's."""
+
+    traits = traits_def(PayloadEffects())
+
+    def get_indexing_maps(self) -> ArrayAttr[AffineMapAttr]:
+        rank = _rank(self.init)
+        return _maps(*(AffineMap.identity(rank) for _ in range(len(self.inputs) + 1)))
+
+    def get_iterator_types(self) -> ArrayAttr[IteratorTypeAttr]:
+        return ArrayAttr((IteratorTypeAttr.parallel(),) * _rank(self.init))
+
+    @property
+    def body(self) -> Region:
+        """The mapper, under the name the other structured ops give their body."""
+        return self.mapper
+
+    def verify_(self) -> None:
+        block = self.mapper.block
+        operands = len(self.inputs) + 1
+        if len(block.args) != operands:
+            raise VerifyException(
+                "'linalg.map' op expects number of operands to match the arity of mapper, "
+                f"but got: {operands} and {len(block.args)}"
+            )
+        init_type = self.init.type
+        assert isinstance(init_type, ShapedType)
+        for index, (value, arg) in enumerate(zip((*self.inputs, self.init), block.args, strict=True)):
+            value_type = value.type
+            assert isinstance(value_type, ShapedType)
+            element = cast(ContainerType[Attribute], value_type).get_element_type()
+            if arg.type != element:
+                raise VerifyException(
+                    f"'linalg.map' op expected element type of input {element} to match bbArg type {arg.type}"
+                )
+            if index < len(self.inputs) and value_type.get_shape() != init_type.get_shape():
+                raise VerifyException(
+                    f"'linalg.map' op expected shape of input ({list(value_type.get_shape())}) to match "
+                    f"shape of output ({list(init_type.get_shape())})"
+                )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        payload_name: str | None = None
+        payload_attrs: dict[str, Attribute] = {}
+        if parser.parse_optional_punctuation("{") is not None:
+            payload_name = parser.parse_identifier()
+            payload_attrs = parser.parse_optional_attr_dict()
+            parser.parse_punctuation("}")
+        ins = _parse_operands(parser, "ins")
+        outs = _parse_operands(parser, "outs")
+        if len(outs) != 1:
+            parser.raise_error("linalg.map takes one init")
+        attrs = parser.parse_optional_attr_dict()
+        if payload_name is None:
+            args = parser.parse_comma_separated_list(Parser.Delimiter.PAREN, parser.parse_argument)
+            region = parser.parse_region(args)
+        else:
+            region = _payload_region(parser, payload_name, payload_attrs, [*ins, *outs], len(ins))
+        init_type: Attribute = outs[0].type
+        results: list[Attribute] = [init_type] if isa(init_type, TensorType[Attribute]) else []
+        op = cls(operands=[ins, outs[0]], result_types=[results], regions=[region])
+        op.attributes |= attrs
+        return op
+
+    def print(self, printer: Printer) -> None:
+        payload = _payload(self.mapper.block, len(self.inputs))
+        if payload is not None:
+            printer.print_string(f" {{ {payload.name}")
+            shown = {
+                k: v
+                for k, v in {**payload.properties, **payload.attributes}.items()
+                if str(v) not in _DEFAULT_FLAGS
+            }
+            if shown:
+                printer.print_op_attributes(shown)
+            printer.print_string(" }")
+        printer.print_string(" ins(")
+        printer.print_list(self.inputs, printer.print_operand)
+        printer.print_string(" : ")
+        printer.print_list(self.inputs.types, printer.print_attribute)
+        printer.print_string(")")
+        _print_outs(printer, self.init)
+        printer.print_op_attributes(self.attributes)
+        if payload is not None:
+            return
+        with printer.indented():
+            print_new_line(printer)
+            printer.print_string("(")
+            printer.print_list(self.mapper.block.args, printer.print_block_argument)
+            printer.print_string(") ")
+            printer.print_region(self.mapper, print_entry_block_args=False)
+
+
+def _print_outs(printer: Printer, init: SSAValue) -> None:
+    printer.print_string(" outs(")
+    printer.print_operand(init)
+    printer.print_string(" : ")
+    printer.print_attribute(init.type)
+    printer.print_string(")")
+
+
+def _payload_region(
+    parser: Parser, name: str, attrs: dict[str, Attribute], operands: Sequence[SSAValue], inputs: int
+) -> Region:
+    """MLIR's ``addBodyWithPayloadOp``: a body of the op ``name`` (its attributes ``attrs``)
+    applied to the first ``inputs`` arguments, giving the last operand's element type."""
+    op_type = parser.ctx.get_optional_op(name)
+    if op_type is None:
+        parser.raise_error(f"unknown payload op {name}")
+    arg_types = NamedOperation.body_arg_types(operands)
+    block = Block(arg_types=arg_types)
+    defined = op_type.get_irdl_definition().properties if issubclass(op_type, IRDLOperation) else {}
+    payload = op_type.create(
+        operands=list(block.args[:inputs]),
+        result_types=[arg_types[-1]],
+        properties={k: v for k, v in attrs.items() if k in defined},
+        attributes={k: v for k, v in attrs.items() if k not in defined},
+    )
+    block.add_ops([payload, YieldOp(payload.results[0])])
+    return Region(block)
+
+
 class CheckedYieldOp(YieldOp):
     """``linalg.yield``, verified as MLIR verifies it: one value per init of the enclosing op,
     of the init's element type (xDSL checks neither)."""
@@ -655,7 +896,7 @@ class CheckedYieldOp(YieldOp):
         parent = self.parent_op()
         if isinstance(parent, LinalgStructuredOperation):
             inits: Sequence[SSAValue] = parent.outputs
-        elif isinstance(parent, xdsl_linalg.ReduceOp | xdsl_linalg.BroadcastOp):
+        elif isinstance(parent, xdsl_linalg.ReduceOp | xdsl_linalg.BroadcastOp | MapOp):
             inits = [parent.init]
         else:
             return
@@ -690,7 +931,7 @@ _REPLACED: dict[type[Operation], type[Operation]] = {
 Linalg = Dialect(
     "linalg",
     [_REPLACED.get(op, op) for op in _XdslLinalg.operations]
-    + [SoftmaxOp, DepthwiseConv2DNhwcHwcOp, DepthwiseConv2DNhwcHwcQOp, BatchMatmulOp, BatchMatvecOp],
+    + [MapOp, SoftmaxOp, DepthwiseConv2DNhwcHwcOp, DepthwiseConv2DNhwcHwcQOp, BatchMatmulOp, BatchMatvecOp],
     [*_XdslLinalg.attributes],
 )
 """The linalg dialect as passviz registers it."""
