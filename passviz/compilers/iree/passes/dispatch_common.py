@@ -12,6 +12,7 @@ from xdsl.ir import Attribute, Operation, OpResult, Region, SSAValue
 from xdsl.irdl import IRDLOperation
 
 from passviz.compilers.iree.dialects import flow, hal
+from passviz.compilers.mlir.dialects.linalg import is_structured
 from passviz.recording.interface import StepRecorder
 
 DispatchBox = flow.DispatchRegionOp | flow.DispatchWorkgroupsOp
@@ -141,6 +142,10 @@ def tied_operand(value: SSAValue) -> SSAValue | None:
     op = value.op
     inits = dps_inits(op)
     if inits is not None:
+        # IREE ties the results of MLIR's structured ops (LinalgStructuredOps.td) to their
+        # inits; linalg.softmax is not one: its init is read, and a fresh output written.
+        if not is_structured(op):
+            return None
         return inits[value.index] if value.index < len(inits) else None
     if isinstance(op, tensor.InsertSliceOp):
         return op.dest

@@ -326,6 +326,11 @@ def _int_or_float(type_: Attribute) -> bool:
 # ===----------------------------------------------------------------------=== #
 
 
+LEFTOVER_ROOTS = ("tensor.pad",)
+"""The ops besides linalg's that IREE's second walk gives a dispatch of their own when no
+dispatch took them (``decideFusableLinalgOps``; a pad left over without
+``fuse-pad-with-producers``)."""
+
 PACK_LIKE = ("iree_encoding.set_encoding", "tensor.pack")
 """IREE's ``isPackLikeOp``: consumers that fuse with the linalg op producing their source."""
 
@@ -565,11 +570,16 @@ class _Decider:
         self._fuse_consumers(roots[::-1])
         roots = []
         for op in reversed(list(block.ops)):
-            if self.groups.grouped(op) or iterator_types(op) is None:
+            # IREE's second walk: linalg ops and pads no dispatch took (not a fill nor a bit
+            # extension, which are better cloned into their consumers).
+            leftover = iterator_types(op) is not None or op.name in LEFTOVER_ROOTS
+            if self.groups.grouped(op) or not leftover:
                 continue
             if isinstance(op, FillOp) or is_bit_extend(op):
                 continue
-            self._new_root(op, "a linalg op no dispatch took")
+            self._new_root(
+                op, f"a {'linalg op' if iterator_types(op) is not None else op.name} no dispatch took"
+            )
             self._fuse_producers(op)
             roots.append(op)
         self._fuse_consumers(roots[::-1])
@@ -679,6 +689,9 @@ def reify_dynamic_dims(value: SSAValue) -> list[SSAValue]:
     tied = tied_operand(value)
     if tied is not None and tied.type == value.type:
         return reify_dynamic_dims(tied)
+    if isinstance(op, SoftmaxOp):
+        # Not tied (not a structured op); MLIR's reifyResultShapes gives its input's shape.
+        return reify_dynamic_dims(op.input)
     dims = result_dims_of(op, value)
     if dims is not None:
         return dims
