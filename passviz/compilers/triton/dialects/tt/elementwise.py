@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
 from xdsl.dialects.builtin import I32, AnyFloat, BoolAttr, FloatAttr, IntegerAttr, StringAttr, i32
@@ -33,6 +33,7 @@ from xdsl.traits import Pure
 from passviz.compilers.triton.dialects.tt.syntax import (
     PropertySyntax,
     SameTypeSyntax,
+    SrcToResultSyntax,
     parse_attr_dict_into_properties,
     parse_enum,
     parse_functional_type,
@@ -63,6 +64,7 @@ from passviz.compilers.triton.dialects.tt.types import (
     IntTensorConstr,
     PropagateNan,
     RoundingMode,
+    TritonI32Enum,
     TritonTypeConstr,
     bit_width,
     element_type_or_self,
@@ -83,7 +85,7 @@ def _zero_float_sign(attr: Attribute | None) -> bool | None:
 
 
 @irdl_op_definition
-class FpToFpOp(IRDLOperation, HasFolderInterface):
+class FpToFpOp(SrcToResultSyntax, IRDLOperation, HasFolderInterface):
     """Convert between float types, fp8 included; a downcast names its rounding.
 
     ``%y = tt.fp_to_fp %x, rounding = rtne : tensor<16xf32> -> tensor<16xf8E5M2>``
@@ -102,12 +104,17 @@ class FpToFpOp(IRDLOperation, HasFolderInterface):
 
     traits = elementwise_cast_traits()
 
+    _ATTR_DICT_PROPERTIES: ClassVar[tuple[str, ...]] = ("rounding",)
+
+    _TRAILING_ENUMS: ClassVar[Mapping[str, tuple[str, type[TritonI32Enum]]]] = {
+        "rounding": ("rounding", RoundingMode)
+    }
+    """``$src attr-dict (`,` `rounding` `=` $rounding^)? `:` type($src) `->` type($result)``."""
+
     def __init__(
         self, src: SSAValue | Operation, result_type: Attribute, rounding: RoundingMode | None = None
     ):
-        super().__init__(
-            operands=[src], result_types=[result_type], properties={"rounding": optional_enum_attr(rounding)}
-        )
+        super().__init__(src, result_type, {"rounding": optional_enum_attr(rounding)})
 
     def verify_(self) -> None:
         verify_enum_attr(self.rounding, RoundingMode, "rounding")
@@ -127,43 +134,6 @@ class FpToFpOp(IRDLOperation, HasFolderInterface):
             return (zero,)
         splat = splat_of(self.result.type, zero)
         return None if splat is None else (splat,)
-
-    @classmethod
-    def parse(cls, parser: Parser) -> FpToFpOp:
-        # $src attr-dict (`,` `rounding` `=` $rounding^)? `:` type($src) `->` type($result)
-        src = parser.parse_unresolved_operand()
-        properties: dict[str, Attribute] = {}
-        attributes = parse_attr_dict_into_properties(parser, ("rounding",), properties)
-        if parser.parse_optional_punctuation(",") is not None:
-            parser.parse_keyword("rounding")
-            parser.parse_punctuation("=")
-            if "rounding" in properties:
-                parser.raise_error("'rounding' is given twice")
-            properties["rounding"] = parse_enum(parser, RoundingMode, "rounding").to_attr()
-        parser.parse_punctuation(":")
-        src_type = parser.parse_type()
-        parser.parse_punctuation("->")
-        result_type = parser.parse_type()
-        return cls.build(
-            operands=[parser.resolve_operand(src, src_type)],
-            result_types=[result_type],
-            properties=properties,
-            attributes=attributes,
-        )
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.src)
-        rounding = RoundingMode.from_attr(self.rounding)
-        print_attr_dict_with_properties(
-            printer, self, ("rounding",), {"rounding"} if rounding is not None else frozenset()
-        )
-        if rounding is not None:
-            printer.print_string(f", rounding = {rounding.mnemonic}")
-        printer.print_string(" : ")
-        printer.print_attribute(self.src.type)
-        printer.print_string(" -> ")
-        printer.print_attribute(self.result.type)
 
 
 @irdl_op_definition

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence, Set
 from typing import ClassVar, Self, TypeVar, cast
 
-from xdsl.dialects.builtin import I32, IntegerAttr, TensorType
+from xdsl.dialects.builtin import I32, IntegerAttr, TensorType, UnitAttr
 from xdsl.ir import Attribute, Operation, ParametrizedAttribute, SSAValue
 from xdsl.irdl import IRDLOperation
 from xdsl.parser import Parser, UnresolvedOperand
@@ -274,10 +274,24 @@ class PropertySyntax:
         )
 
 
+def _enum_member(op: Operation, prop: str, enum: type[EnumT]) -> EnumT | None:
+    """The member of ``enum`` that ``op``'s property ``prop`` holds, if any."""
+    value = op.properties.get(prop)
+    return enum.from_attr(value) if isa(value, IntegerAttr[I32]) else None
+
+
 class SrcToResultSyntax(PropertySyntax):
     """``$src attr-dict : type($src) -> type($result)``, the syntax of most of
     Triton's one-operand ops; ``_ATTR_DICT_PROPERTIES`` names the properties
-    written in the attr-dict (``axis``, ``order``, ...)."""
+    written in the attr-dict (``axis``, ``order``, ...). Unit properties may be
+    written as keywords after ``$src`` (``_UNIT_KEYWORDS``) and enum properties
+    as `` `,` keyword `=` mnemonic`` after the attr-dict (``_TRAILING_ENUMS``)."""
+
+    _UNIT_KEYWORDS: ClassVar[tuple[str, ...]] = ()
+    """Unit properties written as keywords after ``$src``, in this order."""
+
+    _TRAILING_ENUMS: ClassVar[Mapping[str, tuple[str, type[TritonI32Enum]]]] = {}
+    """Clauses after the attr-dict: keyword to (property, enum), in this order."""
 
     def __init__(
         self,
@@ -292,7 +306,19 @@ class SrcToResultSyntax(PropertySyntax):
     @classmethod
     def parse(cls, parser: Parser) -> Self:
         unresolved = parser.parse_unresolved_operand()
-        properties, attributes = cls.parse_properties(parser)
+        properties: dict[str, Attribute] = {}
+        for keyword in cls._UNIT_KEYWORDS:
+            if parser.parse_optional_keyword(keyword) is not None:
+                properties[keyword] = UnitAttr()
+        properties, attributes = cls.parse_properties(parser, properties)
+        for keyword, (prop, enum) in cls._TRAILING_ENUMS.items():
+            if parser.parse_optional_punctuation(",") is None:
+                break
+            parser.parse_keyword(keyword)
+            parser.parse_punctuation("=")
+            if prop in properties:
+                parser.raise_error(f"'{prop}' is given twice")
+            properties[prop] = parse_enum(parser, enum, keyword).to_attr()
         parser.parse_punctuation(":")
         src_type = parser.parse_type()
         parser.parse_punctuation("->")
@@ -309,7 +335,17 @@ class SrcToResultSyntax(PropertySyntax):
         src, result = op.operands[0], op.results[0]
         printer.print_string(" ")
         printer.print_operand(src)
-        self.print_properties(printer)
+        for keyword in self._UNIT_KEYWORDS:
+            if keyword in op.properties:
+                printer.print_string(f" {keyword}")
+        trailing = {
+            keyword: (prop, member)
+            for keyword, (prop, enum) in self._TRAILING_ENUMS.items()
+            if (member := _enum_member(op, prop, enum)) is not None
+        }
+        self.print_properties(printer, {*self._UNIT_KEYWORDS, *(prop for prop, _ in trailing.values())})
+        for keyword, (_, member) in trailing.items():
+            printer.print_string(f", {keyword} = {member.mnemonic}")
         printer.print_string(" : ")
         printer.print_attribute(src.type)
         printer.print_string(" -> ")

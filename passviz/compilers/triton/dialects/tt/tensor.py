@@ -199,7 +199,7 @@ class ExpandDimsOp(SrcToResultSyntax, IRDLOperation, HasFolderInterface):
 
 
 @irdl_op_definition
-class ReshapeOp(PropertySyntax, IRDLOperation, HasFolderInterface):
+class ReshapeOp(SrcToResultSyntax, IRDLOperation, HasFolderInterface):
     """Reinterpret a tensor with another shape; with ``allow_reorder`` the
     compiler may also reorder its elements.
 
@@ -224,6 +224,9 @@ class ReshapeOp(PropertySyntax, IRDLOperation, HasFolderInterface):
 
     _ATTR_DICT_PROPERTIES: ClassVar[tuple[str, ...]] = ("allow_reorder", "efficient_layout")
 
+    _UNIT_KEYWORDS: ClassVar[tuple[str, ...]] = ("allow_reorder", "efficient_layout")
+    """``$src (`allow_reorder` $allow_reorder^)? (`efficient_layout` $efficient_layout^)?``."""
+
     def __init__(
         self,
         src: SSAValue | Operation,
@@ -233,9 +236,9 @@ class ReshapeOp(PropertySyntax, IRDLOperation, HasFolderInterface):
         efficient_layout: bool = False,
     ):
         super().__init__(
-            operands=[src],
-            result_types=[result_type],
-            properties={
+            src,
+            result_type,
+            {
                 "allow_reorder": UnitAttr() if allow_reorder else None,
                 "efficient_layout": UnitAttr() if efficient_layout else None,
             },
@@ -256,39 +259,6 @@ class ReshapeOp(PropertySyntax, IRDLOperation, HasFolderInterface):
             return (self.src,)
         folded = fold_view_like(constant_value(self.src), self.result.type)
         return None if folded is None else (folded,)
-
-    @classmethod
-    def parse(cls, parser: Parser) -> ReshapeOp:
-        # $src (`allow_reorder` $allow_reorder^)? (`efficient_layout` $efficient_layout^)?
-        # attr-dict `:` type($src) `->` type($result)
-        src = parser.parse_unresolved_operand()
-        properties: dict[str, Attribute] = {}
-        for keyword in cls._ATTR_DICT_PROPERTIES:
-            if parser.parse_optional_keyword(keyword) is not None:
-                properties[keyword] = UnitAttr()
-        properties, attributes = cls.parse_properties(parser, properties)
-        parser.parse_punctuation(":")
-        src_type = parser.parse_type()
-        parser.parse_punctuation("->")
-        result_type = parser.parse_type()
-        return cls.build(
-            operands=[parser.resolve_operand(src, src_type)],
-            result_types=[result_type],
-            properties=properties,
-            attributes=attributes,
-        )
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.src)
-        for keyword in self._ATTR_DICT_PROPERTIES:
-            if keyword in self.properties:
-                printer.print_string(f" {keyword}")
-        self.print_properties(printer, set(self._ATTR_DICT_PROPERTIES))
-        printer.print_string(" : ")
-        printer.print_attribute(self.src.type)
-        printer.print_string(" -> ")
-        printer.print_attribute(self.result.type)
 
 
 @irdl_op_definition
