@@ -25,17 +25,17 @@ from xdsl.irdl import (
     traits_def,
     var_operand_def,
 )
-from xdsl.parser import Parser, UnresolvedOperand
+from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.traits import Pure
 
 from passviz.compilers.triton.dialects.tt.syntax import (
     PropertySyntax,
     SrcToResultSyntax,
-    parse_attr_dict_into_properties,
-    parse_bracketed_operands,
+    parse_operand_and_groups,
     parse_type_of,
     print_attr_dict_with_properties,
+    print_operand_and_groups,
     print_operands,
     print_stripped_type,
     print_types,
@@ -199,9 +199,7 @@ class AdvanceOp(IRDLOperation, HasFolderInterface):
     @classmethod
     def parse(cls, parser: Parser) -> AdvanceOp:
         # $ptr `,` `[` $offsets `]` attr-dict `:` type($result)
-        ptr = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        offsets = parse_bracketed_operands(parser)
+        ptr, (offsets,) = parse_operand_and_groups(parser, 1)
         attributes = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
         result_type = parse_type_of(parser, PointerType, "a !tt.ptr")
@@ -212,18 +210,14 @@ class AdvanceOp(IRDLOperation, HasFolderInterface):
         )
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.ptr)
-        printer.print_string(", ")
-        with printer.in_square_brackets():
-            print_operands(printer, self.offsets)
+        print_operand_and_groups(printer, self.ptr, (self.offsets,))
         print_attr_dict_with_properties(printer, self, ())
         printer.print_string(" : ")
         print_stripped_type(printer, self.result.type)
 
 
 @irdl_op_definition
-class MakeTensorPtrOp(IRDLOperation):
+class MakeTensorPtrOp(PropertySyntax, IRDLOperation):
     """Make a block pointer into a tensor in memory.
 
     ``%p = tt.make_tensor_ptr %base, [%d0, %d1], [%s0, %s1], [%o0, %o1]
@@ -255,6 +249,8 @@ class MakeTensorPtrOp(IRDLOperation):
     irdl_options = (SameVariadicOperandSize(),)
 
     traits = traits_def(Pure(), TensorSizeTrait())
+
+    _ATTR_DICT_PROPERTIES: ClassVar[tuple[str, ...]] = ("order",)
 
     def __init__(
         self,
@@ -295,14 +291,8 @@ class MakeTensorPtrOp(IRDLOperation):
     @classmethod
     def parse(cls, parser: Parser) -> MakeTensorPtrOp:
         # $base `,` `[` $shape `]` `,` `[` $strides `]` `,` `[` $offsets `]` attr-dict `:` type($result)
-        base = parser.parse_unresolved_operand()
-        groups: list[list[UnresolvedOperand]] = []
-        for _ in range(3):
-            parser.parse_punctuation(",")
-            groups.append(parse_bracketed_operands(parser))
-        shape, strides, offsets = groups
-        properties: dict[str, Attribute] = {}
-        attributes = parse_attr_dict_into_properties(parser, ("order",), properties)
+        base, (shape, strides, offsets) = parse_operand_and_groups(parser, 3)
+        properties, attributes = cls.parse_properties(parser)
         parser.parse_punctuation(":")
         pos = parser.pos
         result_type = parse_type_of(parser, PointerType, "a !tt.ptr")
@@ -322,13 +312,8 @@ class MakeTensorPtrOp(IRDLOperation):
         )
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.base)
-        for group in (self.shape, self.strides, self.offsets):
-            printer.print_string(", ")
-            with printer.in_square_brackets():
-                print_operands(printer, group)
-        print_attr_dict_with_properties(printer, self, ("order",))
+        print_operand_and_groups(printer, self.base, (self.shape, self.strides, self.offsets))
+        self.print_properties(printer)
         printer.print_string(" : ")
         print_stripped_type(printer, self.result.type)
 
@@ -389,11 +374,7 @@ class MakeTensorDescOp(PropertySyntax, IRDLOperation):
     @classmethod
     def parse(cls, parser: Parser) -> MakeTensorDescOp:
         # $base `,` `[` $shape `]` `,` `[` $strides `]` attr-dict `:` type($base) `,` type($result)
-        base = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        shape = parse_bracketed_operands(parser)
-        parser.parse_punctuation(",")
-        strides = parse_bracketed_operands(parser)
+        base, (shape, strides) = parse_operand_and_groups(parser, 2)
         properties, attributes = cls.parse_properties(parser)
         parser.parse_punctuation(":")
         base_type = parse_type_of(parser, PointerType, "a !tt.ptr")
@@ -411,12 +392,7 @@ class MakeTensorDescOp(PropertySyntax, IRDLOperation):
         )
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.base)
-        for group in (self.shape, self.strides):
-            printer.print_string(", ")
-            with printer.in_square_brackets():
-                print_operands(printer, group)
+        print_operand_and_groups(printer, self.base, (self.shape, self.strides))
         self.print_properties(printer)
         printer.print_string(" : ")
         print_stripped_type(printer, self.base.type)

@@ -202,6 +202,28 @@ def parse_bracketed_operands(parser: Parser) -> list[UnresolvedOperand]:
     return parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_unresolved_operand)
 
 
+def parse_operand_and_groups(
+    parser: Parser, count: int
+) -> tuple[UnresolvedOperand, list[list[UnresolvedOperand]]]:
+    """``$x (`,` `[` $group `]`)`` repeated ``count`` times (``%base, [%a, %b], [%c]``)."""
+    first = parser.parse_unresolved_operand()
+    groups: list[list[UnresolvedOperand]] = []
+    for _ in range(count):
+        parser.parse_punctuation(",")
+        groups.append(parse_bracketed_operands(parser))
+    return first, groups
+
+
+def print_operand_and_groups(printer: Printer, first: SSAValue, groups: Iterable[Iterable[SSAValue]]) -> None:
+    """Print `` %base, [%a, %b], [%c]``, what ``parse_operand_and_groups`` reads."""
+    printer.print_string(" ")
+    printer.print_operand(first)
+    for group in groups:
+        printer.print_string(", ")
+        with printer.in_square_brackets():
+            print_operands(printer, group)
+
+
 def parse_type_list(parser: Parser) -> list[Attribute]:
     """One or more comma-separated types, undelimited."""
     return parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
