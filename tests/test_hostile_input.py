@@ -194,7 +194,9 @@ def test_an_attribute_that_does_not_verify_while_parsing_is_located() -> None:
 
 def test_verifier_errors_on_the_input_name_the_op_line_and_column() -> None:
     text = "func.func @f() -> i32 {\n  %c = arith.constant 1 : i32\n    func.return\n}\n"
-    with pytest.raises(IRParseError, match=r"^<input>:3:5: the input does not verify: Expected arguments"):
+    with pytest.raises(
+        IRParseError, match=r"^<input>:3:5: the input does not verify: 'func.return' op Expected arguments"
+    ):
         record(text, "cse")
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from xdsl.dialects import func
 from xdsl.dialects.builtin import FunctionType, ModuleOp, i32, i64
@@ -48,7 +50,8 @@ def _both_fail(module: ModuleOp, verifier: IncrementalVerifier) -> str:
         module.verify()
     with pytest.raises(VerifyException) as incremental:
         verifier.verify()
-    assert str(incremental.value) == str(full.value)
+    # passviz names the failing op as MLIR does ('func.return' op ...); xDSL's message does not
+    assert re.sub(r"^'[\w.]+' op ", "", str(incremental.value)) == str(full.value)
     return str(full.value)
 
 

@@ -137,10 +137,12 @@ _TERMINATOR_CHECKED_FIRST = frozenset({"scf.parallel"})
 _REGION_CHECKS = re.compile(
     r"control flow edge|combine operation must be terminated|terminates with operation"
     r"|block with no terminator"
+    r"|region arguments as the number of input/output operands"
 )
 """The messages of op verifiers that MLIR makes in ``verifyRegions``, a region interface or the
 block checks (``RegionBranchOpInterface``'s types along control flow edges, a reduction's combine
-region, a function's body without a terminator), after verifying the regions' ops."""
+region, a function's body without a terminator, linalg's structured-op interface, which MLIR
+verifies with the regions), after verifying the regions' ops."""
 
 IMPLICIT_TERMINATORS = frozenset(
     {"scf.for", "scf.if", "scf.forall", "scf.parallel", "affine.for", "affine.if", "affine.parallel"}
@@ -190,6 +192,7 @@ def _verify_operation(op: Operation, uses: list[OpVerifyError]) -> None:
                     isolated.append(child)
                 else:
                     _verify_operation(child, uses)
+            _exit_block(block)
     for child in isolated:
         _verify_isolated(child, uses)
     if postponed is not None:
@@ -225,30 +228,57 @@ def _enter_block(block: Block, op: Operation) -> None:
             raise OpVerifyError(child, "operation with block successors must terminate its parent block")
 
 
+def _exit_block(block: Block) -> None:
+    """MLIR's check of a block after its ops (``verifyOnExit``): it ends with a terminator where
+    it needs one.  After the ops, nested regions included, so that an op's own failure inside the
+    last op (a misplaced return, say) comes first, as in MLIR."""
+    last = block.last_op
+    if last is None or not _needs_terminator(block) or last.has_trait(IsTerminator):
+        return
+    parent = block.parent_op()
+    if parent is not None and parent.name in IMPLICIT_TERMINATORS:
+        raise OpVerifyError(
+            parent, f"'{parent.name}' op region control flow edge: the implicit terminator has no operands"
+        )
+    raise OpVerifyError(last, f"block with no terminator, has '{last.name}'")
+
+
+_UNTERMINATED = re.compile(r"terminates block in (single|multi)-block region but is not a terminator")
+"""xDSL's own check that a block ends with a terminator, made with the op's (MLIR makes it on
+leaving the block: ``_exit_block``)."""
+
+
+def _named(op: Operation, message: str) -> str:
+    """``message`` naming ``op`` as MLIR's op errors do (``'toy.print' op ...``), unless it names
+    an op already (xDSL's own messages mostly do not)."""
+    return message if message.startswith(("'", "Operation ")) else f"'{op.name}' op {message}"
+
+
+def _verify_op(op: Operation) -> None:
+    """xDSL's checks of ``op`` itself; for a block's last op that is no terminator, its custom
+    verifier still runs (xDSL stops at the missing terminator, which ``_exit_block`` reports
+    later, where MLIR does)."""
+    try:
+        op.verify(verify_nested_ops=False)
+    except VerifyException as exc:
+        if not _UNTERMINATED.search(str(exc)):
+            raise
+        try:
+            op.verify_()
+        except VerifyException as err:
+            op.emit_error(f"Operation does not verify: {err}", err)
+
+
 def _verify_own(op: Operation, uses: list[OpVerifyError]) -> OpVerifyError | None:
     """``op``'s own checks; raise their failure, or return it where it is one of its regions'
     (MLIR makes those after verifying the regions' ops)."""
-    block = op.parent
-    if (
-        block is not None
-        and op is block.last_op
-        and _needs_terminator(block)
-        and not op.has_trait(IsTerminator)
-    ):
-        parent = block.parent_op()
-        if parent is not None and parent.name in IMPLICIT_TERMINATORS:
-            raise OpVerifyError(
-                parent,
-                f"'{parent.name}' op region control flow edge: the implicit terminator has no operands",
-            )
-        raise OpVerifyError(op, f"block with no terminator, has '{op.name}'")
     if op.successors:
         check_successor_operands(op)
     check_declaration(op)
     try:
-        op.verify(verify_nested_ops=False)
+        _verify_op(op)
     except VerifyException as exc:
-        failure = exc if isinstance(exc, OpVerifyError) else OpVerifyError(op, str(exc))
+        failure = exc if isinstance(exc, OpVerifyError) else OpVerifyError(op, _named(op, str(exc)))
         if _symbol_use_fails(op):
             uses.append(failure)
             return None
