@@ -170,6 +170,19 @@ def test_a_pass_with_its_own_rewriters_and_static_edits_is_one_step_per_rewrite(
     assert "xori" not in trace.ir_at(erase_y.index)
 
 
+def test_an_op_a_pass_s_own_rewriter_modifies_is_recorded_with_its_new_operands_by_id() -> None:
+    """A PatternRewriter a pass builds itself reports each kind of event to its own handler: the
+    op whose operand a replacement changed is a modified op, its text naming the new value by id
+    (it was taken for a removed op, printed before the new value had an id: ``%0``)."""
+    trace = record(OWN_LOOP_INPUT, [user_passes.OwnLoop()]).trace
+    first = next(s for s in trace.steps if s.kind == "rewrite")
+    (created,) = first.delta["ops_created"]
+    new_value = created["results"][0]["id"]
+    (modified,) = first.delta.get("ops_modified", [])
+    assert modified["operands"][0] == new_value
+    assert first.delta.get("texts", {})[modified["id"]] == f"%v4 = arith.addi %{new_value}, %v0 : i32"
+
+
 # -- a pattern that never converges ----------------------------------------------
 
 

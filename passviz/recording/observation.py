@@ -141,13 +141,19 @@ class RewriteObservation:
         if self.walks or self.tracer.applying:
             rewriter.extend_from_listener(self.tracer.listener)
             return
-        notice: list[Callable[[Any], None]] = [lambda _: self.direct_edit("PatternRewriter")]
+
+        def notice() -> list[Callable[[Any], None]]:
+            # A list of its own for each kind of event: the tracer's handlers join each list
+            # below, and one shared list would hand every event to every handler (a modified
+            # op recorded as removed, with a text printed before its new operands had ids).
+            return [lambda _: self.direct_edit("PatternRewriter")]
+
         listener = PatternRewriterListener(
-            operation_insertion_handler=notice,
-            operation_removal_handler=notice,
-            operation_modification_handler=notice,
+            operation_insertion_handler=notice(),
+            operation_removal_handler=notice(),
+            operation_modification_handler=notice(),
             operation_replacement_handler=[lambda op, _: self.direct_edit("PatternRewriter")],
-            block_creation_handler=notice,
+            block_creation_handler=notice(),
         )
         listener.extend_from_listener(self.tracer.listener)
         rewriter.extend_from_listener(listener)
