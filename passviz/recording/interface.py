@@ -102,7 +102,6 @@ class StepRecorder(ABC):
     def checkpoint(self, name: str) -> None:
         """Close a named sub-step of a pass: everything since the last boundary."""
 
-    @abstractmethod
     def walker(
         self,
         pattern: RewritePattern,
@@ -112,7 +111,30 @@ class StepRecorder(ABC):
         apply_recursively: bool = True,
         walk_reverse: bool = False,
     ) -> PatternRewriteWalker:
-        """A greedy pattern walker whose rewrites each become a step."""
+        """A greedy pattern walker whose rewrites each become a step.
+
+        xDSL's walker, its pattern, post-walk hook and listener as the recorder observes them
+        (``observed_pattern``, ``traced_post_walk``, ``walk_listener``)."""
+        return PatternRewriteWalker(
+            self.observed_pattern(pattern),
+            post_walk_func=self.traced_post_walk(post_walk_func),
+            walk_regions_first=walk_regions_first,
+            apply_recursively=apply_recursively,
+            walk_reverse=walk_reverse,
+            listener=self.walk_listener(),
+        )
+
+    def observed_pattern(self, pattern: RewritePattern) -> RewritePattern:
+        """``pattern`` as a walker the recorder hands out applies it: as it is, unobserved."""
+        return pattern
+
+    def traced_post_walk(self, func: PostWalk | None) -> PostWalk | None:
+        """A walker's post-walk hook as the recorder runs it: as it is, untraced."""
+        return func
+
+    def walk_listener(self) -> PatternRewriterListener:
+        """The listener of a walker the recorder hands out: none of its own."""
+        return PatternRewriterListener()
 
     @abstractmethod
     def apply_pattern(self, pattern: RewritePattern, op: Operation, rewriter: PatternRewriter) -> None:
@@ -197,23 +219,6 @@ class NullRecorder(StepRecorder):
 
     def checkpoint(self, name: str) -> None:
         return None
-
-    def walker(
-        self,
-        pattern: RewritePattern,
-        *,
-        post_walk_func: PostWalk | None = None,
-        walk_regions_first: bool = False,
-        apply_recursively: bool = True,
-        walk_reverse: bool = False,
-    ) -> PatternRewriteWalker:
-        return PatternRewriteWalker(
-            pattern,
-            post_walk_func=post_walk_func,
-            walk_regions_first=walk_regions_first,
-            apply_recursively=apply_recursively,
-            walk_reverse=walk_reverse,
-        )
 
     def apply_pattern(self, pattern: RewritePattern, op: Operation, rewriter: PatternRewriter) -> None:
         pattern.match_and_rewrite(op, rewriter)

@@ -28,7 +28,6 @@ from xdsl.passes import ModulePass, PassPipeline
 from xdsl.pattern_rewriter import (
     PatternRewriter,
     PatternRewriterListener,
-    PatternRewriteWalker,
     RewritePattern,
 )
 from xdsl.rewriter import InsertPoint
@@ -421,23 +420,11 @@ class Tracer(StepRecorder):
     def iteration_limit(self, default: int) -> int:
         return self.options.max_iterations or default
 
-    def walker(
-        self,
-        pattern: RewritePattern,
-        *,
-        post_walk_func: PostWalk | None = None,
-        walk_regions_first: bool = False,
-        apply_recursively: bool = True,
-        walk_reverse: bool = False,
-    ) -> PatternRewriteWalker:
-        return PatternRewriteWalker(
-            StepPattern(pattern, self),
-            post_walk_func=self.traced_post_walk(post_walk_func),
-            walk_regions_first=walk_regions_first,
-            apply_recursively=apply_recursively,
-            walk_reverse=walk_reverse,
-            listener=self.listener,
-        )
+    def observed_pattern(self, pattern: RewritePattern) -> RewritePattern:
+        return StepPattern(pattern, self)
+
+    def walk_listener(self) -> PatternRewriterListener:
+        return self.listener
 
     def traced_post_walk(self, func: PostWalk | None) -> PostWalk:
         """Wrap a walker's post-walk hook: trace it, and bound the iterations."""
