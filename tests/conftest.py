@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import importlib
 import io
 import os
 import re
@@ -10,14 +11,17 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from _pytest.mark import ParameterSet
 from filecheck.matcher import Matcher
 from filecheck.options import Options
 
-from passviz.pipelines import InputError, parse_ir
+from passviz.pipelines import InputError, TraceRun, parse_ir
+from passviz.trace.model import Trace
 from tests import markers
 
 PEER = Path(__file__).resolve().parents[2] / "shared" / "peer"
@@ -199,3 +203,27 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 def _triton_tests_are_marked(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
     """A test that reaches Triton without the ``triton`` marker fails (``markers.guard_triton``)."""
     markers.guard_triton(request.node, monkeypatch)
+
+
+@pytest.fixture(autouse=True)
+def _pane_text_is_the_cli_text(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Every trace a test records through ``passviz.pipelines.record`` reads at every step as the
+    CLI prints it, from the pure data as from live IR (``tests/printed_check.py``)."""
+    from tests.printed_check import text_mismatch
+
+    # The module, not the function ``passviz.pipelines`` exports under the same name.
+    recording = importlib.import_module("passviz.pipelines.record")
+
+    traces: list[Trace] = []
+    original = recording._record  # pyright: ignore[reportPrivateUsage]
+
+    def keep(*args: Any, **kwargs: Any) -> TraceRun:
+        run = original(*args, **kwargs)
+        traces.append(run.trace)
+        return run
+
+    monkeypatch.setattr(recording, "_record", keep)
+    yield
+    for trace in traces:
+        mismatch = text_mismatch(trace)
+        assert mismatch is None, mismatch

@@ -32,6 +32,7 @@ from passviz.trace.store import write_trace
 from passviz.trace.summary import step_counts
 from passviz.view.alias_layout import layout_aliases
 from passviz.view.dispatch import dispatch_graph
+from passviz.view.printed import printed_names
 from passviz.view.state import snapshot
 from passviz.view.viewgraph import view_graph
 
@@ -114,7 +115,10 @@ def expectations(trace: Trace) -> dict[str, Any]:
             record["state"] = _state(state)
             record["graph"] = _graph(state)
             record["dispatch"] = _dispatch(state, trace.meta.get("dispatch"))
-            record["lines"] = [line.text for line in ir_lines(state)]
+            lines = ir_lines(state)
+            record["lines"] = [line.text for line in lines]
+            printed = printed_names(state, lines)
+            record["names"] = {"values": printed.values, "blocks": printed.blocks}
             record["aliases"] = layout_aliases(record["lines"], trace.meta.get("aliases")).definitions
         steps.append(record)
     every_op = sorted(names, key=lambda i: int(i[1:]))

@@ -59,6 +59,7 @@ from passviz.ir.xdsl_compat import (
     cse_simplify_block,
     current_token,
     implementations,
+    indent_level,
     op_links,
     original,
     parse_tensor_literal_element,
@@ -173,6 +174,13 @@ def test_print_new_line() -> None:
         print_new_line(printer)
     printer.print_string("y")
     assert stream.getvalue() == "x\n  y"
+
+
+def test_indent_level() -> None:
+    printer = Printer(stream=io.StringIO())
+    assert indent_level(printer) == 0
+    with printer.indented(2):
+        assert indent_level(printer) == 2
 
 
 # -- reads and calls: IR objects and dialects -----------------------------------------------

@@ -17,7 +17,7 @@ import { join } from 'node:path';
 
 import { dispatchGraph, dispatchVocabulary } from '../src/model/dispatch';
 import { GraphBuilder } from '../src/model/graph';
-import { irLines, layoutAliases } from '../src/model/irtext';
+import { irLines, layoutAliases, printedNames } from '../src/model/irtext';
 import { lineage } from '../src/model/lineage';
 import type { IRState } from '../src/model/state';
 import { stepCounts } from '../src/model/steps';
@@ -38,6 +38,7 @@ interface Expected {
     dispatch?: { nodes: unknown[][]; edges: unknown[][] };
     lines?: string[];
     aliases?: string[];
+    names?: { values: Record<string, string>; blocks: Record<string, string> };
   }>;
   lineage: Record<string, unknown[][]>;
 }
@@ -99,8 +100,16 @@ describe('the model against the golden fixtures', () => {
           edges: [...dispatch.edges.values()].map(e => [e.id, e.kind, e.source, e.target, e.label])
         }]).toEqual([step, 'dispatch', want.dispatch]);
       }
-      const texts = irLines(state).map(l => l.text);
+      const lines = irLines(state);
+      const texts = lines.map(l => l.text);
       expect([step, texts]).toEqual([step, want.lines]);
+      // What each value and block prints as in the CLI: what Python's twin (passviz/view/printed.py) says.
+      const names = printedNames(state, lines);
+      expect([step, 'names', { values: Object.fromEntries(names.values), blocks: Object.fromEntries(names.blocks) }]).toEqual([
+        step,
+        'names',
+        want.names
+      ]);
       // The aliases the IR pane defines above the module: what Python's twin says, from meta.aliases.
       expect([step, 'aliases', layoutAliases(texts, trace.header.meta.aliases).definitions]).toEqual([
         step,

@@ -5,7 +5,7 @@
  * shown as its changed hunks until opened whole.
  */
 
-import { diffLines, irLines, valueNames, type DiffLine } from '../src/model/irtext';
+import { diffLines, irLines, printedNames, type DiffLine, type PrintedNames } from '../src/model/irtext';
 import { StateCursor, Trace } from '../src/model/trace';
 import { FULL_LIMIT, IRPane, type CompareBase } from '../src/view/irpane';
 import { escapeCss } from './jsdom';
@@ -13,15 +13,15 @@ import { regionTrace } from './regionfixture';
 
 escapeCss();
 
-/** The lines of step `step` against the step before, and the value names of both states. */
-function stepLines(step: number): { lines: DiffLine[]; names: Map<string, string> } {
+/** The lines of step `step` against the step before, and the printed names of both states. */
+function stepLines(step: number): { lines: DiffLine[]; names: PrintedNames } {
   const cursor = new StateCursor(Trace.from(regionTrace()));
   const before = cursor.at(step - 1).clone();
   const after = cursor.at(step);
-  const names = valueNames(before);
-  for (const [id, name] of valueNames(after)) {
-    names.set(id, name);
-  }
+  const names = printedNames(before, irLines(before));
+  const shown = printedNames(after, irLines(after));
+  shown.values.forEach((name, id) => names.values.set(id, name));
+  shown.blocks.forEach((name, id) => names.blocks.set(id, name));
   return { lines: diffLines(irLines(before), irLines(after)), names };
 }
 
@@ -33,7 +33,7 @@ function pane(onSelect: (op: string) => void = () => undefined, onBase: (base: C
 
 const lineOf = (p: IRPane, op: string): HTMLElement[] => [...p.node.querySelectorAll<HTMLElement>(`.pv-line[data-op="${op}"]`)];
 
-test('a step shows its IR against the step before: added, erased and moved lines marked, values by name', () => {
+test('a step shows its IR against the step before: added, erased and moved lines marked, values and blocks named as the CLI prints them', () => {
   const p = pane();
   const { lines, names } = stepLines(1);
   p.render(lines, 'IR after step 1, against the step before', names);
@@ -41,14 +41,14 @@ test('a step shows its IR against the step before: added, erased and moved lines
   expect(p.plainText().split('\n')).toEqual([
     '  "builtin.module"() ({',
     '    util.func @f(%x : tensor<4xf32>) -> tensor<4xf32> {',
-    '    ^b1(%x : tensor<4xf32>):',
+    '    ^bb0(%x: tensor<4xf32>):',
     '      %mm = linalg.matmul %x, %x : tensor<4xf32>',
     '-     util.return %g : tensor<4xf32>',
-    '+     %v3 = flow.dispatch.region -> (tensor<4xf32>) {',
+    '+     %0 = flow.dispatch.region -> (tensor<4xf32>) {',
     '↕       %g = linalg.generic %mm : tensor<4xf32>',
     '+       flow.return %g : tensor<4xf32>',
     '+     }',
-    '+     util.return %v3 : tensor<4xf32>',
+    '+     util.return %0 : tensor<4xf32>',
     '    }',
     '  }) : () -> ()'
   ]);
@@ -67,7 +67,7 @@ test('in a line that replaced another, the words that changed are marked (values
     { text: 'util.return %v2 : tensor<4xf32>', op: 'o4', status: 'erased' },
     { text: 'util.return %v3 : tensor<4xf32>', op: 'o4', status: 'added' }
   ];
-  p.render(lines, 'IR', new Map([['v2', 'g'], ['v3', 'out']]));
+  p.render(lines, 'IR', { values: new Map([['v2', 'g'], ['v3', 'out']]), blocks: new Map() });
   const marked = lineOf(p, 'o4').map(l => [...l.querySelectorAll('.pv-word-changed')].map(w => w.textContent));
   expect(marked).toEqual([['g'], ['out']]);
   expect(p.plainText()).toBe('- util.return %g : tensor<4xf32>\n+ util.return %out : tensor<4xf32>');

@@ -219,7 +219,7 @@ describe('the diff', () => {
     expect(irLines(state).map(l => l.text)).toEqual([
       '"builtin.module"() ({',
       '  "func.func"() <{sym_name = "f"}> ({',
-      '  ^b1(%v0 : i32):',
+      '  ^b1(%v0: i32):',
       '    %v3 = "scf.execute_region"() ({',
       '      %v2 = arith.muli %v0, %v0 : i32',
       '      scf.yield %v2 : i32',

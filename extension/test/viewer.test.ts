@@ -79,7 +79,7 @@ test('the arrow keys step through the trace: title, graph statuses and IR diff f
   expect(title(viewer)).toBe(`step 1 of 5 · rewrite · ${FORM} · WrapInDispatchRegion: dispatch 0   +2 -0 ~1  moved 1  blocks+ 1`);
   expect(status(viewer)).toMatchObject({ o5: 'added', b2: 'added', o6: 'added', o3: 'moved', o4: 'modified', o2: 'unchanged' });
   const ir = viewer.inspect().irText.split('\n');
-  expect(ir).toContain('+     %v3 = flow.dispatch.region -> (tensor<4xf32>) {');
+  expect(ir).toContain('+     %0 = flow.dispatch.region -> (tensor<4xf32>) {');
   expect(ir).toContain('↕       %g = linalg.generic %mm : tensor<4xf32>');
   expect(viewer.node.querySelector('.pv-timeline .pv-current')?.getAttribute('data-step')).toBe('1');
   await press(viewer, 'End');

@@ -8,10 +8,11 @@ from typing import ClassVar, cast
 from xdsl.dialects.builtin import AffineMapAttr, UnknownLoc
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.printer import Printer
+from xdsl.traits import IsolatedFromAbove, IsTerminator
 
 from passviz.ir.affine_text import affine_map_text
-from passviz.ir.placeholder import REGION_PLACEHOLDER
-from passviz.ir.xdsl_compat import block_names, value_names
+from passviz.ir.placeholder import REGION_PATTERN, REGION_PLACEHOLDER
+from passviz.ir.xdsl_compat import block_names, indent_level, value_names
 
 
 class MlirPrinter(Printer):
@@ -157,12 +158,30 @@ def op_text(op: Operation, names: dict[SSAValue, str], blocks: dict[Block, str] 
             if generic:
                 raise
             continue
-        return stream.getvalue()
+        return _empty_regions_marked(op, stream.getvalue())
     raise AssertionError("unreachable")
+
+
+_EMPTY_REGION = "{\n}"
+"""How xDSL prints an empty region, and how a custom printer that skips ``print_region`` for an
+empty body writes it (``builtin.module {\n}``)."""
+
+
+def _empty_regions_marked(op: Operation, text: str) -> str:
+    """``text`` with each empty region its custom printer wrote out by hand as a placeholder, so
+    that the ops a later step puts in the region show in the text the trace holds for the op."""
+    missing = len(op.regions) - len(REGION_PATTERN.findall(text))
+    if missing <= 0 or text.count(_EMPTY_REGION) != missing:
+        return text
+    flags = "-scope" if op.has_trait(IsolatedFromAbove) else ""
+    return text.replace(_EMPTY_REGION, REGION_PLACEHOLDER.replace("}", flags + "}"))
 
 
 class _PlaceholderPrinter(MlirPrinter):
     """A printer that writes each region as a placeholder, noting how the op's syntax prints it."""
+
+    _placeholders: int = 0
+    """How many placeholders it wrote: the place of the next one."""
 
     def print_region(
         self,
@@ -173,9 +192,23 @@ class _PlaceholderPrinter(MlirPrinter):
     ) -> None:
         entry = region.blocks.first
         flags = "-args" if entry is not None and entry.args and not print_entry_block_args else ""
-        if not print_block_terminators:
+        if not print_block_terminators and all(_ends_in_terminator(block) for block in region.blocks):
+            # The syntax leaves the terminators out; a body without one (``flow.executable``'s,
+            # whose terminator is implicit) shows all its ops.
             flags += "-term"
+        if (op := region.parent_op()) is not None:
+            if op.has_trait(IsolatedFromAbove):
+                flags += "-scope"
+            if (index := op.regions.index(region)) != self._placeholders:
+                flags += f"-r{index}"
+        self._placeholders += 1
+        if (levels := indent_level(self)) > 0:
+            flags += f"-i{levels}"
         self.print_string(REGION_PLACEHOLDER.replace("}", flags + "}"))
+
+
+def _ends_in_terminator(block: Block) -> bool:
+    return (last := block.last_op) is not None and last.has_trait(IsTerminator)
 
 
 def _preset_names(

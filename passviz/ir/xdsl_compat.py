@@ -132,6 +132,16 @@ def print_new_line(printer: BasePrinter) -> None:
     printer._print_new_line()  # pyright: ignore[reportPrivateUsage]
 
 
+def indent_level(printer: BasePrinter) -> int:
+    """``BasePrinter._indent``: how many levels the printer indents a new line.
+
+    A region the op's syntax prints on a line of its own (``linalg.map``'s body) is indented one
+    level more than the op where the syntax says so (``printer.indented()``) and not where it
+    writes the spaces itself (``flow.dispatch.workgroups``): the region placeholder records which
+    (``passviz.ir.placeholder``'s ``-iN``)."""
+    return printer._indent  # pyright: ignore[reportPrivateUsage]
+
+
 # IR objects
 
 

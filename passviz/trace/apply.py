@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
-from passviz.ir.placeholder import REGION_PATTERN
+from passviz.ir.placeholder import region_slots
 from passviz.trace.model import Delta, InitialState, OpChange, OpInfo, Placement, ValueInfo
 
 
@@ -337,6 +337,11 @@ def _erase_block(state: IRData, block_id: str) -> None:
         region.blocks = [b for b in region.blocks if b != block_id]
 
 
+def region_at(state: IRData, op: OpData, index: int) -> RegionData | None:
+    """``op``'s region ``index``; None where it has none (an untrusted text's ``-rN``)."""
+    return state.regions.get(op.regions[index]) if index < len(op.regions) else None
+
+
 # -- the module as lines ---------------------------------------------------------------
 
 INDENT = "  "
@@ -350,49 +355,55 @@ class IRLine:
     op: str | None
 
 
-def ir_lines(state: IRData) -> list[IRLine]:
-    """The module as lines, each op in its recorded text, regions expanded in place.
+def ir_lines(state: IRData, *, locations: bool = False) -> list[IRLine]:
+    """The module as lines, each op in its recorded text, regions expanded in place; values and
+    blocks named by their ids (``passviz.view.printed`` names them as the printer does).  With
+    ``locations``, each op's location (``loc(...)``) ends its last line, as an imported dump shows.
 
     The viewer's ``irLines`` (``extension/src/model/irtext.ts``) is its twin.
     """
     lines: list[IRLine] = []
-    # Work items, last first: a line to emit as it is, or (op, depth, region index
+    # Work items, last first: a line to emit as it is, or (op, its indentation, region index
     # to open next); an explicit stack, since IR nests deep.
-    stack: list[IRLine | tuple[str, int, int]] = [(state.root, 0, 0)] if state.root in state.ops else []
+    stack: list[IRLine | tuple[str, str, int]] = [(state.root, "", 0)] if state.root in state.ops else []
     while stack:
         item = stack.pop()
         if isinstance(item, IRLine):
             lines.append(item)
             continue
-        op_id, depth, index = item
+        op_id, pad, index = item
         op = state.op(op_id)
-        pad = INDENT * depth
-        if not op.regions:
-            lines.append(IRLine(pad + op.text, op_id))
+        loc = f" {op.loc}" if locations and op.loc else ""
+        heads, slots = region_slots(op.text.replace("\n", "\n" + pad))
+        # An op's syntax may leave a region out (``scf.if``'s empty ``else``): as many as it shows.
+        shown = min(len(op.regions), len(slots))
+        if shown == 0:
+            lines.append(IRLine(pad + heads[0] + loc, op_id))
             continue
-        parts = REGION_PATTERN.split(op.text)
-        heads = parts[0::3]
-        flags = list(zip(parts[1::3], parts[2::3], strict=True))
-        if index == len(op.regions):
-            tail = heads[index] if len(heads) > index else ""
-            lines.append(IRLine(f"{pad}}}{tail}", op_id))
+        # A region its syntax prints deeper than the op (``linalg.map``'s body, on a line of
+        # its own) is indented so, and so is the brace closing it.
+        before = pad + INDENT * slots[index - 1].indent if index > 0 else pad
+        if index == shown:
+            lines.append(IRLine(f"{before}}}{heads[index]}{loc}", op_id))
             continue
-        head = heads[0] if index == 0 else "}" + (heads[index] if index < len(heads) else ", ")
-        lines.append(IRLine(pad + head + "{", op_id))
-        args_in_header, hide_terminators = flags[index] if index < len(flags) else (None, None)
-        region = state.regions.get(op.regions[index])
+        head = heads[0] if index == 0 else "}" + heads[index]
+        lines.append(IRLine(before + head + "{", op_id))
+        slot = slots[index]
+        inner = pad + INDENT * slot.indent
+        region = region_at(state, op, slot.index(index))
         blocks = region.blocks if region is not None else []
-        work: list[IRLine | tuple[str, int, int]] = []
+        work: list[IRLine | tuple[str, str, int]] = []
         for block_index, block_id in enumerate(blocks):
             block = state.block(block_id)
-            shown = block.args if block_index > 0 or not args_in_header else []
+            shown_args = block.args if block_index > 0 or not slot.args_in_header else []
             # As MLIR prints it: the entry block has a label only for arguments the op's header does not show.
-            if block_index > 0 or shown:
-                types = [state.values[a].type if a in state.values else "?" for a in shown]
-                args = ", ".join(f"%{a} : {t}" for a, t in zip(shown, types, strict=True))
-                work.append(IRLine(f"{pad}^{block_id}{f'({args})' if args else ''}:", None))
-            ops = block.ops[:-1] if hide_terminators else block.ops
-            work.extend((child, depth + 1, 0) for child in ops)
-        stack.append((op_id, depth, index + 1))
+            if block_index > 0 or shown_args:
+                args = ", ".join(
+                    f"%{a}: {state.values[a].type}" if a in state.values else f"%{a}" for a in shown_args
+                )
+                work.append(IRLine(f"{inner}^{block_id}{f'({args})' if args else ''}:", None))
+            ops = block.ops[:-1] if slot.hide_terminators else block.ops
+            work.extend((child, inner + INDENT, 0) for child in ops)
+        stack.append((op_id, pad, index + 1))
         stack.extend(reversed(work))
     return lines

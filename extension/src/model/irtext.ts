@@ -24,25 +24,45 @@ export interface DiffLine extends IRLine {
 const INDENT = '  ';
 
 /**
- * A region in an op's text (`passviz/ir/printer.py`'s `REGION_PLACEHOLDER`):
+ * A region in an op's text (`passviz/ir/placeholder.py`'s `REGION_PATTERN`):
  * `-args` when the op's header shows the entry block's arguments, `-term` when
- * its syntax leaves the blocks' terminators out.
+ * its syntax leaves the blocks' terminators out, `-scope` when the op is
+ * isolated from above (the printer numbers the values inside it afresh), `-rN`
+ * when the syntax prints region N at this place (`scf.index_switch`'s default
+ * region, region 0, comes last); without it, the regions in order; `-iN` when
+ * it prints the region N levels deeper than the op (`linalg.map`'s body).
  */
-const PLACEHOLDER = /\{\.\.\.(-args)?(-term)?\}/g;
+export const PLACEHOLDER = /\{\.\.\.(-args)?(-term)?(-scope)?(?:-r([0-9]+))?(?:-i([0-9]+))?\}/g;
 
 interface RegionSlot {
   argsInHeader: boolean;
   hideTerminators: boolean;
+  scope: boolean;
+  /** The region the placeholder stands for, where the syntax prints it out of order. */
+  region: number | null;
+  /** How many levels deeper than the op the syntax prints the region. */
+  indent: number;
 }
 
-/** An op's text cut around its region placeholders. */
+/** The region the placeholder at `position` (among the op's placeholders) stands for. */
+function regionIndex(slot: RegionSlot, position: number): number {
+  return slot.region ?? position;
+}
+
+/** An op's text cut around its region placeholders (`region_slots`). */
 function splitText(text: string): { parts: string[]; slots: RegionSlot[] } {
   const parts: string[] = [];
   const slots: RegionSlot[] = [];
   let last = 0;
   for (const match of text.matchAll(PLACEHOLDER)) {
     parts.push(text.slice(last, match.index));
-    slots.push({ argsInHeader: match[1] !== undefined, hideTerminators: match[2] !== undefined });
+    slots.push({
+      argsInHeader: match[1] !== undefined,
+      hideTerminators: match[2] !== undefined,
+      scope: match[3] !== undefined,
+      region: match[4] === undefined ? null : Number(match[4]),
+      indent: match[5] === undefined ? 0 : Number(match[5])
+    });
     last = match.index! + match[0].length;
   }
   parts.push(text.slice(last));
@@ -52,44 +72,135 @@ function splitText(text: string): { parts: string[]; slots: RegionSlot[] } {
 /** The module in `state` as lines, each op in the syntax its text has, regions expanded in place. */
 export function irLines(state: IRState): IRLine[] {
   const lines: IRLine[] = [];
-  const printOp = (opId: string, depth: number): void => {
+  const printOp = (opId: string, pad: string): void => {
     const op = state.op(opId);
-    const pad = INDENT.repeat(depth);
-    if (op.regions.length === 0) {
-      lines.push({ text: pad + op.text, op: opId });
+    const { parts, slots } = splitText(op.text.split('\n').join('\n' + pad));
+    // An op's syntax may leave a region out (`scf.if`'s empty `else`): as many as it shows.
+    const shown = Math.min(op.regions.length, slots.length);
+    if (shown === 0) {
+      lines.push({ text: pad + parts[0], op: opId });
       return;
     }
-    const { parts, slots } = splitText(op.text);
-    op.regions.forEach((regionId, index) => {
-      const head = index === 0 ? parts[0] : `}${parts[index] ?? ', '}`;
-      lines.push({ text: pad + head + '{', op: opId });
-      const slot = slots[index] ?? { argsInHeader: false, hideTerminators: false };
-      const region = state.regions.get(regionId);
+    for (let index = 0; index < shown; index++) {
+      // A region its syntax prints deeper than the op (`linalg.map`'s body) is indented so, and so is the brace closing it.
+      const before = index === 0 ? pad : pad + INDENT.repeat(slots[index - 1].indent);
+      const head = index === 0 ? parts[0] : `}${parts[index]}`;
+      lines.push({ text: before + head + '{', op: opId });
+      const slot = slots[index];
+      const inner = pad + INDENT.repeat(slot.indent);
+      const regionId = op.regions[regionIndex(slot, index)];
+      const region = regionId === undefined ? undefined : state.regions.get(regionId);
       const blocks = region?.blocks ?? [];
       blocks.forEach((blockId, blockIndex) => {
         const block = state.block(blockId);
         const shownArgs = blockIndex > 0 || !slot.argsInHeader ? block.args : [];
         // As MLIR prints it: the entry block has a label only for arguments its op's header does not show.
         if (blockIndex > 0 || shownArgs.length > 0) {
-          const args = shownArgs.map(a => `%${a} : ${state.values.get(a)?.type ?? '?'}`);
+          const args = shownArgs.map(a => {
+            const type = state.values.get(a)?.type;
+            return type === undefined ? `%${a}` : `%${a}: ${type}`;
+          });
           lines.push({
-            text: `${pad}^${blockId}${args.length > 0 ? `(${args.join(', ')})` : ''}:`,
+            text: `${inner}^${blockId}${args.length > 0 ? `(${args.join(', ')})` : ''}:`,
             op: null
           });
         }
         const ops = slot.hideTerminators ? block.ops.slice(0, -1) : block.ops;
         for (const child of ops) {
-          printOp(child, depth + 1);
+          printOp(child, inner + INDENT);
         }
       });
-    });
-    const tail = parts.length > op.regions.length ? parts[op.regions.length] : '';
-    lines.push({ text: `${pad}}${tail}`, op: opId });
+    }
+    lines.push({ text: `${pad}${INDENT.repeat(slots[shown - 1].indent)}}${parts[shown]}`, op: opId });
   };
   if (state.ops.has(state.root)) {
-    printOp(state.root, 0);
+    printOp(state.root, '');
   }
   return lines;
+}
+
+/** A value in an id-named line. */
+const VALUE_ID = /%(v[0-9]+)\b/g;
+
+/** What each value and block id prints as (without its `%` or `^`). */
+export interface PrintedNames {
+  values: Map<string, string>;
+  blocks: Map<string, string>;
+}
+
+interface NameScope {
+  next: number;
+  values: Map<string, number>;
+  blocks: Map<string, number>;
+}
+
+/** `hint` as xDSL numbers it: bare the first time, then `hint_1`, `hint_2`, ... */
+function hinted(hint: string, counts: Map<string, number>): string {
+  const seen = counts.get(hint) ?? 0;
+  counts.set(hint, seen + 1);
+  return seen === 0 ? hint : `${hint}_${seen}`;
+}
+
+/**
+ * The names passviz's printer (xDSL's) gives the values and blocks of `lines`
+ * (`irLines(state)`), in the order the lines show them: a value by its name
+ * hint (`%c0`, then `%c0_1`) or the next number (`%0`), a block by its hint or
+ * its place in its region (`^bb1`); an op isolated from above (`-scope`) numbers
+ * afresh inside it.  The twin of `passviz/view/printed.py`'s `printed_names`.
+ */
+export function printedNames(state: IRState, lines: readonly IRLine[]): PrintedNames {
+  const names: PrintedNames = { values: new Map(), blocks: new Map() };
+  const scopes: NameScope[] = [{ next: 0, values: new Map(), blocks: new Map() }];
+  const seenLines = new Map<string, number>();
+  const nameValues = (text: string): void => {
+    for (const match of text.matchAll(VALUE_ID)) {
+      const id = match[1];
+      if (names.values.has(id)) {
+        continue;
+      }
+      const hint = state.values.get(id)?.name;
+      const scope = scopes[scopes.length - 1];
+      if (hint) {
+        names.values.set(id, hinted(hint, scope.values));
+      } else {
+        names.values.set(id, String(scope.next));
+        scope.next += 1;
+      }
+    }
+  };
+  for (const line of lines) {
+    if (line.op === null) {
+      nameValues(line.text);
+      continue;
+    }
+    const op = state.op(line.op);
+    const count = seenLines.get(line.op) ?? 0;
+    seenLines.set(line.op, count + 1);
+    const { slots } = splitText(op.text);
+    const shown = Math.min(op.regions.length, slots.length);
+    const scoped = slots.slice(0, shown).some(slot => slot.scope);
+    if (count === 0 && scoped) {
+      // Its results print before the op opens its scope.
+      for (const result of op.results) {
+        nameValues(`%${result}`);
+      }
+      const outer = scopes[scopes.length - 1];
+      scopes.push({ next: outer.next, values: new Map(outer.values), blocks: new Map(outer.blocks) });
+    }
+    nameValues(line.text);
+    if (count < shown) {
+      // The region's blocks are named as it opens, by hint or by place.
+      const regionId = op.regions[regionIndex(slots[count], count)];
+      const region = regionId === undefined ? undefined : state.regions.get(regionId);
+      (region?.blocks ?? []).forEach((blockId, index) => {
+        const hint = state.block(blockId).name;
+        names.blocks.set(blockId, hint ? hinted(hint, scopes[scopes.length - 1].blocks) : `bb${index}`);
+      });
+    } else if (scoped) {
+      scopes.pop();
+    }
+  }
+  return names;
 }
 
 /**

@@ -18,6 +18,7 @@ import cytoscape from 'cytoscape';
 
 import type { DiffGraph, StatusEdge, StatusNode } from '../model/diff';
 import { GAP, MAX_LEAF_WIDTH, sameFrame, type Frame } from '../model/layout';
+import { PLACEHOLDER } from '../model/irtext';
 import { afterNextPaint, el } from './dom';
 import { Minimap, MINIMAP_HEIGHT, MINIMAP_WIDTH } from './minimap';
 import { drawSketch, framesBounds, meets, type Area } from './sketch';
@@ -481,7 +482,7 @@ export class GraphPane {
 
   /** The op's whole text on hover (a tooltip: the canvas's title, so it stays text). */
   private onHover = (event: cytoscape.EventObject): void => {
-    this.canvas.title = String(event.target.data('text') ?? '').replace(/\{\.\.\.(-args)?(-term)?\}/g, '{…}');
+    this.canvas.title = String(event.target.data('text') ?? '').replace(PLACEHOLDER, '{…}');
   };
 
   private onLeave = (): void => {

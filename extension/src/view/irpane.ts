@@ -11,7 +11,7 @@
 
 import { diffWordsWithSpace } from 'diff';
 
-import { DEFAULT_ALIASES, layoutAliases, type DiffLine } from '../model/irtext';
+import { DEFAULT_ALIASES, layoutAliases, type DiffLine, type PrintedNames } from '../model/irtext';
 import { appendClipped, clear, el, scrollToMiddle, scrollWithin, SHOWN_CHARACTERS } from './dom';
 
 /** Modules longer than this show only the changed hunks until opened whole. */
@@ -29,7 +29,8 @@ const BASES: Array<[CompareBase, string]> = [
   ['initial', 'initial IR']
 ];
 
-const VALUE = /%(v[0-9]+)\b/g;
+/** A value (`%v12`) or a block (`^b3`) in an id-named line. */
+const TOKEN = /%(v[0-9]+)\b|\^(b[0-9]+)\b/g;
 
 /** A line with, for a changed line, the old or new line it replaced (for word highlighting). */
 interface ShownLine extends Omit<DiffLine, 'status'> {
@@ -85,7 +86,7 @@ export class IRPane {
   private readonly baseChoice: HTMLSelectElement;
   private readonly sideBySide: HTMLInputElement;
   private lines: ShownLine[] = [];
-  private names = new Map<string, string>();
+  private names: PrintedNames = { values: new Map(), blocks: new Map() };
   private whole = false;
   private selected: string | null = null;
 
@@ -145,8 +146,8 @@ export class IRPane {
     }
   };
 
-  /** Show `lines` (the diff against the base), values shown by `names` (value id → source name). */
-  render(lines: DiffLine[], title: string, names: Map<string, string> = new Map()): void {
+  /** Show `lines` (the diff against the base), values and blocks shown by `names`, as the CLI prints them. */
+  render(lines: DiffLine[], title: string, names: PrintedNames = { values: new Map(), blocks: new Map() }): void {
     // Layouts print by alias, as the CLI prints them; defined above the module.
     const aliases = layoutAliases(
       lines.map(line => line.text),
@@ -235,16 +236,22 @@ export class IRPane {
     return out;
   }
 
-  /** `text` with value ids shown by name (the id on hover), appended to `into`. */
+  /** How a `TOKEN` match (`whole`, and its value or block id) is shown: `whole` where it has no name. */
+  private shownToken(whole: string, value: string | undefined, block: string | undefined): string {
+    const name = value !== undefined ? this.names.values.get(value) : block !== undefined ? this.names.blocks.get(block) : undefined;
+    return name === undefined ? whole : `${whole[0]}${name}`;
+  }
+
+  /** `text` with value and block ids shown by name (the id on hover), appended to `into`. */
   private appendText(into: HTMLElement, text: string): void {
     let last = 0;
-    for (const match of text.matchAll(VALUE)) {
-      const name = this.names.get(match[1]);
-      if (name === undefined) {
+    for (const match of text.matchAll(TOKEN)) {
+      const name = this.shownToken(match[0], match[1], match[2]);
+      if (name === match[0]) {
         continue;
       }
       into.append(text.slice(last, match.index));
-      into.appendChild(el('span', { className: 'pv-value', text: `%${name}`, title: `%${match[1]}` }));
+      into.appendChild(el('span', { className: 'pv-value', text: name, title: match[0] }));
       last = match.index! + match[0].length;
     }
     into.append(text.slice(last));
@@ -259,10 +266,8 @@ export class IRPane {
       return;
     }
     // Words are diffed as shown (values by name): a word diff splits `%v12` at its `%`.
-    const shown = (text: string): string => text.replace(VALUE, (whole, id: string) => {
-      const name = this.names.get(id);
-      return name === undefined ? whole : `%${name}`;
-    });
+    const shown = (text: string): string =>
+      text.replace(TOKEN, (whole: string, value: string | undefined, block: string | undefined) => this.shownToken(whole, value, block));
     const [from, to] = line.status === 'added' ? [line.partner, line.text] : [line.text, line.partner];
     for (const part of diffWordsWithSpace(shown(from), shown(to))) {
       if (line.status === 'added' ? part.removed : part.added) {

@@ -12,7 +12,7 @@
 import { diffGraphs, movedBy, touchedBy, UnchangedCache, type DiffGraph } from '../model/diff';
 import { dispatchVocabulary } from '../model/dispatch';
 import { GraphBuilder, type GraphData } from '../model/graph';
-import { diffLines, irLines, valueNames, type IRLine } from '../model/irtext';
+import { diffLines, irLines, printedNames, type IRLine, type PrintedNames } from '../model/irtext';
 import { StructureLayout, type Frame } from '../model/layout';
 import { lineage } from '../model/lineage';
 import type { IRState, OpEntry } from '../model/state';
@@ -179,6 +179,7 @@ export class TraceViewer {
   private readonly builder = new GraphBuilder();
   private readonly unchanged = new UnchangedCache();
   private readonly lines = new StepCache<IRLine[]>(6);
+  private readonly names = new StepCache<PrintedNames>(6);
   /** Each step's graph with statuses (against the step before). */
   private readonly diffs = new StepCache<DiffGraph>(6);
   /** The next step, laid out while the person reads this one (null: none). */
@@ -498,6 +499,10 @@ export class TraceViewer {
     return this.lines.get(step, () => irLines(state));
   }
 
+  private stateNames(step: number, state: IRState): PrintedNames {
+    return this.names.get(step, () => printedNames(state, this.stateLines(step, state)));
+  }
+
   private go(step: number, fromUser: boolean): void {
     if (!Number.isInteger(step) || step < -1 || step >= this.trace.steps.length) {
       throw new RangeError(`step ${step} is out of range: the trace has ${this.trace.steps.length} steps`);
@@ -755,14 +760,16 @@ export class TraceViewer {
   private showIR(step: number, before: IRState, after: IRState): void {
     const base = this.baseStep(step, this.irPane.base);
     const baseState = base === step - 1 ? before : this.cursor.at(base).clone();
-    const afterLines = this.stateLines(step, step < 0 ? before : after);
-    const lines = diffLines(step < 0 ? afterLines : this.stateLines(base, baseState), afterLines);
-    const names = valueNames(baseState);
-    for (const [id, name] of valueNames(after)) {
-      names.set(id, name);
-    }
+    const shownState = step < 0 ? before : after;
+    const afterLines = this.stateLines(step, shownState);
+    const baseLines = step < 0 ? afterLines : this.stateLines(base, baseState);
+    const lines = diffLines(baseLines, afterLines);
+    // Named as the CLI prints each side; a value on both sides shows its name after the step.
+    const names = step < 0 ? this.stateNames(step, shownState) : this.stateNames(base, baseState);
+    const shown = this.stateNames(step, shownState);
+    const merged: PrintedNames = { values: new Map([...names.values, ...shown.values]), blocks: new Map([...names.blocks, ...shown.blocks]) };
     const against = { step: 'the step before', pass: 'the start of the pass', initial: 'the initial IR' }[this.irPane.base];
-    this.irPane.render(lines, step < 0 ? 'IR (initial)' : `IR after step ${step}, against ${against}`, names);
+    this.irPane.render(lines, step < 0 ? 'IR (initial)' : `IR after step ${step}, against ${against}`, merged);
     if (base !== step - 1) {
       // `at` moved the cursor; the next step replays from a checkpoint.
       this.cursor.at(step);

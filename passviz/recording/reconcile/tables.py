@@ -55,7 +55,7 @@ class ShadowTables:
 
     def text_of(self, op: Operation) -> str:
         """The op's text: SSA values named by id (``%v3``), successors by block id (``^b2``)."""
-        return op_text(op, self.value_ids, self.block_ids).strip()
+        return op_text(op, self.value_ids, self.block_ids)
 
     def value_info(self, value_id: str) -> ValueInfo:
         """A known value as a delta records it: id, type and name hint."""
