@@ -47,31 +47,32 @@ class ValueInfo(TypedDict):
     name: NotRequired[str]
 
 
-class OpInfo(TypedDict):
+class _OpFields(TypedDict):
+    """The fields an op's record holds only where the op has them (``OpInfo``) or a step changed
+    them (``OpChange``)."""
+
+    successors: NotRequired[list[str]]
+    attrs: NotRequired[dict[str, str]]
+    props: NotRequired[dict[str, str]]
+    regions: NotRequired[list[str]]
+    loc: NotRequired[str]
+
+
+class OpInfo(_OpFields):
     """Everything needed to re-create an operation that a step created."""
 
     id: str
     name: str
     operands: list[str]
     results: list[ValueInfo]
-    successors: NotRequired[list[str]]
-    attrs: NotRequired[dict[str, str]]
-    props: NotRequired[dict[str, str]]
-    regions: NotRequired[list[str]]
-    loc: NotRequired[str]
 
 
-class OpChange(TypedDict):
+class OpChange(_OpFields):
     """The fields of an existing operation that a step changed (new values)."""
 
     id: str
     operands: NotRequired[list[str]]
     results: NotRequired[list[ValueInfo]]
-    successors: NotRequired[list[str]]
-    attrs: NotRequired[dict[str, str]]
-    props: NotRequired[dict[str, str]]
-    regions: NotRequired[list[str]]
-    loc: NotRequired[str]
 
 
 class Placement(TypedDict):
