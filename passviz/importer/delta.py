@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
+from typing import Literal, cast
 
 from passviz.importer.reader import BlockUse, Op, RegionMark, Use, Value
 from passviz.ir.placeholder import REGION_PLACEHOLDER
@@ -83,15 +84,27 @@ def flatten(top: Op) -> Flat:
     return flat
 
 
+_ABSENT: tuple[object, ...] = (None, [], {})
+"""What a record's optional field leaves out: nothing, or an empty list or table."""
+
+
+def _present(**fields: object) -> dict[str, object]:
+    """The fields that hold something, in order: a record leaves out the others."""
+    return {key: value for key, value in fields.items() if value not in _ABSENT}
+
+
 def _op_info(op_id: str, op: FlatOp) -> OpInfo:
     info = OpInfo(id=op_id, name=op.name, operands=op.operands, results=op.results)
-    if op.successors:
-        info["successors"] = op.successors
-    if op.regions:
-        info["regions"] = op.regions
-    if op.loc is not None:
-        info["loc"] = op.loc
-    return info
+    return cast(OpInfo, info | _present(successors=op.successors, regions=op.regions, loc=op.loc))
+
+
+_COMPARED: tuple[Literal["operands", "results", "successors", "regions"], ...] = (
+    "operands",
+    "results",
+    "successors",
+    "regions",
+)
+"""The fields of an op whose new value a change records wherever it differs."""
 
 
 def diff(old: Flat | None, new: Flat) -> Delta:
@@ -100,7 +113,6 @@ def diff(old: Flat | None, new: Flat) -> Delta:
     old_blocks = old.block_ops if old is not None else {}
     old_args = old.block_args if old is not None else {}
     old_regions = old.regions if old is not None else {}
-    delta = Delta()
     created_blocks = [BlockInfo(id=b, args=args) for b, args in new.block_args.items() if b not in old_args]
     created = [_op_info(i, op) for i, op in new.ops.items() if i not in old_ops]
     modified: list[OpChange] = []
@@ -110,14 +122,9 @@ def diff(old: Flat | None, new: Flat) -> Delta:
         if was is None:
             continue
         change = OpChange(id=op_id)
-        if op.operands != was.operands:
-            change["operands"] = op.operands
-        if op.results != was.results:
-            change["results"] = op.results
-        if op.successors != was.successors:
-            change["successors"] = op.successors
-        if op.regions != was.regions:
-            change["regions"] = op.regions
+        for key in _COMPARED:
+            if getattr(op, key) != getattr(was, key):
+                change[key] = getattr(op, key)
         if op.loc != was.loc and op.loc is not None:
             change["loc"] = op.loc
         if op.text != was.text:
@@ -139,27 +146,21 @@ def diff(old: Flat | None, new: Flat) -> Delta:
     region_blocks = {r: blocks for r, blocks in new.regions.items() if old_regions.get(r) != blocks}
     erased = [i for i in old_ops if i not in new.ops]
     erased_blocks = [b for b in old_args if b not in new.block_args]
-    if created_blocks:
-        delta["blocks_created"] = created_blocks
-    if created:
-        delta["ops_created"] = created
-    if erased:
-        delta["ops_erased"] = erased
-    if modified:
-        delta["ops_modified"] = modified
-    if moved:
-        delta["ops_moved"] = moved
-    if placed:
-        delta["placed"] = placed
-    if erased_blocks:
-        delta["blocks_erased"] = erased_blocks
-    if block_args:
-        delta["block_args"] = block_args
-    if region_blocks:
-        delta["region_blocks"] = region_blocks
-    if texts:
-        delta["texts"] = texts
-    return delta
+    return cast(
+        Delta,
+        _present(
+            blocks_created=created_blocks,
+            ops_created=created,
+            ops_erased=erased,
+            ops_modified=modified,
+            ops_moved=moved,
+            placed=placed,
+            blocks_erased=erased_blocks,
+            block_args=block_args,
+            region_blocks=region_blocks,
+            texts=texts,
+        ),
+    )
 
 
 def _stable(before: list[str], after: list[str], old_ops: dict[str, FlatOp], block: str) -> set[str]:
