@@ -2,14 +2,27 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import TypeVar
+
 from xdsl.ir import ErasedSSAValue, Operation
 
 from passviz.recording.reconcile.blocks import BlockChanges
 from passviz.recording.reconcile.records import OpRec
 from passviz.trace.model import OpChange
 
+_T = TypeVar("_T")
+
 _MAX_RETRIES = 16
 """How often an op's operands may be looked up again before they count as unresolvable."""
+
+
+def _known_ids(items: Sequence[_T], ids: Mapping[_T, str], queue: list[_T]) -> list[str] | None:
+    """The ids of ``items`` (an op's successors or regions); None where one has none yet, each
+    such item queued to be registered."""
+    unknown = [item for item in items if item not in ids]
+    queue.extend(unknown)
+    return None if unknown else [ids[item] for item in items]
 
 
 class ContentDiff(BlockChanges):
@@ -39,23 +52,9 @@ class ContentDiff(BlockChanges):
                 self._enqueue_owner(value)
                 continue
             operands.append(value_id)
-        successors: list[str] = []
-        for block in op.successors:
-            block_id = self.s.block_ids.get(block)
-            if block_id is None:
-                missing = True
-                self.block_queue.append(block)
-                continue
-            successors.append(block_id)
-        regions: list[str] = []
-        for region in op.regions:
-            region_id = self.s.region_ids.get(region)
-            if region_id is None:
-                missing = True
-                self.region_queue.append(region)
-                continue
-            regions.append(region_id)
-        if missing:
+        successors = _known_ids(op.successors, self.s.block_ids, self.block_queue)
+        regions = _known_ids(op.regions, self.s.region_ids, self.region_queue)
+        if missing or successors is None or regions is None:
             self.retries[op] = self.retries.get(op, 0) + 1
             self.to_check.append(op)
             return
