@@ -17,7 +17,6 @@ than ``MAX_AFFINE_TERMS`` terms, located at the first term past the limit.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import NoReturn
 
 from xdsl.ir.affine import (
     AffineBinaryOpExpr,
@@ -30,11 +29,10 @@ from xdsl.ir.affine import (
 )
 from xdsl.parser import AffineParser
 from xdsl.parser.generic_parser import ParserState
-from xdsl.utils.exceptions import ParseError
-from xdsl.utils.lexer import Position, Span
+from xdsl.utils.lexer import Span
 from xdsl.utils.mlir_lexer import MLIRToken, MLIRTokenKind
 
-from passviz.ir.parse_errors import mlir_error_position
+from passviz.ir.parse_errors import MlirErrorPositions
 from passviz.ir.xdsl_compat import current_token
 
 MAX_AFFINE_TERMS = 256
@@ -97,8 +95,9 @@ def affine_map_text(map_: AffineMap) -> str:
     return f"{head} -> ({', '.join(affine_expr_text(result) for result in map_.results)})"
 
 
-class BoundedAffineParser(AffineParser):
-    """xDSL's affine parser, refusing a map or set of more than ``MAX_AFFINE_TERMS`` terms."""
+class BoundedAffineParser(MlirErrorPositions, AffineParser):
+    """xDSL's affine parser, refusing a map or set of more than ``MAX_AFFINE_TERMS`` terms, its
+    errors where MLIR reports them (a wrong token: where the text before it ends)."""
 
     def __init__(self, state: ParserState[MLIRTokenKind]) -> None:
         super().__init__(state)
@@ -107,20 +106,6 @@ class BoundedAffineParser(AffineParser):
         self._expanded: dict[int, tuple[AffineExpr, int]] = {}
         """Each expression measured, by ``id`` (kept so that the id stays its), with its size
         as xDSL's simplifier expands it."""
-
-    def raise_error(  # pyright: ignore[reportIncompatibleMethodOverride]
-        self,
-        msg: str,
-        at_position: Span | Position | None = None,
-        end_position: Position | None = None,
-    ) -> NoReturn:
-        # Where MLIR reports it (a wrong token: where the text before it ends).
-        if (where := mlir_error_position(self, msg, at_position, end_position)) is not None:
-            raise ParseError(Span(where, where, self.lexer.input), msg)
-        if end_position is not None:
-            assert isinstance(at_position, Position)
-            super().raise_error(msg, at_position, end_position)
-        super().raise_error(msg, at_position)
 
     def _parse_primary(self, parse_optional_bare_id: Callable[[], AffineExpr | None]) -> AffineExpr:
         # Every operand, parenthesized group and negation is read here, once each.

@@ -38,7 +38,7 @@ import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, NoReturn, TypeVar, cast
+from typing import Any, TypeVar, cast
 
 from xdsl.context import Context
 from xdsl.dialect_interfaces.op_asm import OpAsmDialectInterface
@@ -89,7 +89,7 @@ from passviz.ir.affine_text import BoundedAffineParser
 from passviz.ir.aliases import AliasExpansion
 from passviz.ir.deep import MAX_NESTING
 from passviz.ir.literals import BoundedLexer, dense_size_problem, integer_width_problem
-from passviz.ir.parse_errors import before_wrong_token, mlir_error_position
+from passviz.ir.parse_errors import MlirErrorPositions, before_wrong_token
 from passviz.ir.terminal import first_line
 from passviz.ir.xdsl_compat import (
     TensorLiteralElement,
@@ -206,7 +206,7 @@ class AtCurrentToken(ValueError):
     op's parser calls, which has no parser to raise a located error with): as MLIR reports it."""
 
 
-class MLIRParser(Parser):
+class MLIRParser(MlirErrorPositions, Parser):
     """xDSL's ``Parser``, reading hex float literals and late location aliases as MLIR does."""
 
     _TensorLiteralElement = _BitPatternAwareElement
@@ -280,19 +280,6 @@ class MLIRParser(Parser):
         return declared
 
     # -- bounds and located failures -------------------------------------------------
-
-    def raise_error(  # pyright: ignore[reportIncompatibleMethodOverride]
-        self,
-        msg: str,
-        at_position: Span | Position | None = None,
-        end_position: Position | None = None,
-    ) -> NoReturn:
-        if (where := mlir_error_position(self, msg, at_position, end_position)) is not None:
-            raise ParseError(Span(where, where, self.lexer.input), msg)
-        if end_position is not None:
-            assert isinstance(at_position, Position)
-            super().raise_error(msg, at_position, end_position)
-        super().raise_error(msg, at_position)
 
     def _enter(self) -> None:
         """Go one level deeper, refusing to go past ``MAX_NESTING``."""

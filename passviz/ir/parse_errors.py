@@ -10,14 +10,17 @@ xDSL blames the token it is looking at when it raises; MLIR blames, for the same
   after it.
 
 ``mlir_error_position`` gives that position for a parser about to raise, or None where xDSL's is
-MLIR's.  The parsers of ``passviz.ir`` (``MLIRParser``, ``BoundedAffineParser``) raise through it.
+MLIR's.  The parsers of ``passviz.ir`` (``MLIRParser``, ``BoundedAffineParser``) raise through it,
+by way of ``MlirErrorPositions``.
 """
 
 from __future__ import annotations
 
 import re
+from typing import NoReturn
 
 from xdsl.parser.base_parser import BaseParser
+from xdsl.utils.exceptions import ParseError
 from xdsl.utils.lexer import Position, Span
 
 from passviz.ir.xdsl_compat import current_token
@@ -58,6 +61,23 @@ def mlir_error_position(
     ):
         return before_wrong_token(content, token.start, token.start == token.end)
     return None
+
+
+class MlirErrorPositions(BaseParser):
+    """A parser that raises its errors where MLIR reports them (``mlir_error_position``)."""
+
+    def raise_error(  # pyright: ignore[reportIncompatibleMethodOverride]
+        self,
+        msg: str,
+        at_position: Span | Position | None = None,
+        end_position: Position | None = None,
+    ) -> NoReturn:
+        if (where := mlir_error_position(self, msg, at_position, end_position)) is not None:
+            raise ParseError(Span(where, where, self.lexer.input), msg)
+        if end_position is not None:
+            assert isinstance(at_position, Position)
+            super().raise_error(msg, at_position, end_position)
+        super().raise_error(msg, at_position)
 
 
 def _after_comma(content: str, position: Position) -> bool:
