@@ -10,7 +10,7 @@ until none matches more.  Everything left is created or erased.
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
@@ -20,36 +20,28 @@ from passviz.importer.reader import Block, BlockUse, Op, Region, RegionMark, Use
 
 @dataclass
 class Ids:
-    """The next free id of each kind."""
+    """The next free id of each kind, by the kind's prefix: ``o`` (ops), ``r`` (regions), ``b``
+    (blocks), ``v`` (values)."""
 
-    ops: int = 0
-    blocks: int = 0
-    regions: int = 0
-    values: int = 0
+    next: Counter[str] = field(default_factory=lambda: Counter[str]())
 
     def fresh(self, top: Op) -> None:
         """Give every unnamed node under ``top`` a new id."""
         for op in top.walk():
-            if not op.id:
-                op.id = f"o{self.ops}"
-                self.ops += 1
+            self._name(op, "o")
             for value in op.results:
-                self.value(value)
+                self._name(value, "v")
             for region in op.regions:
-                if not region.id:
-                    region.id = f"r{self.regions}"
-                    self.regions += 1
+                self._name(region, "r")
                 for block in region.blocks:
-                    if not block.id:
-                        block.id = f"b{self.blocks}"
-                        self.blocks += 1
+                    self._name(block, "b")
                     for value in block.args:
-                        self.value(value)
+                        self._name(value, "v")
 
-    def value(self, value: Value) -> None:
-        if not value.id:
-            value.id = f"v{self.values}"
-            self.values += 1
+    def _name(self, node: Op | Region | Block | Value, prefix: str) -> None:
+        if not node.id:
+            node.id = f"{prefix}{self.next[prefix]}"
+            self.next[prefix] += 1
 
 
 @dataclass
