@@ -4,9 +4,10 @@
  * flagged steps.
  */
 
+import type { StepRecord, TraceRecord } from '../src/schema';
 import { Trace } from '../src/model/trace';
 import { Timeline } from '../src/view/timeline';
-import { records } from './fixture';
+import { header, records } from './fixture';
 import { FORM, regionTrace } from './regionfixture';
 
 
@@ -80,4 +81,29 @@ test('flagged steps are listed above the steps, each a link to its step', () => 
   bar.querySelector<HTMLElement>('.pv-failure-link')!.click();
   expect(picked).toEqual([3]);
   expect(rows(t).find(r => r.dataset.step === '3')!.classList.contains('pv-flagged')).toBe(true);
+});
+
+test('runs of one pattern on one kind of op fold into one row with a count, which a click opens', () => {
+  const same = (index: number, root: string): StepRecord => ({ index, kind: 'rewrite', name: 'SwapOperands', root });
+  const list: TraceRecord[] = [
+    header(),
+    { index: 0, kind: 'pass-begin', pass: 'test-pass', pass_index: 0 },
+    same(1, 'o2'),
+    same(2, 'o2'),
+    same(3, 'o2'),
+    same(4, 'o2'),
+    { index: 5, kind: 'rewrite', name: 'SwapOperands', root: 'o3' },
+    same(6, 'o2'),
+    same(7, 'o2'),
+    { index: 8, kind: 'pass-end', pass: 'test-pass', pass_index: 0 },
+    { record: 'end', status: 'ok', steps: 9 }
+  ];
+  const t = timeline(new Trace(list));
+  const folds = [...t.node.querySelectorAll<HTMLElement>('.pv-fold')];
+  // Four on arith.addi (o2) fold; the one on func.return (o3) stands alone, and so do the two after it.
+  expect(folds.map(f => f.textContent)).toEqual(['▸ 4 × SwapOperands on arith.addi']);
+  expect(shown(t)).toEqual(['-1', '0', '5', '6', '7', '8']);
+  folds[0].click();
+  expect(t.node.querySelector<HTMLElement>('.pv-fold')!.textContent).toBe('▾ 4 × SwapOperands on arith.addi');
+  expect(shown(t)).toEqual(['-1', '0', '1', '2', '3', '4', '5', '6', '7', '8']);
 });

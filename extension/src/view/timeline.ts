@@ -2,7 +2,8 @@
  * The timeline: passes as groups holding their rewrites and checkpoints, each
  * step named after what it did; filters that hide steps which changed nothing
  * or only kept the books; a search by pattern, pass, op name, op id or value;
- * runs of bookkeeping steps folded into one row; and failures marked where
+ * runs of bookkeeping steps, and of one pattern on one kind of op, folded into
+ * one row with a count (a click opens it); and failures marked where
  * they happened and listed at the top.
  */
 
@@ -122,11 +123,13 @@ interface Group {
   steps: number[];
 }
 
-/** A folded run of bookkeeping rows and the row standing for it. */
+/** A folded run of rows, the row standing for it, and what its steps did. */
 interface Run {
   steps: number[];
   row: HTMLElement;
   open: boolean;
+  /** `bookkeeping steps`, or the pattern and the kind of op: `× SwapAddiOperands on arith.addi`. */
+  what: string;
 }
 
 /** Timeline rows per chunk laid out together. */
@@ -368,7 +371,23 @@ export class Timeline {
     this.count.textContent = `${visible.length - 1} of ${this.trace.steps.length} steps${chosen}`;
   };
 
-  /** Fold runs of visible bookkeeping steps into one row each. */
+  /**
+   * What a step folds with: bookkeeping with bookkeeping, a pattern with the
+   * same pattern on the same kind of op (117 `ReconcileUnrealizedCasts` in a
+   * row read as one row); null for a step that stands alone.
+   */
+  private runKey(step: StepRecord): string | null {
+    if (isBookkeeping(step)) {
+      return 'bookkeeping steps';
+    }
+    if (step.kind !== 'rewrite' || step.flag !== undefined || step.name === undefined) {
+      return null;
+    }
+    const on = step.root === undefined ? '' : this.trace.opNames.get(step.root) ?? '';
+    return `× ${cut(step.name, TIMELINE_TEXT)}${on ? ` on ${on}` : ''}`;
+  }
+
+  /** Fold runs of visible steps of one kind (`runKey`) within a pass into one row each. */
   private foldRuns(): void {
     for (const run of this.runs) {
       run.row.remove();
@@ -376,15 +395,16 @@ export class Timeline {
     this.runs.length = 0;
     this.runOf.clear();
     let pending: number[] = [];
+    let pendingKey: string | null = null;
     const flush = (): void => {
-      if (pending.length >= FOLD_RUN) {
+      if (pending.length >= FOLD_RUN && pendingKey !== null) {
         const names = [...new Set(pending.map(i => this.trace.steps[i].name ?? ''))].join(', ');
         const row = el('div', {
           className: 'pv-fold',
           attrs: { role: 'listitem', 'data-run': String(this.runs.length) },
           title: `steps ${pending[0]}–${pending[pending.length - 1]}: ${names}`
         });
-        const run: Run = { steps: pending, row, open: false };
+        const run: Run = { steps: pending, row, open: false, what: pendingKey };
         this.rows.get(pending[0])!.before(row);
         this.runs.push(run);
         for (const step of pending) {
@@ -392,18 +412,19 @@ export class Timeline {
         }
       }
       pending = [];
+      pendingKey = null;
     };
     let previous: StepRecord | null = null;
     for (const index of this.visible) {
       const step = index >= 0 ? this.trace.steps[index] : null;
-      const sameGroup = previous !== null && step !== null && this.trace.passNames[previous.index] === this.trace.passNames[index];
-      if (step && isBookkeeping(step) && (pending.length === 0 || sameGroup)) {
-        pending.push(index);
-      } else {
+      const key = step ? this.runKey(step) : null;
+      const samePass = previous !== null && step !== null && this.trace.passNames[previous.index] === this.trace.passNames[index];
+      if (key === null || key !== pendingKey || !samePass) {
         flush();
-        if (step && isBookkeeping(step)) {
-          pending.push(index);
-        }
+      }
+      if (key !== null) {
+        pending.push(index);
+        pendingKey = key;
       }
       previous = step;
     }
@@ -418,7 +439,7 @@ export class Timeline {
         run.open = true;
       }
       const n = run.steps.length;
-      run.row.textContent = `${run.open ? '▾' : '▸'} ${n} bookkeeping steps`;
+      run.row.textContent = `${run.open ? '▾' : '▸'} ${n} ${run.what}`;
       for (const step of run.steps) {
         this.rows.get(step)!.hidden = !run.open;
       }
