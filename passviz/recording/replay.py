@@ -23,7 +23,7 @@ from passviz.ir.mlir_parser import MLIRParser
 from passviz.ir.printer import print_module
 from passviz.ir.xdsl_compat import current_token
 from passviz.recording.shadow import Shadow
-from passviz.trace.apply import DeltaError, placement_order
+from passviz.trace.apply import DeltaError, known, placement_order
 from passviz.trace.model import Delta, InitialState, OpChange, OpInfo, Placement, Trace, ValueInfo
 from passviz.trace.model import ReplayError as ReplayError  # raised here; defined with the model
 
@@ -140,22 +140,13 @@ class Replayer:
         return {name: self._attr(text) for name, text in texts.items()}
 
     def _value(self, value_id: str) -> SSAValue:
-        try:
-            return self.values[value_id]
-        except KeyError:
-            raise ReplayError(f"unknown value {value_id}") from None
+        return known(self.values, "value", value_id, ReplayError)
 
     def _op(self, op_id: str) -> Operation:
-        try:
-            return self.ops[op_id]
-        except KeyError:
-            raise ReplayError(f"unknown op {op_id}") from None
+        return known(self.ops, "op", op_id, ReplayError)
 
     def _block(self, block_id: str) -> Block:
-        try:
-            return self.blocks[block_id]
-        except KeyError:
-            raise ReplayError(f"unknown block {block_id}") from None
+        return known(self.blocks, "block", block_id, ReplayError)
 
     # -- applying a delta ---------------------------------------------------------
 

@@ -12,8 +12,9 @@ the same deltas, in the same order, to live xDSL IR.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from passviz.ir.placeholder import region_slots
 from passviz.trace.model import Delta, InitialState, OpChange, OpInfo, Placement, ValueInfo
@@ -21,6 +22,18 @@ from passviz.trace.model import Delta, InitialState, OpChange, OpInfo, Placement
 
 class DeltaError(ValueError):
     """A delta that does not apply to the state it claims to follow."""
+
+
+_Item = TypeVar("_Item")
+
+
+def known(table: Mapping[str, _Item], kind: str, item_id: str, error: type[ValueError] = DeltaError) -> _Item:
+    """The ``kind`` (op, block, value) of ``table`` whose id is ``item_id``; ``error`` where
+    there is none, the delta naming what the IR does not hold."""
+    try:
+        return table[item_id]
+    except KeyError:
+        raise error(f"unknown {kind} {item_id}") from None
 
 
 @dataclass
@@ -87,16 +100,10 @@ class IRData:
     values: dict[str, ValueData] = field(default_factory=lambda: dict[str, ValueData]())
 
     def op(self, op_id: str) -> OpData:
-        try:
-            return self.ops[op_id]
-        except KeyError:
-            raise DeltaError(f"unknown op {op_id}") from None
+        return known(self.ops, "op", op_id)
 
     def block(self, block_id: str) -> BlockData:
-        try:
-            return self.blocks[block_id]
-        except KeyError:
-            raise DeltaError(f"unknown block {block_id}") from None
+        return known(self.blocks, "block", block_id)
 
     def walk_ops(self) -> Iterator[str]:
         """Every op reachable from the root, in IR pre-order (without recursion: IR nests deep)."""
