@@ -148,7 +148,6 @@ class StepRecorder(ABC):
         """How many iterations a greedy driver whose own limit is ``default`` may make."""
         return default
 
-    @abstractmethod
     def step(
         self,
         name: str,
@@ -166,6 +165,11 @@ class StepRecorder(ABC):
         when the step opens, so ops the step erases keep theirs.  ``dispatch``
         gives the dispatch regions (region op first, then its members) when
         the step ends; the trace keeps their ids."""
+        return StepScope(self.step_sink(), name, root, full=full, chain=chain, dispatch=dispatch)
+
+    def step_sink(self) -> StepSink | None:
+        """What a hand-written step reports to: None, recording nothing."""
+        return None
 
 
 class StepScope:
@@ -225,17 +229,6 @@ class NullRecorder(StepRecorder):
 
     def not_converged(self, limit: str) -> None:
         return None
-
-    def step(
-        self,
-        name: str,
-        root: Operation | None = None,
-        *,
-        full: bool = False,
-        chain: Sequence[Operation] | None = None,
-        dispatch: DispatchRegions | None = None,
-    ) -> StepScope:
-        return StepScope(None, name, root)
 
 
 class TracedPass(ModulePass, ABC):

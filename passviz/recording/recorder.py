@@ -43,7 +43,7 @@ from passviz.recording.interface import (
     PipelineStopped,
     PostWalk,
     StepRecorder,
-    StepScope,
+    StepSink,
     TracedPass,
     pattern_name,
 )
@@ -463,16 +463,8 @@ class Tracer(StepRecorder):
     def not_converged(self, limit: str) -> None:
         self._nonconvergence(limit)
 
-    def step(
-        self,
-        name: str,
-        root: Operation | None = None,
-        *,
-        full: bool = False,
-        chain: Sequence[Operation] | None = None,
-        dispatch: DispatchRegions | None = None,
-    ) -> StepScope:
-        return StepScope(self, name, root, full=full, chain=chain, dispatch=dispatch)
+    def step_sink(self) -> StepSink:
+        return self
 
     # -- running ------------------------------------------------------------------
 
