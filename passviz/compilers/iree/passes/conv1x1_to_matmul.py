@@ -13,18 +13,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from xdsl.context import Context
-from xdsl.dialects.builtin import AffineMapAttr, ArrayAttr, ModuleOp, TensorType
+from xdsl.dialects.builtin import AffineMapAttr, ArrayAttr, TensorType
 from xdsl.ir import Attribute, Operation
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr, AffineMap
 from xdsl.pattern_rewriter import PatternRewriter
 
+from passviz.compilers.iree.passes.pattern_pass import IreePatternPass
 from passviz.compilers.mlir.dialects.linalg import Conv2DNchwFchwOp, Conv2DNhwcHwcfOp, generalize
-from passviz.compilers.mlir.passes.canonicalize import apply_patterns_greedily
-from passviz.compilers.mlir.version import behaves_as_iree
 from passviz.ir.hints import isa
-from passviz.recording.interface import StepRecorder, TracedPass
-from passviz.rewrite.patterns import PatternTable, RootedPattern
+from passviz.rewrite.patterns import RootedPattern
 
 _LOOPS = 7
 """A 2-D convolution's loops: batch, two output spatial, output channel, two window, input channel."""
@@ -68,15 +65,10 @@ class Convert1x1FilterConvToMatmul(RootedPattern):
 
 
 @dataclass(frozen=True)
-class Convert1X1FilterConv2DToMatmul(TracedPass):
+class Convert1X1FilterConv2DToMatmul(IreePatternPass, patterns=lambda: [Convert1x1FilterConvToMatmul()]):
     """Turn 2-D convolutions with a 1x1 filter into matmul-like generics."""
 
     name = "iree-preprocessing-convert-1x1-filter-conv2d-to-matmul"
-    announces_every_edit = True
-
-    @behaves_as_iree
-    def run(self, ctx: Context, op: ModuleOp, recorder: StepRecorder) -> None:
-        apply_patterns_greedily(ctx, op, recorder, PatternTable([Convert1x1FilterConvToMatmul()]))
 
 
 __all__ = ["Convert1X1FilterConv2DToMatmul", "Convert1x1FilterConvToMatmul"]

@@ -17,14 +17,12 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from xdsl.builder import Builder
-from xdsl.context import Context
 from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import (
     AffineMapAttr,
     ArrayAttr,
     IntegerAttr,
     IntegerType,
-    ModuleOp,
     TensorType,
     i64,
 )
@@ -35,6 +33,7 @@ from xdsl.ir.affine import AffineDimExpr, AffineMap
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
 
+from passviz.compilers.iree.passes.pattern_pass import IreePatternPass
 from passviz.compilers.mlir.dialects.linalg import (
     BatchMatvecOp,
     Conv2DNchwFchwOp,
@@ -44,11 +43,8 @@ from passviz.compilers.mlir.dialects.linalg import (
     MatmulOp,
 )
 from passviz.compilers.mlir.dialects.tensor import CollapseShapeOp, ExpandShapeOp
-from passviz.compilers.mlir.passes.canonicalize import apply_patterns_greedily
-from passviz.compilers.mlir.version import behaves_as_iree
 from passviz.ir.hints import isa
-from passviz.recording.interface import StepRecorder, TracedPass
-from passviz.rewrite.patterns import PatternTable, RootedPattern
+from passviz.rewrite.patterns import RootedPattern
 
 _OpT = TypeVar("_OpT", bound=Operation)
 
@@ -296,18 +292,13 @@ class ConvertConv2DNchwFchw(RootedPattern):
 
 
 @dataclass(frozen=True)
-class ConvertConv2DToImg2Col(TracedPass):
+class ConvertConv2DToImg2Col(
+    IreePatternPass,
+    patterns=lambda: [ConvertConv2DNhwcHwcf(), ConvertDepthwiseConv2DNhwcHwc(), ConvertConv2DNchwFchw()],
+):
     """Turn static 2-D convolutions into im2col copies and matrix products."""
 
     name = "iree-global-opt-convert-conv2d-to-img2col"
-    announces_every_edit = True
-
-    @behaves_as_iree
-    def run(self, ctx: Context, op: ModuleOp, recorder: StepRecorder) -> None:
-        patterns = PatternTable(
-            [ConvertConv2DNhwcHwcf(), ConvertDepthwiseConv2DNhwcHwc(), ConvertConv2DNchwFchw()]
-        )
-        apply_patterns_greedily(ctx, op, recorder, patterns)
 
 
 __all__ = [

@@ -16,7 +16,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.builder import Builder
-from xdsl.context import Context
 from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import (
     AffineMapAttr,
@@ -26,7 +25,6 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerAttr,
     IntegerType,
-    ModuleOp,
     TensorType,
 )
 from xdsl.dialects.linalg.abstract_ops import ConvOperation, LinalgStructuredOperation, PoolingOperation
@@ -37,12 +35,10 @@ from xdsl.ir.affine import AffineMap
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
 
+from passviz.compilers.iree.passes.pattern_pass import IreePatternPass
 from passviz.compilers.mlir.dialects.linalg import BatchMatmulOp, BatchMatvecOp, FillOp, GenericOp, MatmulOp
-from passviz.compilers.mlir.passes.canonicalize import apply_patterns_greedily
-from passviz.compilers.mlir.version import behaves_as_iree
 from passviz.ir.hints import isa
-from passviz.recording.interface import StepRecorder, TracedPass
-from passviz.rewrite.patterns import PatternTable, RootedPattern
+from passviz.rewrite.patterns import RootedPattern
 
 _NAMED_CONTRACTIONS = (MatmulOp, BatchMatmulOp, BatchMatvecOp)
 """The named ops passviz knows that implement MLIR's contraction interface."""
@@ -243,16 +239,12 @@ def _dps_inits(op: Operation) -> Sequence[SSAValue]:
 
 
 @dataclass(frozen=True)
-class DetachElementwiseFromNamedOps(TracedPass):
+class DetachElementwiseFromNamedOps(
+    IreePatternPass, patterns=lambda: [DetachElementwisePattern(), DetachSplatConstantOutsOperands()]
+):
     """Detach the accumulator of contractions and convolutions into a trailing elementwise add."""
 
     name = "iree-global-opt-detach-elementwise-from-named-ops"
-    announces_every_edit = True
-
-    @behaves_as_iree
-    def run(self, ctx: Context, op: ModuleOp, recorder: StepRecorder) -> None:
-        patterns = PatternTable([DetachElementwisePattern(), DetachSplatConstantOutsOperands()])
-        apply_patterns_greedily(ctx, op, recorder, patterns)
 
 
 __all__ = ["DetachElementwiseFromNamedOps", "DetachElementwisePattern", "DetachSplatConstantOutsOperands"]

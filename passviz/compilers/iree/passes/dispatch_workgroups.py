@@ -45,13 +45,14 @@ from passviz.compilers.iree.passes.dispatch_common import (
     tied_operand,
     used_values_defined_above,
 )
+from passviz.compilers.iree.passes.pattern_pass import IreePatternPass
 from passviz.compilers.mlir.dialects.linalg import FillOp
-from passviz.compilers.mlir.passes.canonicalize import CanonicalizationTables, apply_patterns_greedily
+from passviz.compilers.mlir.passes.canonicalize import CanonicalizationTables
 from passviz.compilers.mlir.version import behaves_as_iree
 from passviz.ir.hints import isa
 from passviz.ir.locations import located
 from passviz.recording.interface import StepRecorder, TracedPass
-from passviz.rewrite.greedy import CANONICALIZE
+from passviz.rewrite.greedy import CANONICALIZE, PatternSource
 
 STEP = "ConvertDispatchRegionToWorkgroups"
 """The step that turns one dispatch region into workgroups."""
@@ -388,12 +389,10 @@ def flow_patterns(tables: CanonicalizationTables) -> Callable[[Operation], Seque
 
 
 @dataclass(frozen=True)
-class FlowCanonicalize(TracedPass):
+class FlowCanonicalize(IreePatternPass, config=CANONICALIZE):
     """IREE's ``iree-flow-canonicalize``: the canonicalizer with flow's own patterns."""
 
     name = "iree-flow-canonicalize"
-    announces_every_edit = True
 
-    @behaves_as_iree
-    def run(self, ctx: Context, op: ModuleOp, recorder: StepRecorder) -> None:
-        apply_patterns_greedily(ctx, op, recorder, flow_patterns(CanonicalizationTables()), CANONICALIZE)
+    def patterns(self, ctx: Context) -> PatternSource:
+        return flow_patterns(CanonicalizationTables())

@@ -32,7 +32,6 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import cast
 
-from xdsl.context import Context
 from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import (
     AffineMapAttr,
@@ -56,14 +55,13 @@ from xdsl.rewriter import InsertPoint
 from passviz.compilers.iree.dialects import flow
 from passviz.compilers.iree.passes.detach_elementwise import is_contraction
 from passviz.compilers.iree.passes.dispatch_common import record_no_fusion
+from passviz.compilers.iree.passes.pattern_pass import IreePatternPass
 from passviz.compilers.mlir.dialects.linalg import GenericOp
-from passviz.compilers.mlir.passes.canonicalize import apply_patterns_greedily
-from passviz.compilers.mlir.version import behaves_as_iree
 from passviz.ir.hints import isa
-from passviz.recording.interface import StepRecorder, TracedPass
+from passviz.recording.interface import StepRecorder
 from passviz.rewrite.greedy import GreedyConfig
 from passviz.rewrite.matchers import int_or_float_width
-from passviz.rewrite.patterns import PatternTable, RootedPattern
+from passviz.rewrite.patterns import RootedPattern
 
 MAX_OPERANDS = 16
 """IREE's ``kIreeMaxOperandCount``: a fused op may not bind more operands (backend binding limits)."""
@@ -786,15 +784,12 @@ def elementwise_fusion_patterns() -> tuple[RootedPattern, ...]:
 
 
 @dataclass(frozen=True)
-class ElementwiseOpFusion(TracedPass):
+class ElementwiseOpFusion(IreePatternPass, patterns=elementwise_fusion_patterns, config=NO_LIMIT):
     """Fuse elementwise linalg.generic producers into their consumers, as IREE's dispatch creation does."""
 
     name = "iree-dispatch-creation-elementwise-op-fusion"
-    announces_every_edit = True
 
-    @behaves_as_iree
-    def run(self, ctx: Context, op: ModuleOp, recorder: StepRecorder) -> None:
-        apply_patterns_greedily(ctx, op, recorder, PatternTable(elementwise_fusion_patterns()), NO_LIMIT)
+    def settled(self, op: ModuleOp, recorder: StepRecorder) -> None:
         record_refusals(op, recorder)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any, ClassVar, Protocol
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
@@ -29,6 +30,7 @@ from passviz.rewrite.greedy import (
     GreedyDriver,
     PatternSource,
 )
+from passviz.rewrite.patterns import PatternTable, RootedPattern
 
 
 @dataclass
@@ -106,6 +108,55 @@ def apply_patterns_greedily(
         )
         converged &= driver.simplify(region)
     return converged
+
+
+class PatternFactory(Protocol):
+    """What makes a pattern pass's patterns, in registration order."""
+
+    def __call__(self) -> Sequence[RootedPattern]: ...
+
+
+@dataclass(frozen=True)
+class GreedyPatternPass(TracedPass):
+    """A pass declared by its name, its patterns and its driver's configuration: ``run``
+    applies the patterns greedily to the module, as MLIR's pattern passes
+    (``applyPatternsGreedily`` over a ``RewritePatternSet``) do.
+
+    A subclass names them in its class line,
+    ``class P(GreedyPatternPass, patterns=p_patterns, config=NO_LIMIT)``: ``patterns`` makes
+    the set in registration order, called on each run since a set may depend on the version
+    passviz behaves as."""
+
+    announces_every_edit = True
+
+    pattern_set: ClassVar[PatternFactory]
+    """The pass's patterns, in registration order (``patterns.add<...>``)."""
+    config: ClassVar[GreedyConfig] = DEFAULT
+    """The greedy driver's configuration (its iteration limit, traversal order)."""
+
+    def __init_subclass__(
+        cls,
+        patterns: PatternFactory | None = None,
+        config: GreedyConfig | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init_subclass__(**kwargs)
+        if patterns is not None:
+            cls.pattern_set = patterns
+        if config is not None:
+            cls.config = config
+
+    def patterns(self, ctx: Context) -> PatternSource:
+        """Where the driver finds the patterns for an op."""
+        # Read from the class: a function read from the pass would be bound to it.
+        return PatternTable(type(self).pattern_set())
+
+    def settled(self, op: ModuleOp, recorder: StepRecorder) -> None:
+        """What the pass does once its patterns have converged (nothing, unless overridden)."""
+
+    def run(self, ctx: Context, op: ModuleOp, recorder: StepRecorder) -> None:
+        apply_patterns_greedily(ctx, op, recorder, self.patterns(ctx), self.config)
+        self.settled(op, recorder)
 
 
 def canonicalize_op(ctx: Context, op: Operation, recorder: StepRecorder) -> bool:
