@@ -165,3 +165,22 @@ def test_cse_prints_the_same_trace_twice() -> None:
         (s.name, s.root, s.delta) for s in second.trace.steps
     ]
     assert print_module(first.module) == print_module(second.module)
+
+
+def test_a_cse_step_names_the_op_it_merged_and_the_value_that_took_its_place() -> None:
+    """Each cse step records its merge as a replacement: the timeline reads ``cse arith.addi →
+    %v2`` (not just ``cse``), and the op kept is the one its lineage says replaced the other."""
+    from passviz.trace.query import lineage, op_names, step_label
+
+    trace = record(DIAMOND, "cse").trace
+    names = op_names(trace.initial["delta"] if trace.initial else None, trace.steps)
+    merges = [s for s in trace.steps if s.name == "cse"]
+    assert merges
+    for step in merges:
+        (replaced,) = step.delta.get("replaced", [])
+        assert replaced["op"] == step.root
+        kept = replaced["by"][0]
+        (pair,) = replaced["values"]
+        assert step_label(step, names) == f"cse {names[step.root]} → %{pair[1]}"
+        assert names[kept] == names[step.root]
+        assert any(e.action == "replaced" and e.step == step.index for e in lineage(trace.steps, step.root))

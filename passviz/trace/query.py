@@ -156,7 +156,7 @@ def _mentions(step: Step) -> set[str]:
 
 
 AUTOMATIC_NAMES = frozenset(
-    {"fold", "erase-dead-op", "unique-constant", "hoist-constant", "simplify-regions"}
+    {"fold", "erase-dead-op", "unique-constant", "hoist-constant", "simplify-regions", "cse"}
 )
 """Step names that say what was done, not which pattern did it: lists name their op too."""
 

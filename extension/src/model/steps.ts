@@ -14,7 +14,8 @@ export const AUTOMATIC_NAMES: ReadonlySet<string> = new Set([
   'erase-dead-op',
   'unique-constant',
   'hoist-constant',
-  'simplify-regions'
+  'simplify-regions',
+  'cse'
 ]);
 
 /** Every op's name by id, from the initial IR and every step's created ops. */

@@ -55,6 +55,9 @@ class _RecordedCSEDriver(CSEDriver):
             for old, new in zip(op.results, existing.results, strict=True):
                 if all(visited(u) for u in old.uses):
                     rewriter.replace_uses_with_if(old, new, visited)
+            # Said as a replacement, so that the step records which op's values took the place
+            # of this one's (its label reads ``cse arith.muli → %v12``, lineage follows the merge).
+            rewriter.handle_operation_replacement(op, existing.results)
             # As MLIR: the op kept takes the location of the op it replaces if it has none.
             if isinstance(existing.location, UnknownLoc) and not isinstance(op.location, UnknownLoc):
                 existing.location = op.location
