@@ -17,12 +17,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.context import Context
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     DenseArrayBase,
     FloatAttr,
-    ModuleOp,
     TensorType,
     UnitAttr,
     f32,
@@ -33,7 +31,7 @@ from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
 from xdsl.utils.type import get_element_type_or_self
 
-from passviz.compilers.mlir.passes.canonicalize import apply_patterns_greedily
+from passviz.compilers.mlir.passes.canonicalize import GreedyPatternPass
 from passviz.compilers.triton.dialects.tt import (
     AddPtrOp,
     BroadcastOp,
@@ -50,7 +48,6 @@ from passviz.compilers.triton.dialects.tt import (
 from passviz.compilers.triton.version import triton_version
 from passviz.ir.dominance import properly_dominates
 from passviz.ir.hints import isa
-from passviz.recording.interface import StepRecorder, TracedPass
 from passviz.rewrite.matchers import (
     APInt,
     constant_attr,
@@ -60,7 +57,7 @@ from passviz.rewrite.matchers import (
     int_value,
     is_zero,
 )
-from passviz.rewrite.patterns import PatternTable, RootedPattern
+from passviz.rewrite.patterns import RootedPattern
 
 # ===----------------------------------------------------------------------=== #
 # dot(a, b, 0) + d -> dot(a, b, d)
@@ -378,14 +375,10 @@ def combine_patterns() -> tuple[RootedPattern, ...]:
 
 
 @dataclass(frozen=True)
-class TritonCombine(TracedPass):
+class TritonCombine(GreedyPatternPass, patterns=combine_patterns):
     """Combine Triton ops: dot+add, addptr chains, masked-load selects, mul-reduce -> dot."""
 
     name = "triton-combine"
-    announces_every_edit = True
-
-    def run(self, ctx: Context, op: ModuleOp, recorder: StepRecorder) -> None:
-        apply_patterns_greedily(ctx, op, recorder, PatternTable(combine_patterns()))
 
 
 __all__ = [

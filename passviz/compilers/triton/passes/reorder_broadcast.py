@@ -10,18 +10,17 @@ with folding on.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from xdsl.context import Context
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, FloatAttr, IntegerAttr, ModuleOp, TensorType
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, FloatAttr, IntegerAttr, TensorType
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
 from xdsl.utils.type import get_element_type_or_self
 
-from passviz.compilers.mlir.passes.canonicalize import apply_patterns_greedily
+from passviz.compilers.mlir.passes.canonicalize import GreedyPatternPass
 from passviz.compilers.triton.canonicalization import (
     BroadcastBroadcastPattern,
     BroadcastSplatPattern,
@@ -33,9 +32,8 @@ from passviz.compilers.triton.canonicalization import (
 from passviz.compilers.triton.dialects.tt import BroadcastOp, SplatOp
 from passviz.compilers.triton.version import triton_version
 from passviz.ir.hints import isa
-from passviz.recording.interface import StepRecorder, TracedPass
 from passviz.rewrite.matchers import constant_attr, dense, splat_element
-from passviz.rewrite.patterns import PatternTable, RootedPattern
+from passviz.rewrite.patterns import RootedPattern
 
 
 def _splat_constant(value: SSAValue) -> IntegerAttr | FloatAttr | None:
@@ -63,6 +61,34 @@ def _shape(type_: Attribute) -> tuple[int, ...] | None:
     return type_.get_shape() if isa(type_, TensorType[Attribute]) else None
 
 
+def _move_after(
+    op: Operation,
+    rewriter: PatternRewriter,
+    wrapper: type[SplatOp] | type[BroadcastOp],
+    rebuild: Callable[[SSAValue], Operation],
+    narrowed: Callable[[Attribute], Attribute],
+) -> None:
+    """Move ``op`` before the ``wrapper`` ops feeding it: the new op takes their sources, and
+    ``rebuild``'s op for each other operand, and has result types ``narrowed`` from each
+    result's element type; each of its results is wrapped back to the old result's type."""
+    created: list[Operation] = []
+    operands: list[SSAValue] = []
+    for operand in op.operands:
+        source = operand.owner
+        if isinstance(source, wrapper):
+            operands.append(source.src)
+            continue
+        new_op = rebuild(operand)
+        created.append(new_op)
+        operands.append(new_op.results[0])
+    result_types = [narrowed(get_element_type_or_self(r.type)) for r in op.results]
+    narrow_op = _clone_with(op, operands, result_types)
+    results = [wrapper(new, old.type) for new, old in zip(narrow_op.results, op.results, strict=True)]
+    rewriter.insert([*created, narrow_op, *results], InsertPoint.before(op))
+    for old, wrapped in zip(op.results, results, strict=True):
+        rewriter.replace_all_uses_with(old, wrapped.result)
+
+
 class MoveSplatAfterElementwisePattern(ElementwisePattern):
     """``elementwise(splat(a), splat(b), ...) -> splat(elementwise(a, b, ...))``."""
 
@@ -71,23 +97,13 @@ class MoveSplatAfterElementwisePattern(ElementwisePattern):
             return
         if not all(_is_splat(operand) for operand in op.operands):
             return
-        created: list[Operation] = []
-        scalars: list[SSAValue] = []
-        for operand in op.operands:
-            source = operand.owner
-            if isinstance(source, SplatOp):
-                scalars.append(source.src)
-                continue
+
+        def constant(operand: SSAValue) -> Operation:
             element = _splat_constant(operand)
             assert element is not None
-            constant = arith.ConstantOp(element)
-            created.append(constant)
-            scalars.append(constant.result)
-        scalar_op = _clone_with(op, scalars, [get_element_type_or_self(r.type) for r in op.results])
-        splats = [SplatOp(new, old.type) for new, old in zip(scalar_op.results, op.results, strict=True)]
-        rewriter.insert([*created, scalar_op, *splats], InsertPoint.before(op))
-        for old, splat in zip(op.results, splats, strict=True):
-            rewriter.replace_all_uses_with(old, splat.result)
+            return arith.ConstantOp(element)
+
+        _move_after(op, rewriter, SplatOp, constant, lambda element_type: element_type)
 
 
 class MoveBroadcastAfterElementwisePattern(ElementwisePattern):
@@ -115,28 +131,16 @@ class MoveBroadcastAfterElementwisePattern(ElementwisePattern):
         def narrowed(element_type: Attribute) -> TensorType[Attribute]:
             return TensorType(element_type, shape, source_type.encoding)
 
-        created: list[Operation] = []
-        operands: list[SSAValue] = []
-        for operand in op.operands:
-            source = operand.owner
-            if isinstance(source, BroadcastOp):
-                operands.append(source.src)
-                continue
+        def splat(operand: SSAValue) -> Operation:
             new_type = narrowed(get_element_type_or_self(operand.type))
+            source = operand.owner
             if isinstance(source, SplatOp):
-                new_op: Operation = SplatOp(source.src, new_type)
-            else:
-                element = _splat_constant(operand)
-                assert element is not None
-                new_op = arith.ConstantOp(_splat_of(new_type, element))
-            created.append(new_op)
-            operands.append(new_op.results[0])
-        result_types = [narrowed(get_element_type_or_self(r.type)) for r in op.results]
-        narrow_op = _clone_with(op, operands, result_types)
-        results = [BroadcastOp(new, old.type) for new, old in zip(narrow_op.results, op.results, strict=True)]
-        rewriter.insert([*created, narrow_op, *results], InsertPoint.before(op))
-        for old, broadcast in zip(op.results, results, strict=True):
-            rewriter.replace_all_uses_with(old, broadcast.result)
+                return SplatOp(source.src, new_type)
+            element = _splat_constant(operand)
+            assert element is not None
+            return arith.ConstantOp(_splat_of(new_type, element))
+
+        _move_after(op, rewriter, BroadcastOp, splat, narrowed)
 
 
 def _splat_of(type_: TensorType[Attribute], element: IntegerAttr | FloatAttr) -> DenseIntOrFPElementsAttr:
@@ -160,14 +164,10 @@ def reorder_broadcast_patterns() -> tuple[RootedPattern, ...]:
 
 
 @dataclass(frozen=True)
-class TritonReorderBroadcast(TracedPass):
+class TritonReorderBroadcast(GreedyPatternPass, patterns=reorder_broadcast_patterns):
     """Move elementwise ops before splats and broadcasts."""
 
     name = "triton-reorder-broadcast"
-    announces_every_edit = True
-
-    def run(self, ctx: Context, op: ModuleOp, recorder: StepRecorder) -> None:
-        apply_patterns_greedily(ctx, op, recorder, PatternTable(reorder_broadcast_patterns()))
 
 
 __all__ = [
