@@ -23,6 +23,7 @@ has 3.9's two patterns as well.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Any, ClassVar, Protocol
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
@@ -33,6 +34,7 @@ from xdsl.dialects.builtin import (
     i32,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.irdl import IRDLOperation
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.traits import is_side_effect_free
 from xdsl.utils.type import get_element_type_or_self
@@ -88,6 +90,40 @@ def is_memory_effect_free(op: Operation) -> bool:
     """MLIR's ``isMemoryEffectFree``: every ``arith``/``math`` op is
     ``NoMemoryEffect`` there, even where xDSL declares no effects."""
     return op.dialect_name() in ("arith", "math") or is_side_effect_free(op)
+
+
+class _SrcToResult(Protocol):
+    """A one-operand, one-result op's constructor (``SrcToResultSyntax``'s)."""
+
+    def __call__(self, src: SSAValue, result_type: Attribute, /) -> Operation: ...
+
+
+class SourceChainPattern(RootedPattern):
+    """``outer(inner(x)) -> new(x)``, ``new`` of ``outer``'s result type: the three are
+    one-operand, one-result ops, named in the class line
+    (``class P(SourceChainPattern, outer=..., inner=..., new=...)``)."""
+
+    outer: ClassVar[type[IRDLOperation]]
+    inner: ClassVar[type[IRDLOperation]]
+    new: ClassVar[_SrcToResult]
+
+    def __init_subclass__(
+        cls,
+        outer: type[IRDLOperation],
+        inner: type[IRDLOperation],
+        new: _SrcToResult,
+        **kwargs: Any,
+    ) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.root, cls.outer, cls.inner, cls.new = outer.name, outer, inner, new
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if not isinstance(op, self.outer):
+            return
+        source = defining(op.operands[0], self.inner)
+        if source is None:
+            return
+        rewriter.replace(op, self.new(source.operands[0], op.results[0].type))
 
 
 def _splat_mask(mask: SSAValue | None) -> bool | None:
@@ -172,34 +208,16 @@ class CanonicalizeMaskedStorePattern(RootedPattern):
 # ===----------------------------------------------------------------------=== #
 
 
-class BroadcastSplatPattern(RootedPattern):
+class BroadcastSplatPattern(SourceChainPattern, outer=BroadcastOp, inner=SplatOp, new=SplatOp):
     """``broadcast(splat(x)) -> splat(x)``."""
 
-    root = "tt.broadcast"
     benefit = 2
 
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
-        if not isinstance(op, BroadcastOp):
-            return
-        splat = defining(op.src, SplatOp)
-        if splat is None:
-            return
-        rewriter.replace(op, SplatOp(splat.src, op.result.type))
 
-
-class BroadcastBroadcastPattern(RootedPattern):
+class BroadcastBroadcastPattern(SourceChainPattern, outer=BroadcastOp, inner=BroadcastOp, new=BroadcastOp):
     """``broadcast(broadcast(x)) -> broadcast(x)``."""
 
-    root = "tt.broadcast"
     benefit = 2
-
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
-        if not isinstance(op, BroadcastOp):
-            return
-        inner = defining(op.src, BroadcastOp)
-        if inner is None:
-            return
-        rewriter.replace(op, BroadcastOp(inner.src, op.result.type))
 
 
 # ===----------------------------------------------------------------------=== #
@@ -267,18 +285,8 @@ class ReshapeOfExpandDimsPattern(RootedPattern):
 # ===----------------------------------------------------------------------=== #
 
 
-class CanonicalizeIntToPtrOfPtrToInt(RootedPattern):
+class CanonicalizeIntToPtrOfPtrToInt(SourceChainPattern, outer=IntToPtrOp, inner=PtrToIntOp, new=BitcastOp):
     """``int_to_ptr(ptr_to_int(p)) -> bitcast(p)`` (which folds away when the types match)."""
-
-    root = "tt.int_to_ptr"
-
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
-        if not isinstance(op, IntToPtrOp):
-            return
-        source = defining(op.src, PtrToIntOp)
-        if source is None:
-            return
-        rewriter.replace(op, BitcastOp(source.src, op.result.type))
 
 
 def _constant_offset(value: SSAValue) -> int | None:
