@@ -30,6 +30,7 @@ from xdsl.traits import (
     IsolatedFromAbove,
     IsTerminator,
     NoTerminator,
+    OpTrait,
     SingleBlockImplicitTerminator,
     SymbolTable,
     SymbolUserOpInterface,
@@ -279,13 +280,13 @@ def _verify_own(op: Operation, uses: list[OpVerifyError]) -> OpVerifyError | Non
         _verify_op(op)
     except VerifyException as exc:
         failure = exc if isinstance(exc, OpVerifyError) else OpVerifyError(op, _named(op, str(exc)))
-        if _symbol_use_fails(op):
+        if _trait_fails(op, SymbolUserOpInterface):
             uses.append(failure)
             return None
         if (
             op.regions
             and op.name not in _TERMINATOR_CHECKED_FIRST
-            and (_REGION_CHECKS.search(str(exc)) or _region_check_fails(op))
+            and (_REGION_CHECKS.search(str(exc)) or _trait_fails(op, _REGION_TRAITS))
         ):
             return failure
         raise failure from None
@@ -301,21 +302,11 @@ def _verify_own(op: Operation, uses: list[OpVerifyError]) -> OpVerifyError | Non
     return None
 
 
-def _symbol_use_fails(op: Operation) -> bool:
-    """Whether ``op``'s check of the symbols it uses fails on it (``SymbolUserOpInterface``)."""
+def _trait_fails(op: Operation, kinds: type[OpTrait] | tuple[type[OpTrait], ...]) -> bool:
+    """Whether one of ``op``'s traits of ``kinds`` fails on it: its check of the symbols it uses
+    (``SymbolUserOpInterface``), its region traits (``_REGION_TRAITS``)."""
     for trait in type(op).traits:
-        if isinstance(trait, SymbolUserOpInterface):
-            try:
-                trait.verify(op)
-            except VerifyException:
-                return True
-    return False
-
-
-def _region_check_fails(op: Operation) -> bool:
-    """Whether one of ``op``'s region traits fails on it."""
-    for trait in type(op).traits:
-        if isinstance(trait, _REGION_TRAITS):
+        if isinstance(trait, kinds):
             try:
                 trait.verify(op)
             except VerifyException:
