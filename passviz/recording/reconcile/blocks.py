@@ -43,20 +43,15 @@ class BlockChanges(Registration, Erasure):
             rec.op = self.s.op_ids[parent]
 
     def _visit_block(self, block: Block) -> None:
-        if block in self.seen_blocks:
-            return
-        self.seen_blocks.add(block)
-        block_id = self.s.block_ids.get(block)
+        block_id = self._first_visit(
+            block,
+            self.seen_blocks,
+            self.s.block_ids,
+            self._alive_block,
+            self.gone_blocks,
+            self._visit_new_block,
+        )
         if block_id is None:
-            if not self._alive_block(block):
-                return
-            block_id = self._register_block(block)
-            self.created_blocks.append(block_id)
-            self._revisit_region(block.parent)
-            self.op_queue.extend(block.ops)
-            return
-        if not self._alive_block(block):
-            self.gone_blocks.append(block_id)
             return
         rec = self.s.blocks[block_id]
         region = block.parent
@@ -71,6 +66,12 @@ class BlockChanges(Registration, Erasure):
         if block.name_hint != rec.name:
             rec.name = block.name_hint
             self.block_names[block_id] = block.name_hint
+
+    def _visit_new_block(self, block: Block) -> None:
+        block_id = self._register_block(block)
+        self.created_blocks.append(block_id)
+        self._revisit_region(block.parent)
+        self.op_queue.extend(block.ops)
 
     def _check_args(self, rec: BlockRec) -> None:
         live: list[str] = []

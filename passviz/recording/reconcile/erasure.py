@@ -8,19 +8,58 @@ again instead.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+from typing import TypeVar
+
+from xdsl.ir import Block, Operation
+
 from passviz.recording.reconcile.liveness import Liveness
+
+_Entity = TypeVar("_Entity", Operation, Block)
 
 
 class Erasure(Liveness):
     """Taking erased ops, blocks, regions and values out of the shadow."""
 
+    def _first_visit(
+        self,
+        entity: _Entity,
+        seen: set[_Entity],
+        ids: Mapping[_Entity, str],
+        alive: Callable[[_Entity], bool],
+        gone: list[str],
+        new: Callable[[_Entity], object],
+    ) -> str | None:
+        """The id of ``entity`` (an op or a block) visited for the first time, known and alive;
+        otherwise None, handing a new one that is alive to ``new`` and taking a known one that
+        is not for ``gone``."""
+        if entity in seen:
+            return None
+        seen.add(entity)
+        entity_id = ids.get(entity)
+        if entity_id is None:
+            if alive(entity):
+                new(entity)
+            return None
+        if not alive(entity):
+            gone.append(entity_id)
+            return None
+        return entity_id
+
+    def _alive_elsewhere(
+        self, entity: _Entity, alive: Callable[[_Entity], bool], seen: set[_Entity], queue: list[_Entity]
+    ) -> bool:
+        """Whether ``entity``, found gone from its place, still hangs under the root (moved, not
+        erased): then it is visited again."""
+        if not alive(entity):
+            return False
+        seen.discard(entity)
+        queue.append(entity)
+        return True
+
     def _settle_gone_op(self, op_id: str) -> None:
         rec = self.s.ops.get(op_id)
-        if rec is None:
-            return
-        if self._alive_op(rec.op):
-            self.seen_ops.discard(rec.op)
-            self.op_queue.append(rec.op)
+        if rec is None or self._alive_elsewhere(rec.op, self._alive_op, self.seen_ops, self.op_queue):
             return
         self._enqueue_id(rec.prev)
         self._enqueue_id(rec.next)
@@ -52,11 +91,9 @@ class Erasure(Liveness):
 
     def _settle_gone_block(self, block_id: str) -> None:
         rec = self.s.blocks.get(block_id)
-        if rec is None:
-            return
-        if self._alive_block(rec.block):
-            self.seen_blocks.discard(rec.block)
-            self.block_queue.append(rec.block)
+        if rec is None or self._alive_elsewhere(
+            rec.block, self._alive_block, self.seen_blocks, self.block_queue
+        ):
             return
         self.erased_blocks.append(block_id)
         self.erased_block_ops[block_id] = set(rec.ops)

@@ -135,17 +135,10 @@ class Reconciliation(Positions, ContentDiff, OrderKeys, DeltaBuilder):
                 rec.fingerprint = fingerprint(op)
 
     def _visit_op(self, op: Operation) -> None:
-        if op in self.seen_ops:
-            return
-        self.seen_ops.add(op)
-        op_id = self.s.op_ids.get(op)
+        op_id = self._first_visit(
+            op, self.seen_ops, self.s.op_ids, self._alive_op, self.gone_ops, self._visit_new_op
+        )
         if op_id is None:
-            if not self._alive_op(op):
-                return
-            self._visit_new_op(op)
-            return
-        if not self._alive_op(op):
-            self.gone_ops.append(op_id)
             return
         rec = self.s.ops[op_id]
         self.compared.append(op)
