@@ -16,6 +16,7 @@ test suite records and on mutants of each field.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from itertools import chain
 from operator import itemgetter
 from typing import Any, cast
@@ -163,27 +164,58 @@ class _Nullable(_Check):
         return self.inner.all_valid([value for value in values if value is not None])
 
 
-class _List(_Check):
+class _Items(_Check):
+    """A list or an object whose items ``item`` checks: a column at a time where there are many
+    (``all_valid``), else one by one, so that a problem says where it lies."""
+
+    container: type[list[Any]] | type[dict[str, Any]]
+    """What holds the items."""
+
+    def __init__(self, item: _Check, bad: str) -> None:
+        self.item = item
+        self.bad = bad
+
+    def problem(self, value: object) -> str | None:
+        if not isinstance(value, self.container):
+            return self.bad
+        held = cast(Any, value)  # the subclass's list or object: its hooks take it as such
+        if not self._fits(held):
+            return self.bad
+        if len(held) >= _COLUMNS and self.all_valid([held]):
+            return None
+        for where, item in self._entries(held):
+            if (found := self._entry_problem(where, item)) is not None:
+                return found
+        return None
+
+    def _fits(self, value: Any) -> bool:
+        """Whether the holder itself is right (a list's size)."""
+        return True
+
+    def _entries(self, value: Any) -> Iterable[tuple[str | int, object]]:
+        """Each item with its index or key."""
+        raise NotImplementedError
+
+    def _entry_problem(self, where: str | int, item: object) -> str | None:
+        found = self.item.problem(item)
+        return None if found is None else _at(where, found)
+
+
+class _List(_Items):
     """``what``: a list, each item by ``item``, of ``sizes`` items (a range, if given)."""
+
+    container = list
 
     def __init__(self, item: _Check, what: str, sizes: range | None = None) -> None:
         """``sizes`` is a range with step 1: its start and stop are what count."""
-        self.item = item
+        super().__init__(item, f": not {what}")
         self.sizes = sizes
-        self.bad = f": not {what}"
 
-    def problem(self, value: object) -> str | None:
-        if not isinstance(value, list):
-            return self.bad
-        items: list[object] = value  # pyright: ignore[reportUnknownVariableType]
-        if self.sizes is not None and len(items) not in self.sizes:
-            return self.bad
-        if len(items) >= _COLUMNS and self.item.all_valid(items):
-            return None
-        for index, item in enumerate(items):
-            if (found := self.item.problem(item)) is not None:
-                return _at(index, found)
-        return None
+    def _fits(self, value: list[object]) -> bool:
+        return self.sizes is None or len(value) in self.sizes
+
+    def _entries(self, value: list[object]) -> Iterable[tuple[str | int, object]]:
+        return enumerate(value)
 
     def all_valid(self, values: list[object]) -> bool:
         if not _all(values, _LIST):
@@ -196,26 +228,23 @@ class _List(_Check):
         return self.item.all_valid(list(chain.from_iterable(lists)))
 
 
-class _Map(_Check):
+class _Map(_Items):
     """An object of ``what``: each value by ``item``, each key an id if ``key`` is given."""
 
-    def __init__(self, item: _Check, what: str, key: _Id | None = None) -> None:
-        self.item = item
-        self.key = key
-        self.bad = f": not an object of {what}"
+    container = dict
 
-    def problem(self, value: object) -> str | None:
-        if not isinstance(value, dict):
-            return self.bad
-        fields: dict[str, object] = value  # pyright: ignore[reportUnknownVariableType]
-        if len(fields) >= _COLUMNS and self.all_valid([fields]):
-            return None
-        for name, item in fields.items():
-            if self.key is not None and self.key.problem(name) is not None:
-                return f"{_shown(name)}: a key that is not {self.key.what}"
-            if (found := self.item.problem(item)) is not None:
-                return _at(_shown(name), found)
-        return None
+    def __init__(self, item: _Check, what: str, key: _Id | None = None) -> None:
+        super().__init__(item, f": not an object of {what}")
+        self.key = key
+
+    def _entries(self, value: dict[str, object]) -> Iterable[tuple[str | int, object]]:
+        return value.items()
+
+    def _entry_problem(self, where: str | int, item: object) -> str | None:
+        name = cast(str, where)
+        if self.key is not None and self.key.problem(name) is not None:
+            return f"{_shown(name)}: a key that is not {self.key.what}"
+        return super()._entry_problem(_shown(name), item)
 
     def all_valid(self, values: list[object]) -> bool:
         if not _all(values, _DICT):
