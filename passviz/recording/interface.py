@@ -25,31 +25,14 @@ from xdsl.rewriter import InsertPoint
 
 
 class StepSink(Protocol):
-    """What a hand-written step tells the recorder (``Tracer`` implements it)."""
+    """What a hand-written step reports to (``Tracer`` implements it)."""
 
-    applying: int
-    """How many pattern applications or hand-written steps are running now."""
-
-    def begin_rewrite(
-        self,
-        root: Operation | None,
-        *,
-        chain: Sequence[Operation] | None = None,
-        dispatch: DispatchRegions | None = None,
-    ) -> None:
-        """Open a rewrite step on ``root``."""
+    def enter_step(self, scope: StepScope) -> None:
+        """Open the rewrite step ``scope`` makes."""
         ...
 
-    def fired(self, name: str) -> None:
-        """Name the rewrite in progress."""
-        ...
-
-    def end_rewrite(self, *, full: bool = False, if_changed: bool = False) -> None:
-        """Close the rewrite step."""
-        ...
-
-    def fail(self, exc: BaseException, root: Operation | None, name: str | None) -> None:
-        """Record a failure step."""
+    def exit_step(self, scope: StepScope, exc: BaseException | None) -> None:
+        """Close it: a step, a failure step where it raised ``exc``, nothing where it was cancelled."""
         ...
 
 
@@ -186,33 +169,25 @@ class StepScope:
         dispatch: DispatchRegions | None = None,
     ) -> None:
         self._recorder = recorder
-        self._name = name
-        self._root = root
-        self._full = full
-        self._chain = chain
-        self._dispatch = dispatch
-        self._cancelled = False
+        self.name = name
+        self.root = root
+        self.full = full
+        self.chain = chain
+        self.dispatch = dispatch
+        self.cancelled = False
 
     def cancel(self) -> None:
         """Make the step end without a trace entry: it turned out to change nothing."""
-        self._cancelled = True
+        self.cancelled = True
 
     def __enter__(self) -> StepScope:
         if self._recorder is not None:
-            self._recorder.begin_rewrite(self._root, chain=self._chain, dispatch=self._dispatch)
-            self._recorder.applying += 1
+            self._recorder.enter_step(self)
         return self
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: object) -> None:
-        if self._recorder is None:
-            return
-        self._recorder.applying -= 1
-        if exc is not None and not isinstance(exc, PASSING_THROUGH):
-            self._recorder.fail(exc, self._root, self._name)
-            return
-        if exc is None and not self._cancelled:
-            self._recorder.fired(self._name)
-            self._recorder.end_rewrite(full=self._full)
+        if self._recorder is not None:
+            self._recorder.exit_step(self, exc)
 
 
 class NullRecorder(StepRecorder):

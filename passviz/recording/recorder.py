@@ -38,11 +38,13 @@ from passviz.ir.verify import IncrementalVerifier
 from passviz.recording.failures import corruption_flag, exception_flag, root_cause, verify_flag
 from passviz.recording.initial import initial_state
 from passviz.recording.interface import (
+    PASSING_THROUGH,
     DispatchRegions,
     PassTimeout,
     PipelineStopped,
     PostWalk,
     StepRecorder,
+    StepScope,
     StepSink,
     TracedPass,
     pattern_name,
@@ -465,6 +467,19 @@ class Tracer(StepRecorder):
 
     def step_sink(self) -> StepSink:
         return self
+
+    def enter_step(self, scope: StepScope) -> None:
+        self.begin_rewrite(scope.root, chain=scope.chain, dispatch=scope.dispatch)
+        self.applying += 1
+
+    def exit_step(self, scope: StepScope, exc: BaseException | None) -> None:
+        self.applying -= 1
+        if exc is not None and not isinstance(exc, PASSING_THROUGH):
+            self.fail(exc, scope.root, scope.name)
+            return
+        if exc is None and not scope.cancelled:
+            self.fired(scope.name)
+            self.end_rewrite(full=scope.full)
 
     # -- running ------------------------------------------------------------------
 
