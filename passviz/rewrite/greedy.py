@@ -42,6 +42,7 @@ from xdsl.rewriter import InsertPoint
 from xdsl.traits import ConstantLike, IsolatedFromAbove
 from xdsl.transforms.dead_code_elimination import is_trivially_dead, region_dce
 
+from passviz.ir.dominance import immediate_dominators
 from passviz.ir.rewrite_hooks import active_observer
 from passviz.ir.traits import has_trait
 from passviz.recording.interface import NullRecorder, StepRecorder
@@ -168,29 +169,25 @@ def insertion_region(block: Block) -> Region:
         region = above
 
 
+@dataclass(eq=False)
 class GreedyDriver:
     """Applies patterns and folders to a region until nothing changes."""
 
-    def __init__(
-        self,
-        ctx: Context,
-        recorder: StepRecorder,
-        patterns: PatternSource,
-        folder: Folder,
-        materializer: Materializer | None = None,
-        config: GreedyConfig = GreedyConfig(),
-    ) -> None:
-        if isinstance(recorder, NullRecorder) and isinstance(observer := active_observer(), StepRecorder):
-            recorder = observer  # a plain pass passviz is recording
-        self.ctx = ctx
-        self.recorder = recorder
-        self.patterns = patterns
-        self.folder = folder
-        self.materializer = materializer
-        self.config = config
-        self.worklist = Worklist()
-        self.scope: Region | None = None
-        self.rewriter = recorder.rewriter(_nowhere())
+    ctx: Context
+    recorder: StepRecorder
+    patterns: PatternSource
+    folder: Folder
+    materializer: Materializer | None = None
+    config: GreedyConfig = DEFAULT
+    worklist: Worklist = field(init=False, default_factory=Worklist)
+    scope: Region | None = field(init=False, default=None)
+    rewriter: PatternRewriter = field(init=False)
+
+    def __post_init__(self) -> None:
+        observer = active_observer()
+        if isinstance(self.recorder, NullRecorder) and isinstance(observer, StepRecorder):
+            self.recorder = observer  # a plain pass passviz is recording
+        self.rewriter = self.recorder.rewriter(_nowhere())
         self.rewriter.extend_from_listener(
             PatternRewriterListener(
                 operation_insertion_handler=[self._add],
@@ -399,16 +396,7 @@ def _erase_unreachable_in(region: Region, rewriter: PatternRewriter) -> bool:
     entry = region.blocks.first
     if entry is None or entry.next_block is None:
         return False
-    reachable: set[Block] = set()
-    pending = [entry]
-    while pending:
-        block = pending.pop()
-        if block in reachable:
-            continue
-        reachable.add(block)
-        terminator = block.last_op
-        if terminator is not None:
-            pending.extend(terminator.successors)
+    reachable = immediate_dominators(region)  # the blocks the entry reaches
     dead = [block for block in region.blocks if block not in reachable]
     for block in dead:
         # Ops of dead blocks may use each other's results: drop them last to first.
