@@ -47,6 +47,7 @@ from passviz.compilers.mlir.passes.licm import memory_effects
 from passviz.compilers.mlir.version import llvm_snapshot
 from passviz.ir.hints import isa
 from passviz.recording.interface import StepRecorder, TracedPass
+from passviz.rewrite.callgraph import callable_region
 from passviz.rewrite.calls import call_callee, is_call
 from passviz.rewrite.greedy import insertion_region
 from passviz.rewrite.matchers import APInt, constant_attr
@@ -211,7 +212,7 @@ class SCCPSolver:
                 continue
             found = False
             for callable_op in block.ops:
-                if _callable_region(callable_op) is None or not is_symbol(callable_op):
+                if callable_region(callable_op) is None or not is_symbol(callable_op):
                     continue
                 visibility = Symbols.get_symbol_visibility(callable_op)
                 if visibility is Visibility.PUBLIC or (
@@ -236,7 +237,7 @@ class SCCPSolver:
         if op.regions:
             if isinstance(op, _REGION_BRANCHES):
                 self._visit_region_branch(op)
-            elif _callable_region(op) is not None:
+            elif callable_region(op) is not None:
                 callers = self.predecessors.get(op, Predecessors())
                 if not callers.all_known or callers.known:
                     self._mark_entry_blocks_live(op)
@@ -316,7 +317,7 @@ class SCCPSolver:
     def _is_external(self, callee: Operation) -> bool:
         if not self.top.is_ancestor(callee):
             return True
-        region = _callable_region(callee)
+        region = callable_region(callee)
         return callee.has_trait(CallableOpInterface) and region is None
 
     # -- SparseConstantPropagation ------------------------------------------------------
@@ -335,16 +336,10 @@ class SCCPSolver:
 
     def _visit_call_results(self, call: Operation) -> None:
         callee = self._resolve_callee(call)
-        if callee is not None and callee.has_trait(CallableOpInterface) and _callable_region(callee) is None:
+        if callee is not None and callee.has_trait(CallableOpInterface) and callable_region(callee) is None:
             self.set_unknown(call.results)
             return
-        returns = self.predecessors.get(call, Predecessors())
-        if not returns.all_known:
-            self.set_unknown(call.results)
-            return
-        for ret in returns.known:
-            for operand, result in zip(ret.operands, call.results, strict=True):
-                self.join(result, self.values.get(operand))
+        self._join_predecessor_operands(call, call.results)
 
     def _visit_folding(self, op: Operation) -> None:
         """``SparseConstantPropagation::visitOperation``: simulate the op's folder."""
@@ -416,7 +411,7 @@ class SCCPSolver:
         parent = block.parent_op()
         region = block.parent
         if region is not None and block is region.first_block:
-            if parent is not None and _callable_region(parent) is region:
+            if parent is not None and callable_region(parent) is region:
                 self._visit_callable_arguments(parent, block)
             elif isinstance(parent, _REGION_BRANCHES):
                 self._visit_region_successors(block, parent, block.args)
@@ -438,13 +433,18 @@ class SCCPSolver:
                     self.join(arg, self.values.get(operand))
 
     def _visit_callable_arguments(self, callable_op: Operation, entry: Block) -> None:
-        callers = self.predecessors.get(callable_op, Predecessors())
-        if not callers.all_known:
-            self.set_unknown(entry.args)
+        self._join_predecessor_operands(callable_op, entry.args)
+
+    def _join_predecessor_operands(self, point: Operation, values: Sequence[SSAValue]) -> None:
+        """Join into ``values`` the operands of each known predecessor of ``point`` (a call's
+        returns, a callable's callers); all unknown when some predecessor is not known."""
+        predecessors = self.predecessors.get(point, Predecessors())
+        if not predecessors.all_known:
+            self.set_unknown(values)
             return
-        for call in callers.known:
-            for arg, operand in zip(entry.args, call.operands, strict=True):
-                self.join(arg, self.values.get(operand))
+        for predecessor in predecessors.known:
+            for value, operand in zip(values, predecessor.operands, strict=True):
+                self.join(value, self.values.get(operand))
 
     def _visit_region_successors(self, point: Point, branch: Operation, lattices: Sequence[SSAValue]) -> None:
         """Join into ``lattices`` what every known predecessor of ``point`` forwards."""
@@ -478,15 +478,6 @@ def _position(value: SSAValue) -> int:
     return value.index
 
 
-def _callable_region(op: Operation) -> Region | None:
-    """``CallableOpInterface::getCallableRegion``: None for a declaration."""
-    interface = op.get_trait(CallableOpInterface)
-    if interface is None:
-        return None
-    region = interface.get_callable_region(op)
-    return region if region.blocks else None
-
-
 def _is_region_or_callable_return(op: Operation) -> bool:
     block = op.parent_block()
     parent = op.parent_op()
@@ -494,7 +485,7 @@ def _is_region_or_callable_return(op: Operation) -> bool:
         return False
     if not op.has_trait(IsTerminator):
         return False
-    return isinstance(parent, _REGION_BRANCHES) or _callable_region(parent) is not None
+    return isinstance(parent, _REGION_BRANCHES) or callable_region(parent) is not None
 
 
 def _is_branch(op: Operation) -> bool:
