@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from collections.abc import Set as AbstractSet
 from itertools import chain
 from operator import itemgetter
 from typing import Any, cast
@@ -461,6 +462,21 @@ _JSON_TYPES: dict[type, str] = {
 # -- the header, the end and run records --------------------------------------------------
 
 
+def _unexpected(fields: Iterable[str], allowed: AbstractSet[str], where: str) -> str | None:
+    """The first field (in sorted order) not in ``allowed``, as an error in ``where``; or None."""
+    extra = set(fields) - allowed
+    return f"unexpected field {_shown(sorted(extra)[0])!r} in {where}" if extra else None
+
+
+def _object_fields(value: object, allowed: AbstractSet[str], where: str) -> tuple[dict[str, Any], str | None]:
+    """``value``'s fields, and what is wrong with it: not an object, or a field not in ``allowed``
+    (``where`` names it in the error)."""
+    if not isinstance(value, dict):
+        return {}, f"{where} is not an object"
+    fields: dict[str, Any] = value  # pyright: ignore[reportUnknownVariableType]
+    return fields, _unexpected(fields, allowed, where)
+
+
 def header_problem(record: dict[str, Any]) -> str | None:
     """What is wrong with a header record, its initial delta included, or None."""
     if record.get("format") != TRACE_FORMAT:
@@ -468,9 +484,8 @@ def header_problem(record: dict[str, Any]) -> str | None:
     version = record.get("version")
     if type(version) is not int or version not in READ_VERSIONS:
         return "the header's version is not " + " or ".join(map(str, READ_VERSIONS))
-    extra = set(record) - _HEADER_FIELDS
-    if extra:
-        return f"unexpected field {_shown(sorted(extra)[0])!r} in the header"
+    if (problem := _unexpected(record, _HEADER_FIELDS, "the header")) is not None:
+        return problem
     problem = _meta_problem(record.get("meta"))
     if problem is not None:
         return problem
@@ -491,12 +506,9 @@ def header_problem(record: dict[str, Any]) -> str | None:
 
 
 def _meta_problem(meta: object) -> str | None:
-    if not isinstance(meta, dict):
-        return "the header's meta is not an object"
-    fields: dict[str, Any] = meta  # pyright: ignore[reportUnknownVariableType]
-    extra = set(fields) - _META_FIELDS
-    if extra:
-        return f"unexpected field {_shown(sorted(extra)[0])!r} in the header's meta"
+    fields, problem = _object_fields(meta, _META_FIELDS, "the header's meta")
+    if problem is not None:
+        return problem
     for name in ("input", "pipeline", "passviz_version", "xdsl_version"):
         if not isinstance(fields.get(name), str):
             return f"the header's meta.{name} is not a string"
@@ -516,12 +528,9 @@ def _meta_problem(meta: object) -> str | None:
 
 def _imported_problem(imported: object) -> str | None:
     """What is wrong with a header's ``meta.imported`` (``ImportInfo``), or None."""
-    if not isinstance(imported, dict):
-        return "the header's meta.imported is not an object"
-    fields: dict[str, Any] = imported  # pyright: ignore[reportUnknownVariableType]
-    extra = set(fields) - {"dump", "printing", "notes"}
-    if extra:
-        return f"unexpected field {_shown(sorted(extra)[0])!r} in the header's meta.imported"
+    fields, problem = _object_fields(imported, {"dump", "printing", "notes"}, "the header's meta.imported")
+    if problem is not None:
+        return problem
     for name in ("dump", "printing"):
         if not isinstance(fields.get(name), str):
             return f"the header's meta.imported.{name} is not a string"
@@ -533,12 +542,10 @@ def _imported_problem(imported: object) -> str | None:
 
 def _dispatch_problem(dispatch: object) -> str | None:
     """What is wrong with a header's ``meta.dispatch`` (``DispatchVocabulary``), or None."""
-    if not isinstance(dispatch, dict):
-        return "the header's meta.dispatch is not an object"
-    fields: dict[str, Any] = dispatch  # pyright: ignore[reportUnknownVariableType]
-    extra = set(fields) - {*_DISPATCH_LISTS, *_DISPATCH_NAMES}
-    if extra:
-        return f"unexpected field {_shown(sorted(extra)[0])!r} in the header's meta.dispatch"
+    allowed = {*_DISPATCH_LISTS, *_DISPATCH_NAMES}
+    fields, problem = _object_fields(dispatch, allowed, "the header's meta.dispatch")
+    if problem is not None:
+        return problem
     for name in _DISPATCH_LISTS:
         items = fields.get(name)
         if not isinstance(items, list) or not all(isinstance(i, str) for i in cast(list[object], items)):
@@ -559,9 +566,8 @@ def _string_map(value: object) -> bool:
 
 def end_problem(record: dict[str, Any]) -> str | None:
     """What is wrong with an end record, or None."""
-    extra = set(record) - _END_FIELDS
-    if extra:
-        return f"unexpected field {_shown(sorted(extra)[0])!r} in the end record"
+    if (problem := _unexpected(record, _END_FIELDS, "the end record")) is not None:
+        return problem
     if record.get("status") not in ("ok", "failed"):
         return "the end record's status is not ok or failed"
     if not _count(record.get("steps")):
@@ -599,9 +605,8 @@ def _number(value: object) -> bool:
 
 def run_problem(record: dict[str, Any]) -> str | None:
     """What is wrong with a run record, or None (see the schema's ``run``)."""
-    extra = set(record) - _RUN_FIELDS
-    if extra:
-        return f"unexpected field {_shown(sorted(extra)[0])!r} in a run record"
+    if (problem := _unexpected(record, _RUN_FIELDS, "a run record")) is not None:
+        return problem
     step = record.get("step")
     if type(step) is not int or step < -1:
         return "a run record's step is not -1 or a step index"
