@@ -365,21 +365,10 @@ def check_isolation(op: Operation) -> None:
             for block in pending.pop().blocks:
                 for child in block.ops:
                     for operand in child.operands:
-                        if not _region_holds(region, operand):
+                        # Defined in the region or one nested in it: its owner (op or block) lies under it.
+                        if not region.is_ancestor(operand.owner):
                             raise OpVerifyError(
                                 child, f"'{child.name}' op using value defined outside the region"
                             )
                     if child.regions and not child.has_trait(IsolatedFromAbove):
                         pending.extend(child.regions)
-
-
-def _region_holds(region: Region, value: SSAValue) -> bool:
-    """Whether ``value`` is defined in ``region`` or a region nested in it."""
-    owner = value.owner
-    defined_in = owner.parent if isinstance(owner, Block) else owner.parent_region()
-    while defined_in is not None:
-        if defined_in is region:
-            return True
-        parent = defined_in.parent
-        defined_in = parent.parent_region() if parent is not None else None
-    return False
