@@ -16,7 +16,6 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, UnknownLoc
 from xdsl.ir import Operation, Region, Use
 from xdsl.pattern_rewriter import PatternRewriter
-from xdsl.rewriter import InsertPoint
 from xdsl.transforms.common_subexpression_elimination import CSEDriver, KnownOps
 
 from passviz.ir.dominance import dominator_tree
@@ -27,7 +26,8 @@ from passviz.ir.xdsl_compat import (
     set_cse_known_ops,
     set_cse_rewriter,
 )
-from passviz.recording.interface import NullRecorder, StepRecorder, TracedPass
+from passviz.recording.interface import NullRecorder, StepRecorder
+from passviz.rewrite.rewriter_pass import RewriterPass
 
 
 @dataclass
@@ -99,14 +99,12 @@ class _RecordedCSEDriver(CSEDriver):
 
 
 @dataclass(frozen=True)
-class CommonSubexpressionElimination(TracedPass):
+class CommonSubexpressionElimination(RewriterPass):
     """Replace ops that compute a value already computed in scope."""
 
     name = "cse"
-    announces_every_edit = True
 
-    def run(self, ctx: Context, op: ModuleOp, recorder: StepRecorder) -> None:
-        rewriter = recorder.rewriter(InsertPoint.at_start(op.body.block))
+    def rewrite(self, ctx: Context, op: ModuleOp, recorder: StepRecorder, rewriter: PatternRewriter) -> None:
         driver = _RecordedCSEDriver(recorder=recorder)
         set_cse_rewriter(driver, rewriter)
         driver.simplify(op)

@@ -44,7 +44,8 @@ from xdsl.traits import CallableOpInterface
 
 from passviz.compilers.triton.dialects import tt
 from passviz.ir.hints import isa
-from passviz.recording.interface import StepRecorder, TracedPass
+from passviz.recording.interface import StepRecorder
+from passviz.rewrite.rewriter_pass import RewriterPass
 
 _REGION_BRANCH_OPS = (
     scf.IfOp,
@@ -457,12 +458,10 @@ def _then_yield(op: scf.IfOp) -> scf.YieldOp:
 
 
 @dataclass(frozen=True)
-class RewriteTensorPointer(TracedPass):
+class RewriteTensorPointer(RewriterPass):
     """Rewrite block pointers into tensors of pointers, masks and padding values."""
 
     name = "triton-rewrite-tensor-pointer"
-    announces_every_edit = True
 
-    def run(self, ctx: Context, op: ModuleOp, recorder: StepRecorder) -> None:
-        rewriter = recorder.rewriter(InsertPoint.at_start(op.body.block))
+    def rewrite(self, ctx: Context, op: ModuleOp, recorder: StepRecorder, rewriter: PatternRewriter) -> None:
         _TensorPointerRewrite(ctx, recorder, rewriter).run(op)
