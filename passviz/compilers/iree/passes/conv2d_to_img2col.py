@@ -145,6 +145,14 @@ def _expand(value: SSAValue, groups: Reassociation, result: TensorType[Attribute
     return ExpandShapeOp(value, [], _reassociation(groups), result.get_shape(), result)
 
 
+def _collapsed(groups: Reassociation, shape: Sequence[int]) -> tuple[Reassociation, list[int]]:
+    """A collapse's groups and result shape, batch first; a batch of one is folded into the
+    next group and leaves the shape, as IREE's ``n == 1`` case has it."""
+    if shape[0] != 1:
+        return groups, list(shape)
+    return [[*groups[0], *groups[1]], *groups[2:]], list(shape[1:])
+
+
 class _Emitter:
     """Inserts the ops of one rewrite before the convolution, in IREE's order."""
 
@@ -171,6 +179,22 @@ class _Emitter:
         maps = [inverse, _identity(len(indices))]
         return self(_generic([value], out, maps, 0, _copy_body)).res[0]
 
+    def img2col(
+        self, image: SSAValue, shape: Sequence[int], element: Attribute, image_map: AffineMap
+    ) -> SSAValue:
+        """The im2col copy of ``image``, read through ``image_map``, into a new tensor of ``shape``."""
+        col = self.empty(shape, element)
+        return self(_generic([image], col, [image_map, _identity(len(shape))], 0, _copy_body)).res[0]
+
+    def contraction(
+        self, lhs: SSAValue, rhs: SSAValue, acc: SSAValue, batch_maps: Sequence[AffineMap] | None
+    ) -> SSAValue:
+        """``lhs`` times ``rhs`` accumulated into ``acc``: a ``linalg.matmul``, or with
+        ``batch_maps`` the batched multiply-accumulate generic over them."""
+        if batch_maps is None:
+            return self(MatmulOp([lhs, rhs], [acc], [acc.type])).res[0]
+        return self(_generic([lhs, rhs], acc, batch_maps, 1, _mac_body)).res[0]
+
 
 class ConvertConv2DNhwcHwcf(RootedPattern):
     """IREE's ``ConvertConv2DNhwcHwcf``: im2col + ``linalg.matmul`` (a batched generic for N > 1)."""
@@ -187,27 +211,17 @@ class ConvertConv2DNhwcHwcf(RootedPattern):
         sh, sw = op.window_strides()
         emit = _Emitter(rewriter, op)
         element = image_type.element_type
-        col = emit.empty([n, oh, ow, fh, fw, ic], element)
         d = [AffineDimExpr(i) for i in range(6)]
         image_map = AffineMap(6, 0, (d[0], d[1] * sh + d[3], d[2] * sw + d[4], d[5]))
-        img2col = emit(_generic([image], col, [image_map, _identity(6)], 0, _copy_body)).res[0]
-        if n == 1:
-            col_groups, out_groups = [[0, 1, 2], [3, 4, 5]], [[0, 1, 2], [3]]
-            col_type = _tensor([oh * ow, fh * fw * ic], element)
-            out_type = _tensor([oh * ow, oc], output_type.element_type)
-        else:
-            col_groups, out_groups = [[0], [1, 2], [3, 4, 5]], [[0], [1, 2], [3]]
-            col_type = _tensor([n, oh * ow, fh * fw * ic], element)
-            out_type = _tensor([n, oh * ow, oc], output_type.element_type)
-        lhs = emit(_collapse(img2col, col_groups, col_type)).result
+        img2col = emit.img2col(image, [n, oh, ow, fh, fw, ic], element, image_map)
+        col_groups, col_shape = _collapsed([[0], [1, 2], [3, 4, 5]], [n, oh * ow, fh * fw * ic])
+        out_groups, out_shape = _collapsed([[0], [1, 2], [3]], [n, oh * ow, oc])
+        lhs = emit(_collapse(img2col, col_groups, _tensor(col_shape, element))).result
         rhs = emit(_collapse(filter_, [[0, 1, 2], [3]], _tensor([fh * fw * ic, oc], element))).result
-        acc = emit(_collapse(output, out_groups, out_type)).result
-        if n == 1:
-            product = emit(MatmulOp([lhs, rhs], [acc], [out_type])).res[0]
-        else:
-            b, m, j, k = (AffineDimExpr(i) for i in range(4))
-            maps = [AffineMap(4, 0, (b, m, k)), AffineMap(4, 0, (k, j)), AffineMap(4, 0, (b, m, j))]
-            product = emit(_generic([lhs, rhs], acc, maps, 1, _mac_body)).res[0]
+        acc = emit(_collapse(output, out_groups, _tensor(out_shape, output_type.element_type))).result
+        b, m, j, k = (AffineDimExpr(i) for i in range(4))
+        batch_maps = [AffineMap(4, 0, (b, m, k)), AffineMap(4, 0, (k, j)), AffineMap(4, 0, (b, m, j))]
+        product = emit.contraction(lhs, rhs, acc, batch_maps if n != 1 else None)
         result = emit(_expand(product, out_groups, output_type))
         rewriter.replace(op, [], [result.result])
 
@@ -234,8 +248,7 @@ class ConvertDepthwiseConv2DNhwcHwc(RootedPattern):
         d = [AffineDimExpr(i) for i in range(6)]
         image_map = AffineMap(6, 0, (d[0], d[1], d[2] * sh + d[4], d[3] * sw + d[5]))
         element = image_type.element_type
-        col = emit.empty([n, c, oh, ow, fh, fw], element)
-        img2col = emit(_generic([image_t], col, [image_map, _identity(6)], 0, _copy_body)).res[0]
+        img2col = emit.img2col(image_t, [n, c, oh, ow, fh, fw], element, image_map)
         lhs = emit(
             _collapse(img2col, [[0, 1], [2, 3], [4, 5]], _tensor([n * c, oh * ow, fh * fw], element))
         ).result
@@ -266,27 +279,17 @@ class ConvertConv2DNchwFchw(RootedPattern):
         sh, sw = op.window_strides()
         emit = _Emitter(rewriter, op)
         element = image_type.element_type
-        col = emit.empty([n, ic, fh, fw, oh, ow], element)
         d = [AffineDimExpr(i) for i in range(6)]
         image_map = AffineMap(6, 0, (d[0], d[1], d[4] * sh + d[2], d[5] * sw + d[3]))
-        img2col = emit(_generic([image], col, [image_map, _identity(6)], 0, _copy_body)).res[0]
+        img2col = emit.img2col(image, [n, ic, fh, fw, oh, ow], element, image_map)
         lhs = emit(_collapse(filter_, [[0], [1, 2, 3]], _tensor([oc, fh * fw * ic], element))).result
-        if n == 1:
-            col_groups, out_groups = [[0, 1, 2, 3], [4, 5]], [[0, 1], [2, 3]]
-            col_type = _tensor([fh * fw * ic, oh * ow], element)
-            out_type = _tensor([oc, oh * ow], output_type.element_type)
-        else:
-            col_groups, out_groups = [[0], [1, 2, 3], [4, 5]], [[0], [1], [2, 3]]
-            col_type = _tensor([n, fh * fw * ic, oh * ow], element)
-            out_type = _tensor([n, oc, oh * ow], output_type.element_type)
-        rhs = emit(_collapse(img2col, col_groups, col_type)).result
-        acc = emit(_collapse(output, out_groups, out_type)).result
-        if n == 1:
-            product = emit(MatmulOp([lhs, rhs], [acc], [out_type])).res[0]
-        else:
-            b, m, j, k = (AffineDimExpr(i) for i in range(4))
-            maps = [AffineMap(4, 0, (m, k)), AffineMap(4, 0, (b, k, j)), AffineMap(4, 0, (b, m, j))]
-            product = emit(_generic([lhs, rhs], acc, maps, 1, _mac_body)).res[0]
+        col_groups, col_shape = _collapsed([[0], [1, 2, 3], [4, 5]], [n, fh * fw * ic, oh * ow])
+        out_groups, out_shape = _collapsed([[0], [1], [2, 3]], [n, oc, oh * ow])
+        rhs = emit(_collapse(img2col, col_groups, _tensor(col_shape, element))).result
+        acc = emit(_collapse(output, out_groups, _tensor(out_shape, output_type.element_type))).result
+        b, m, j, k = (AffineDimExpr(i) for i in range(4))
+        batch_maps = [AffineMap(4, 0, (m, k)), AffineMap(4, 0, (b, k, j)), AffineMap(4, 0, (b, m, j))]
+        product = emit.contraction(lhs, rhs, acc, batch_maps if n != 1 else None)
         result = emit(_expand(product, out_groups, output_type))
         rewriter.replace(op, [], [result.result])
 
