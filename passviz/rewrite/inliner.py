@@ -12,8 +12,6 @@ inlined nor inlined into.  A dialect carries its interface (``Dialect``'s interf
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from xdsl.context import Context
 from xdsl.dialect_interfaces import DialectInterface
 from xdsl.dialects import cf
@@ -55,27 +53,6 @@ class DialectInlinerInterface(DialectInterface):
         callee of several blocks is not inlined into its regions.  passviz's addition, since
         xDSL has no ``SingleBlock`` trait of its own."""
         return False
-
-
-class FunctionDialectInliner(DialectInlinerInterface):
-    """A function dialect's answers (Triton's, the Toy tutorial's): every call may be inlined,
-    every op may move and every region take inlined bodies; the dialect's return
-    (``return_op``) branches to the code after the call."""
-
-    return_op: ClassVar[type[Operation]]
-
-    def is_legal_to_inline_call(self, call: Operation, callable: Operation, would_be_cloned: bool) -> bool:
-        return True
-
-    def is_legal_to_inline_region(self, dest: Region, src: Region, would_be_cloned: bool) -> bool:
-        return True
-
-    def is_legal_to_inline_op(self, op: Operation, dest: Region, would_be_cloned: bool) -> bool:
-        return True
-
-    def handle_terminator(self, op: Operation, new_dest: Block) -> None:
-        if isinstance(op, self.return_op):
-            branch_to(op, new_dest)
 
 
 def branch_to(op: Operation, new_dest: Block) -> None:
