@@ -22,7 +22,6 @@ from xdsl.dialects.builtin import (
     AnyFloat,
     DenseIntOrFPElementsAttr,
     FloatAttr,
-    IndexType,
     IntegerAttr,
     IntegerType,
     TensorType,
@@ -35,6 +34,7 @@ from xdsl.ir.affine import AffineMap
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
 
+from passviz.compilers.iree.passes.dispatch_common import dim_ops
 from passviz.compilers.iree.passes.pattern_pass import IreePatternPass
 from passviz.compilers.mlir.dialects.linalg import BatchMatmulOp, BatchMatvecOp, FillOp, GenericOp, MatmulOp
 from passviz.ir.hints import isa
@@ -163,16 +163,7 @@ class DetachElementwisePattern(RootedPattern):
         if not maps[len(op.inputs)].data.is_projected_permutation():
             return
         rank = len(output_type.get_shape())
-        # tensor::getMixedSizes: a tensor.dim (with its index constant) per dynamic dimension.
-        dims: list[SSAValue] = []
-        created: list[Operation] = []
-        for index, size in enumerate(output_type.get_shape()):
-            if size >= 0:
-                continue
-            constant = arith.ConstantOp(IntegerAttr(index, IndexType()))
-            dim = tensor.DimOp(output, constant)
-            created += [constant, dim]
-            dims.append(dim.result)
+        created, dims = dim_ops(output)
         empty = tensor.EmptyOp(dims, output_type)
         zero = arith.ConstantOp(_zero(element))
         fill = FillOp([zero.result], [empty.tensor], [output_type])

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, tensor
-from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, ModuleOp, StringAttr, TensorType
+from xdsl.dialects.builtin import IndexType, ModuleOp, StringAttr, TensorType
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -36,6 +36,7 @@ from passviz.compilers.iree.dialects.iree_tensor_ext import (
     DispatchTensorType,
 )
 from passviz.compilers.iree.passes.dispatch_common import (
+    dim_ops,
     dispatch_regions,
     dps_inits,
     dynamic_count,
@@ -83,14 +84,9 @@ def append_dynamic_dims(value: SSAValue, before: Operation, dims: list[SSAValue]
     if found is not None:
         dims.extend(found)
         return
-    assert isa(value.type, TensorType[Attribute])
-    for index, size in enumerate(value.type.get_shape()):
-        if size != DYNAMIC_INDEX:
-            continue
-        constant = arith.ConstantOp(IntegerAttr(index, IndexType()))
-        dim = tensor.DimOp(value, constant.result)
-        Rewriter.insert_op([constant, dim], InsertPoint.before(before))
-        dims.append(dim.result)
+    ops, sizes = dim_ops(value)
+    Rewriter.insert_op(ops, InsertPoint.before(before))
+    dims.extend(sizes)
 
 
 def dims_in_list(

@@ -54,7 +54,7 @@ from xdsl.rewriter import InsertPoint
 
 from passviz.compilers.iree.dialects import flow
 from passviz.compilers.iree.passes.detach_elementwise import is_contraction
-from passviz.compilers.iree.passes.dispatch_common import record_no_fusion
+from passviz.compilers.iree.passes.dispatch_common import dim_ops, record_no_fusion
 from passviz.compilers.iree.passes.pattern_pass import IreePatternPass
 from passviz.compilers.mlir.dialects.linalg import GenericOp
 from passviz.ir.hints import isa
@@ -615,15 +615,7 @@ class RemoveOutsDependency(RootedPattern):
             type_ = _tensor_type(value)
             if _payload_uses(op, number) or type_ is None or isinstance(value.owner, tensor.EmptyOp):
                 continue
-            created: list[Operation] = []
-            sizes: list[SSAValue] = []
-            for dim, size in enumerate(type_.get_shape()):
-                if size >= 0:
-                    continue
-                constant = arith.ConstantOp(IntegerAttr(dim, IndexType()))
-                dim_op = tensor.DimOp(value, constant)
-                created += [constant, dim_op]
-                sizes.append(dim_op.result)
+            created, sizes = dim_ops(value)
             empty = tensor.EmptyOp(sizes, TensorType(type_.element_type, type_.get_shape()))
             rewriter.insert([*created, empty], InsertPoint.before(op))
             op.operands[number] = empty.tensor

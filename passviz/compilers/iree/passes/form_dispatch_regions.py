@@ -65,6 +65,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from passviz.compilers.iree.dialects import flow
 from passviz.compilers.iree.passes.dispatch_common import (
+    dim_ops,
     dispatch_regions,
     dps_inits,
     is_inside,
@@ -673,13 +674,7 @@ def reify_dynamic_dims(value: SSAValue) -> list[SSAValue]:
     if not sizes:
         return []
     if isinstance(value, BlockArgument):
-        found: list[SSAValue] = []
-        ops: list[Operation] = []
-        for index in sizes:
-            constant = arith.ConstantOp(IntegerAttr(index, IndexType()))
-            dim = tensor.DimOp(value, constant.result)
-            ops += [constant, dim]
-            found.append(dim.result)
+        ops, found = dim_ops(value)
         block = value.block
         first = block.first_op
         Rewriter.insert_op(ops, InsertPoint.before(first) if first is not None else InsertPoint.at_end(block))
