@@ -9,27 +9,23 @@ body branches on.  ``tt.reduce`` and ``tt.scan`` have MLIR's ``SingleBlock`` tra
 from __future__ import annotations
 
 from xdsl.dialects.builtin import BoolAttr
-from xdsl.ir import Block, Operation, Region
+from xdsl.ir import Block, Operation
 
+from passviz.compilers.mlir.inliner import FuncInliner
 from passviz.compilers.triton.dialects.tt import FuncOp, ReduceOp, ReturnOp, ScanOp
 from passviz.ir.hints import isa
-from passviz.rewrite.inliner import DialectInlinerInterface, branch_to
+from passviz.rewrite.inliner import branch_to
 
 
-class TritonInliner(DialectInlinerInterface):
-    """The ``tt`` dialect's answers to the inliner."""
+class TritonInliner(FuncInliner):
+    """The ``tt`` dialect's answers to the inliner: ``func``'s (every op may move, every region
+    take inlined bodies), but for ``noinline`` callees and ``tt.return``."""
 
     def is_legal_to_inline_call(self, call: Operation, callable: Operation, would_be_cloned: bool) -> bool:
         if not isinstance(callable, FuncOp):
             return True
         noinline = callable.attributes.get("noinline")
         return not (isa(noinline, BoolAttr) and noinline.value.data)
-
-    def is_legal_to_inline_region(self, dest: Region, src: Region, would_be_cloned: bool) -> bool:
-        return True
-
-    def is_legal_to_inline_op(self, op: Operation, dest: Region, would_be_cloned: bool) -> bool:
-        return True
 
     def handle_terminator(self, op: Operation, new_dest: Block) -> None:
         if isinstance(op, ReturnOp):
