@@ -205,11 +205,17 @@ def _triton_tests_are_marked(request: pytest.FixtureRequest, monkeypatch: pytest
     markers.guard_triton(request.node, monkeypatch)
 
 
+@pytest.fixture(scope="session")
+def _checked_traces() -> set[str]:
+    """The digests of the traces checked so far in this session (``tests/printed_check.py``)."""
+    return set()
+
+
 @pytest.fixture(autouse=True)
-def _pane_text_is_the_cli_text(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def _pane_text_is_the_cli_text(monkeypatch: pytest.MonkeyPatch, _checked_traces: set[str]) -> Iterator[None]:
     """Every trace a test records through ``passviz.pipelines.record`` reads at every step as the
     CLI prints it, from the pure data as from live IR (``tests/printed_check.py``)."""
-    from tests.printed_check import text_mismatch
+    from tests.printed_check import text_mismatch, trace_digest
 
     # The module, not the function ``passviz.pipelines`` exports under the same name.
     recording = importlib.import_module("passviz.pipelines.record")
@@ -225,5 +231,9 @@ def _pane_text_is_the_cli_text(monkeypatch: pytest.MonkeyPatch) -> Iterator[None
     monkeypatch.setattr(recording, "_record", keep)
     yield
     for trace in traces:
+        digest = trace_digest(trace)
+        if digest in _checked_traces:
+            continue
+        _checked_traces.add(digest)
         mismatch = text_mismatch(trace)
         assert mismatch is None, mismatch
