@@ -21,7 +21,6 @@ from filecheck.matcher import Matcher
 from filecheck.options import Options
 
 from passviz.pipelines import InputError, TraceRun, parse_ir
-from passviz.trace.model import Trace
 from tests import markers
 
 PEER = Path(__file__).resolve().parents[2] / "shared" / "peer"
@@ -220,20 +219,19 @@ def _pane_text_is_the_cli_text(monkeypatch: pytest.MonkeyPatch, _checked_traces:
     # The module, not the function ``passviz.pipelines`` exports under the same name.
     recording = importlib.import_module("passviz.pipelines.record")
 
-    traces: list[Trace] = []
+    mismatches: list[str] = []
     original = recording._record  # pyright: ignore[reportPrivateUsage]
 
     def keep(*args: Any, **kwargs: Any) -> TraceRun:
         run = original(*args, **kwargs)
-        traces.append(run.trace)
+        # Checked as recorded, before the test can change it (hostile-input tests do).
+        digest = trace_digest(run.trace)
+        if digest not in _checked_traces:
+            _checked_traces.add(digest)
+            if (mismatch := text_mismatch(run.trace)) is not None:
+                mismatches.append(mismatch)
         return run
 
     monkeypatch.setattr(recording, "_record", keep)
     yield
-    for trace in traces:
-        digest = trace_digest(trace)
-        if digest in _checked_traces:
-            continue
-        _checked_traces.add(digest)
-        mismatch = text_mismatch(trace)
-        assert mismatch is None, mismatch
+    assert not mismatches, mismatches[0]
