@@ -594,7 +594,12 @@ export class TraceViewer {
     return leaves.length > 0 ? leaves : boxes;
   }
 
-  /** In big modules, collapse the functions a step does not touch (once, at the start). */
+  /**
+   * In big modules, collapse the functions a step does not touch (once, at the start).  Opened
+   * on the initial IR, or on a step that touches no function, a big module is an overview: every
+   * function a labelled box with its size, opened by a double-click or by the first step that
+   * changes something inside it.
+   */
   private collapseFunctions(diff: DiffGraph, state: IRState, keep: Set<string>): void {
     if (diff.nodes.size <= COLLAPSE_ABOVE) {
       return;
@@ -602,11 +607,11 @@ export class TraceViewer {
     const functions = [...diff.nodes.values()].filter(
       node => node.kind === 'box' && isFunction(state.ops.get(node.id))
     );
-    // With one function nothing is unrelated; with none touched yet, the first stays open.
-    const open = functions.some(f => keep.has(f.id)) ? keep : new Set([functions[0]?.id]);
+    // With one function nothing is unrelated.
     if (functions.length < 2) {
       return;
     }
+    const open = functions.some(f => keep.has(f.id)) ? keep : new Set<string>();
     for (const node of functions) {
       if (!open.has(node.id)) {
         this.layout.collapsed.add(node.id);
