@@ -85,10 +85,10 @@ def printed_names(state: IRData, lines: list[IRLine]) -> PrintedNames:
                 scope.next_number += 1
 
     for line in lines:
-        if line.op is None:  # a block label: its arguments
+        # A block label (its arguments), or an op without regions: values, in order.
+        if line.op is None or not (op := state.op(line.op)).regions:
             name_values(line.text)
             continue
-        op = state.op(line.op)
         count = seen_lines.get(line.op, 0)
         seen_lines[line.op] = count + 1
         slots = region_slots(op.text)[1]

@@ -169,13 +169,14 @@ export function printedNames(state: IRState, lines: readonly IRLine[]): PrintedN
     }
   };
   for (const line of lines) {
-    if (line.op === null) {
+    const op = line.op === null ? null : state.op(line.op);
+    // A block label (its arguments), or an op without regions: values, in order.
+    if (op === null || op.regions.length === 0) {
       nameValues(line.text);
       continue;
     }
-    const op = state.op(line.op);
-    const count = seenLines.get(line.op) ?? 0;
-    seenLines.set(line.op, count + 1);
+    const count = seenLines.get(op.id) ?? 0;
+    seenLines.set(op.id, count + 1);
     const { slots } = splitText(op.text);
     const shown = Math.min(op.regions.length, slots.length);
     const scoped = slots.slice(0, shown).some(slot => slot.scope);
