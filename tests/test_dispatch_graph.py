@@ -25,6 +25,7 @@ from passviz.trace.apply import IRData
 from passviz.trace.model import Trace
 from passviz.view import dispatch as dispatch_module
 from passviz.view.dispatch import dispatch_graph
+from passviz.view.printed import printed_text
 from passviz.view.state import TraceStates, ops_named
 from tests.conftest import iree_opt_missing, need
 from tests.iree_support import SEED_EXAMPLES, SEED_MATMUL, run_iree_opt
@@ -199,3 +200,19 @@ def test_the_graph_is_iree_opts_once_the_function_holds_only_dispatches(model: s
         )
         theirs = _dot_edges(dot.read_text(encoding="utf-8"))
         assert theirs and _edges(states.at(step)) == theirs, step
+
+
+def test_arguments_are_labelled_as_the_cli_prints_them(trace: Trace) -> None:
+    """An argument node says ``%arg0: tensor<…>``, the name ``passviz show`` prints in the
+    function's signature, not the trace's value id."""
+    states = TraceStates(trace)
+    for step in (-1, len(trace.steps) - 1):
+        state = states.at(step)
+        text = printed_text(state, trace.meta)
+        nodes, _ = dispatch_graph(state, HINTS)
+        labels = [n.label for n in nodes.values() if n.kind == "arg"]
+        assert labels
+        for label in labels:
+            name, kind = label.split(": ", 1)
+            assert re.fullmatch(r"%arg\d+", name), label
+            assert f"{name}: {kind}" in text, label

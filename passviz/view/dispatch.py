@@ -20,8 +20,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from passviz.trace.apply import IRData
+from passviz.trace.apply import IRData, ir_lines
 from passviz.trace.model import DispatchVocabulary
+from passviz.view.printed import printed_names
 from passviz.view.state import op_attrs
 
 
@@ -144,6 +145,8 @@ def dispatch_graph(
     calls: list[tuple[str, str]] = []
     top = _body_ops(state, state.root) if state.root in state.ops else []
     count = 0
+    # Arguments are labelled as the IR pane and the CLI print them (`%arg0`), not by trace id.
+    names = printed_names(state, ir_lines(state)).values if top else {}
     for holder in top:
         op = state.ops[holder]
         if op.name == hints["executable_op"]:
@@ -160,7 +163,9 @@ def dispatch_graph(
         entry = state.blocks[blocks[0]]
         producers: dict[str, str] = {}
         for arg in entry.args:
-            nodes[arg] = DispatchNode(arg, "arg", holder, f"%{arg}: {state.values[arg].type}", ())
+            nodes[arg] = DispatchNode(
+                arg, "arg", holder, f"%{names.get(arg, arg)}: {state.values[arg].type}", ()
+            )
             producers[arg] = arg
         for child in entry.ops:
             name = state.ops[child].name

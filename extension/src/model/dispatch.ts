@@ -17,6 +17,7 @@
  */
 
 import type { DispatchVocabulary } from '../schema';
+import { irLines, printedNames } from './irtext';
 import type { BlockEntry, IRState } from './state';
 
 export type { DispatchVocabulary };
@@ -173,6 +174,8 @@ export function dispatchGraph(state: IRState, hints: DispatchVocabulary | null):
   const calls: Array<[string, string]> = [];
   const top = state.ops.has(state.root) ? bodyOps(state, state.root) : [];
   let count = 0;
+  // Arguments are labelled as the IR pane and the CLI print them (`%arg0`), not by trace id.
+  const names = top.length > 0 ? printedNames(state, irLines(state)).values : new Map<string, string>();
   for (const holder of top) {
     const op = state.op(holder);
     if (op.name === hints.executable_op) {
@@ -188,7 +191,7 @@ export function dispatchGraph(state: IRState, hints: DispatchVocabulary | null):
     const entry = state.block(blocks[0]);
     const producers = new Map<string, string>();
     for (const arg of entry.args) {
-      nodes.set(arg, { id: arg, kind: 'arg', parent: holder, label: `%${arg}: ${state.values.get(arg)?.type ?? '?'}`, members: [] });
+      nodes.set(arg, { id: arg, kind: 'arg', parent: holder, label: `%${names.get(arg) ?? arg}: ${state.values.get(arg)?.type ?? '?'}`, members: [] });
       producers.set(arg, arg);
     }
     for (const child of entry.ops) {
