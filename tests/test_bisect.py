@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,10 +17,11 @@ from xdsl.pattern_rewriter import PatternRewriteWalker
 
 from passviz.cli import main
 from passviz.pipelines import load_pass_module, record
-from passviz.run.bisect import INITIAL, bisect, run_step
+from passviz.run.bisect import INITIAL, StepTexts, bisect, run_step
 from passviz.run.inputs import make_arguments, parse_arg
 from passviz.run.launch import Argument
 from passviz.trace.model import Trace
+from passviz.trace.store import read_trace
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 DEMO = (EXAMPLES / "bisect_demo.mlir").read_text()
@@ -111,8 +113,11 @@ def test_the_command_line_runs_a_step_and_bisects(tmp_path: Path, capsys: pytest
     printed = capsys.readouterr().out.splitlines()
     found = next(line for line in printed if line.startswith("first differing step:"))
     assert found.split()[3:7] == ["3", "rewrite", "demo-rewrites", "OrderSubfOperands"]
-    # The matched op, located in its function (the demo's IR has no source locations).
-    assert found.endswith("OrderSubfOperands on arith.subf at @scale_sub, op #16")
+    # The matched op, located in its function by the id the viewer shows for it (the demo's IR
+    # has no source locations).
+    root = read_trace(out).steps[3].root
+    assert root is not None and re.fullmatch(r"o\d+", root)
+    assert found.endswith(f"OrderSubfOperands on arith.subf at @scale_sub, op {root}")
     assert "1000 elements differ" in printed[printed.index(found) + 1]
     assert printed[printed.index(found) + 2].startswith("  out[0]: expected ")
     # Within a tolerance wider than the change, no step differs.
@@ -272,3 +277,16 @@ def test_bf16_outputs_compare_within_a_bf16_ulp() -> None:
     assert compare(as_bf16, Outcome(0, {"out": next_up}, {"out": "bf16"})).same
     as_f32 = Outcome(INITIAL, {"out": one}, {"out": "f32"})
     assert not compare(as_f32, Outcome(0, {"out": next_up}, {"out": "f32"})).same
+
+
+def test_a_run_locates_an_op_by_the_id_the_viewer_shows() -> None:
+    """The IR a step runs is parsed anew; each of its ops maps back to the trace's id of the op
+    it was replayed from, so that a run error names the op as the viewer does."""
+    trace = demo_trace()
+    texts = StepTexts(trace)
+    for step in (INITIAL, len(trace.steps) - 1):
+        module = texts.module(step)
+        assert texts.replayer is not None
+        ids = [texts.op_id(step, module, op) for op in module.walk()]
+        assert None not in ids and len(set(ids)) == len(ids)
+        assert [texts.replayer.ops[i].name for i in ids if i is not None] == [op.name for op in module.walk()]

@@ -109,8 +109,9 @@ def function_attribute(function: Operation, name: str) -> Attribute | None:
     return function.properties.get(name) or function.attributes.get(name)
 
 
-def describe_location(op: Operation) -> str:
-    """Where ``op`` is: the source line its location names, else its place in its function."""
+def describe_location(op: Operation, op_id: str | None = None) -> str:
+    """Where ``op`` is: the source line its location names, else its place in its function, by
+    ``op_id`` (the trace's id, the one the viewer shows) when given, else by its walk index."""
     found = source_position(op.location)
     if found is not None:
         return found
@@ -122,13 +123,15 @@ def describe_location(op: Operation) -> str:
     name = getattr(function_attribute(func, "sym_name"), "data", "?")
     if func is op:
         return f"@{name}"
+    if op_id is not None:
+        return f"@{name}, op {op_id}"
     index = next(i for i, other in enumerate(func.walk()) if other is op)
     return f"@{name}, op #{index}"
 
 
-def describe_op(op: Operation) -> str:
+def describe_op(op: Operation, op_id: str | None = None) -> str:
     """``op``'s name and location, as errors print them."""
-    return f"{describe_location(op)}: {op.name}"
+    return f"{describe_location(op, op_id)}: {op.name}"
 
 
 # -- types -------------------------------------------------------------------------

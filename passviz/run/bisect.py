@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
 
 from passviz.interpret.values import (
     Array,
@@ -35,6 +36,7 @@ from passviz.interpret.values import (
     RunError,
     RunLimits,
     UnsupportedOpError,
+    describe_op,
 )
 from passviz.pipelines import InputError, parse_ir
 from passviz.recording.replay import Replayer
@@ -151,6 +153,20 @@ class StepTexts:
             what = "the initial IR" if initial else f"the IR after step {step}"
             raise RunError(f"{what} does not parse: {exc}") from None
 
+    def op_id(self, step: int, module: ModuleOp, op: Operation) -> str | None:
+        """The trace's id of ``op``, an op of ``module`` (``self.module(step)``): the id the viewer
+        shows for it. None when the replayed IR and ``module`` do not walk alike."""
+        self.text(step)
+        assert self.replayer is not None
+        ids = {id(live): op_id for op_id, live in self.replayer.ops.items()}
+        walked = list(self.replayer.module.walk())
+        parsed = list(module.walk())
+        if len(walked) != len(parsed) or any(a.name != b.name for a, b in zip(walked, parsed, strict=True)):
+            return None
+        return next(
+            (ids.get(id(live)) for live, other in zip(walked, parsed, strict=True) if other is op), None
+        )
+
 
 def run_step(
     trace: Trace,
@@ -162,7 +178,8 @@ def run_step(
 ) -> Outcome:
     """Run the IR after ``step`` (``INITIAL``: before the first step) on fresh copies of ``arguments``,
     within ``limits``."""
-    module = (texts or StepTexts(trace)).module(step)
+    texts = texts or StepTexts(trace)
+    module = texts.module(step)
     fresh = [(name, value.copy() if isinstance(value, np.ndarray) else value) for name, value in arguments]
     try:
         result = launch(module, fresh, grid, limits=limits)
@@ -179,7 +196,11 @@ def run_step(
     except DeclarationCallError as exc:
         return Outcome(step, error=str(exc), runnable=False)
     except RunError as exc:
-        return Outcome(step, error=str(exc), failure=f"{exc.op.name if exc.op else ''}: {exc.message}")
+        if exc.op is None:
+            return Outcome(step, error=str(exc), failure=f": {exc.message}")
+        # Located by the op's trace id, the one the viewer shows, not by a walk index of its own.
+        error = f"{describe_op(exc.op, texts.op_id(step, module, exc.op))}: {exc.message}"
+        return Outcome(step, error=error, failure=f"{exc.op.name}: {exc.message}")
 
 
 def compare(

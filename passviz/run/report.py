@@ -40,7 +40,7 @@ def matched_location(trace: Trace, step: Step) -> str | None:
     replayer = Replayer(trace)
     replayer.advance_to(step.index - 1)
     op = replayer.ops.get(step.root)
-    return describe_location(op) if op is not None else None
+    return describe_location(op, step.root) if op is not None else None
 
 
 def _ranges(steps: list[int]) -> str:
