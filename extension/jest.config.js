@@ -18,6 +18,8 @@ module.exports = {
   },
   // Styles are bundled by webpack/esbuild; in unit tests they are empty modules.
   moduleNameMapper: {
-    '\\.css$': '<rootDir>/test/style-mock.js'
+    '\\.css$': '<rootDir>/test/style-mock.js',
+    // The worker's code is bundled by the build; unit tests run the viewer without it.
+    '/generated/workercode$': '<rootDir>/test/workercode-mock.ts'
   }
 };

@@ -57,6 +57,8 @@ def test_policy_hashes_exactly_the_scripts_that_run() -> None:
     assert set(policy["script-src"].split()) == {script_hash("run(1)"), script_hash("run(2)")}
     assert "unsafe-inline" not in policy["script-src"]
     assert policy["default-src"] == policy["form-action"] == policy["base-uri"] == "'none'"
+    # The viewer's worker starts from a blob its own script makes; nothing else may start one.
+    assert policy["worker-src"] == "blob:"
     # The digest is of the script's UTF-8 text, as the browser hashes it.
     assert script_hash("") == "'sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU='"
     assert "script-src 'none'" in content_security_policy([])

@@ -332,3 +332,5 @@ def test_jupyterlab_renderer_widget_and_document(
     # a 2,000-op module's trace (thousands of steps), displayed in the notebook
     for step in long_steps:
         check_view(report["long"][str(step)], step, fills_window=False)
+    # ...its steps built and laid out by the viewer's worker thread, inside JupyterLab too
+    assert report["long"][str(long_steps[-1])]["laidAhead"] > 0

@@ -11,7 +11,10 @@ Each trace's standalone page is driven in real headless Chromium
   than the viewport) has some of them in view and the pane counts the rest;
 - the labels of the changed ops in view are at least 10 px tall;
 - no two sibling boxes overlap and every node lies inside its parent's box;
-- the minimap (when not folded away) covers no changed node.
+- the minimap (when not folded away) covers no changed node;
+
+and the steps were built and laid out by the viewer's worker thread, off the
+page's (issue 24, item 4): the checks above hold for what it made.
 
 The split: every changed step of seed 000 (at 1400 x 900 and at a notebook's
 900 x 600), of the Toy program down to LLVM (``toy-ch6``, ~1 min) and of the
@@ -110,6 +113,10 @@ def check_every_changed_step(
             plan.append({"shot": shots[step]})
     results = drive(trace, name, plan, artifacts, **size)
     problems = [p for step in steps for p in check_change_on_screen(results[f"step{step}"], step)]
+    # The steps were built and laid out off the page's thread (its worker), and drawn from that.
+    laid = results[f"step{steps[-1]}"]["laidAhead"]
+    if laid < len(steps) // 2:
+        problems.append(f"only {laid} of {len(steps)} steps were laid out by the viewer's worker")
     assert problems == [], f"{len(problems)} problems in {len(steps)} steps:\n" + "\n".join(problems[:40])
     return len(steps)
 

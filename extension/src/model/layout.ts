@@ -62,6 +62,16 @@ export function nodeSize(node: Pick<GraphNode, 'kind' | 'label'>): Size {
 
 type LayoutNode = Pick<GraphNode, 'id' | 'kind' | 'parent' | 'label'>;
 
+/** A layout's memory as plain data (maps and sets a worker can post): see `StructureLayout.memory`. */
+export interface LayoutMemory {
+  columns: Map<string, number>;
+  slots: Map<string, Map<string, number>>;
+  collapsed: Set<string>;
+  previous: Map<string, Frame>;
+  /** The layout count of the layout it was taken from, when it was taken. */
+  generation: number;
+}
+
 /** A node laid out with its top-left corner at the origin, and what it holds, placed relative to that corner. */
 interface Laid {
   id: string;
@@ -113,6 +123,40 @@ export class StructureLayout {
     for (const id of this.collapsed) {
       copy.collapsed.add(id);
     }
+    return copy;
+  }
+
+  /**
+   * What this layout remembers, as plain data another thread can receive: laying out
+   * with `withMemory(memory)` there gives the frames this one would give.
+   */
+  memory(): LayoutMemory {
+    return {
+      columns: new Map(this.columns),
+      slots: new Map(this.slots),
+      collapsed: new Set(this.collapsed),
+      previous: this.previous,
+      generation: this.forkedAt >= 0 ? this.forkedAt : this.made
+    };
+  }
+
+  /**
+   * A fork of the layout `memory` was taken from (in this thread or another), sharing this
+   * layout's laid-out leaves: `adopt` takes it only while that layout made none since.
+   */
+  withMemory(memory: LayoutMemory): StructureLayout {
+    const copy = new StructureLayout(this.leaves);
+    for (const [id, length] of memory.columns) {
+      copy.columns.set(id, length);
+    }
+    for (const [id, slots] of memory.slots) {
+      copy.slots.set(id, slots);
+    }
+    for (const id of memory.collapsed) {
+      copy.collapsed.add(id);
+    }
+    copy.previous = memory.previous;
+    copy.forkedAt = memory.generation;
     return copy;
   }
 

@@ -9,15 +9,16 @@
  * the change, / searches, Escape leaves the search box.
  */
 
-import { diffGraphs, movedBy, touchedBy, UnchangedCache, type DiffGraph } from '../model/diff';
+import type { DiffGraph } from '../model/diff';
 import { dispatchVocabulary } from '../model/dispatch';
-import { GraphBuilder, type GraphData } from '../model/graph';
 import { diffLines, irLines, printedNames, type IRLine, type PrintedNames } from '../model/irtext';
 import { StructureLayout, type Frame } from '../model/layout';
 import { lineage } from '../model/lineage';
 import type { IRState, OpEntry } from '../model/state';
+import { StepCache, StepModel, type AheadResult } from '../model/stepmodel';
 import { stepCounts } from '../model/steps';
 import { StateCursor, stepChanged, Trace, TraceError } from '../model/trace';
+import { AheadWorker } from './ahead';
 import { DetailsPane } from './details';
 import { DispatchPane, type DispatchInspection } from './dispatchgraph';
 import { afterNextPaint, el, scrollPending } from './dom';
@@ -56,6 +57,8 @@ export interface Inspection {
   changes: { targets: string[]; outside: number; minimap: PageBox | null };
   /** The dispatch graph at the step, and whether it is shown (`D`); none without `meta.dispatch`. */
   dispatch: DispatchInspection;
+  /** How many steps so far were built and laid out by the worker thread, not the page. */
+  laidAhead: number;
 }
 
 /** The viewers on the page, for tests and tools: `window.passvizViewers`. */
@@ -74,34 +77,6 @@ const COLLAPSE_ABOVE = 400;
  */
 const isFunction = (op: OpEntry | undefined): boolean =>
   op !== undefined && (op.props.function_type ?? op.attrs.function_type) !== undefined;
-
-/** A small cache of per-step values, most recent last. */
-class StepCache<T> {
-  private readonly map = new Map<number, T>();
-  constructor(private readonly size: number) {}
-  /** The value of `step` if it is kept (then the most recent), else undefined. */
-  cached(step: number): T | undefined {
-    const hit = this.map.get(step);
-    if (hit !== undefined) {
-      this.map.delete(step);
-      this.map.set(step, hit);
-    }
-    return hit;
-  }
-
-  get(step: number, make: () => T): T {
-    const hit = this.cached(step);
-    if (hit !== undefined) {
-      return hit;
-    }
-    const value = make();
-    this.map.set(step, value);
-    if (this.map.size > this.size) {
-      this.map.delete(this.map.keys().next().value!);
-    }
-    return value;
-  }
-}
 
 /** How long `afterPaint` waits for a frame: a hidden page paints none. */
 const FRAME_WAIT_MS = 1000;
@@ -174,16 +149,16 @@ export class TraceViewer {
   readonly runs: RunsPane;
   private readonly title: HTMLElement;
   private readonly legend: HTMLElement;
-  private readonly graphs = new StepCache<GraphData>(6);
-  /** Graphs of all steps share the nodes of what a step did not change, and diffs their statuses. */
-  private readonly builder = new GraphBuilder();
-  private readonly unchanged = new UnchangedCache();
+  /** Each step's graph with statuses: graphs of all steps share the nodes of what a step did not change. */
+  private readonly model: StepModel;
+  /** The thread that builds and lays out steps ahead (null: none could start; undefined: not yet started). */
+  private aheadWorker: AheadWorker | null | undefined = undefined;
   private readonly lines = new StepCache<IRLine[]>(6);
   private readonly names = new StepCache<PrintedNames>(6);
-  /** Each step's graph with statuses (against the step before). */
-  private readonly diffs = new StepCache<DiffGraph>(6);
   /** The next step, laid out while the person reads this one (null: none). */
   private ahead: { step: number; diff: DiffGraph; layout: StructureLayout; frames: Map<string, Frame> } | null = null;
+  /** The step the worker is laying out now, with the layout count it was asked at. */
+  private pending: { step: number; generation: number; result: Promise<AheadResult | null> } | null = null;
   private readonly edgeFilter: EdgeFilter = { use: true, branch: true };
   private current = -2;
   private selected: string | null;
@@ -198,11 +173,12 @@ export class TraceViewer {
   rendered: Promise<void> = Promise.resolve();
 
   constructor(
-    data: unknown,
+    private readonly data: unknown,
     private readonly options: ViewerOptions = {}
   ) {
     this.trace = Trace.from(data);
     this.cursor = new StateCursor(this.trace);
+    this.model = new StepModel(this.trace, this.cursor);
     const dispatch = dispatchVocabulary(this.trace.header.meta.dispatch);
     this.dispatchPane = dispatch === null ? null : new DispatchPane(id => this.select(id, true, true), step => this.cursor.at(step), dispatch);
     this.selected = options.selected ?? null;
@@ -296,6 +272,7 @@ export class TraceViewer {
     this.details.dispose();
     this.source.dispose();
     this.graphPane.dispose();
+    this.aheadWorker?.dispose();
     this.node.remove();
   }
 
@@ -374,7 +351,8 @@ export class TraceViewer {
       irText: this.irPane.plainText(),
       irChanges: this.irPane.changesInView(),
       changes: this.graphPane.inspectChanges(),
-      dispatch: this.dispatchPane?.inspect() ?? { available: false, visible: false, selected: null, nodes: [], edges: [] }
+      dispatch: this.dispatchPane?.inspect() ?? { available: false, visible: false, selected: null, nodes: [], edges: [] },
+      laidAhead: this.stepsLaidAhead
     };
   }
 
@@ -490,10 +468,6 @@ export class TraceViewer {
     this.repeating = event.repeat;
     action();
   };
-
-  private stateGraph(step: number, state: IRState): GraphData {
-    return this.graphs.get(step, () => this.builder.build(state));
-  }
 
   private stateLines(step: number, state: IRState): IRLine[] {
     return this.lines.get(step, () => irLines(state));
@@ -634,9 +608,19 @@ export class TraceViewer {
   }
 
   private async draw(step: number, token: number): Promise<void> {
+    if (this.model.diffs.cached(step) === undefined && !this.repeating && this.aheadWorker?.alive) {
+      // A step not built yet (a jump): the worker builds and lays it out while the page paints.
+      const laid = await this.laidOut(step);
+      if (token !== this.token) {
+        return; // a later draw shows its own step
+      }
+      if (laid !== null && this.model.diffs.cached(step) === undefined) {
+        this.takeAhead(laid);
+      }
+    }
     const [before, after] = this.cursor.around(step);
     const record = step >= 0 ? this.trace.steps[step] : null;
-    const diff = this.stepDiff(step, before, after);
+    const diff = this.model.diff(step, before, after);
     const root = record?.root ?? null;
     const wanted = this.targets(diff, root);
     const holders = TraceViewer.ancestors(diff, this.selected !== null ? [...wanted, this.selected] : wanted);
@@ -712,17 +696,6 @@ export class TraceViewer {
     }
   }
 
-  /** The graph of `step` with statuses against the step before (`before` and `after`: the states around it). */
-  private stepDiff(step: number, before: IRState, after: IRState): DiffGraph {
-    return this.diffs.get(step, () => {
-      const record = step >= 0 ? this.trace.steps[step] : null;
-      const graphBefore = this.stateGraph(step - 1, before);
-      const graphAfter = step < 0 ? graphBefore : this.stateGraph(step, after);
-      const delta = record?.delta ?? {};
-      return diffGraphs(graphBefore, graphAfter, record ? touchedBy(delta) : new Set(), this.unchanged, movedBy(delta));
-    });
-  }
-
   /** Where `step`'s nodes are drawn: laid out ahead of time if nothing changed the layout since. */
   private framesOf(step: number, diff: DiffGraph): Map<string, Frame> {
     const ahead = this.ahead;
@@ -731,6 +704,47 @@ export class TraceViewer {
       return ahead.frames;
     }
     return this.layout.frames(diff.nodes);
+  }
+
+  /** The worker that lays steps out ahead, started on first use (null: none can start here). */
+  private aheadThread(): AheadWorker | null {
+    if (this.aheadWorker === undefined) {
+      this.aheadWorker = AheadWorker.start(this.data);
+    }
+    return this.aheadWorker?.alive ? this.aheadWorker : null;
+  }
+
+  /** `step` built and laid out by the worker with the layout's memory as it is now (null: by the page). */
+  private laidOut(step: number): Promise<AheadResult | null> {
+    const worker = this.aheadThread();
+    if (worker === null) {
+      return Promise.resolve(null);
+    }
+    const pending = this.pending;
+    if (pending !== null && pending.step === step && pending.generation === this.layout.generation) {
+      return pending.result;
+    }
+    const result = worker.lay(step, this.layout.memory());
+    this.pending = { step, generation: this.layout.generation, result };
+    void result.then(() => {
+      if (this.pending?.result === result) {
+        this.pending = null;
+      }
+    });
+    return result;
+  }
+
+  /** Keep what the worker made for a step: its graph, and its frames for `framesOf` to adopt. */
+  private takeAhead(laid: AheadResult): DiffGraph {
+    const diff = this.model.diffs.set(laid.step, laid.diff);
+    this.ahead = { step: laid.step, diff, layout: this.layout.withMemory(laid.memory), frames: laid.frames };
+    this.aheadWorker!.used += 1;
+    return diff;
+  }
+
+  /** How many steps the page drew from the worker's graphs (tests and tools read it). */
+  get stepsLaidAhead(): number {
+    return this.aheadWorker?.used ?? 0;
   }
 
   /** Build and lay out the step after `step` (the state shown now) ahead of time, if → would show it. */
@@ -742,7 +756,20 @@ export class TraceViewer {
     if (this.timeline.visibleSteps().find(s => s > step) !== next) {
       return;
     }
-    let diff = this.diffs.cached(next);
+    if (this.model.diffs.cached(next) === undefined && this.aheadThread() !== null) {
+      // Off the page's thread; the page only readies the drawing once the answer comes.
+      const token = this.token;
+      void this.laidOut(next).then(laid => {
+        if (laid === null || token !== this.token || this.cursor.step !== step || this.model.diffs.cached(next) !== undefined) {
+          return;
+        }
+        const diff = this.takeAhead(laid);
+        const record = this.trace.steps[next];
+        this.graphPane.prepare(diff, laid.frames, { root: record.root ?? null, chain: record.chain ?? [], selected: this.selected }, this.edgeFilter);
+      });
+      return;
+    }
+    let diff = this.model.diffs.cached(next);
     if (diff === undefined) {
       // On a copy: the state shown now stays the cursor's.
       const state = this.cursor.at(step).clone();
@@ -751,7 +778,7 @@ export class TraceViewer {
       } catch {
         return; // drawing the step will say what is wrong with it
       }
-      diff = this.stepDiff(next, this.cursor.at(step), state);
+      diff = this.model.diff(next, this.cursor.at(step), state);
     }
     // And lay it out, on a copy of the layout's memory: → adopts it, anything else drops it.
     const layout = this.layout.fork();
