@@ -31,6 +31,7 @@ from xdsl.interpreter import (
     PythonValues,
     ReturnedValues,
     TerminatorValue,
+    impl,
     impl_terminator,
 )
 from xdsl.ir import Operation, OperationInvT
@@ -45,6 +46,7 @@ from passviz.interpret.values import (
     is_function,
 )
 from passviz.ir.xdsl_compat import implementations
+from passviz.rewrite.calls import call_callee
 
 Implementation = Callable[[InterpreterFunctions, Interpreter, Operation, PythonValues], OpImplResult]
 """What ``@impl`` and ``@impl_terminator`` make of an implementation method."""
@@ -169,3 +171,41 @@ def returns_operands(op_type: type[OperationInvT]) -> OpImpl[InterpreterFunction
         return ReturnedValues(args), ()
 
     return impl_terminator(op_type)(run)
+
+
+def calls_callee(op_type: type[OperationInvT]) -> OpImpl[InterpreterFunctions, OperationInvT]:
+    """The impl of ``op_type``: a direct call, which runs the function its ``callee`` names on its
+    operands and gives what that returns."""
+
+    def run(
+        functions: InterpreterFunctions, interpreter: Interpreter, op: OperationInvT, args: PythonValues
+    ) -> PythonValues:
+        state = kernel_state(interpreter)
+        callee = call_callee(op)
+        assert callee is not None, "a direct call names its callee"
+        return state.call(state.function(callee.root_reference.data, op), args, op)
+
+    return impl(op_type)(run)
+
+
+def runs_first_region(op_type: type[OperationInvT]) -> OpImpl[InterpreterFunctions, OperationInvT]:
+    """The impl of ``op_type``: an op that runs its first region, without arguments, once, and gives
+    what the region yields."""
+
+    def run(
+        functions: InterpreterFunctions, interpreter: Interpreter, op: OperationInvT, args: PythonValues
+    ) -> PythonValues:
+        return interpreter.run_ssacfg_region(op.regions[0], (), op.name)
+
+    return impl(op_type)(run)
+
+
+def does_nothing(op_type: type[OperationInvT]) -> OpImpl[InterpreterFunctions, OperationInvT]:
+    """The impl of ``op_type``: an op without results that has nothing to do when interpreted."""
+
+    def run(
+        functions: InterpreterFunctions, interpreter: Interpreter, op: OperationInvT, args: PythonValues
+    ) -> PythonValues:
+        return ()
+
+    return impl(op_type)(run)

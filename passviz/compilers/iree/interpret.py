@@ -52,7 +52,7 @@ from passviz.compilers.iree.dialects import check, flow, hal, util
 from passviz.compilers.iree.dialects.iree_encoding import SetEncodingOp, UnsetEncodingOp
 from passviz.compilers.iree.dialects.iree_tensor_ext import DispatchTensorLoadOp, DispatchTensorStoreOp
 from passviz.compilers.mlir.dialects import linalg
-from passviz.interpret.core import kernel_state, returns_operands
+from passviz.interpret.core import kernel_state, returns_operands, runs_first_region
 from passviz.interpret.values import Array, KernelAssertionError, RunError, as_type, storage_dtype
 
 Coordinate = Any
@@ -258,16 +258,14 @@ class LinalgFunctions(InterpreterFunctions):
     def run_extract_slice(
         self, interpreter: Interpreter, op: tensor.ExtractSliceOp, args: PythonValues
     ) -> PythonValues:
-        index = _slices(interpreter, op, op.static_offsets, op.static_sizes, op.static_strides)
-        return (np.array(np.asarray(args[0])[index]).reshape(op.result.type.get_shape()),)
+        return _extract(interpreter, op, args[0])
 
     @impl(tensor.InsertSliceOp)
     def run_insert_slice(
         self, interpreter: Interpreter, op: tensor.InsertSliceOp, args: PythonValues
     ) -> PythonValues:
-        index = _slices(interpreter, op, op.static_offsets, op.static_sizes, op.static_strides)
         dest = np.array(args[1], copy=True)
-        dest[index] = np.asarray(args[0]).reshape(dest[index].shape)
+        _insert(interpreter, op, args[0], dest)
         return (dest,)
 
     @impl(tensor.PadOp)
@@ -338,11 +336,7 @@ class LinalgFunctions(InterpreterFunctions):
 
     run_flow_return = returns_operands(flow.ReturnOp)
 
-    @impl(flow.DispatchRegionOp)
-    def run_region(
-        self, interpreter: Interpreter, op: flow.DispatchRegionOp, args: PythonValues
-    ) -> PythonValues:
-        return interpreter.run_ssacfg_region(op.body, (), "flow.dispatch.region")
+    run_region = runs_first_region(flow.DispatchRegionOp)
 
     @impl(flow.DispatchWorkgroupsOp)
     def run_workgroups(
@@ -363,22 +357,13 @@ class LinalgFunctions(InterpreterFunctions):
     def run_load(
         self, interpreter: Interpreter, op: DispatchTensorLoadOp, args: PythonValues
     ) -> PythonValues:
-        holder = args[0]
-        if not isinstance(holder, DispatchTensor):
-            raise RunError("loads from something that is not a dispatch tensor", op)
-        index = _slices(interpreter, op, op.static_offsets, op.static_sizes, op.static_strides)
-        result = cast(TensorType[Attribute], op.results[0].type)
-        return (np.array(holder.data[index]).reshape(result.get_shape()),)
+        return _extract(interpreter, op, _dispatch_tensor(args[0], op, "loads from").data)
 
     @impl(DispatchTensorStoreOp)
     def run_store(
         self, interpreter: Interpreter, op: DispatchTensorStoreOp, args: PythonValues
     ) -> PythonValues:
-        holder = args[1]
-        if not isinstance(holder, DispatchTensor):
-            raise RunError("stores into something that is not a dispatch tensor", op)
-        index = _slices(interpreter, op, op.static_offsets, op.static_sizes, op.static_strides)
-        holder.data[index] = np.asarray(args[0]).reshape(holder.data[index].shape)
+        _insert(interpreter, op, args[0], _dispatch_tensor(args[1], op, "stores into").data)
         return ()
 
 
@@ -396,15 +381,36 @@ def _mixed(interpreter: Interpreter, static: Any, dynamic: Sequence[SSAValue]) -
     return [next(values) if value == DYNAMIC_INDEX else int(value) for value in static.get_values()]
 
 
-def _slices(interpreter: Interpreter, op: Any, offsets: Any, sizes: Any, strides: Any) -> tuple[slice, ...]:
+def _slices(interpreter: Interpreter, op: Any) -> tuple[slice, ...]:
     """The numpy index of an op's offsets, sizes and strides (static, or its dynamic operands)."""
-    starts = _mixed(interpreter, offsets, op.offsets)
-    counts = _mixed(interpreter, sizes, op.sizes)
-    steps = _mixed(interpreter, strides, op.strides)
+    starts = _mixed(interpreter, op.static_offsets, op.offsets)
+    counts = _mixed(interpreter, op.static_sizes, op.sizes)
+    steps = _mixed(interpreter, op.static_strides, op.strides)
     return tuple(
         slice(start, start + count * step, step)
         for start, count, step in zip(starts, counts, steps, strict=True)
     )
+
+
+def _extract(interpreter: Interpreter, op: Operation, source: Any) -> PythonValues:
+    """The window of ``source`` that ``op``'s offsets, sizes and strides cut, in the shape of
+    ``op``'s result: ``tensor.extract_slice``, ``iree_tensor_ext.dispatch.tensor.load``."""
+    result = cast(TensorType[Attribute], op.results[0].type)
+    return (np.array(np.asarray(source)[_slices(interpreter, op)]).reshape(result.get_shape()),)
+
+
+def _insert(interpreter: Interpreter, op: Operation, value: Any, dest: Array) -> None:
+    """Write ``value`` into the window of ``dest`` that ``op``'s offsets, sizes and strides cut:
+    ``tensor.insert_slice``, ``iree_tensor_ext.dispatch.tensor.store``."""
+    index = _slices(interpreter, op)
+    dest[index] = np.asarray(value).reshape(dest[index].shape)
+
+
+def _dispatch_tensor(holder: Any, op: Operation, verb: str) -> DispatchTensor:
+    """``holder``, the dispatch tensor ``op`` loads from or stores into."""
+    if not isinstance(holder, DispatchTensor):
+        raise RunError(f"{verb} something that is not a dispatch tensor", op)
+    return holder
 
 
 def _dispatch_arguments(

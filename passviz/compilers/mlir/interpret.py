@@ -36,7 +36,13 @@ from xdsl.ir import Attribute, Operation
 
 from passviz.compilers.mlir.dialects import arith as pv_arith
 from passviz.compilers.mlir.dialects import gpu, llvm
-from passviz.interpret.core import kernel_state, returns_operands
+from passviz.interpret.core import (
+    calls_callee,
+    does_nothing,
+    kernel_state,
+    returns_operands,
+    runs_first_region,
+)
 from passviz.interpret.values import (
     Array,
     KernelAssertionError,
@@ -529,11 +535,7 @@ class ControlFunctions(InterpreterFunctions):
     """Functions, calls, returns, ``scf.for`` with typed induction variables, asserts, switches,
     poison, and the barrier and assumption ops that do nothing here."""
 
-    @impl(func.CallOp)
-    def run_func_call(self, interpreter: Interpreter, op: func.CallOp, args: PythonValues) -> PythonValues:
-        state = kernel_state(interpreter)
-        return state.call(state.function(op.callee.root_reference.data, op), args, op)
-
+    run_func_call = calls_callee(func.CallOp)
     run_func_return = returns_operands(func.ReturnOp)
 
     @impl(scf.ForOp)
@@ -546,21 +548,11 @@ class ControlFunctions(InterpreterFunctions):
             values = interpreter.run_ssacfg_region(op.body, (induction, *values), "scf.for")
         return values
 
-    @impl(scf.ExecuteRegionOp)
-    def run_execute_region(
-        self, interpreter: Interpreter, op: scf.ExecuteRegionOp, args: PythonValues
-    ) -> PythonValues:
-        return interpreter.run_ssacfg_region(op.region, (), "scf.execute_region")
-
-    @impl(gpu.BarrierOp)
-    def run_gpu_barrier(self, interpreter: Interpreter, op: Operation, args: PythonValues) -> PythonValues:
-        # Programs run one after another, each in one thread: a barrier has nothing to wait for.
-        return ()
-
-    @impl(llvm.AssumeOp)
-    def run_assume(self, interpreter: Interpreter, op: Operation, args: PythonValues) -> PythonValues:
-        # What the kernel promises; a broken promise is undefined behaviour on the GPU, not checked here.
-        return ()
+    run_execute_region = runs_first_region(scf.ExecuteRegionOp)
+    # Programs run one after another, each in one thread: a barrier has nothing to wait for.
+    run_gpu_barrier = does_nothing(gpu.BarrierOp)
+    # What the kernel promises; a broken promise is undefined behaviour on the GPU, not checked here.
+    run_assume = does_nothing(llvm.AssumeOp)
 
     @impl(cf.AssertOp)
     def run_cf_assert(self, interpreter: Interpreter, op: cf.AssertOp, args: PythonValues) -> PythonValues:

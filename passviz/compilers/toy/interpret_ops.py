@@ -28,7 +28,7 @@ from xdsl.interpreter import (
 from xdsl.ir import Operation
 
 from passviz.compilers.toy import dialect as toy
-from passviz.interpret.core import kernel_state, returns_operands
+from passviz.interpret.core import does_nothing, kernel_state, returns_operands
 from passviz.interpret.values import DeclarationCallError, RunError
 
 
@@ -46,6 +46,23 @@ def _element(op: Operation, buffer: np.ndarray[Any, Any], indices: Sequence[Any]
     if len(where) != buffer.ndim or any(not 0 <= i < n for i, n in zip(where, buffer.shape, strict=True)):
         raise RunError(f"index {list(where)} out of bounds of {list(buffer.shape)}", op)
     return where
+
+
+def _load(
+    functions: InterpreterFunctions, interpreter: Interpreter, op: Operation, args: PythonValues
+) -> PythonValues:
+    """A ``memref`` or ``affine`` load: the element of its buffer it reads."""
+    buffer, *indices = args
+    return (np.float64(buffer[_element(op, buffer, indices)]),)
+
+
+def _store(
+    functions: InterpreterFunctions, interpreter: Interpreter, op: Operation, args: PythonValues
+) -> PythonValues:
+    """A ``memref`` or ``affine`` store: writes its value into its buffer."""
+    value, buffer, *indices = args
+    buffer[_element(op, buffer, indices)] = value
+    return ()
 
 
 @register_impls
@@ -122,32 +139,8 @@ class BufferFunctions(InterpreterFunctions):
             raise RunError("dynamic sizes are not supported", op)
         return (np.zeros(tuple(type_.get_shape()), dtype=np.float64),)
 
-    @impl(memref.DeallocOp)
-    def run_dealloc(self, interpreter: Interpreter, op: memref.DeallocOp, args: PythonValues) -> PythonValues:
-        return ()
-
-    @impl(memref.LoadOp)
-    def run_memref_load(
-        self, interpreter: Interpreter, op: memref.LoadOp, args: PythonValues
-    ) -> PythonValues:
-        buffer, *indices = args
-        return (np.float64(buffer[_element(op, buffer, indices)]),)
-
-    @impl(memref.StoreOp)
-    def run_memref_store(
-        self, interpreter: Interpreter, op: memref.StoreOp, args: PythonValues
-    ) -> PythonValues:
-        value, buffer, *indices = args
-        buffer[_element(op, buffer, indices)] = value
-        return ()
-
-    @impl(affine.LoadOp)
-    def run_load(self, interpreter: Interpreter, op: affine.LoadOp, args: PythonValues) -> PythonValues:
-        buffer, *indices = args
-        return (np.float64(buffer[_element(op, buffer, indices)]),)
-
-    @impl(affine.StoreOp)
-    def run_store(self, interpreter: Interpreter, op: affine.StoreOp, args: PythonValues) -> PythonValues:
-        value, buffer, *indices = args
-        buffer[_element(op, buffer, indices)] = value
-        return ()
+    run_dealloc = does_nothing(memref.DeallocOp)
+    run_memref_load = impl(memref.LoadOp)(_load)
+    run_memref_store = impl(memref.StoreOp)(_store)
+    run_load = impl(affine.LoadOp)(_load)
+    run_store = impl(affine.StoreOp)(_store)

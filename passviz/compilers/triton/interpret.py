@@ -27,7 +27,7 @@ from xdsl.ir import Attribute, Operation, Region
 
 from passviz.compilers.mlir.interpret import BINARY, UNARY, bitcast, fma, reciprocal, unsigned, wide_product
 from passviz.compilers.triton.dialects import tt, ttg
-from passviz.interpret.core import kernel_state, returns_operands
+from passviz.interpret.core import calls_callee, does_nothing, kernel_state, returns_operands
 from passviz.interpret.values import (
     Array,
     BlockPointer,
@@ -96,6 +96,41 @@ def access(interpreter: Interpreter, op: Operation, ptr: Any, mask: Any) -> tupl
     active = _mask(mask, offsets.shape)
     state.memory.check_bounds(ptr, offsets[active], data.size, op)
     return data, offsets, active, buffer
+
+
+def masked_load(
+    interpreter: Interpreter, op: Operation, ptr: Any, mask: Any, other: Any, result_type: Attribute
+) -> PythonValues:
+    """A masked load through ``ptr``: its elements where ``mask`` holds, ``other`` (else zero)
+    elsewhere, as ``result_type``."""
+    data, offsets, active, _ = access(interpreter, op, ptr, mask)
+    out = np.zeros(offsets.shape, dtype=storage_dtype(result_type, op))
+    if other is not None:
+        out[...] = np.broadcast_to(np.asarray(other), offsets.shape)
+    out[active] = data[offsets[active]]
+    return (as_type(out, result_type, op),)
+
+
+def masked_store(
+    interpreter: Interpreter, found: tuple[Array, Array, Array, int], value: Any
+) -> PythonValues:
+    """A masked store of ``value`` where ``found`` (``access``'s elements, offsets, mask and buffer)
+    says; the buffer is marked written."""
+    data, offsets, active, buffer = found
+    data[offsets[active]] = np.broadcast_to(np.asarray(value), offsets.shape)[active]
+    kernel_state(interpreter).memory.buffers[buffer].written = True
+    return ()
+
+
+def _based(
+    args: PythonValues, op: tt.MakeTensorPtrOp | tt.MakeTensorDescOp, what: str
+) -> tuple[Pointer, int, list[int]]:
+    """The base pointer of the block pointer or descriptor ``op`` makes, its rank, and the operands
+    that follow the base (shape, strides, and a block pointer's offsets)."""
+    base, *rest = args
+    if not isinstance(base, Pointer):
+        raise RunError(f"expected a pointer as the {what}'s base", op)
+    return base, len(op.shape), [int(v) for v in rest]
 
 
 def _block(
@@ -224,17 +259,10 @@ _ATOMIC: dict[int, Callable[[Any, Any], Any]] = {
 class TritonFunctions(InterpreterFunctions):
     """``tt`` ops on numpy arrays and pointers."""
 
-    @impl(tt.CallOp)
-    def run_call(self, interpreter: Interpreter, op: tt.CallOp, args: PythonValues) -> PythonValues:
-        state = kernel_state(interpreter)
-        return state.call(state.function(op.callee.root_reference.data, op), args, op)
-
+    run_call = calls_callee(tt.CallOp)
     run_return = returns_operands(tt.ReturnOp)
-
-    @impl(ttg.BarrierOp)
-    def run_barrier(self, interpreter: Interpreter, op: Operation, args: PythonValues) -> PythonValues:
-        # Programs run one after another, each in one thread: a barrier has nothing to wait for.
-        return ()
+    # Programs run one after another, each in one thread: a barrier has nothing to wait for.
+    run_barrier = does_nothing(ttg.BarrierOp)
 
     @impl(tt.GetProgramIdOp)
     def run_program_id(
@@ -321,35 +349,25 @@ class TritonFunctions(InterpreterFunctions):
             out = np.full(offsets.shape, np.nan if nan else 0, dtype=storage_dtype(result_type, op))
             out[active] = data[offsets[active]]
             return (as_type(out, result_type, op),)
-        data, offsets, active, _ = access(interpreter, op, operands["ptr"], operands.get("mask"))
-        other = operands.get("other")
-        out = np.zeros(offsets.shape, dtype=storage_dtype(result_type, op))
-        if other is not None:
-            out[...] = np.broadcast_to(np.asarray(other), offsets.shape)
-        out[active] = data[offsets[active]]
-        return (as_type(out, result_type, op),)
+        return masked_load(
+            interpreter, op, operands["ptr"], operands.get("mask"), operands.get("other"), result_type
+        )
 
     @impl(tt.StoreOp)
     def run_store(self, interpreter: Interpreter, op: tt.StoreOp, args: PythonValues) -> PythonValues:
         operands = _optional(op, args)
         if isinstance(operands["ptr"], BlockPointer):
-            data, offsets, active, buffer = _block_access(interpreter, op, operands["ptr"], op.boundary_check)
+            found = _block_access(interpreter, op, operands["ptr"], op.boundary_check)
         else:
-            data, offsets, active, buffer = access(interpreter, op, operands["ptr"], operands.get("mask"))
-        value = np.broadcast_to(np.asarray(operands["value"]), offsets.shape)
-        data[offsets[active]] = value[active]
-        kernel_state(interpreter).memory.buffers[buffer].written = True
-        return ()
+            found = access(interpreter, op, operands["ptr"], operands.get("mask"))
+        return masked_store(interpreter, found, operands["value"])
 
     @impl(tt.MakeTensorPtrOp)
     def run_make_tensor_ptr(
         self, interpreter: Interpreter, op: tt.MakeTensorPtrOp, args: PythonValues
     ) -> PythonValues:
-        base, *rest = args
-        if not isinstance(base, Pointer):
-            raise RunError("expected a pointer as the block pointer's base", op)
-        rank = len(op.shape)
-        shape, strides, offsets = (tuple(int(v) for v in rest[i * rank : (i + 1) * rank]) for i in range(3))
+        base, rank, rest = _based(args, op, "block pointer")
+        shape, strides, offsets = (tuple(rest[i * rank : (i + 1) * rank]) for i in range(3))
         return (BlockPointer(base.buffer, base.offset, shape, strides, offsets),)
 
     @impl(tt.AdvanceOp)
@@ -364,13 +382,9 @@ class TritonFunctions(InterpreterFunctions):
     def run_make_descriptor(
         self, interpreter: Interpreter, op: tt.MakeTensorDescOp, args: PythonValues
     ) -> PythonValues:
-        base, *rest = args
-        if not isinstance(base, Pointer):
-            raise RunError("expected a pointer as the descriptor's base", op)
-        rank = len(op.shape)
+        base, rank, rest = _based(args, op, "descriptor")
         padding = op.padding.value.data if op.padding is not None else 1
-        shape = tuple(int(v) for v in rest[:rank])
-        strides = tuple(int(v) for v in rest[rank:])
+        shape, strides = tuple(rest[:rank]), tuple(rest[rank:])
         return (TensorDescriptor(base.buffer, base.offset, shape, strides, nan_padding=padding == 2),)
 
     @impl(tt.DescriptorLoadOp)

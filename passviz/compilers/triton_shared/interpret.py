@@ -18,20 +18,17 @@ from xdsl.dialects.builtin import DenseArrayBase
 from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
 from xdsl.ir import Operation
 
-from passviz.compilers.triton.interpret import access
+from passviz.compilers.triton.interpret import access, masked_load, masked_store
 from passviz.compilers.triton_shared import dialect as tts
-from passviz.interpret.core import kernel_state
 from passviz.interpret.values import (
     Array,
     Pointer,
     PointerTensor,
     RunError,
     UnsupportedOpError,
-    as_type,
     make_pointer,
     pointer_parts,
     shape_of,
-    storage_dtype,
 )
 
 
@@ -55,6 +52,11 @@ def _mask_dims(
     for coords, bound in zip(grids, bounds, strict=True):
         inside &= coords < bound
     return inside
+
+
+def _other(interpreter: Interpreter, op: tts.LoadOp | tts.GatherOp) -> Any:
+    """What a masked load reads where its mask is off: its ``other`` operand, or None (zero)."""
+    return interpreter.get_values([op.other])[0] if op.other is not None else None
 
 
 @register_impls
@@ -96,35 +98,22 @@ class StructuredFunctions(InterpreterFunctions):
         mask = _mask_dims(
             op, op.static_mask_dims, interpreter.get_values(op.mask_dims), shape_of(result_type)
         )
-        data, offsets, active, _ = access(interpreter, op, ptr, mask)
-        out = np.zeros(offsets.shape, dtype=storage_dtype(result_type, op))
-        if op.other is not None:
-            out[...] = np.asarray(interpreter.get_values([op.other])[0])
-        out[active] = data[offsets[active]]
-        return (as_type(out, result_type, op),)
+        return masked_load(interpreter, op, ptr, mask, _other(interpreter, op), result_type)
 
     @impl(tts.StoreOp)
     def run_store(self, interpreter: Interpreter, op: tts.StoreOp, args: PythonValues) -> PythonValues:
         ptr, value = args[0], args[1]
         shape = tuple(np.shape(value))
         mask = _mask_dims(op, op.static_mask_dims, interpreter.get_values(op.mask_dims), shape)
-        data, offsets, active, buffer = access(interpreter, op, ptr, mask)
-        data[offsets[active]] = np.broadcast_to(np.asarray(value), offsets.shape)[active]
-        kernel_state(interpreter).memory.buffers[buffer].written = True
-        return ()
+        return masked_store(interpreter, access(interpreter, op, ptr, mask), value)
 
     @impl(tts.GatherOp)
     def run_gather(self, interpreter: Interpreter, op: tts.GatherOp, args: PythonValues) -> PythonValues:
         buffer, base = pointer_parts(args[0], op)
         offset = np.asarray(interpreter.get_values([op.offset])[0]).astype(np.int64)
         mask = interpreter.get_values([op.mask])[0] if op.mask is not None else None
-        data, offsets, active, _ = access(interpreter, op, make_pointer(buffer, base + offset), mask)
-        result_type = op.result.type
-        out = np.zeros(offsets.shape, dtype=storage_dtype(result_type, op))
-        if op.other is not None:
-            out[...] = np.asarray(interpreter.get_values([op.other])[0])
-        out[active] = data[offsets[active]]
-        return (as_type(out, result_type, op),)
+        pointer = make_pointer(buffer, base + offset)
+        return masked_load(interpreter, op, pointer, mask, _other(interpreter, op), op.result.type)
 
     @impl(tts.ScatterOp)
     def run_scatter(self, interpreter: Interpreter, op: tts.ScatterOp, args: PythonValues) -> PythonValues:
@@ -132,7 +121,6 @@ class StructuredFunctions(InterpreterFunctions):
         offset = np.asarray(interpreter.get_values([op.offset])[0]).astype(np.int64)
         value = interpreter.get_values([op.value])[0]
         mask = interpreter.get_values([op.mask])[0] if op.mask is not None else None
-        data, offsets, active, _ = access(interpreter, op, make_pointer(buffer, base + offset), mask)
-        data[offsets[active]] = np.broadcast_to(np.asarray(value), offsets.shape)[active]
-        kernel_state(interpreter).memory.buffers[buffer].written = True
-        return ()
+        return masked_store(
+            interpreter, access(interpreter, op, make_pointer(buffer, base + offset), mask), value
+        )
