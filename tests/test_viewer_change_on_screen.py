@@ -179,3 +179,21 @@ def test_iree_flow_every_changed_step(artifacts: Path, model: str) -> None:
     outlined = long_traces.first_step(trace, creates="flow.executable")
     shots = {outlined: f"change-iree-{model}-outlined-executable"}
     assert check_every_changed_step(trace, f"change-iree-{model}", artifacts, shots) >= 5
+
+
+def test_persistent_matmul_opens_as_an_overview(artifacts: Path, tmp_path: Path) -> None:
+    """The initial IR of the persistent matmul (hundreds of nodes, five functions): each function
+    a collapsed box that names it and says how many nodes it hides, however long its name."""
+    trace = _persistent(tmp_path)
+    plan: list[dict[str, Any]] = [
+        {"goto": -1},
+        {"inspect": "initial"},
+        {"shot": "overview-persistent-matmul-initial"},
+    ]
+    seen = drive(trace, "overview-persistent-matmul", plan, artifacts)["initial"]
+    functions = [n for n in seen["nodes"] if n["kind"] == "box" and n["label"].startswith("tt.func ")]
+    assert len(functions) >= 5
+    for node in functions:
+        name, _, count = node["label"].rpartition("  (+")
+        assert name and count.endswith(")") and int(count[:-1]) > 0, node["label"]
+        assert _inside(node["box"], seen["viewport"]) and node["labelPx"] >= LEGIBLE_PX, node["label"]

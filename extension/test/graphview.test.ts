@@ -9,7 +9,7 @@ import cytoscape from 'cytoscape';
 
 import { diffGraphs, touchedBy, type DiffGraph } from '../src/model/diff';
 import { buildGraph } from '../src/model/graph';
-import { StructureLayout, type Frame } from '../src/model/layout';
+import { collapsedLabel, MAX_LEAF_WIDTH, nodeSize, StructureLayout, type Frame } from '../src/model/layout';
 import { StateCursor, Trace } from '../src/model/trace';
 import { GraphPane, type GraphMarks } from '../src/view/graphview';
 import { GRAPH_SIZE, sizeGraphCanvas, stubCanvas } from './jsdom';
@@ -127,4 +127,13 @@ test('a collapsed box is one node that says how much it hides', async () => {
   expect(drawn.has('b2')).toBe(false);
   expect(drawn.get('o5')!.label).toMatch(/^flow\.dispatch\.region {2}\(\+\d+\)$/);
   p.dispose();
+});
+
+test('a collapsed box too long for its width cuts its name, never the count of what it hides', () => {
+  const name = 'tt.func @triton.language.standard.cdiv__i32__(1,)cconstexpr_128_';
+  const label = collapsedLabel(name, 1234, MAX_LEAF_WIDTH);
+  expect(label).toMatch(/^tt\.func @triton\.language.*… {2}\(\+1234\)$/);
+  expect(label.length * 7 + 20).toBeLessThanOrEqual(MAX_LEAF_WIDTH);
+  // A short name keeps all of it, and the box is laid out wide enough for name and count.
+  expect(collapsedLabel('tt.func @f', 12, nodeSize({ kind: 'box', label: 'tt.func @f  (+12)' }).width)).toBe('tt.func @f  (+12)');
 });

@@ -62,6 +62,19 @@ export function nodeSize(node: Pick<GraphNode, 'kind' | 'label'>): Size {
 
 type LayoutNode = Pick<GraphNode, 'id' | 'kind' | 'parent' | 'label'>;
 
+/**
+ * The label of a collapsed box drawn `width` px wide: its own label, then how many nodes it
+ * hides; a label too long for the box is cut before the count, so the count always shows.
+ */
+export function collapsedLabel(label: string, hidden: number, width: number): string {
+  const count = `  (+${hidden})`;
+  const fits = Math.floor((width - 20) / CHAR_WIDTH);
+  if (label.length + count.length <= fits) {
+    return label + count;
+  }
+  return `${label.slice(0, Math.max(fits - count.length - 1, 1))}…${count}`;
+}
+
 /** A layout's memory as plain data (maps and sets a worker can post): see `StructureLayout.memory`. */
 export interface LayoutMemory {
   columns: Map<string, number>;
@@ -213,6 +226,10 @@ export class StructureLayout {
     };
     const lay = (node: LayoutNode): Laid => {
       const kids = this.collapsed.has(node.id) ? [] : children.get(node.id) ?? [];
+      if (kids.length === 0 && this.collapsed.has(node.id) && (children.get(node.id)?.length ?? 0) > 0) {
+        // A collapsed box names what it hides and how much: room for both (`collapsedLabel`).
+        return { id: node.id, size: nodeSize({ kind: 'box', label: collapsedLabel(node.label, hiddenCount(node.id), MAX_LEAF_WIDTH) }), placed: [] };
+      }
       if (kids.length === 0) {
         // A leaf's size follows from its node alone, and graphs share unchanged node objects.
         let laid = this.leaves.get(node);

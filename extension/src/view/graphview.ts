@@ -17,7 +17,7 @@
 import cytoscape from 'cytoscape';
 
 import type { DiffGraph, StatusEdge, StatusNode } from '../model/diff';
-import { GAP, MAX_LEAF_WIDTH, sameFrame, type Frame } from '../model/layout';
+import { collapsedLabel, GAP, MAX_LEAF_WIDTH, sameFrame, type Frame } from '../model/layout';
 import { PLACEHOLDER } from '../model/irtext';
 import { afterNextPaint, el } from './dom';
 import { Minimap, MINIMAP_HEIGHT, MINIMAP_WIDTH } from './minimap';
@@ -717,7 +717,7 @@ export class GraphPane {
       if (marks.selected === node.id) {
         classes.push('m-selected');
       }
-      const label = frame.hidden !== undefined ? `${node.label}  (+${frame.hidden})` : node.label;
+      const label = frame.hidden !== undefined ? collapsedLabel(node.label, frame.hidden, frame.width) : node.label;
       nodes.set(node.id, {
         data: {
           id: node.id,
