@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
+from typing import TypeVar
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import LocationAttr, ModuleOp, UnregisteredOp
@@ -285,9 +286,7 @@ class Replayer:
             self._register_value(arg, info)
 
     def _erase_op(self, op_id: str) -> None:
-        op = self.ops.pop(op_id, None)
-        if op is None:
-            raise ReplayError(f"cannot erase unknown op {op_id}")
+        op = _erased(self.ops, "op", op_id)
         for result in op.results:
             self._forget_value(result)
         if op.parent is not None:
@@ -338,13 +337,23 @@ class Replayer:
             region.add_block(block)
 
     def _erase_block(self, block_id: str) -> None:
-        block = self.blocks.pop(block_id, None)
-        if block is None:
-            raise ReplayError(f"cannot erase unknown block {block_id}")
+        block = _erased(self.blocks, "block", block_id)
         for arg in block.args:
             self._forget_value(arg)
         if block.parent is not None:
             block.parent.detach_block(block)
+
+
+_Item = TypeVar("_Item", Operation, Block)
+
+
+def _erased(table: dict[str, _Item], kind: str, item_id: str) -> _Item:
+    """The ``kind`` (op, block) of ``table`` whose id is ``item_id``, which a delta erases, taken
+    out of ``table``; a ``ReplayError`` where there is none."""
+    item = table.pop(item_id, None)
+    if item is None:
+        raise ReplayError(f"cannot erase unknown {kind} {item_id}")
+    return item
 
 
 def _parse_initial_ir(ctx: Context, text: str, where: str) -> ModuleOp:
