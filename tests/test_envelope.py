@@ -34,6 +34,15 @@ def _step_records() -> list[dict[str, Any]]:
     return [r for r in _records() if "record" not in r]
 
 
+@functools.cache
+def _a_rewrite_step() -> dict[str, Any]:
+    """One rewrite step's record, from a small trace (the mutations below need no more; the
+    suite's traces include make-ttir ones, which need Triton)."""
+    text = "func.func @f(%a: i32) -> i32 {\n  %c0 = arith.constant 0 : i32\n  %b = arith.addi %a, %c0 : i32\n  func.return %b : i32\n}\n"
+    records = trace_records(record(text, "canonicalize").trace)
+    return next(r for r in records if r.get("kind") == "rewrite")
+
+
 def test_every_record_the_schema_accepts_passes() -> None:
     steps = _step_records()
     assert len(steps) > 20
@@ -69,14 +78,14 @@ BAD: list[tuple[str, Any]] = [
 
 @pytest.mark.parametrize(("field", "value"), BAD, ids=[f"{f}={v!r}" for f, v in BAD])
 def test_bad_envelopes_fail_both(field: str, value: Any) -> None:
-    step = copy.deepcopy(next(s for s in _step_records() if s["kind"] == "rewrite"))
+    step = copy.deepcopy(_a_rewrite_step())
     step[field] = value
     assert schema_errors(step), "the schema accepts it: the case is not bad"
     assert step_problem(step) is not None
 
 
 def test_an_id_with_a_trailing_newline_fails() -> None:
-    step = copy.deepcopy(next(s for s in _step_records() if s["kind"] == "rewrite"))
+    step = copy.deepcopy(_a_rewrite_step())
     step["root"] = "o3\n"
     assert step_problem(step) is not None
 
