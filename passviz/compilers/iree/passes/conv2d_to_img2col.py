@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, ClassVar, NamedTuple, TypeVar
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith, tensor
@@ -60,16 +60,36 @@ def _static(value: SSAValue) -> TensorType[Attribute] | None:
     return type_
 
 
-def _convertible_types(
-    op: Conv2DNhwcHwcfOp | Conv2DNchwFchwOp | DepthwiseConv2DNhwcHwcOp,
-) -> tuple[TensorType[Attribute], TensorType[Attribute], TensorType[Attribute]] | None:
-    """The image, filter and output types where IREE's preconditions hold (static input and
-    filter, no dilation), else None."""
+_Conv = Conv2DNhwcHwcfOp | Conv2DNchwFchwOp | DepthwiseConv2DNhwcHwcOp
+"""The convolutions converted."""
+
+
+class _Conv2D(NamedTuple):
+    """A convolution that IREE converts: its operands, their static types, its strides."""
+
+    image: SSAValue
+    filter: SSAValue
+    output: SSAValue
+    image_type: TensorType[Attribute]
+    filter_type: TensorType[Attribute]
+    output_type: TensorType[Attribute]
+    strides: tuple[int, int]
+
+    @property
+    def element(self) -> Attribute:
+        """The image's element type: the im2col copy's and the collapsed operands'."""
+        return self.image_type.element_type
+
+
+def _convertible(op: _Conv) -> _Conv2D | None:
+    """``op``'s operands and types where IREE's preconditions hold (static input and filter, no
+    dilation), else None."""
     image_type, filter_type, output_type = _static(op.inputs[0]), _static(op.inputs[1]), op.outputs[0].type
     if image_type is None or filter_type is None or op.window_dilations() != (1, 1):
         return None
     assert isa(output_type, TensorType[Attribute])
-    return image_type, filter_type, output_type
+    image, filter_, output = op.inputs[0], op.inputs[1], op.outputs[0]
+    return _Conv2D(image, filter_, output, image_type, filter_type, output_type, op.window_strides())
 
 
 def _tensor(shape: Sequence[int], element: Attribute) -> TensorType[Attribute]:
@@ -180,10 +200,20 @@ class _Emitter:
         return self(_generic([value], out, maps, 0, _copy_body)).res[0]
 
     def img2col(
-        self, image: SSAValue, shape: Sequence[int], element: Attribute, image_map: AffineMap
+        self,
+        image: SSAValue,
+        shape: Sequence[int],
+        strides: tuple[int, int],
+        window: Sequence[int | tuple[int, int]],
     ) -> SSAValue:
-        """The im2col copy of ``image``, read through ``image_map``, into a new tensor of ``shape``."""
-        col = self.empty(shape, element)
+        """The im2col copy of ``image`` into a new tensor of ``shape`` (six loops). ``window`` gives
+        each image dimension's index: a loop, or for the two spatial ones (output loop, window
+        loop), the output loop strided by ``strides``."""
+        d = [AffineDimExpr(i) for i in range(6)]
+        spatial = iter(strides)
+        index = [d[w] if isinstance(w, int) else d[w[0]] * next(spatial) + d[w[1]] for w in window]
+        image_map = AffineMap(6, 0, tuple(index))
+        col = self.empty(shape, _element(image))
         return self(_generic([image], col, [image_map, _identity(len(shape))], 0, _copy_body)).res[0]
 
     def contraction(
@@ -195,103 +225,110 @@ class _Emitter:
             return self(MatmulOp([lhs, rhs], [acc], [acc.type])).res[0]
         return self(_generic([lhs, rhs], acc, batch_maps, 1, _mac_body)).res[0]
 
+    def product(
+        self,
+        lhs: SSAValue,
+        rhs: SSAValue,
+        conv: _Conv2D,
+        out_groups: tuple[Reassociation, list[int]],
+        image_on_left: bool,
+    ) -> SSAValue:
+        """``lhs`` times ``rhs`` accumulated into the convolution's output collapsed by
+        ``out_groups`` (its groups and collapsed shape), expanded back: a ``contraction``, batched
+        (on the image's side) where ``out_groups`` kept the batch."""
+        groups, shape = out_groups
+        output_type = conv.output_type
+        acc = self(_collapse(conv.output, groups, _tensor(shape, output_type.element_type))).result
+        batched = output_type.get_shape()[0] != 1
+        product = self.contraction(lhs, rhs, acc, _batch_maps(image_on_left) if batched else None)
+        return self(_expand(product, groups, output_type)).result
 
-class ConvertConv2DNhwcHwcf(RootedPattern):
+
+def _batch_maps(image_on_left: bool) -> list[AffineMap]:
+    """The maps (loops ``b, m, j, k``) of a batched product whose image side, the left or the
+    right operand, carries the batch."""
+    b, m, j, k = (AffineDimExpr(i) for i in range(4))
+    lhs, rhs = ((b, m, k), (k, j)) if image_on_left else ((m, k), (b, k, j))
+    return [AffineMap(4, 0, lhs), AffineMap(4, 0, rhs), AffineMap(4, 0, (b, m, j))]
+
+
+class _ConvToImg2Col(RootedPattern):
+    """A ``conv`` convolution as an im2col copy and a matrix product, where IREE's preconditions
+    hold (``_convertible``): the new ops go before it and replace its result."""
+
+    conv: ClassVar[type[_Conv]]
+    """The convolution op converted."""
+
+    def __init_subclass__(cls, conv: type[_Conv] | None = None, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if conv is not None:
+            cls.conv = conv
+            cls.root = conv.name
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if not isinstance(op, self.conv) or (conv := _convertible(op)) is None:
+            return
+        rewriter.replace(op, [], [self.convert(conv, _Emitter(rewriter, op))])
+
+    def convert(self, conv: _Conv2D, emit: _Emitter) -> SSAValue:
+        """Emit the ops that compute the convolution's result, and give that result."""
+        raise NotImplementedError
+
+
+class ConvertConv2DNhwcHwcf(_ConvToImg2Col, conv=Conv2DNhwcHwcfOp):
     """IREE's ``ConvertConv2DNhwcHwcf``: im2col + ``linalg.matmul`` (a batched generic for N > 1)."""
 
-    root = Conv2DNhwcHwcfOp.name
-
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
-        if not isinstance(op, Conv2DNhwcHwcfOp) or (types := _convertible_types(op)) is None:
-            return
-        image, filter_, output = op.inputs[0], op.inputs[1], op.outputs[0]
-        image_type, filter_type, output_type = types
-        n, oh, ow, oc = output_type.get_shape()
-        fh, fw, ic, _ = filter_type.get_shape()
-        sh, sw = op.window_strides()
-        emit = _Emitter(rewriter, op)
-        element = image_type.element_type
-        d = [AffineDimExpr(i) for i in range(6)]
-        image_map = AffineMap(6, 0, (d[0], d[1] * sh + d[3], d[2] * sw + d[4], d[5]))
-        img2col = emit.img2col(image, [n, oh, ow, fh, fw, ic], element, image_map)
+    def convert(self, conv: _Conv2D, emit: _Emitter) -> SSAValue:
+        n, oh, ow, oc = conv.output_type.get_shape()
+        fh, fw, ic, _ = conv.filter_type.get_shape()
+        img2col = emit.img2col(conv.image, [n, oh, ow, fh, fw, ic], conv.strides, (0, (1, 3), (2, 4), 5))
+        element = conv.element
         col_groups, col_shape = _collapsed([[0], [1, 2], [3, 4, 5]], [n, oh * ow, fh * fw * ic])
-        out_groups, out_shape = _collapsed([[0], [1, 2], [3]], [n, oh * ow, oc])
         lhs = emit(_collapse(img2col, col_groups, _tensor(col_shape, element))).result
-        rhs = emit(_collapse(filter_, [[0, 1, 2], [3]], _tensor([fh * fw * ic, oc], element))).result
-        acc = emit(_collapse(output, out_groups, _tensor(out_shape, output_type.element_type))).result
-        b, m, j, k = (AffineDimExpr(i) for i in range(4))
-        batch_maps = [AffineMap(4, 0, (b, m, k)), AffineMap(4, 0, (k, j)), AffineMap(4, 0, (b, m, j))]
-        product = emit.contraction(lhs, rhs, acc, batch_maps if n != 1 else None)
-        result = emit(_expand(product, out_groups, output_type))
-        rewriter.replace(op, [], [result.result])
+        rhs = emit(_collapse(conv.filter, [[0, 1, 2], [3]], _tensor([fh * fw * ic, oc], element))).result
+        return emit.product(lhs, rhs, conv, _collapsed([[0], [1, 2], [3]], [n, oh * ow, oc]), True)
 
 
-class ConvertDepthwiseConv2DNhwcHwc(RootedPattern):
+class ConvertDepthwiseConv2DNhwcHwc(_ConvToImg2Col, conv=DepthwiseConv2DNhwcHwcOp):
     """IREE's ``ConvertDepthwiseConv2DNhwcHwc``: channels moved outermost, im2col, ``linalg.batch_matvec``."""
 
-    root = DepthwiseConv2DNhwcHwcOp.name
-
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
-        if not isinstance(op, DepthwiseConv2DNhwcHwcOp) or (types := _convertible_types(op)) is None:
-            return
-        image, filter_, output = op.inputs[0], op.inputs[1], op.outputs[0]
-        image_type, filter_type, output_type = types
-        emit = _Emitter(rewriter, op)
-        image_t = emit.transpose(image, [0, 3, 1, 2])
-        filter_t = emit.transpose(filter_, [2, 0, 1])
+    def convert(self, conv: _Conv2D, emit: _Emitter) -> SSAValue:
+        image_t = emit.transpose(conv.image, [0, 3, 1, 2])
+        filter_t = emit.transpose(conv.filter, [2, 0, 1])
         filter_t_type = filter_t.type
         assert isa(filter_t_type, TensorType[Attribute])
-        n, oh, ow, c = output_type.get_shape()
+        n, oh, ow, c = conv.output_type.get_shape()
         _, fh, fw = filter_t_type.get_shape()
-        output_t = emit.transpose(output, [0, 3, 1, 2])
-        sh, sw = op.window_strides()
-        d = [AffineDimExpr(i) for i in range(6)]
-        image_map = AffineMap(6, 0, (d[0], d[1], d[2] * sh + d[4], d[3] * sw + d[5]))
-        element = image_type.element_type
-        img2col = emit.img2col(image_t, [n, c, oh, ow, fh, fw], element, image_map)
+        output_t = emit.transpose(conv.output, [0, 3, 1, 2])
+        img2col = emit.img2col(image_t, [n, c, oh, ow, fh, fw], conv.strides, (0, 1, (2, 4), (3, 5)))
+        element = conv.element
         lhs = emit(
             _collapse(img2col, [[0, 1], [2, 3], [4, 5]], _tensor([n * c, oh * ow, fh * fw], element))
         ).result
-        rhs = emit(_collapse(filter_t, [[0], [1, 2]], _tensor([c, fh * fw], filter_type.element_type))).result
+        filter_element = conv.filter_type.element_type
+        rhs = emit(_collapse(filter_t, [[0], [1, 2]], _tensor([c, fh * fw], filter_element))).result
         acc = emit(
-            _collapse(output_t, [[0, 1], [2, 3]], _tensor([n * c, oh * ow], output_type.element_type))
+            _collapse(output_t, [[0, 1], [2, 3]], _tensor([n * c, oh * ow], conv.output_type.element_type))
         ).result
         product = emit(BatchMatvecOp([lhs, rhs], [acc])).res[0]
         output_t_type = output_t.type
         assert isa(output_t_type, TensorType[Attribute])
         expanded = emit(_expand(product, [[0, 1], [2, 3]], output_t_type)).result
-        result = emit.transpose(expanded, [0, 2, 3, 1])
-        rewriter.replace(op, [], [result])
+        return emit.transpose(expanded, [0, 2, 3, 1])
 
 
-class ConvertConv2DNchwFchw(RootedPattern):
+class ConvertConv2DNchwFchw(_ConvToImg2Col, conv=Conv2DNchwFchwOp):
     """IREE's ``ConvertConv2DNchwFchw``: im2col + ``linalg.matmul`` with the filter on the left."""
 
-    root = Conv2DNchwFchwOp.name
-
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
-        if not isinstance(op, Conv2DNchwFchwOp) or (types := _convertible_types(op)) is None:
-            return
-        image, filter_, output = op.inputs[0], op.inputs[1], op.outputs[0]
-        image_type, filter_type, output_type = types
-        n, oc, oh, ow = output_type.get_shape()
-        _, ic, fh, fw = filter_type.get_shape()
-        sh, sw = op.window_strides()
-        emit = _Emitter(rewriter, op)
-        element = image_type.element_type
-        d = [AffineDimExpr(i) for i in range(6)]
-        image_map = AffineMap(6, 0, (d[0], d[1], d[4] * sh + d[2], d[5] * sw + d[3]))
-        img2col = emit.img2col(image, [n, ic, fh, fw, oh, ow], element, image_map)
-        lhs = emit(_collapse(filter_, [[0], [1, 2, 3]], _tensor([oc, fh * fw * ic], element))).result
+    def convert(self, conv: _Conv2D, emit: _Emitter) -> SSAValue:
+        n, oc, oh, ow = conv.output_type.get_shape()
+        _, ic, fh, fw = conv.filter_type.get_shape()
+        img2col = emit.img2col(conv.image, [n, ic, fh, fw, oh, ow], conv.strides, (0, 1, (4, 2), (5, 3)))
+        element = conv.element
+        lhs = emit(_collapse(conv.filter, [[0], [1, 2, 3]], _tensor([oc, fh * fw * ic], element))).result
         col_groups, col_shape = _collapsed([[0], [1, 2, 3], [4, 5]], [n, fh * fw * ic, oh * ow])
-        out_groups, out_shape = _collapsed([[0], [1], [2, 3]], [n, oc, oh * ow])
         rhs = emit(_collapse(img2col, col_groups, _tensor(col_shape, element))).result
-        acc = emit(_collapse(output, out_groups, _tensor(out_shape, output_type.element_type))).result
-        b, m, j, k = (AffineDimExpr(i) for i in range(4))
-        batch_maps = [AffineMap(4, 0, (m, k)), AffineMap(4, 0, (b, k, j)), AffineMap(4, 0, (b, m, j))]
-        product = emit.contraction(lhs, rhs, acc, batch_maps if n != 1 else None)
-        result = emit(_expand(product, out_groups, output_type))
-        rewriter.replace(op, [], [result.result])
+        return emit.product(lhs, rhs, conv, _collapsed([[0], [1], [2, 3]], [n, oc, oh * ow]), False)
 
 
 @dataclass(frozen=True)
