@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
 from passviz.version import __version__
 
-__all__ = ["__version__", "import_dump", "load_ipython_extension", "record"]
+__all__ = ["__version__", "capture_triton", "import_dump", "load_ipython_extension", "record"]
 
 
 def _jupyter_labextension_paths() -> list[dict[str, str]]:  # pyright: ignore[reportUnusedFunction]
@@ -54,6 +54,28 @@ def import_dump(path_or_text: str | Path, *, input_ir: str | None = None) -> Tra
     from passviz.importer import import_dump as import_any
 
     return import_any(path_or_text, input_ir=input_ir)
+
+
+def capture_triton(
+    kernel: object,
+    signature: dict[str, str],
+    constexprs: dict[str, object] | None = None,
+    *,
+    target: str = "cuda:90",
+    **options: object,
+) -> Trace:
+    """The trace of the installed Triton compiling ``kernel`` (a ``@triton.jit`` function, one
+    defined in a notebook cell too) for ``target``, on a machine without a GPU: every MLIR pass of
+    its ``ttir``, ``ttgir`` and ``llir`` stages a step (grouped by stage), then its LLVM IR, PTX and
+    SASS as text (``passviz triton``).  ``signature`` gives each argument's Triton type,
+    ``constexprs`` the constants' values, ``options`` Triton's (``num_warps=4``).
+
+    >>> signature = {"x": "*fp32", "n": "i32", "BLOCK": "constexpr"}
+    >>> trace = passviz.capture_triton(add_kernel, signature, {"BLOCK": 1024})
+    """
+    from passviz.compilers.triton.capture import capture_triton as capture
+
+    return capture(kernel, signature, constexprs, target=target, **options)
 
 
 def load_ipython_extension(shell: object) -> None:

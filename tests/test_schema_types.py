@@ -70,6 +70,7 @@ OBJECTS = {
     "TraceMeta": "$defs/meta",
     "DispatchVocabulary": "$defs/dispatch",
     "ImportInfo": "$defs/imported",
+    "StageOutput": "$defs/stageOutput",
     "InitialState": "$defs/initial",
     "StepRecord": "$defs/step",
     "EndRecord": "$defs/end",

@@ -115,6 +115,16 @@ export interface ImportInfo {
   printing: string;
   /** What the dump lacks or what was left out. */
   notes?: string[];
+  /** What the compile made after its MLIR passes, stage by stage (`passviz triton`: LLVM IR, PTX, SASS). */
+  outputs?: StageOutput[];
+}
+
+/** A compile stage's output that is text but no MLIR (LLVM IR, PTX, SASS). */
+export interface StageOutput {
+  /** The stage as the compiler names it (`llir`, `ptx`, `sass`). */
+  stage: string;
+  /** Its output, as the compiler wrote it. */
+  text: string;
 }
 
 /**

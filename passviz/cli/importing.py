@@ -1,4 +1,5 @@
-"""The ``import`` command: a compiler's IR dump (any MLIR IR printing) as a trace."""
+"""The ``import`` and ``triton`` commands: a compiler's IR dump (any MLIR IR printing) as a trace,
+and a real Triton compile of a user's kernel captured as one."""
 
 from __future__ import annotations
 
@@ -9,6 +10,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from passviz.cli.common import CliError
+from passviz.compilers.triton.capture import (
+    DEFAULT_TARGET,
+    capture_triton,
+    load_kernel,
+    parse_constexpr,
+    parse_signature,
+)
 from passviz.importer import TextReplayer, import_path, import_text
 from passviz.importer.reader import ReadError
 from passviz.ir.terminal import one_line, printable
@@ -40,6 +48,37 @@ def add_parsers(sub: Subparsers) -> None:
         help="the IR before the first pass, for a dump printed after each pass (which lacks it)",
     )
 
+    triton = sub.add_parser(
+        "triton",
+        help="capture triton.compile of a @triton.jit kernel, pass by pass (ttir, ttgir, llir), "
+        "then its LLVM IR, PTX and SASS; no GPU needed",
+    )
+    triton.add_argument("kernel", metavar="FILE.py:KERNEL", help="the file defining the kernel, and its name")
+    triton.add_argument(
+        "--signature",
+        required=True,
+        help="each argument's Triton type, as name=type pairs: 'x_ptr=*fp16,n=i32,BLOCK=constexpr'",
+    )
+    triton.add_argument(
+        "--constexpr",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a tl.constexpr argument's value (repeat for each)",
+    )
+    triton.add_argument(
+        "--target",
+        default=DEFAULT_TARGET,
+        help=f"the GPU, backend:arch (default {DEFAULT_TARGET}; cuda:100 ...)",
+    )
+    triton.add_argument("--num-warps", type=int, help="Triton's num_warps (default: Triton's)")
+    triton.add_argument("--num-stages", type=int, help="Triton's num_stages (default: Triton's)")
+    triton.add_argument(
+        "-o",
+        "--output",
+        help="the trace file to write (default: KERNEL.passviz.json.gz, in the current directory)",
+    )
+
 
 def _cmd_import(args: argparse.Namespace) -> int:
     input_ir = Path(args.input).read_text(encoding="utf-8") if args.input else None
@@ -68,4 +107,22 @@ def _cmd_import(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {"import": _cmd_import}
+def _cmd_triton(args: argparse.Namespace) -> int:
+    kernel = load_kernel(args.kernel)
+    constexprs = dict(parse_constexpr(text) for text in args.constexpr)
+    options = {
+        name: value
+        for name, value in (("num_warps", args.num_warps), ("num_stages", args.num_stages))
+        if value is not None
+    }
+    trace = capture_triton(kernel, parse_signature(args.signature), constexprs, target=args.target, **options)
+    output = Path(args.output) if args.output else Path(f"{args.kernel.rpartition(':')[2]}.passviz.json.gz")
+    write_trace(trace, output)
+    stages = dict.fromkeys(step.pass_name for step in trace.steps)
+    counts = ", ".join(f"{stage} {sum(s.pass_name == stage for s in trace.steps)}" for stage in stages)
+    texts = ", ".join(o["stage"] for o in trace.meta.get("imported", {}).get("outputs", []))
+    print(one_line(f"captured {len(trace.steps)} passes ({counts}) and {texts} to {printable(str(output))}"))
+    return 0
+
+
+COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {"import": _cmd_import, "triton": _cmd_triton}

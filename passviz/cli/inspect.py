@@ -46,6 +46,12 @@ def add_parsers(sub: Subparsers) -> None:
     show.add_argument("trace")
     show.add_argument("--step", type=int, default=-1, help="step index; negative counts from the end")
     show.add_argument("--diff", action="store_true", help="print a unified diff against the step before")
+    show.add_argument(
+        "--stage",
+        metavar="NAME",
+        help="print a compile stage's text output instead (passviz triton: llir, ptx, sass); "
+        "with --diff, against the stage before",
+    )
 
     validate = sub.add_parser("validate", help="check a trace file against the schema")
     validate.add_argument("trace")
@@ -107,8 +113,30 @@ def _cmd_steps(args: argparse.Namespace) -> int:
     return 0
 
 
+def _show_stage(trace: Trace, stage: str, diff: bool) -> int:
+    """``show --stage``: a compile stage's text output, or its diff against the one before."""
+    outputs = trace.meta.get("imported", {}).get("outputs", [])
+    names = [output["stage"] for output in outputs]
+    if stage not in names:
+        known = ", ".join(names) or "none: it was not captured with passviz triton"
+        raise CliError(f"--stage {stage}: the trace has no such stage output (it has {known})")
+    index = names.index(stage)
+    text = outputs[index]["text"]
+    if not diff or index == 0:
+        print(printable(text), end="" if text.endswith("\n") else "\n")
+        return 0
+    before = outputs[index - 1]
+    lines = difflib.unified_diff(
+        before["text"].splitlines(keepends=True), text.splitlines(keepends=True), before["stage"], stage
+    )
+    sys.stdout.writelines(map(printable, lines))
+    return 0
+
+
 def _cmd_show(args: argparse.Namespace) -> int:
     trace = load(args.trace)
+    if args.stage is not None:
+        return _show_stage(trace, args.stage, args.diff)
     if not trace.steps:
         print(printable(trace.ir_at(-1)), end="")
         return 0

@@ -26,6 +26,9 @@ _DIAGNOSTIC = re.compile(
     r"^(?:[^\s:][^:\n]*:\d+:\d+|<unknown>:\d+(?::\d+)?|loc\(.*\)): (?:error|warning|note|remark): .*$", re.M
 )
 _TREE_FILE = re.compile(r"^(\d+(?:_\d+)*)_")
+_STAGE = re.compile(r"^passviz stage ([\w.-]+)$")
+"""The line ``passviz triton`` writes into the dump as a compile stage starts (``ttir``, ``ttgir``,
+``llir``, ...): the passes after it are that stage's."""
 
 
 @dataclass
@@ -42,6 +45,8 @@ class Banner:
     scope_op: str | None = None
     scope_symbol: str | None = None
     text: str = ""
+    stage: str | None = None
+    """The compile stage the pass ran in, where the dump marks stages (``passviz triton``)."""
 
     @property
     def label(self) -> str:
@@ -88,13 +93,19 @@ def split_dump(text: str) -> Sections:
     text = re.sub(r"(?<!^)(?<!\n)(// -----// )", r"\n\1", text)
     sections = Sections()
     matches = list(_BANNER.finditer(text))
+    stage: str | None = None
     for index, found in enumerate(matches):
         end = matches[index + 1].start() if index + 1 < len(matches) else len(text)
         banner = read_banner(found.group(1))
         if banner is None:
-            sections.skipped.append(found.group(1))
+            marked = _STAGE.match(found.group(1))
+            if marked is not None:
+                stage = marked.group(1)
+            else:
+                sections.skipped.append(found.group(1))
             continue
         banner.text = text[found.end() : end]
+        banner.stage = stage
         sections.banners.append(banner)
     if not matches:
         raise ReadError("no IR dump banner (// -----// IR Dump ... //----- //) in the text")
@@ -171,6 +182,8 @@ class _Importer:
         self.stats: list[MatchStats] = []
         self.notes: list[str] = []
         self.kinds: dict[str, str] = {}
+        self.passes: list[str] = []
+        """Each step's pass, as its banner names it (with options)."""
 
     def start(self, snapshot: Snapshot) -> None:
         top = snapshot.top if snapshot.top.name == "builtin.module" else _wrap(snapshot.top)
@@ -219,11 +232,13 @@ class _Importer:
             if diagnostics:
                 flag["detail"] = "\n".join(diagnostics)
         index = len(self.steps)
+        self.passes.append(banner.argument)
         self.steps.append(
             Step(
                 index=index,
                 kind="pass-end",
-                pass_name=banner.argument,
+                # Where the dump marks a compile's stages, steps group by stage (the timeline's groups).
+                pass_name=banner.stage or banner.argument,
                 pass_index=index,
                 name=banner.label,
                 root=root,
@@ -291,7 +306,7 @@ def import_text(text: str, *, name: str = "<dump>", input_ir: str | None = None)
         info["notes"] = importer.notes
     meta = TraceMeta(
         input=name,
-        pipeline=",".join(step.pass_name or "" for step in importer.steps),
+        pipeline=",".join(importer.passes),
         passviz_version=__version__,
         xdsl_version=_xdsl_version(),
         verify_each="off",

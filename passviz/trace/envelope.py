@@ -528,7 +528,9 @@ def _meta_problem(meta: object) -> str | None:
 
 def _imported_problem(imported: object) -> str | None:
     """What is wrong with a header's ``meta.imported`` (``ImportInfo``), or None."""
-    fields, problem = _object_fields(imported, {"dump", "printing", "notes"}, "the header's meta.imported")
+    fields, problem = _object_fields(
+        imported, {"dump", "printing", "notes", "outputs"}, "the header's meta.imported"
+    )
     if problem is not None:
         return problem
     for name in ("dump", "printing"):
@@ -537,6 +539,15 @@ def _imported_problem(imported: object) -> str | None:
     notes: object = fields.get("notes", [])
     if not isinstance(notes, list) or not all(isinstance(n, str) for n in notes):  # pyright: ignore[reportUnknownVariableType]
         return "the header's meta.imported.notes is not a list of strings"
+    outputs: object = fields.get("outputs", [])
+    if not isinstance(outputs, list):
+        return "the header's meta.imported.outputs is not a list"
+    for output in cast(list[object], outputs):
+        parts, problem = _object_fields(output, {"stage", "text"}, "a meta.imported.outputs item")
+        if problem is not None:
+            return problem
+        if not isinstance(parts.get("stage"), str) or not isinstance(parts.get("text"), str):
+            return "a meta.imported.outputs item needs a string stage and text"
     return None
 
 

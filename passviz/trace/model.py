@@ -242,6 +242,18 @@ class ImportInfo(TypedDict):
     notes: NotRequired[list[str]]
     """What the dump lacks or what was left out (the IR after the last pass of a
     ``MLIR_ENABLE_DUMP`` dump, which prints the module before each pass)."""
+    outputs: NotRequired[list[StageOutput]]
+    """What the compile made after its MLIR passes, stage by stage (``passviz triton``: LLVM IR,
+    PTX, SASS), in the order it made them."""
+
+
+class StageOutput(TypedDict):
+    """A compile stage's output that is text but no MLIR (LLVM IR, PTX, SASS)."""
+
+    stage: str
+    """The stage as the compiler names it (``llir``, ``ptx``, ``sass``)."""
+    text: str
+    """Its output, as the compiler wrote it."""
 
 
 class TraceMeta(TypedDict):

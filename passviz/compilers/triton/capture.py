@@ -1,0 +1,262 @@
+"""A real Triton compile as a trace: a user's ``@triton.jit`` kernel through ``triton.compile``.
+
+The installed Triton (3.6 or 3.9) compiles the kernel for a GPU target, on a
+machine without one, with ``MLIR_ENABLE_DUMP`` on: its MLIR prints the module
+before each pass.  The dump goes to the process's standard error, which is a
+file for the compile's duration; a stage hook (Triton's
+``knobs.runtime.add_stages_inspection_hook``) writes a line into the same
+stream as each stage starts, so the imported steps are grouped by stage
+(``ttir``, ``ttgir``, ``llir``).  The dump is read by ``passviz.importer``
+(no dialect needed); what the compile made after its MLIR passes (LLVM IR,
+PTX, SASS) is kept as text in ``meta.imported.outputs``, and the kernel's
+source file in the trace's sources.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import importlib.util
+import inspect
+import os
+import re
+import sys
+import tempfile
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from passviz.importer import TextReplayer, import_text
+from passviz.importer.reader import ReadError
+from passviz.ir.errors import InputError
+from passviz.trace.model import StageOutput, Trace
+
+DEFAULT_TARGET = "cuda:90"
+"""The GPU ``passviz triton`` compiles for: an H100 (compute capability 9.0)."""
+
+_TARGET = re.compile(r"^(cuda|hip):(\w+)$")
+_KNOBS_ENV = ("MLIR_ENABLE_DUMP", "MLIR_DUMP_PATH", "TRITON_ALWAYS_COMPILE", "TRITON_CACHE_DIR")
+"""The environment the capture sets for the compile, and puts back afterwards."""
+
+
+def parse_target(text: str) -> tuple[str, int | str, int]:
+    """``cuda:90`` as Triton's ``GPUTarget`` fields (backend, arch, warp size); InputError if not."""
+    found = _TARGET.match(text.strip())
+    if found is None:
+        raise InputError(f"--target {text!r}: expected backend:arch, such as cuda:90 or cuda:100")
+    backend, arch = found.group(1), found.group(2)
+    if backend == "cuda":
+        if not arch.isdigit():
+            raise InputError(f"--target {text!r}: a CUDA arch is a number (90 for sm_90)")
+        return backend, int(arch), 32
+    return backend, arch, 64
+
+
+def load_kernel(spec: str) -> object:
+    """The ``@triton.jit`` function ``FILE.py:KERNEL`` names, its file run as a module."""
+    path_text, _, name = spec.rpartition(":")
+    path = Path(path_text)
+    if not path_text or not name:
+        raise InputError(f"{spec}: expected FILE.py:KERNEL")
+    if not path.is_file():
+        raise InputError(f"{path}: no such file")
+    loader = importlib.util.spec_from_file_location(f"passviz_captured_{path.stem}", path)
+    if loader is None or loader.loader is None:
+        raise InputError(f"{path}: not a Python file")
+    module = importlib.util.module_from_spec(loader)
+    sys.modules[loader.name] = module
+    try:
+        loader.loader.exec_module(module)
+    except Exception as exc:  # the user's file: any error it raises is theirs to read
+        raise InputError(f"{path}: running it failed: {type(exc).__name__}: {exc}") from None
+    kernel = getattr(module, name, None)
+    if kernel is None:
+        raise InputError(f"{path}: defines no {name}")
+    if not hasattr(kernel, "fn") or not callable(getattr(kernel, "run", None)):
+        raise InputError(f"{path}: {name} is not a @triton.jit function")
+    return kernel
+
+
+def parse_signature(text: str) -> dict[str, str]:
+    """``x=*fp16,n=i32`` as Triton's signature (each argument's type, ``constexpr`` for constants)."""
+    signature: dict[str, str] = {}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        name, equals, kind = part.partition("=")
+        if not equals or not name.strip() or not kind.strip():
+            raise InputError(f"--signature: {part!r} is not name=type (x=*fp16, n=i32)")
+        signature[name.strip()] = kind.strip()
+    return signature
+
+
+def parse_constexpr(text: str) -> tuple[str, object]:
+    """``BLOCK=1024`` as a constexpr's name and value (an int, a float, True/False, else the text)."""
+    name, equals, value = text.partition("=")
+    if not equals or not name.strip():
+        raise InputError(f"--constexpr {text!r}: expected NAME=VALUE")
+    value = value.strip()
+    parsed: object = value
+    if value in ("True", "False"):
+        parsed = value == "True"
+    else:
+        for kind in (int, float):
+            try:
+                parsed = kind(value)
+                break
+            except ValueError:
+                continue
+    return name.strip(), parsed
+
+
+@contextlib.contextmanager
+def _stderr_to(path: Path) -> Iterator[None]:
+    """The process's standard error (file descriptor 2, where MLIR writes) goes to ``path``; Python's
+    ``sys.stderr`` keeps writing where it did."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    python_stderr = sys.stderr
+    with open(path, "wb") as sink:
+        os.dup2(sink.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            sys.stderr = python_stderr
+
+
+@contextlib.contextmanager
+def _compile_settings(cache: str) -> Iterator[None]:
+    """The environment a captured compile runs in: the dump on, a fresh cache (a cache hit dumps
+    nothing), put back as it was afterwards."""
+    before = {name: os.environ.get(name) for name in _KNOBS_ENV}
+    os.environ.update(MLIR_ENABLE_DUMP="1", TRITON_ALWAYS_COMPILE="1", TRITON_CACHE_DIR=cache)
+    # A dump path would take the dump away from the stream the stage lines go to.
+    os.environ.pop("MLIR_DUMP_PATH", None)
+    try:
+        yield
+    finally:
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def _stage_marking(knobs: Any) -> contextlib.AbstractContextManager[None]:
+    """Triton's stage hook, set for the compile: each stage writes ``passviz stage NAME`` into the
+    dump as it starts (``passviz.importer`` groups the passes after it under that stage)."""
+
+    def marked(name: str, stage: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+        def run(source: Any, metadata: Any) -> Any:
+            os.write(2, f"\n// -----// passviz stage {name} //----- //\n".encode())
+            return stage(source, metadata)
+
+        return run
+
+    def hook(*args: Any) -> Any:
+        if not args:
+            # Triton 3.9 asks the hook for a cache key first.
+            return ("passviz-capture", "passviz-capture")
+        stages: dict[str, Callable[[Any, Any], Any]] = args[1]
+        for name in list(stages):
+            stages[name] = marked(name, stages[name])
+        return None
+
+    @contextlib.contextmanager
+    def installed() -> Iterator[None]:
+        before = knobs.runtime.add_stages_inspection_hook
+        knobs.runtime.add_stages_inspection_hook = hook
+        try:
+            yield
+        finally:
+            knobs.runtime.add_stages_inspection_hook = before
+
+    return installed()
+
+
+def _sass(cubin: bytes) -> str | None:
+    """The SASS of ``cubin`` (``cuobjdump -sass``, which the Triton wheel carries), or None."""
+    try:
+        disasm: Any = importlib.import_module("triton.tools.disasm")
+        return str(disasm.get_sass(cubin))
+    except Exception:  # no cuobjdump for this target or platform: the trace goes without SASS
+        return None
+
+
+def _check_arguments(
+    kernel: object, name: str, signature: Mapping[str, str], constexprs: Mapping[str, object]
+) -> None:
+    """InputError naming what the signature misses, or a constexpr given no value: Triton's own
+    message for these is an AttributeError deep in its frontend."""
+    arguments: list[str] = list(getattr(kernel, "arg_names", []) or [])
+    missing = [a for a in arguments if a not in signature and a not in constexprs]
+    if missing:
+        raise InputError(f"{name}: --signature gives no type for {', '.join(missing)}")
+    unknown = [a for a in signature if arguments and a not in arguments]
+    if unknown:
+        raise InputError(f"{name}: it has no argument {', '.join(unknown)} (it takes {', '.join(arguments)})")
+    unset = [a for a, kind in signature.items() if kind == "constexpr" and a not in constexprs]
+    if unset:
+        raise InputError(f"{name}: give each constexpr a value: --constexpr {unset[0]}=VALUE")
+
+
+def _kernel_name(kernel: object) -> str:
+    return str(getattr(getattr(kernel, "fn", kernel), "__name__", "kernel"))
+
+
+def capture_triton(
+    kernel: object,
+    signature: Mapping[str, str],
+    constexprs: Mapping[str, object] | None = None,
+    *,
+    target: str = DEFAULT_TARGET,
+    **options: object,
+) -> Trace:
+    """The trace of ``triton.compile`` on ``kernel`` (a ``@triton.jit`` function) for ``target``
+    (``cuda:90``): every MLIR pass of its ``ttir``, ``ttgir`` and ``llir`` stages a step, grouped by
+    stage, then its LLVM IR, PTX and SASS as text. ``signature`` gives each argument's Triton type
+    (``*fp16``, ``i32``, ``constexpr``), ``constexprs`` the constants' values, ``options`` Triton's
+    compile options (``num_warps``, ``num_stages``, ...). Runs on a machine without a GPU."""
+    try:
+        triton: Any = importlib.import_module("triton")
+        backends: Any = importlib.import_module("triton.backends.compiler")
+        compiler: Any = importlib.import_module("triton.compiler")
+        knobs: Any = importlib.import_module("triton.knobs")
+    except ImportError as exc:
+        raise InputError(f"capturing a Triton compile needs pip install 'passviz[triton]': {exc}") from None
+    gpu = backends.GPUTarget(*parse_target(target))
+    name = _kernel_name(kernel)
+    _check_arguments(kernel, name, signature, constexprs or {})
+    try:
+        source = compiler.ASTSource(kernel, signature=dict(signature), constexprs=dict(constexprs or {}))
+    except Exception as exc:  # Triton's own message says what is wrong with the signature
+        raise InputError(f"{name}: {type(exc).__name__}: {exc}") from None
+    with tempfile.TemporaryDirectory(prefix="passviz-triton-") as work:
+        dump = Path(work) / "dump.txt"
+        try:
+            with _compile_settings(str(Path(work) / "cache")), _stage_marking(knobs), _stderr_to(dump):
+                compiled = triton.compile(source, target=gpu, options=dict(options))
+        except Exception as exc:  # a kernel Triton refuses: its message, located by Triton
+            raise InputError(f"triton.compile of {name} failed: {type(exc).__name__}: {exc}") from None
+        text = dump.read_text(encoding="utf-8", errors="replace")
+    try:
+        trace = import_text(
+            text, name=f"triton.compile of {name} ({target}, Triton {triton.__version__})"
+        ).trace
+    except ReadError as exc:
+        raise InputError(f"{name}: the compile's IR dump does not read: {exc}") from None
+    trace.replayer = TextReplayer
+    outputs = [
+        StageOutput(stage=stage, text=compiled.asm[stage])
+        for stage in ("llir", "ptx")
+        if stage in compiled.asm
+    ]
+    sass = _sass(compiled.asm["cubin"]) if "cubin" in compiled.asm else None
+    if sass is not None:
+        outputs.append(StageOutput(stage="sass", text=sass))
+    trace.meta.setdefault("imported", {"dump": "", "printing": "before"})["outputs"] = outputs
+    function: Any = getattr(kernel, "fn", kernel)
+    file = inspect.getsourcefile(function) if inspect.isfunction(function) else None
+    if file is not None and Path(file).is_file():
+        trace.sources = {file: Path(file).read_text(encoding="utf-8")}
+    return trace
