@@ -39,14 +39,7 @@ from xdsl.interpreter import (
     register_impls,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
-from xdsl.ir.affine import (
-    AffineBinaryOpExpr,
-    AffineBinaryOpKind,
-    AffineConstantExpr,
-    AffineDimExpr,
-    AffineExpr,
-    AffineMap,
-)
+from xdsl.ir.affine import AffineDimExpr, AffineMap
 
 from passviz.compilers.iree.dialects import check, flow, hal, util
 from passviz.compilers.iree.dialects.iree_encoding import SetEncodingOp, UnsetEncodingOp
@@ -74,29 +67,10 @@ def _array(value: Any, type_: Attribute, op: Operation) -> Array:
     return cast(Array, value).astype(storage_dtype(type_, op), copy=False)
 
 
-def evaluate(expr: AffineExpr, coords: Sequence[Coordinate], symbols: Sequence[int] = ()) -> Coordinate:
-    """``expr`` at ``coords`` (ints or arrays that broadcast together)."""
-    if isinstance(expr, AffineDimExpr):
-        return coords[expr.position]
-    if isinstance(expr, AffineConstantExpr):
-        return expr.value
-    if isinstance(expr, AffineBinaryOpExpr):
-        lhs, rhs = evaluate(expr.lhs, coords, symbols), evaluate(expr.rhs, coords, symbols)
-        if expr.kind == AffineBinaryOpKind.Add:
-            return lhs + rhs
-        if expr.kind == AffineBinaryOpKind.Mul:
-            return lhs * rhs
-        if expr.kind == AffineBinaryOpKind.Mod:
-            return lhs % rhs
-        if expr.kind == AffineBinaryOpKind.FloorDiv:
-            return lhs // rhs
-        return -(-lhs // rhs)
-    position: int = cast(Any, expr).position
-    return symbols[position]
-
-
 def _subscript(map_: AffineMap, coords: Sequence[Coordinate]) -> tuple[Coordinate, ...]:
-    return tuple(evaluate(expr, coords) for expr in map_.results)
+    """``map_``'s results at ``coords``: xDSL evaluates an affine expression with ``+``, ``*``,
+    ``%`` and ``//`` alone, so coordinates may be arrays that broadcast together."""
+    return tuple(expr.eval(coords, ()) for expr in map_.results)
 
 
 def _read(value: Array, map_: AffineMap, coords: Sequence[Coordinate], parallel: Sequence[int]) -> Array:
