@@ -152,3 +152,38 @@ def test_command_line_arguments_read_or_say_why() -> None:
             call(bad)
     with pytest.raises(InputError):
         parse_constexpr("=3")
+
+
+@pytest.mark.triton
+@pytest.mark.browser
+def test_captured_matmul_in_the_viewer(artifacts: Path) -> None:
+    """The captured tutorial matmul in Chromium: the timeline's stage groups, every changed step
+    of the layout passes (ttgir) with its change on screen, and the PTX shown from the outputs row."""
+    from tests.test_viewer_change_on_screen import check_change_on_screen
+    from tests.triton_kernels import KERNELS
+    from tests.triton_oracle import triton_missing
+    from tests.viewer_checks import drive
+
+    need(triton_missing())
+    import passviz
+
+    kernel = KERNELS["matmul"]
+    trace = passviz.capture_triton(kernel.fn, kernel.signature, dict(kernel.constexprs))
+    layout = [s.index for s in trace.steps if s.pass_name == "ttgir" and s.changed]
+    assert len(layout) >= 5
+    plan: list[dict[str, object]] = []
+    for step in layout:
+        plan += [{"goto": step}, {"inspect": f"step{step}"}]
+    plan += [
+        {"shot": "capture-matmul-ttgir-last-layout-step"},
+        {"text": ".pv-steps", "as": "timeline"},
+        {"click": ".pv-output:nth-of-type(2)"},
+        {"inspect": "ptx"},
+        {"shot": "capture-matmul-ptx"},
+    ]
+    results = drive(trace, "capture-matmul", plan, artifacts)
+    problems = [p for step in layout for p in check_change_on_screen(results[f"step{step}"], step)]
+    assert problems == [], "\n".join(problems[:20])
+    timeline = results["timeline"] or ""
+    assert all(stage in timeline for stage in ("ttir", "ttgir", "llir")), timeline[:300]
+    assert ".target sm_90a" in results["ptx"]["irText"]

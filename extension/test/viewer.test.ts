@@ -185,6 +185,38 @@ test('a big module opens as an overview, every function a collapsed box: ops wit
   expect(boxes.every(n => n.label.includes('k.kernel') && /150|151/.test(n.label))).toBe(true);
 });
 
+test("a captured compile's text outputs (LLVM IR, PTX, SASS) show in the IR pane, until a step is drawn", async () => {
+  const document = regionTrace();
+  const header = document.records[0] as HeaderRecord;
+  header.meta.imported = {
+    dump: 'triton.compile of add_kernel',
+    printing: 'before',
+    outputs: [
+      { stage: 'llir', text: 'define void @add_kernel() {\n  ret void\n}\n' },
+      { stage: 'ptx', text: '.version 8.7\n.target sm_90a\n' }
+    ]
+  };
+  const host = window.document.createElement('div');
+  window.document.body.appendChild(host);
+  const viewer = TraceViewer.mount(host, document, { step: 1 })!;
+  viewers.push(viewer);
+  await viewer.rendered;
+  const buttons = [...viewer.node.querySelectorAll<HTMLButtonElement>('.pv-output')];
+  expect(buttons.map(b => b.textContent)).toEqual(['llir', 'ptx']);
+  buttons[1].click();
+  expect(viewer.inspect().irText).toContain('.target sm_90a');
+  expect(buttons[1].getAttribute('aria-pressed')).toBe('true');
+  await press(viewer, 'ArrowRight');
+  await new Promise(done => setTimeout(done, 1100));
+  expect(viewer.inspect().irText).not.toContain('.target sm_90a');
+  expect(buttons[1].getAttribute('aria-pressed')).toBe('false');
+});
+
+test('a trace with no text outputs shows no outputs row', async () => {
+  const viewer = await mount();
+  expect(viewer.node.querySelector<HTMLElement>('.pv-outputs')!.hidden).toBe(true);
+});
+
 test('the options choose the first step, the selection and the timeline filter', async () => {
   const viewer = await mount({ step: 2, selected: 'o3', filter: { changedOnly: true } });
   expect(viewer.step).toBe(2);

@@ -161,6 +161,16 @@ export class IRPane {
     this.draw();
   }
 
+  /** Show `text` (not IR: a compile's PTX, say) whole, line by line, under `title`. */
+  renderText(text: string, title: string): void {
+    this.lines = text.replace(/\n$/, '').split('\n').map(line => ({ text: line, op: null, status: 'unchanged' }));
+    this.names = { values: new Map(), blocks: new Map() };
+    this.whole = true;
+    this.header.textContent = title;
+    this.draw();
+    this.body.scrollTop = 0;
+  }
+
   /** The text shown, one line per IR line (markers included), as tests and tools read it. */
   plainText(): string {
     return [...this.body.querySelectorAll('.pv-line, .pv-ir-more')].map(line => line.textContent ?? '').join('\n');
@@ -299,6 +309,8 @@ export class IRPane {
     let first: HTMLElement | null = null;
     let last: HTMLElement | null = null;
     let firstAdded: HTMLElement | null = null;
+    /** The first added (or moved) line of the whole step, in whichever hunk. */
+    let firstNew: HTMLElement | null = null;
     let gap = 0;
     let hunkOpen = true;
     let left: HTMLElement[] = [];
@@ -322,6 +334,9 @@ export class IRPane {
         continue;
       }
       const line = this.lineNode(item);
+      if (firstNew === null && (item.status === 'added' || item.status === 'moved')) {
+        firstNew = line;
+      }
       if (item.status === 'unchanged') {
         gap += 1;
         hunkOpen &&= first === null || gap <= HUNK_GAP;
@@ -348,8 +363,13 @@ export class IRPane {
     this.body.appendChild(fragment);
     this.select(this.selected);
     if (first && last && this.selected === null) {
-      // The hunk in the middle of the pane; one taller than the pane shows its first added line.
-      scrollToMiddle(this.body, first, last, firstAdded ?? first);
+      if (firstAdded === null && firstNew !== null) {
+        // The first hunk only erased: the pane goes to what the step made, further down.
+        scrollToMiddle(this.body, firstNew, firstNew, firstNew);
+      } else {
+        // The hunk in the middle of the pane; one taller than the pane shows its first added line.
+        scrollToMiddle(this.body, first, last, firstAdded ?? first);
+      }
     }
   }
 }

@@ -24,6 +24,7 @@ import { DispatchPane, type DispatchInspection } from './dispatchgraph';
 import { afterNextPaint, el, scrollPending } from './dom';
 import { GraphPane, type DrawnNode, type EdgeFilter, type PageBox } from './graphview';
 import { IRPane, type CompareBase } from './irpane';
+import { OutputsPane } from './outputs';
 import { RunsPane } from './runs';
 import { SourcePane } from './sourcepane';
 import { Timeline, type TimelineFilter } from './timeline';
@@ -147,6 +148,8 @@ export class TraceViewer {
   private readonly dispatchPane: DispatchPane | null;
   /** The kernel runs recorded in the trace, above the timeline's steps. */
   readonly runs: RunsPane;
+  /** The compile's text outputs (a captured Triton compile's LLVM IR, PTX, SASS), above the runs. */
+  private readonly outputs: OutputsPane;
   private readonly title: HTMLElement;
   private readonly legend: HTMLElement;
   /** Each step's graph with statuses: graphs of all steps share the nodes of what a step did not change. */
@@ -207,6 +210,8 @@ export class TraceViewer {
     this.source = new SourcePane(this.trace.header.sources ?? {}, op => this.select(op, true, true));
     this.runs = new RunsPane(step => this.go(step, true));
     const stepList = this.timeline.node.querySelector<HTMLElement>('.pv-steps');
+    this.outputs = new OutputsPane(this.trace.header.meta.imported?.outputs ?? [], index => this.showOutput(index));
+    this.timeline.node.insertBefore(this.outputs.node, stepList);
     this.timeline.node.insertBefore(this.runs.node, stepList);
     this.runs.show(this.trace.runs, stepList);
     this.title = el('div', { className: 'pv-title' });
@@ -268,6 +273,7 @@ export class TraceViewer {
     }
     this.timeline.dispose();
     this.runs.dispose();
+    this.outputs.dispose();
     this.irPane.dispose();
     this.details.dispose();
     this.source.dispose();
@@ -802,10 +808,21 @@ export class TraceViewer {
     const merged: PrintedNames = { values: new Map([...names.values, ...shown.values]), blocks: new Map([...names.blocks, ...shown.blocks]) };
     const against = { step: 'the step before', pass: 'the start of the pass', initial: 'the initial IR' }[this.irPane.base];
     this.irPane.render(lines, step < 0 ? 'IR (initial)' : `IR after step ${step}, against ${against}`, merged);
+    this.outputs.setShown(null);
     if (base !== step - 1) {
       // `at` moved the cursor; the next step replays from a checkpoint.
       this.cursor.at(step);
     }
+  }
+
+  /** Show the compile's text output `index` in the IR pane, until a step is drawn again. */
+  showOutput(index: number): void {
+    const output = this.outputs.outputs[index];
+    if (output === undefined) {
+      return;
+    }
+    this.irPane.renderText(output.text, `${output.stage}: what the compile made after its MLIR passes`);
+    this.outputs.setShown(index);
   }
 
   /** The step whose IR `step` is compared with. */
