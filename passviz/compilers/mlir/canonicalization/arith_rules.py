@@ -4,18 +4,23 @@ Most of the .td file's patterns take one of four shapes: two constants that meet
 through a pair of ops fold into one (``ConstantChain``), a cast of a cast becomes
 one cast or none (``CastChain``), an op of two values made the same way works on
 what they were made from (``BothOperands``), and an extended op whose second
-result is unused becomes the plain op (``PlainExtended``).  Each rule of the
-table below is one pattern; ``drr`` makes it a class named as MLIR names the
-pattern, since trace steps are named after pattern classes.  The patterns of
-other shapes are classes of their own (``arith_patterns``).
+result is unused becomes the plain op (``PlainExtended``).  Each row of the
+table below is one pattern: its name in MLIR and the rule as the .td file's
+comments write it (``addi(addi(x, c0), c1) -> addi(x, c)``), read into its
+shape; ``drr`` makes each rule a class named as MLIR names the pattern, since
+trace steps are named after pattern classes.  The patterns of other shapes are
+classes of their own (``arith_patterns``).
 """
 
 from __future__ import annotations
 
+import operator
+import re
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar, Literal
+from types import MappingProxyType
+from typing import ClassVar, Literal, TypeVar
 
 from xdsl.dialects import arith
 from xdsl.ir import Attribute, Operation
@@ -58,6 +63,9 @@ class Rule(ABC):
         """The rule as the .td file's comments write it."""
 
 
+_RuleT = TypeVar("_RuleT", bound=Rule)
+
+
 class RulePattern(RewritePattern):
     """A pattern of the table: its rule matches and rewrites."""
 
@@ -68,9 +76,13 @@ class RulePattern(RewritePattern):
         self.rule.rewrite(op, rewriter)
 
 
-def drr(rule: Rule) -> type[RulePattern]:
-    """``rule`` as a pattern class named after it: a trace names each step after the
-    class of the pattern that made it (``passviz.recording.recorder.pattern_name``)."""
+def drr(*rules: Rule) -> tuple[type[RulePattern], ...]:
+    """Each rule as a pattern class named after it: a trace names each step after the
+    class of the pattern that made it (``passviz.recording.interface.pattern_name``)."""
+    return tuple(_pattern_class(rule) for rule in rules)
+
+
+def _pattern_class(rule: Rule) -> type[RulePattern]:
     namespace = {
         "rule": rule,
         "since": rule.since,
@@ -246,6 +258,162 @@ class PlainExtended(Rule):
 
 
 # ---------------------------------------------------------------------------
+# Rules as the .td file's comments write them
+
+
+@dataclass(frozen=True)
+class _Term:
+    """An op of the notation (its mnemonic and operands), or a value (its name)."""
+
+    head: str
+    args: tuple[_Term, ...] = ()
+
+
+def _term(tokens: list[str]) -> _Term:
+    head = tokens.pop(0)
+    if tokens[:1] != ["("]:
+        return _Term(head)
+    del tokens[0]
+    return _Term(head, _terms(tokens, ")"))
+
+
+def _terms(tokens: list[str], close: str) -> tuple[_Term, ...]:
+    """Terms separated by commas, up to ``close``."""
+    terms = [_term(tokens)]
+    while (separator := tokens.pop(0)) == ",":
+        terms.append(_term(tokens))
+    if separator != close:
+        raise ValueError(f"{close!r} expected, not {separator!r}")
+    return tuple(terms)
+
+
+def _parse(drr: str) -> tuple[_Term, tuple[_Term, ...]]:
+    """``source -> result``, or ``source -> [result, ...]`` for several values."""
+    tokens: list[str] = re.findall(r"->|\w+|\S", drr)
+    source = _term(tokens)
+    if tokens[:1] != ["->"]:
+        raise ValueError(f"'->' expected in {drr!r}")
+    del tokens[0]
+    if tokens[:1] == ["["]:
+        del tokens[0]
+        results = _terms(tokens, "]")
+    else:
+        results = (_term(tokens),)
+    if tokens:
+        raise ValueError(f"{drr!r} goes on after its result")
+    return source, results
+
+
+_OPS: Mapping[str, type[Operation]] = MappingProxyType(
+    {_mnemonic(op): op for op in (*arith.Arith.operations, IndexCastUIOp)}
+)
+"""The op classes rules match, by mnemonic: xDSL's (subclasses match too), and passviz's
+for the one xDSL lacks."""
+
+
+def _op(term: _Term) -> type[Operation]:
+    return _OPS[term.head]
+
+
+def _read_back(rule: _RuleT, drr: str) -> _RuleT:
+    """``rule``, once it describes itself as ``drr`` does (so nothing was misread)."""
+    if rule.describe() != drr:
+        raise ValueError(f"{rule.name}: {drr!r} reads as {rule.describe()!r}")
+    return rule
+
+
+_FOLDS: Mapping[str, Callable[[int, int], int]] = MappingProxyType(
+    {
+        "+": operator.add,
+        "-": operator.sub,
+        "*": operator.mul,
+        "^": operator.xor,
+        "&": operator.and_,
+        "|": operator.or_,
+    }
+)
+
+
+def _fold(expr: str) -> Callable[[int, int], int]:
+    """``c0`` and ``c1`` joined by an operator, in either order (``"c1 - c0"``)."""
+    lhs, symbol, rhs = expr.split()
+    fold = _FOLDS[symbol]
+    if (lhs, rhs) == ("c0", "c1"):
+        return fold
+    if (lhs, rhs) == ("c1", "c0"):
+        return lambda c0, c1: fold(c1, c0)
+    raise ValueError(f"{expr!r}: c0 and c1 expected")
+
+
+def _inner_leaf(term: _Term) -> InnerLeaf:
+    if term.head in ("x", "c0") and not term.args:
+        return term.head
+    raise ValueError(f"x or c0 expected, not {term.head!r}")
+
+
+def _built_leaf(term: _Term) -> BuiltLeaf:
+    if term.head in ("x", "c") and not term.args:
+        return term.head
+    raise ValueError(f"x or c expected, not {term.head!r}")
+
+
+def _chain_operand(term: _Term) -> Inner | Literal["c1"]:
+    if term.head == "c1" and not term.args:
+        return "c1"
+    lhs, rhs = term.args
+    return (_op(term), _inner_leaf(lhs), _inner_leaf(rhs))
+
+
+def chain(
+    name: str,
+    drr: str,
+    fold: str,
+    overflow: Literal["both", "none"] | None,
+    *,
+    same_type: bool = False,
+    since: Snapshot | None = None,
+) -> ConstantChain:
+    """The ``ConstantChain`` that ``drr`` writes, with ``c = fold``."""
+    source, (result,) = _parse(drr)
+    lhs, rhs = source.args
+    built_lhs, built_rhs = result.args
+    rule = ConstantChain(
+        name,
+        match=(_op(source), _chain_operand(lhs), _chain_operand(rhs)),
+        build=(_op(result), _built_leaf(built_lhs), _built_leaf(built_rhs)),
+        fold=_fold(fold),
+        overflow=overflow,
+        same_type=same_type,
+        since=since,
+    )
+    return _read_back(rule, drr)
+
+
+def cast_chain(name: str, drr: str, when: Callable[[Operation, Operation], bool] | None = None) -> CastChain:
+    """The ``CastChain`` that ``drr`` writes (``op(inner(x)) -> x`` builds nothing)."""
+    source, (result,) = _parse(drr)
+    (inner,) = source.args
+    build = _op(result) if result.args else None
+    return _read_back(CastChain(name, op=_op(source), inner=_op(inner), build=build, when=when), drr)
+
+
+def both_operands(
+    name: str, drr: str, keep: str | None = None, when: Callable[[Operation], bool] | None = None
+) -> BothOperands:
+    """The ``BothOperands`` that ``drr`` writes (it sinks when the result's outer op is the inner one)."""
+    source, (result,) = _parse(drr)
+    inner = _op(source.args[0])
+    rule = BothOperands(name, op=_op(source), inner=inner, sink=_op(result) is inner, keep=keep, when=when)
+    return _read_back(rule, drr)
+
+
+def plain_extended(name: str, drr: str) -> PlainExtended:
+    """The ``PlainExtended`` that ``drr`` writes."""
+    source, (result, _) = _parse(drr)
+    return _read_back(PlainExtended(name, op=_op(source), build=_op(result)), drr)
+
+
+# ---------------------------------------------------------------------------
 # Conditions
 
 
@@ -277,198 +445,86 @@ def _equality(op: Operation) -> bool:
 # ---------------------------------------------------------------------------
 # The table, by shape; ``arith.PATTERNS`` orders each op's patterns as MLIR tries them.
 
-AddIAddConstant = drr(
-    ConstantChain(
-        "AddIAddConstant",
-        match=(arith.AddiOp, (arith.AddiOp, "x", "c0"), "c1"),
-        build=(arith.AddiOp, "x", "c"),
-        fold=lambda c0, c1: c0 + c1,
-        overflow="both",
-    )
-)
-AddISubConstantRHS = drr(
-    ConstantChain(
-        "AddISubConstantRHS",
-        match=(arith.AddiOp, (arith.SubiOp, "x", "c0"), "c1"),
-        build=(arith.AddiOp, "x", "c"),
-        fold=lambda c0, c1: c1 - c0,
-        overflow="both",
-    )
-)
-AddISubConstantLHS = drr(
-    ConstantChain(
-        "AddISubConstantLHS",
-        match=(arith.AddiOp, (arith.SubiOp, "c0", "x"), "c1"),
-        build=(arith.SubiOp, "c", "x"),
-        fold=lambda c0, c1: c0 + c1,
-        overflow="both",
-    )
-)
-MulIMulIConstant = drr(
-    ConstantChain(
-        "MulIMulIConstant",
-        match=(arith.MuliOp, (arith.MuliOp, "x", "c0"), "c1"),
-        build=(arith.MuliOp, "x", "c"),
-        fold=lambda c0, c1: c0 * c1,
-        overflow="both",
-        same_type=True,
-    )
-)
-SubIRHSAddConstant = drr(
-    ConstantChain(
-        "SubIRHSAddConstant",
-        match=(arith.SubiOp, (arith.AddiOp, "x", "c0"), "c1"),
-        build=(arith.AddiOp, "x", "c"),
-        fold=lambda c0, c1: c0 - c1,
-        overflow="none",
-    )
-)
-SubILHSAddConstant = drr(
-    ConstantChain(
-        "SubILHSAddConstant",
-        match=(arith.SubiOp, "c1", (arith.AddiOp, "x", "c0")),
-        build=(arith.SubiOp, "c", "x"),
-        fold=lambda c0, c1: c1 - c0,
-        overflow="both",
-    )
-)
-SubIRHSSubConstantRHS = drr(
-    ConstantChain(
-        "SubIRHSSubConstantRHS",
-        match=(arith.SubiOp, (arith.SubiOp, "x", "c0"), "c1"),
-        build=(arith.SubiOp, "x", "c"),
-        fold=lambda c0, c1: c0 + c1,
-        overflow="both",
-    )
-)
-SubIRHSSubConstantLHS = drr(
-    ConstantChain(
-        "SubIRHSSubConstantLHS",
-        match=(arith.SubiOp, (arith.SubiOp, "c0", "x"), "c1"),
-        build=(arith.SubiOp, "c", "x"),
-        fold=lambda c0, c1: c0 - c1,
-        overflow="both",
-    )
-)
-SubILHSSubConstantRHS = drr(
-    ConstantChain(
-        "SubILHSSubConstantRHS",
-        match=(arith.SubiOp, "c1", (arith.SubiOp, "x", "c0")),
-        build=(arith.SubiOp, "c", "x"),
-        fold=lambda c0, c1: c0 + c1,
-        overflow="both",
-    )
-)
-SubILHSSubConstantLHS = drr(
-    ConstantChain(
-        "SubILHSSubConstantLHS",
-        match=(arith.SubiOp, "c1", (arith.SubiOp, "c0", "x")),
-        build=(arith.AddiOp, "x", "c"),
-        fold=lambda c0, c1: c1 - c0,
-        overflow="both",
-    )
-)
-XOrIXOrIConstant = drr(
-    ConstantChain(
-        "XOrIXOrIConstant",
-        match=(arith.XOrIOp, (arith.XOrIOp, "x", "c0"), "c1"),
-        build=(arith.XOrIOp, "x", "c"),
-        fold=lambda c0, c1: c0 ^ c1,
-        overflow=None,
-        since=(3, 9),
-    )
-)
-AndIAndIConstant = drr(
-    ConstantChain(
-        "AndIAndIConstant",
-        match=(arith.AndIOp, (arith.AndIOp, "x", "c0"), "c1"),
-        build=(arith.AndIOp, "x", "c"),
-        fold=lambda c0, c1: c0 & c1,
-        overflow=None,
-        since=(3, 9),
-    )
-)
-OrIOrIConstant = drr(
-    ConstantChain(
-        "OrIOrIConstant",
-        match=(arith.OrIOp, (arith.OrIOp, "x", "c0"), "c1"),
-        build=(arith.OrIOp, "x", "c"),
-        fold=lambda c0, c1: c0 | c1,
-        overflow=None,
-        since=(3, 9),
-    )
+(
+    AddIAddConstant,
+    AddISubConstantRHS,
+    AddISubConstantLHS,
+    MulIMulIConstant,
+    SubIRHSAddConstant,
+    SubILHSAddConstant,
+    SubIRHSSubConstantRHS,
+    SubIRHSSubConstantLHS,
+    SubILHSSubConstantRHS,
+    SubILHSSubConstantLHS,
+    XOrIXOrIConstant,
+    AndIAndIConstant,
+    OrIOrIConstant,
+) = drr(
+    chain("AddIAddConstant", "addi(addi(x, c0), c1) -> addi(x, c)", "c0 + c1", "both"),
+    chain("AddISubConstantRHS", "addi(subi(x, c0), c1) -> addi(x, c)", "c1 - c0", "both"),
+    chain("AddISubConstantLHS", "addi(subi(c0, x), c1) -> subi(c, x)", "c0 + c1", "both"),
+    chain("MulIMulIConstant", "muli(muli(x, c0), c1) -> muli(x, c)", "c0 * c1", "both", same_type=True),
+    chain("SubIRHSAddConstant", "subi(addi(x, c0), c1) -> addi(x, c)", "c0 - c1", "none"),
+    chain("SubILHSAddConstant", "subi(c1, addi(x, c0)) -> subi(c, x)", "c1 - c0", "both"),
+    chain("SubIRHSSubConstantRHS", "subi(subi(x, c0), c1) -> subi(x, c)", "c0 + c1", "both"),
+    chain("SubIRHSSubConstantLHS", "subi(subi(c0, x), c1) -> subi(c, x)", "c0 - c1", "both"),
+    chain("SubILHSSubConstantRHS", "subi(c1, subi(x, c0)) -> subi(c, x)", "c0 + c1", "both"),
+    chain("SubILHSSubConstantLHS", "subi(c1, subi(c0, x)) -> addi(x, c)", "c1 - c0", "both"),
+    chain("XOrIXOrIConstant", "xori(xori(x, c0), c1) -> xori(x, c)", "c0 ^ c1", None, since=(3, 9)),
+    chain("AndIAndIConstant", "andi(andi(x, c0), c1) -> andi(x, c)", "c0 & c1", None, since=(3, 9)),
+    chain("OrIOrIConstant", "ori(ori(x, c0), c1) -> ori(x, c)", "c0 | c1", None, since=(3, 9)),
 )
 
-IndexCastOfIndexCast = drr(
-    CastChain(
-        "IndexCastOfIndexCast", op=arith.IndexCastOp, inner=arith.IndexCastOp, build=None, when=_same_type
-    )
-)
-IndexCastOfExtSI = drr(
-    CastChain("IndexCastOfExtSI", op=arith.IndexCastOp, inner=arith.ExtSIOp, build=arith.IndexCastOp)
-)
-IndexCastUIOfIndexCastUI = drr(
-    CastChain("IndexCastUIOfIndexCastUI", op=IndexCastUIOp, inner=IndexCastUIOp, build=None, when=_same_type)
-)
-IndexCastUIOfExtUI = drr(
-    CastChain("IndexCastUIOfExtUI", op=IndexCastUIOp, inner=arith.ExtUIOp, build=IndexCastUIOp)
-)
-BitcastOfBitcast = drr(
-    CastChain("BitcastOfBitcast", op=arith.BitcastOp, inner=arith.BitcastOp, build=arith.BitcastOp)
-)
-ExtSIOfExtUI = drr(CastChain("ExtSIOfExtUI", op=arith.ExtSIOp, inner=arith.ExtUIOp, build=arith.ExtUIOp))
-TruncIExtSIToExtSI = drr(
-    CastChain(
-        "TruncIExtSIToExtSI",
-        op=arith.TruncIOp,
-        inner=arith.ExtSIOp,
-        build=arith.ExtSIOp,
-        when=_drops_extension_bits,
-    )
-)
-TruncIExtUIToExtUI = drr(
-    CastChain(
-        "TruncIExtUIToExtUI",
-        op=arith.TruncIOp,
-        inner=arith.ExtUIOp,
-        build=arith.ExtUIOp,
-        when=_drops_extension_bits,
-    )
-)
-TruncFSIToFPToSIToFP = drr(
-    CastChain(
-        "TruncFSIToFPToSIToFP",
-        op=arith.TruncFOp,
-        inner=arith.SIToFPOp,
-        build=arith.SIToFPOp,
-        when=_default_rounding,
-    )
-)
-TruncFUIToFPToUIToFP = drr(
-    CastChain(
-        "TruncFUIToFPToUIToFP",
-        op=arith.TruncFOp,
-        inner=arith.UIToFPOp,
-        build=arith.UIToFPOp,
-        when=_default_rounding,
-    )
+(
+    IndexCastOfIndexCast,
+    IndexCastOfExtSI,
+    IndexCastUIOfIndexCastUI,
+    IndexCastUIOfExtUI,
+    BitcastOfBitcast,
+    ExtSIOfExtUI,
+    TruncIExtSIToExtSI,
+    TruncIExtUIToExtUI,
+    TruncFSIToFPToSIToFP,
+    TruncFUIToFPToUIToFP,
+) = drr(
+    cast_chain("IndexCastOfIndexCast", "index_cast(index_cast(x)) -> x", when=_same_type),
+    cast_chain("IndexCastOfExtSI", "index_cast(extsi(x)) -> index_cast(x)"),
+    cast_chain("IndexCastUIOfIndexCastUI", "index_castui(index_castui(x)) -> x", when=_same_type),
+    cast_chain("IndexCastUIOfExtUI", "index_castui(extui(x)) -> index_castui(x)"),
+    cast_chain("BitcastOfBitcast", "bitcast(bitcast(x)) -> bitcast(x)"),
+    cast_chain("ExtSIOfExtUI", "extsi(extui(x)) -> extui(x)"),
+    cast_chain("TruncIExtSIToExtSI", "trunci(extsi(x)) -> extsi(x)", when=_drops_extension_bits),
+    cast_chain("TruncIExtUIToExtUI", "trunci(extui(x)) -> extui(x)", when=_drops_extension_bits),
+    cast_chain("TruncFSIToFPToSIToFP", "truncf(sitofp(x)) -> sitofp(x)", when=_default_rounding),
+    cast_chain("TruncFUIToFPToUIToFP", "truncf(uitofp(x)) -> uitofp(x)", when=_default_rounding),
 )
 
-AndOfExtUI = drr(BothOperands("AndOfExtUI", op=arith.AndIOp, inner=arith.ExtUIOp, sink=True))
-AndOfExtSI = drr(BothOperands("AndOfExtSI", op=arith.AndIOp, inner=arith.ExtSIOp, sink=True))
-OrOfExtUI = drr(BothOperands("OrOfExtUI", op=arith.OrIOp, inner=arith.ExtUIOp, sink=True))
-OrOfExtSI = drr(BothOperands("OrOfExtSI", op=arith.OrIOp, inner=arith.ExtSIOp, sink=True))
-XOrIOfExtUI = drr(BothOperands("XOrIOfExtUI", op=arith.XOrIOp, inner=arith.ExtUIOp, sink=True))
-XOrIOfExtSI = drr(BothOperands("XOrIOfExtSI", op=arith.XOrIOp, inner=arith.ExtSIOp, sink=True))
-CmpIExtSI = drr(
-    BothOperands("CmpIExtSI", op=arith.CmpiOp, inner=arith.ExtSIOp, keep="predicate", when=_equality)
+(
+    AndOfExtUI,
+    AndOfExtSI,
+    OrOfExtUI,
+    OrOfExtSI,
+    XOrIOfExtUI,
+    XOrIOfExtSI,
+    CmpIExtSI,
+    CmpIExtUI,
+    MulFOfNegF,
+    DivFOfNegF,
+) = drr(
+    both_operands("AndOfExtUI", "andi(extui(x), extui(y)) -> extui(andi(x, y))"),
+    both_operands("AndOfExtSI", "andi(extsi(x), extsi(y)) -> extsi(andi(x, y))"),
+    both_operands("OrOfExtUI", "ori(extui(x), extui(y)) -> extui(ori(x, y))"),
+    both_operands("OrOfExtSI", "ori(extsi(x), extsi(y)) -> extsi(ori(x, y))"),
+    both_operands("XOrIOfExtUI", "xori(extui(x), extui(y)) -> extui(xori(x, y))"),
+    both_operands("XOrIOfExtSI", "xori(extsi(x), extsi(y)) -> extsi(xori(x, y))"),
+    both_operands("CmpIExtSI", "cmpi(extsi(x), extsi(y)) -> cmpi(x, y)", keep="predicate", when=_equality),
+    both_operands("CmpIExtUI", "cmpi(extui(x), extui(y)) -> cmpi(x, y)", keep="predicate", when=_equality),
+    both_operands("MulFOfNegF", "mulf(negf(x), negf(y)) -> mulf(x, y)", keep="fastmath"),
+    both_operands("DivFOfNegF", "divf(negf(x), negf(y)) -> divf(x, y)", keep="fastmath"),
 )
-CmpIExtUI = drr(
-    BothOperands("CmpIExtUI", op=arith.CmpiOp, inner=arith.ExtUIOp, keep="predicate", when=_equality)
-)
-MulFOfNegF = drr(BothOperands("MulFOfNegF", op=arith.MulfOp, inner=arith.NegfOp, keep="fastmath"))
-DivFOfNegF = drr(BothOperands("DivFOfNegF", op=arith.DivfOp, inner=arith.NegfOp, keep="fastmath"))
 
-AddUIExtendedToAddI = drr(PlainExtended("AddUIExtendedToAddI", op=arith.AddUIExtendedOp, build=arith.AddiOp))
-MulSIExtendedToMulI = drr(PlainExtended("MulSIExtendedToMulI", op=arith.MulSIExtendedOp, build=arith.MuliOp))
-MulUIExtendedToMulI = drr(PlainExtended("MulUIExtendedToMulI", op=arith.MulUIExtendedOp, build=arith.MuliOp))
+AddUIExtendedToAddI, MulSIExtendedToMulI, MulUIExtendedToMulI = drr(
+    plain_extended("AddUIExtendedToAddI", "addui_extended(x, y) -> [addi(x, y), x]"),
+    plain_extended("MulSIExtendedToMulI", "mulsi_extended(x, y) -> [muli(x, y), x]"),
+    plain_extended("MulUIExtendedToMulI", "mului_extended(x, y) -> [muli(x, y), x]"),
+)
