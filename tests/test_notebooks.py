@@ -237,3 +237,18 @@ def test_toy_notebook_follows_codegen_from_source_to_output() -> None:
     graphs = [h for h in _html_outputs(nb) if 'class="pv-frame"' in h]
     assert len(graphs) >= 5, "double transpose before and after, inlined call, loops, fused loops"
     assert TRACE_MIME in _bundle(_tagged(nb, "stepper")[0])
+
+
+def test_real_triton_notebook_captures_the_compile_stage_by_stage() -> None:
+    need(triton_missing())
+    nb = _executed(Path(__file__).parents[1] / "notebooks" / "08-real-triton-compile.ipynb")
+    captured = _stdout(_tagged(nb, "capture")[0])
+    for stage in ("ttir", "ttgir", "llir"):
+        assert f"{stage}: " in captured, captured
+    assert "then: llir, ptx, sass" in captured
+    assert "ConvertTritonToTritonGPU" in _stdout(_tagged(nb, "ttgir")[0])
+    dot = _stdout(_tagged(nb, "dot")[0])
+    assert "dot" in dot and "#ttg." in dot  # the dot's operands carry the tensor cores' layouts
+    assert ".target sm_90a" in _stdout(_tagged(nb, "ptx")[0])
+    assert "status ok" in _stdout(_tagged(nb, "ported")[0])
+    assert TRACE_MIME in _bundle(_tagged(nb, "trace-display")[0])
