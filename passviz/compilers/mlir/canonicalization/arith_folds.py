@@ -109,26 +109,24 @@ def _signed_in_range(value: int, width: int) -> bool:
     return -(1 << (width - 1)) <= value < (1 << (width - 1))
 
 
-def _fold_divui(op: Operation) -> FoldResult | None:
-    lhs, rhs = op.operands
-    a, b = operand_attrs(op)
-    if is_int(b, 1):
-        return [lhs]
-    if (value := _fold_div_mul(lhs, rhs, "nuw")) is not None:
-        return [value]
-    return folded(
-        fold_binary(a, b, "int", ints(lambda x, y: None if y.is_zero() else APInt(x.width, x.bits // y.bits)))
-    )
+def _udiv(x: APInt, y: APInt) -> APInt | None:
+    return None if y.is_zero() else APInt(x.width, x.bits // y.bits)
 
 
-def _fold_divsi(op: Operation) -> FoldResult | None:
-    lhs, rhs = op.operands
-    a, b = operand_attrs(op)
-    if is_int(b, 1):
-        return [lhs]
-    if (value := _fold_div_mul(lhs, rhs, "nsw")) is not None:
-        return [value]
-    return folded(fold_binary(a, b, "int", ints(_sdiv)))
+def _division_folder(calc: Callable[[APInt, APInt], APInt | None], mul_flag: str | None = None) -> Folder:
+    """A division's folder: ``x / 1`` -> x; with ``mul_flag``, ``(x * y) / y`` -> x when
+    the multiplication has that overflow flag; constants fold."""
+
+    def fold(op: Operation) -> FoldResult | None:
+        lhs, rhs = op.operands
+        a, b = operand_attrs(op)
+        if is_int(b, 1):
+            return [lhs]
+        if mul_flag is not None and (value := _fold_div_mul(lhs, rhs, mul_flag)) is not None:
+            return [value]
+        return folded(fold_binary(a, b, "int", ints(calc)))
+
+    return fold
 
 
 def _ceildivui(x: APInt, y: APInt) -> APInt | None:
@@ -157,27 +155,6 @@ def _floordivsi(x: APInt, y: APInt) -> APInt | None:
     return APInt.of(quotient, x.width) if _signed_in_range(quotient, x.width) else None
 
 
-def _fold_ceildivui(op: Operation) -> FoldResult | None:
-    a, b = operand_attrs(op)
-    if is_int(b, 1):
-        return [op.operands[0]]
-    return folded(fold_binary(a, b, "int", ints(_ceildivui)))
-
-
-def _fold_ceildivsi(op: Operation) -> FoldResult | None:
-    a, b = operand_attrs(op)
-    if is_int(b, 1):
-        return [op.operands[0]]
-    return folded(fold_binary(a, b, "int", ints(_ceildivsi)))
-
-
-def _fold_floordivsi(op: Operation) -> FoldResult | None:
-    a, b = operand_attrs(op)
-    if is_int(b, 1):
-        return [op.operands[0]]
-    return folded(fold_binary(a, b, "int", ints(_floordivsi)))
-
-
 def _srem(x: APInt, y: APInt) -> APInt | None:
     if y.is_zero():
         return None
@@ -185,20 +162,20 @@ def _srem(x: APInt, y: APInt) -> APInt | None:
     return APInt.of(-remainder if x.signed < 0 else remainder, x.width)
 
 
-def _fold_remui(op: Operation) -> FoldResult | None:
-    a, b = operand_attrs(op)
-    if is_int(b, 1):  # remui(x, 1) -> 0
-        return folded(zero_attr(op.results[0].type))
-    return folded(
-        fold_binary(a, b, "int", ints(lambda x, y: None if y.is_zero() else APInt(x.width, x.bits % y.bits)))
-    )
+def _urem(x: APInt, y: APInt) -> APInt | None:
+    return None if y.is_zero() else APInt(x.width, x.bits % y.bits)
 
 
-def _fold_remsi(op: Operation) -> FoldResult | None:
-    a, b = operand_attrs(op)
-    if is_int(b, 1):  # remsi(x, 1) -> 0
-        return folded(zero_attr(op.results[0].type))
-    return folded(fold_binary(a, b, "int", ints(_srem)))
+def _remainder_folder(calc: Callable[[APInt, APInt], APInt | None]) -> Folder:
+    """A remainder's folder: ``x % 1`` -> 0; constants fold."""
+
+    def fold(op: Operation) -> FoldResult | None:
+        a, b = operand_attrs(op)
+        if is_int(b, 1):
+            return folded(zero_attr(op.results[0].type))
+        return folded(fold_binary(a, b, "int", ints(calc)))
+
+    return fold
 
 
 def _is_not_of(value: SSAValue, of: SSAValue) -> bool:
@@ -467,42 +444,30 @@ def _fold_mulf(op: Operation) -> FoldResult | None:
     return folded(fold_binary(a, b, "float", _floats(_ieee(lambda x, y: x * y))))
 
 
-def _maxnum(x: float, y: float) -> float:
-    if math.isnan(x):
-        return y
-    if math.isnan(y):
-        return x
-    if x == y == 0.0:
-        return y if math.copysign(1.0, x) < 0 else x
-    return max(x, y)
+def _signed_zero_order(x: float) -> tuple[float, float]:
+    """The order of floats that are not NaN, with -0 < +0."""
+    return (x, math.copysign(1.0, x))
 
 
-def _minnum(x: float, y: float) -> float:
-    if math.isnan(x):
-        return y
-    if math.isnan(y):
-        return x
-    if x == y == 0.0:
-        return x if math.copysign(1.0, x) < 0 else y
-    return min(x, y)
+def _extremum(*, larger: bool, nan_propagates: bool) -> Callable[[float, float], float]:
+    """``llvm::maximum``/``minimum`` (a NaN operand is the result) and ``maxnum``/
+    ``minnum`` (the other operand is), with -0 < +0."""
+
+    def calc(x: float, y: float) -> float:
+        if math.isnan(x) or math.isnan(y):
+            nan, other = (x, y) if math.isnan(x) else (y, x)
+            return nan if nan_propagates else other
+        if larger:
+            return max(x, y, key=_signed_zero_order)
+        return min(x, y, key=_signed_zero_order)
+
+    return calc
 
 
-def _maximum(x: float, y: float) -> float:
-    """``llvm::maximum``: NaN-propagating, -0 < +0."""
-    if math.isnan(x):
-        return x
-    if math.isnan(y):
-        return y
-    return _maxnum(x, y)
-
-
-def _minimum(x: float, y: float) -> float:
-    """``llvm::minimum``: NaN-propagating, -0 < +0."""
-    if math.isnan(x):
-        return x
-    if math.isnan(y):
-        return y
-    return _minnum(x, y)
+_maxnum = _extremum(larger=True, nan_propagates=False)
+_minnum = _extremum(larger=False, nan_propagates=False)
+_maximum = _extremum(larger=True, nan_propagates=True)
+_minimum = _extremum(larger=False, nan_propagates=True)
 
 
 def _float_min_max_folder(calc: Callable[[float, float], float], identity: Callable[[float], bool]) -> Folder:
@@ -627,13 +592,13 @@ FOLDERS: dict[str, Folder] = {
     arith.AddiOp.name: _commutative(_fold_addi),
     arith.SubiOp.name: _fold_subi,
     arith.MuliOp.name: _commutative(_fold_muli),
-    arith.DivUIOp.name: _with_newer_llvm_folds(_fold_divui),
-    arith.DivSIOp.name: _with_newer_llvm_folds(_fold_divsi),
-    arith.CeilDivUIOp.name: _with_newer_llvm_folds(_fold_ceildivui),
-    arith.CeilDivSIOp.name: _with_newer_llvm_folds(_fold_ceildivsi),
-    arith.FloorDivSIOp.name: _with_newer_llvm_folds(_fold_floordivsi),
-    arith.RemUIOp.name: _with_newer_llvm_folds(_fold_remui),
-    arith.RemSIOp.name: _with_newer_llvm_folds(_fold_remsi),
+    arith.DivUIOp.name: _with_newer_llvm_folds(_division_folder(_udiv, "nuw")),
+    arith.DivSIOp.name: _with_newer_llvm_folds(_division_folder(_sdiv, "nsw")),
+    arith.CeilDivUIOp.name: _with_newer_llvm_folds(_division_folder(_ceildivui)),
+    arith.CeilDivSIOp.name: _with_newer_llvm_folds(_division_folder(_ceildivsi)),
+    arith.FloorDivSIOp.name: _with_newer_llvm_folds(_division_folder(_floordivsi)),
+    arith.RemUIOp.name: _with_newer_llvm_folds(_remainder_folder(_urem)),
+    arith.RemSIOp.name: _with_newer_llvm_folds(_remainder_folder(_srem)),
     arith.AndIOp.name: with_traits(_fold_andi, _fold_commutative, _fold_idempotent),
     arith.OrIOp.name: with_traits(_fold_ori, _fold_commutative, _fold_idempotent),
     arith.XOrIOp.name: _commutative(_fold_xori),
