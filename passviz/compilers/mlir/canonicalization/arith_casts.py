@@ -35,33 +35,23 @@ def _result_width(op: Operation) -> int:
     return width
 
 
-def _fold_extui(op: Operation) -> FoldResult | None:
-    if inner := defining(op.operands[0], arith.ExtUIOp):  # extui(extui(x)) -> extui(x)
-        op.operands = [inner.input]
-        return []
-    (a,) = operand_attrs(op)
-    width = _result_width(op)
-    return folded(
-        fold_cast(
-            a, op.results[0].type, "int", lambda x: APInt(width, x.bits) if isinstance(x, APInt) else None
-        )
-    )
+def _extension_folder(kind: type[Operation], extend: Callable[[APInt, int], APInt]) -> Folder:
+    """``extui``'s or ``extsi``'s folder: ``ext(ext(x)) -> ext(x)``, in place, when both
+    extensions are of ``kind``; constants fold, ``extend`` widening each to the result's width."""
 
-
-def _fold_extsi(op: Operation) -> FoldResult | None:
-    if inner := defining(op.operands[0], arith.ExtSIOp):  # extsi(extsi(x)) -> extsi(x)
-        op.operands = [inner.input]
-        return []
-    (a,) = operand_attrs(op)
-    width = _result_width(op)
-    return folded(
-        fold_cast(
-            a,
-            op.results[0].type,
-            "int",
-            lambda x: APInt.of(x.signed, width) if isinstance(x, APInt) else None,
+    def fold(op: Operation) -> FoldResult | None:
+        if inner := defining(op.operands[0], kind):
+            op.operands = [inner.operands[0]]
+            return []
+        (a,) = operand_attrs(op)
+        width = _result_width(op)
+        return folded(
+            fold_cast(
+                a, op.results[0].type, "int", lambda x: extend(x, width) if isinstance(x, APInt) else None
+            )
         )
-    )
+
+    return fold
 
 
 def _fold_trunci(op: Operation) -> FoldResult | None:
@@ -298,8 +288,8 @@ def _cast(fold: Folder) -> Folder:
 
 
 FOLDERS: dict[str, Folder] = {
-    arith.ExtUIOp.name: _cast(_fold_extui),
-    arith.ExtSIOp.name: _cast(_fold_extsi),
+    arith.ExtUIOp.name: _cast(_extension_folder(arith.ExtUIOp, lambda x, width: APInt(width, x.bits))),
+    arith.ExtSIOp.name: _cast(_extension_folder(arith.ExtSIOp, lambda x, width: APInt.of(x.signed, width))),
     arith.TruncIOp.name: _cast(_fold_trunci),
     arith.ExtFOp.name: _cast(_fold_extf),
     arith.TruncFOp.name: _cast(_fold_truncf),
