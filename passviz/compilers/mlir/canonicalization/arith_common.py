@@ -7,7 +7,9 @@ the helpers of that file they stand for.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import operator
+from collections.abc import Callable, Mapping, Sequence
+from types import MappingProxyType
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
@@ -31,6 +33,33 @@ from passviz.rewrite.matchers import APInt, constant_attr, dense, int_attr, int_
 
 # Predicates as MLIR numbers them (``arith::CmpIPredicate``, ``arith::CmpFPredicate``).
 EQ, NE, SLT, SLE, SGT, SGE, ULT, ULE, UGT, UGE = range(10)
+
+
+def _symmetric(*pairs: tuple[int, int]) -> Mapping[int, int]:
+    return MappingProxyType({a: b for pair in pairs for a, b in (pair, pair[::-1])})
+
+
+SWAPPED_PREDICATE = _symmetric((EQ, EQ), (NE, NE), (SLT, SGT), (SLE, SGE), (ULT, UGT), (ULE, UGE))
+"""The predicate of the comparison with its operands swapped."""
+INVERTED_PREDICATE = _symmetric((EQ, NE), (SLT, SGE), (SLE, SGT), (ULT, UGE), (ULE, UGT))
+"""``invertPredicate``: the predicate of the negated comparison."""
+TRUE_ON_EQUAL = frozenset({EQ, SLE, SGE, ULE, UGE})
+"""``applyCmpPredicateToEqualOperands``: the predicates that hold for equal operands."""
+SIGNED_PREDICATES = frozenset({SLT, SLE, SGT, SGE})
+_RELATIONS: Mapping[int, Callable[[int, int], bool]] = MappingProxyType(
+    {EQ: operator.eq, NE: operator.ne, SLT: operator.lt, SLE: operator.le, SGT: operator.gt, SGE: operator.ge}
+    | {ULT: operator.lt, ULE: operator.le, UGT: operator.gt, UGE: operator.ge}
+)
+
+
+def apply_cmpi(predicate: int, x: APInt, y: APInt) -> bool:
+    """``applyCmpPredicate``: ``x`` and ``y`` compared by ``predicate``, as signed or
+    unsigned integers."""
+    relation = _RELATIONS.get(predicate, operator.ge)
+    if predicate in SIGNED_PREDICATES:
+        return relation(x.signed, y.signed)
+    return relation(x.bits, y.bits)
+
 
 IntAttr = IntegerAttr[IntegerType | IndexType]
 """A scalar integer attribute."""

@@ -19,14 +19,9 @@ from xdsl.utils.type import get_element_type_or_self
 from passviz.compilers.mlir.canonicalization.arith_common import (
     EQ,
     NE,
-    SGE,
-    SGT,
-    SLE,
-    SLT,
-    UGE,
-    UGT,
-    ULE,
-    ULT,
+    SWAPPED_PREDICATE,
+    TRUE_ON_EQUAL,
+    apply_cmpi,
     cmp_predicate,
     folded,
     i1_same_shape,
@@ -37,46 +32,6 @@ from passviz.ir.hints import isa
 from passviz.rewrite.folders import fold_binary
 from passviz.rewrite.greedy import Folder, FoldResult
 from passviz.rewrite.matchers import APInt, bool_attr, defining, dense, is_i1_like, is_int, is_poison
-
-_SWAPPED = {
-    SLT: SGT,
-    SGT: SLT,
-    SLE: SGE,
-    SGE: SLE,
-    ULT: UGT,
-    UGT: ULT,
-    ULE: UGE,
-    UGE: ULE,
-    EQ: EQ,
-    NE: NE,
-}
-"""The predicate of the comparison with its operands swapped."""
-_TRUE_ON_EQUAL = frozenset({EQ, SLE, SGE, ULE, UGE})
-"""``applyCmpPredicateToEqualOperands``."""
-
-
-def _apply_cmpi(predicate: int, x: APInt, y: APInt) -> bool:
-    match predicate:
-        case 0:
-            return x.bits == y.bits
-        case 1:
-            return x.bits != y.bits
-        case 2:
-            return x.signed < y.signed
-        case 3:
-            return x.signed <= y.signed
-        case 4:
-            return x.signed > y.signed
-        case 5:
-            return x.signed >= y.signed
-        case 6:
-            return x.bits < y.bits
-        case 7:
-            return x.bits <= y.bits
-        case 8:
-            return x.bits > y.bits
-        case _:
-            return x.bits >= y.bits
 
 
 def _ext_of_i1(value: SSAValue) -> SSAValue | None:
@@ -96,7 +51,7 @@ def _fold_cmpi(op: Operation) -> FoldResult | None:
     lhs, rhs = op.lhs, op.rhs
     predicate = cmp_predicate(op)
     if lhs == rhs:  # cmpi(pred, x, x)
-        return folded(bool_attr(op.result.type, predicate in _TRUE_ON_EQUAL))
+        return folded(bool_attr(op.result.type, predicate in TRUE_ON_EQUAL))
     a, b = operand_attrs(op)
     if is_int(b, 0):
         if predicate == NE and (source := _ext_of_i1(lhs)) is not None:  # ext(x : i1) != 0 -> x
@@ -106,12 +61,12 @@ def _fold_cmpi(op: Operation) -> FoldResult | None:
     if is_int(b, 1) and is_i1_like(lhs.type) and predicate == EQ:  # x == true -> x
         return [lhs]
     if a is not None and b is None:  # Move the constant to the right.
-        op.properties["predicate"] = IntegerAttr(_SWAPPED[predicate], 64)
+        op.properties["predicate"] = IntegerAttr(SWAPPED_PREDICATE[predicate], 64)
         op.operands = [rhs, lhs]
         return []
     if a is None or b is None:
         return None
-    compare = ints(lambda x, y: APInt(1, int(_apply_cmpi(predicate, x, y))))
+    compare = ints(lambda x, y: APInt(1, int(apply_cmpi(predicate, x, y))))
     return folded(fold_binary(a, b, "int", compare, i1_same_shape(op.operands[0].type)))
 
 

@@ -17,9 +17,11 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewri
 from passviz.compilers.mlir.canonicalization.arith_casts import int_to_float, mantissa_width
 from passviz.compilers.mlir.canonicalization.arith_common import (
     EQ,
+    INVERTED_PREDICATE,
     NE,
     SGE,
     SGT,
+    SIGNED_PREDICATES,
     SLE,
     SLT,
     UGE,
@@ -99,21 +101,6 @@ def _is_i1(value: SSAValue, truth: bool) -> bool:
     return attr is not None and attr.type == IntegerType(1) and (attr.value.data != 0) == truth
 
 
-_CMPI_INVERSE = {
-    EQ: NE,
-    NE: EQ,
-    SLT: SGE,
-    SLE: SGT,
-    SGT: SLE,
-    SGE: SLT,
-    ULT: UGE,
-    ULE: UGT,
-    UGT: ULE,
-    UGE: ULT,
-}
-"""``invertPredicate``: the predicate of the negated comparison."""
-
-
 class XOrINotCmpI(RewritePattern):
     """not(cmpi(pred, a, b)) -> cmpi(~pred, a, b), where not(x) is xori(x, 1)"""
 
@@ -122,7 +109,7 @@ class XOrINotCmpI(RewritePattern):
         cmp = defining(op.lhs, arith.CmpiOp)
         if cmp is None or not _is_i1(op.rhs, True):
             return
-        new = cmpi(_CMPI_INVERSE[cmp_predicate(cmp)], cmp.lhs, cmp.rhs, op.result.type)
+        new = cmpi(INVERTED_PREDICATE[cmp_predicate(cmp)], cmp.lhs, cmp.rhs, op.result.type)
         replace(rewriter, op, [new], [new.result])
 
 
@@ -218,7 +205,7 @@ class SelectToMinMax(RewritePattern):
         else:
             return
         less = predicate in (SLT, SLE, ULT, ULE)
-        signed = predicate in (SLT, SLE, SGT, SGE)
+        signed = predicate in SIGNED_PREDICATES
         kinds = {
             (True, True): arith.MinSIOp,
             (True, False): arith.MinUIOp,
