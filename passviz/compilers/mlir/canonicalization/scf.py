@@ -355,6 +355,16 @@ class RemoveUnusedResults(RewritePattern):
         rewriter.replace(op, [], replacements)
 
 
+def _yields_of_results(op: scf.IfOp) -> tuple[scf.YieldOp, scf.YieldOp] | None:
+    """The then and else blocks' yields of an ``scf.if`` with results (which has both
+    blocks); None for one without results."""
+    if not op.output:
+        return None
+    else_block = _else_block(op)
+    assert else_block is not None
+    return _yield(_then_block(op)), _yield(else_block)
+
+
 class RemoveStaticCondition(RewritePattern):
     """Replace an ``scf.if`` on a constant by the region it takes."""
 
@@ -376,12 +386,9 @@ class ConvertTrivialIfToSelect(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: scf.IfOp, rewriter: PatternRewriter) -> None:
-        if not op.output:
+        if (yields := _yields_of_results(op)) is None:
             return
-        else_block = _else_block(op)
-        assert else_block is not None
-        then_args = list(_yield(_then_block(op)).operands)
-        else_args = list(_yield(else_block).operands)
+        then_args, else_args = (list(yielded.operands) for yielded in yields)
         non_hoistable = [
             t.type
             for t, f in zip(then_args, else_args, strict=True)
@@ -449,11 +456,9 @@ class ReplaceIfYieldWithConditionOrValue(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: scf.IfOp, rewriter: PatternRewriter) -> None:
-        if not op.output:
+        if (yields := _yields_of_results(op)) is None:
             return
-        else_block = _else_block(op)
-        assert else_block is not None
-        true_yield, false_yield = _yield(_then_block(op)), _yield(else_block)
+        true_yield, false_yield = yields
         for t, f, result in zip(true_yield.operands, false_yield.operands, op.output, strict=True):
             if t == f:
                 _replace_uses_silently(rewriter, result, t)
