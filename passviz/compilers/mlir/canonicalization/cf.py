@@ -101,6 +101,14 @@ def _is_zero(value: SSAValue) -> bool | None:
     return None if found is None else found.is_zero()
 
 
+def _take_branch(rewriter: PatternRewriter, op: cf.ConditionalBranchOp, condition: bool) -> None:
+    """Replace ``op`` by a ``cf.br`` to the successor it takes when its condition is ``condition``."""
+    if condition:
+        rewriter.replace(op, cf.BranchOp(op.then_block, *op.then_arguments))
+    else:
+        rewriter.replace(op, cf.BranchOp(op.else_block, *op.else_arguments))
+
+
 class SimplifyConstCondBranchPred(RewritePattern):
     """``cond_br true, ^a, ^b`` -> ``br ^a``; ``cond_br false, ^a, ^b`` -> ``br ^b``."""
 
@@ -109,10 +117,7 @@ class SimplifyConstCondBranchPred(RewritePattern):
         zero = _is_zero(op.cond)
         if zero is None:
             return
-        if zero:
-            rewriter.replace(op, cf.BranchOp(op.else_block, *op.else_arguments))
-        else:
-            rewriter.replace(op, cf.BranchOp(op.then_block, *op.then_arguments))
+        _take_branch(rewriter, op, not zero)
 
 
 class SimplifyPassThroughCondBranch(RewritePattern):
@@ -165,10 +170,7 @@ class SimplifyCondBranchFromCondBranchOnSameCondition(RewritePattern):
         pred_branch = predecessor.last_op
         if not isinstance(pred_branch, cf.ConditionalBranchOp) or pred_branch.cond != op.cond:
             return
-        if current is pred_branch.then_block:
-            rewriter.replace(op, cf.BranchOp(op.then_block, *op.then_arguments))
-        else:
-            rewriter.replace(op, cf.BranchOp(op.else_block, *op.else_arguments))
+        _take_branch(rewriter, op, current is pred_branch.then_block)
 
 
 class CondBranchTruthPropagation(RewritePattern):
