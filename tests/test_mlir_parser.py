@@ -61,7 +61,7 @@ def test_nan_keeps_its_payload_and_prints_back_as_hex() -> None:
     module = parse_ir("%0 = arith.constant dense<[0x7FC00001, 2.0]> : tensor<2xf32>")
     nan, two = _values(module.ops.first)  # pyright: ignore[reportArgumentType]
     assert math.isnan(nan) and _bits32(nan) == 0x7FC00001 and two == 2.0
-    assert "dense<[0x7fc00001, 2.000000e+00]>" in print_module(module)
+    assert "dense<[0x7FC00001, 2.000000e+00]>" in print_module(module)
 
 
 def test_hex_integers_stay_integers() -> None:

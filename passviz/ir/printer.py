@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import math
 from io import StringIO
 from typing import ClassVar, cast
 
-from xdsl.dialects.builtin import AffineMapAttr, UnknownLoc
+from xdsl.dialects.builtin import AffineMapAttr, AnyFloat, UnknownLoc
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.printer import Printer
 from xdsl.traits import IsolatedFromAbove, IsTerminator
@@ -16,13 +17,20 @@ from passviz.ir.xdsl_compat import block_names, indent_level, value_names
 
 
 class MlirPrinter(Printer):
-    """xDSL's printer, writing affine maps as MLIR does (``d2 * 2 + d1``, not ``((d2 * 2) + d1)``)."""
+    """xDSL's printer, writing affine maps as MLIR does (``d2 * 2 + d1``, not ``((d2 * 2) + d1)``),
+    and a NaN's or an infinity's bits in upper-case hex as MLIR does (``0xFF800000``)."""
 
     def print_attribute(self, attribute: Attribute) -> None:
         if isinstance(attribute, AffineMapAttr):
             self.print_string(f"affine_map<{affine_map_text(attribute.data)}>")
             return
         super().print_attribute(attribute)
+
+    def print_float(self, value: float, type: AnyFloat) -> None:
+        if math.isnan(value) or math.isinf(value):
+            self.print_string(f"0x{type.pack((value,))[::-1].hex().upper()}")
+            return
+        super().print_float(value, type)
 
 
 def print_module(op: Operation) -> str:
