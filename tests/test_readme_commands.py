@@ -69,6 +69,8 @@ EXPECTED_STATUS: dict[str, int] = {
     # README: "The run exits with status 1, one line on stderr, and the trace is written up to the
     # flagged step."
     "--max-rewrites 20": 1,
+    # README: "the exit status is 1 when they part".
+    "passviz diverge out/before.passviz.json": 1,
 }
 """A block containing the key exits with the status, not 0."""
 

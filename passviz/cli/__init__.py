@@ -1,6 +1,6 @@
 """The ``passviz`` command line: one module per command group (``record``: trace; ``importing``:
-import; ``inspect``: steps, show, validate, dump, export, view, passes; ``run``: run, bisect;
-``toy``)."""
+import, triton; ``inspect``: steps, show, validate, dump, export, view, passes; ``compare``:
+diverge; ``run``: run, bisect; ``toy``)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import gc
 import sys
 from collections.abc import Callable, Sequence
 
-from passviz.cli import importing, inspect, record, run, toy
+from passviz.cli import compare, importing, inspect, record, run, toy
 from passviz.cli.common import CliError, OneLineParser
 from passviz.ir.deep import call_deep
 from passviz.ir.terminal import error_line
@@ -17,7 +17,7 @@ from passviz.pipelines import InputError, PipelineError
 from passviz.recording.replay import ReplayError
 from passviz.trace.store import TraceFormatError
 
-GROUPS = (record, importing, inspect, run, toy)
+GROUPS = (record, importing, inspect, compare, run, toy)
 """The command groups, in the order ``passviz -h`` lists their commands."""
 
 _COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
