@@ -7,11 +7,12 @@ as MLIR names them.  ``SelectToMinMax`` comes with Triton 3.9's newer LLVM.
 from __future__ import annotations
 
 import math
-from typing import ClassVar
+from abc import ABC, abstractmethod
+from typing import ClassVar, Self, cast
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import AnyFloat, FloatAttr, IntegerType
-from xdsl.ir import SSAValue
+from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
 from passviz.compilers.mlir.canonicalization.arith_casts import int_to_float, mantissa_width
@@ -52,47 +53,77 @@ from passviz.rewrite.matchers import constant_attr, defining, foldable_float, in
 # Integer arithmetic and comparisons
 
 
+class _Nested(RewritePattern, ABC):
+    """A pattern of ops of ``kind`` whose operand ``at`` an op of ``inner`` makes:
+    ``build`` gives the ops that replace such an op, or None where it does not apply.
+    ``variants`` makes its patterns of each side, named as MLIR names them."""
+
+    kind: ClassVar[type[Operation]]
+    inner: ClassVar[type[Operation]]
+    at: ClassVar[int]
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if not isinstance(op, self.kind) or (inner := defining(op.operands[self.at], self.inner)) is None:
+            return
+        if (new_ops := self.build(op, inner)) is not None:
+            replace(rewriter, op, new_ops, [new_ops[-1].results[0]])
+
+    @abstractmethod
+    def build(self, op: Operation, inner: Operation) -> list[Operation] | None:
+        """The new ops, of ``op`` and ``inner``, the last of which replaces ``op``; None
+        where the pattern does not apply."""
+
+    @classmethod
+    def variants(cls, *variants: tuple[str, str, int]) -> tuple[type[Self], ...]:
+        """A pattern class of each variant: its name, its rule as the .td file's comments
+        write it, and the operand ``at`` it matches."""
+        return tuple(
+            cast(
+                type[Self],
+                type(
+                    name,
+                    (cls,),
+                    {"__doc__": doc, "__module__": cls.__module__, "__qualname__": name, "at": at},
+                ),
+            )
+            for name, doc, at in variants
+        )
+
+
 def _is_negative_one(value: SSAValue) -> bool:
     """``IsScalarOrSplatNegativeOne`` of a constant."""
     found = int_value(constant_attr(value))
     return found is not None and found.is_all_ones()
 
 
-class AddIMulNegativeOneRhs(RewritePattern):
-    """addi(x, muli(y, -1)) -> subi(x, y)"""
+class _AddIMulNegativeOne(_Nested):
+    """addi of x and muli(y, -1) -> subi(x, y), the muli on the side ``at``."""
 
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: arith.AddiOp, rewriter: PatternRewriter) -> None:
-        mul = defining(op.rhs, arith.MuliOp)
-        if mul is None or not _is_negative_one(mul.rhs):
-            return
-        new = binary(arith.SubiOp, op.lhs, mul.lhs, frozenset())
-        replace(rewriter, op, [new], [new.result])
+    kind, inner = arith.AddiOp, arith.MuliOp
 
-
-class AddIMulNegativeOneLhs(RewritePattern):
-    """addi(muli(x, -1), y) -> subi(y, x)"""
-
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: arith.AddiOp, rewriter: PatternRewriter) -> None:
-        mul = defining(op.lhs, arith.MuliOp)
-        if mul is None or not _is_negative_one(mul.rhs):
-            return
-        new = binary(arith.SubiOp, op.rhs, mul.lhs, frozenset())
-        replace(rewriter, op, [new], [new.result])
+    def build(self, op: Operation, inner: Operation) -> list[Operation] | None:
+        if not _is_negative_one(inner.operands[1]):
+            return None
+        return [binary(arith.SubiOp, op.operands[1 - self.at], inner.operands[0], frozenset())]
 
 
-class SubISubILHSRHSLHS(RewritePattern):
+AddIMulNegativeOneRhs, AddIMulNegativeOneLhs = _AddIMulNegativeOne.variants(
+    ("AddIMulNegativeOneRhs", "addi(x, muli(y, -1)) -> subi(x, y)", 1),
+    ("AddIMulNegativeOneLhs", "addi(muli(x, -1), y) -> subi(y, x)", 0),
+)
+
+
+class SubISubILHSRHSLHS(_Nested):
     """subi(subi(a, b), a) -> subi(0, b)"""
 
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: arith.SubiOp, rewriter: PatternRewriter) -> None:
-        inner = defining(op.lhs, arith.SubiOp)
-        if inner is None or inner.lhs != op.rhs or (zero := zero_attr(inner.rhs.type)) is None:
-            return
+    kind, inner, at = arith.SubiOp, arith.SubiOp, 0
+
+    def build(self, op: Operation, inner: Operation) -> list[Operation] | None:
+        if inner.operands[0] != op.operands[1] or (zero := zero_attr(inner.operands[1].type)) is None:
+            return None
         const = constant(zero)
-        new = binary(arith.SubiOp, const.result, inner.rhs, overflow_flags(inner) & overflow_flags(op))
-        replace(rewriter, op, [const, new], [new.result])
+        flags = overflow_flags(inner) & overflow_flags(op)
+        return [const, binary(arith.SubiOp, const.result, inner.operands[1], flags)]
 
 
 def _is_i1(value: SSAValue, truth: bool) -> bool:
@@ -101,56 +132,51 @@ def _is_i1(value: SSAValue, truth: bool) -> bool:
     return attr is not None and attr.type == IntegerType(1) and (attr.value.data != 0) == truth
 
 
-class XOrINotCmpI(RewritePattern):
+class XOrINotCmpI(_Nested):
     """not(cmpi(pred, a, b)) -> cmpi(~pred, a, b), where not(x) is xori(x, 1)"""
 
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: arith.XOrIOp, rewriter: PatternRewriter) -> None:
-        cmp = defining(op.lhs, arith.CmpiOp)
-        if cmp is None or not _is_i1(op.rhs, True):
-            return
-        new = cmpi(INVERTED_PREDICATE[cmp_predicate(cmp)], cmp.lhs, cmp.rhs, op.result.type)
-        replace(rewriter, op, [new], [new.result])
+    kind, inner, at = arith.XOrIOp, arith.CmpiOp, 0
+
+    def build(self, op: Operation, inner: Operation) -> list[Operation] | None:
+        assert isinstance(inner, arith.CmpiOp)
+        if not _is_i1(op.operands[1], True):
+            return None
+        return [cmpi(INVERTED_PREDICATE[cmp_predicate(inner)], inner.lhs, inner.rhs, op.results[0].type)]
 
 
 # ---------------------------------------------------------------------------
 # Selects
 
 
-class RedundantSelectFalse(RewritePattern):
-    """select(pred, a, select(pred, b, c)) -> select(pred, a, c)"""
+class _RedundantSelect(_Nested):
+    """select(pred, ..., select(pred, ...)) -> the outer select with the inner one's value
+    on the side ``at`` (1: the true value, 2: the false value), where the inner select is."""
 
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: arith.SelectOp, rewriter: PatternRewriter) -> None:
-        inner = defining(op.rhs, arith.SelectOp)
-        if inner is None or inner.cond != op.cond:
-            return
-        new = select(op.cond, op.lhs, inner.rhs)
-        replace(rewriter, op, [new], [new.result])
+    kind, inner = arith.SelectOp, arith.SelectOp
 
-
-class RedundantSelectTrue(RewritePattern):
-    """select(pred, select(pred, a, b), c) -> select(pred, a, c)"""
-
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: arith.SelectOp, rewriter: PatternRewriter) -> None:
-        inner = defining(op.lhs, arith.SelectOp)
-        if inner is None or inner.cond != op.cond:
-            return
-        new = select(op.cond, inner.lhs, op.rhs)
-        replace(rewriter, op, [new], [new.result])
+    def build(self, op: Operation, inner: Operation) -> list[Operation] | None:
+        if inner.operands[0] != op.operands[0]:
+            return None
+        values = list(op.operands[1:])
+        values[self.at - 1] = inner.operands[self.at]
+        return [select(op.operands[0], *values)]
 
 
-class SelectNotCond(RewritePattern):
+RedundantSelectFalse, RedundantSelectTrue = _RedundantSelect.variants(
+    ("RedundantSelectFalse", "select(pred, a, select(pred, b, c)) -> select(pred, a, c)", 2),
+    ("RedundantSelectTrue", "select(pred, select(pred, a, b), c) -> select(pred, a, c)", 1),
+)
+
+
+class SelectNotCond(_Nested):
     """select(not(pred), a, b) -> select(pred, b, a)"""
 
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: arith.SelectOp, rewriter: PatternRewriter) -> None:
-        xor = defining(op.cond, arith.XOrIOp)
-        if xor is None or int_constant(xor.rhs) is None or not _is_negative_one(xor.rhs):
-            return
-        new = select(xor.lhs, op.rhs, op.lhs)
-        replace(rewriter, op, [new], [new.result])
+    kind, inner, at = arith.SelectOp, arith.XOrIOp, 0
+
+    def build(self, op: Operation, inner: Operation) -> list[Operation] | None:
+        if int_constant(inner.operands[1]) is None or not _is_negative_one(inner.operands[1]):
+            return None
+        return [select(inner.operands[0], op.operands[2], op.operands[1])]
 
 
 class SelectI1ToNot(RewritePattern):
