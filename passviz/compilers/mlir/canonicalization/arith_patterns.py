@@ -300,6 +300,15 @@ _CMPF_TO_CMPI = {
 _TO_UNSIGNED = {SGT: UGT, SGE: UGE, SLT: ULT, SLE: ULE}
 
 
+_FRACTIONAL_KNOWN = {NE: True, EQ: False}
+"""The comparisons with a fractional constant whose outcome is known: (float)int != 4.4 is true."""
+_FRACTIONAL_KNOWN_WHEN_NEGATIVE = {ULE: False, ULT: False, UGT: True, UGE: True}
+"""Those known when the fractional constant is negative: an unsigned int is above it."""
+_FRACTIONAL_ROUNDED = {False: {ULT: ULE, SLT: SLE, UGE: UGT, SGE: SGT}, True: {SLE: SLT, SGT: SGE}}
+"""By the fractional constant's sign (negative), the predicates that compare with it
+rounded toward zero instead (the others stay)."""
+
+
 class CmpFIntToFPConst(RewritePattern):
     """cmpf(itofp(x), c) -> cmpi(x, int(c)) when the conversion cannot change the result."""
 
@@ -363,39 +372,13 @@ class CmpFIntToFPConst(RewritePattern):
         if rhs != 0.0 and int_to_float(rhs_int, float_type) != rhs:
             # A fractional constant: adjust the predicate (rhs_int is rounded toward zero).
             negative = rhs < 0
-            match pred:
-                case 1:  # (float)int != 4.4 -> true
-                    self.constant(op, True, rewriter)
-                    return
-                case 0:  # (float)int == 4.4 -> false
-                    self.constant(op, False, rewriter)
-                    return
-                case 7 if negative:  # ule
-                    self.constant(op, False, rewriter)
-                    return
-                case 3 if negative:  # sle
-                    pred = SLT
-                case 6:  # ult
-                    if negative:
-                        self.constant(op, False, rewriter)
-                        return
-                    pred = ULE
-                case 2 if not negative:  # slt
-                    pred = SLE
-                case 8 if negative:  # ugt
-                    self.constant(op, True, rewriter)
-                    return
-                case 4 if negative:  # sgt
-                    pred = SGE
-                case 9:  # uge
-                    if negative:
-                        self.constant(op, True, rewriter)
-                        return
-                    pred = UGT
-                case 5 if not negative:  # sge
-                    pred = SGT
-                case _:
-                    pass
+            known = _FRACTIONAL_KNOWN.get(pred)
+            if known is None and negative:
+                known = _FRACTIONAL_KNOWN_WHEN_NEGATIVE.get(pred)
+            if known is not None:
+                self.constant(op, known, rewriter)
+                return
+            pred = _FRACTIONAL_ROUNDED[negative].get(pred, pred)
         rhs_attr = int_attr(rhs_int, int_type)
         assert rhs_attr is not None
         const = constant(rhs_attr)
