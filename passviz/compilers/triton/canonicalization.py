@@ -22,6 +22,7 @@ has 3.9's two patterns as well.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
 from typing import Any, ClassVar, Protocol
 
@@ -158,49 +159,71 @@ def _copy_cache_policy(source: Operation, target: Operation) -> None:
 # ===----------------------------------------------------------------------=== #
 
 
-class CanonicalizeMaskedLoadPattern(RootedPattern):
+class _MaskedPattern(RootedPattern, ABC):
+    """A ``tt.load`` or ``tt.store`` whose mask is a splat: with all ones, the op
+    ``unmasked`` builds instead, keeping the properties ``kept`` and the cache
+    policy; with all zeros, what ``all_false`` does."""
+
+    kind: ClassVar[type[LoadOp] | type[StoreOp]]
+    kept: ClassVar[tuple[str, ...]]
+    """The properties Triton's builder of the op without a mask takes."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if not isinstance(op, self.kind):
+            return
+        all_true = _splat_mask(op.mask)
+        if all_true is None:
+            return
+        if not all_true:
+            self.all_false(op, rewriter)
+            return
+        new = self.unmasked(op)
+        _copy_properties(op, new, self.kept)
+        _copy_cache_policy(op, new)
+        rewriter.replace(op, new)
+
+    @abstractmethod
+    def unmasked(self, op: LoadOp | StoreOp) -> Operation:
+        """The op without a mask, of ``op``'s operands."""
+
+    @abstractmethod
+    def all_false(self, op: LoadOp | StoreOp, rewriter: PatternRewriter) -> None:
+        """Rewrite ``op``, whose mask is all zeros."""
+
+
+class CanonicalizeMaskedLoadPattern(_MaskedPattern):
     """``load(ptr, splat(1), ...) -> load(ptr, ...)``;
     ``load(ptr, splat(0), other, ...) -> other``."""
 
     root = "tt.load"
+    kind = LoadOp
+    kept = ("boundaryCheck", "padding", "cache", "evict", "isVolatile")
 
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
-        if not isinstance(op, LoadOp):
-            return
-        all_true = _splat_mask(op.mask)
-        if all_true is None:
-            return
-        if not all_true:
-            # With no "other" the loaded value is undefined: Triton keeps the load.
-            if op.other is not None:
-                rewriter.replace(op, [], [op.other])
-            return
-        load = LoadOp(op.ptr)
-        _copy_properties(op, load, ("boundaryCheck", "padding", "cache", "evict", "isVolatile"))
-        _copy_cache_policy(op, load)
-        rewriter.replace(op, load)
+    def unmasked(self, op: LoadOp | StoreOp) -> Operation:
+        return LoadOp(op.ptr)
+
+    def all_false(self, op: LoadOp | StoreOp, rewriter: PatternRewriter) -> None:
+        assert isinstance(op, LoadOp)
+        # With no "other" the loaded value is undefined: Triton keeps the load.
+        if op.other is not None:
+            rewriter.replace(op, [], [op.other])
 
 
-class CanonicalizeMaskedStorePattern(RootedPattern):
+class CanonicalizeMaskedStorePattern(_MaskedPattern):
     """``store(ptr, value, splat(1), ...) -> store(ptr, value, ...)``;
     ``store(ptr, value, splat(0), ...) ->`` nothing."""
 
     root = "tt.store"
+    kind = StoreOp
+    # Triton's builder takes cache and evict only: a boundary check is dropped.
+    kept = ("cache", "evict")
 
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
-        if not isinstance(op, StoreOp):
-            return
-        all_true = _splat_mask(op.mask)
-        if all_true is None:
-            return
-        if not all_true:
-            rewriter.erase(op)
-            return
-        # Triton's builder takes cache and evict only: a boundary check is dropped.
-        store = StoreOp(op.ptr, op.value)
-        _copy_properties(op, store, ("cache", "evict"))
-        _copy_cache_policy(op, store)
-        rewriter.replace(op, store)
+    def unmasked(self, op: LoadOp | StoreOp) -> Operation:
+        assert isinstance(op, StoreOp)
+        return StoreOp(op.ptr, op.value)
+
+    def all_false(self, op: LoadOp | StoreOp, rewriter: PatternRewriter) -> None:
+        rewriter.erase(op)
 
 
 # ===----------------------------------------------------------------------=== #
