@@ -12,7 +12,7 @@ from pathlib import Path
 from passviz.importer.delta import Flat, diff, flatten
 from passviz.importer.identity import Ids, MatchStats, match
 from passviz.importer.reader import Block, Op, ReadError, Region, RegionMark, Snapshot, read_ir
-from passviz.trace.model import Flag, ImportInfo, InitialState, Step, Trace, TraceMeta
+from passviz.trace.model import Delta, Flag, ImportInfo, InitialState, Step, Trace, TraceMeta
 from passviz.version import __version__
 
 _BANNER = re.compile(r"^// -----// (.*?)(?: //----- //)?[ \t]*$", re.M)
@@ -222,6 +222,16 @@ class _Importer:
         flat = flatten(self.top)
         delta = diff(self.flat, flat)
         self.flat = flat
+        self._append(banner, delta, stats, diagnostics)
+
+    def unchanged(self, banner: Banner) -> None:
+        """A pass whose output prints as its input did, letter for letter: a step that changes
+        nothing, without reading the snapshot again (most passes of a compile change nothing)."""
+        assert self.flat is not None
+        self._append(banner, Delta(), MatchStats(matched=len(self.flat.ops)), [])
+
+    def _append(self, banner: Banner, delta: Delta, stats: MatchStats, diagnostics: list[str]) -> None:
+        assert self.top is not None
         root = None
         if banner.scope_op is not None and banner.scope_op != "builtin.module":
             scoped = _find(self.top, banner.scope_op, banner.scope_symbol)
@@ -261,14 +271,27 @@ def import_text(text: str, *, name: str = "<dump>", input_ir: str | None = None)
     diagnostics = preamble
     printing: set[str] = set()
     first_after: str | None = None
+    previous: tuple[str, str | None, str | None] | None = None
     for banner in sections.banners:
         body, found = _diagnostics(banner.text)
         printing.add(banner.when)
+        printed = (body, banner.scope_op, banner.scope_symbol)
+        same = printed == previous and not found and not banner.failed and importer.top is not None
+        if same and banner.when == "after":
+            importer.unchanged(banner)
+            diagnostics = found
+            continue
+        if same and pending is not None and not pending.failed:
+            importer.unchanged(pending)
+            pending = banner
+            diagnostics = found
+            continue
         try:
             snapshot = read_ir(body)
         except ReadError as exc:
             importer.notes.append(f"{banner.label}: its IR does not read ({exc}); left out")
             continue
+        previous = printed
         if importer.top is None:
             importer.start(snapshot)
             if banner.when == "after":

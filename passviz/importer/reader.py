@@ -33,8 +33,7 @@ _TOKEN = re.compile(
     |(?P<nl>\n)
     |(?P<open>[(\[{])
     |(?P<close>[)\]}])
-    |(?P<word>[A-Za-z_][\w$.\-]*)
-    |(?P<other>[^"%^\n()\[\]{}A-Za-z_]+|.)""",
+    |(?P<other>[^"%^\n()\[\]{}]+|.)""",
     re.X,
 )
 
@@ -428,6 +427,10 @@ class _Reader:
                     pos = self.pos
                     continue
                 if token == "(" and loc_start is None and depth == 0 and _last_word(parts) == "loc":
+                    last = parts[-1]
+                    if isinstance(last, str) and last.endswith("loc") and last != "loc":
+                        # ``loc`` came in one run of text with what precedes it: part it off.
+                        parts[-1:] = [last[:-3], "loc"]
                     loc_start = len(parts) - 1
                     loc_depth = depth
                 depth += 1
