@@ -28,19 +28,19 @@ compiler or a kernel).
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from busy import busy_cores  # noqa: E402  (this folder: the script's own)
 
 from passviz.pipelines import record  # noqa: E402
 from passviz.trace.store import write_trace  # noqa: E402
@@ -84,19 +84,6 @@ def _p95(values: list[float]) -> float:
 
 SCRUB_GAP_TARGET_MS = 50.0
 """Frames while scrubbing: no gap longer than this (20 frames a second)."""
-
-
-@contextlib.contextmanager
-def busy_cores(count: int) -> Iterator[None]:
-    """``count`` other processes, each spinning on a core, for as long as the block runs."""
-    spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
-    try:
-        time.sleep(0.5 if count else 0)  # let them reach full speed
-        yield
-    finally:
-        for spinner in spinners:
-            spinner.kill()
-            spinner.wait()
 
 
 def _figures(args: argparse.Namespace, pages: dict[str, Path]) -> list[str]:

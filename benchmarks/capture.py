@@ -1,0 +1,112 @@
+"""``passviz triton`` benchmark: capturing a whole Triton compile against Triton's own dump of it.
+
+For each tutorial kernel of ``tests/triton_kernels.py`` (vector add, fused
+softmax, matmul, layer norm), side by side in one run, each in a fresh child
+process with a fresh cache (a cache hit compiles and dumps nothing):
+
+- Triton: ``triton.compile`` with ``MLIR_ENABLE_DUMP=1`` and the dump written to
+  a file (``MLIR_DUMP_PATH``), what a user runs today to see the IR pass by pass;
+- passviz: ``passviz.capture_triton`` of the same kernel: the same compile with
+  the dump, read into a trace (every pass a step, ops matched from pass to
+  pass), the LLVM IR, PTX and SASS kept.
+
+Goal: passviz at most 1.3x Triton.  ``--busy N`` measures again with N other
+processes each keeping a core busy.  The figures are printed as ratios, never
+asserted.  Needs ``pip install -e '.[triton]'``.
+
+    python benchmarks/capture.py [--runs 3] [--busy 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from busy import busy_cores  # noqa: E402  (this folder: the script's own)
+
+GOAL = 1.3
+KERNELS = ("vector_add", "fused_softmax", "matmul", "layer_norm")
+
+CHILD = """
+import json, os, sys, time
+sys.path.insert(0, {root!r})
+import triton
+from triton.backends.compiler import GPUTarget
+from triton.compiler import ASTSource
+import passviz
+from tests.triton_kernels import KERNELS
+kernel = KERNELS[{name!r}]
+start = time.perf_counter()
+if {side!r} == "triton":
+    source = ASTSource(kernel.fn, kernel.signature, kernel.constexprs)
+    triton.compile(source, target=GPUTarget("cuda", 90, 32))
+    steps = 0
+else:
+    steps = len(passviz.capture_triton(kernel.fn, kernel.signature, dict(kernel.constexprs)).steps)
+print(json.dumps({{"seconds": time.perf_counter() - start, "steps": steps}}))
+"""
+
+
+def _timed(side: str, name: str, folder: Path) -> tuple[float, int, int]:
+    """Seconds of one compile of kernel ``name`` by ``side`` in a fresh process, the steps captured,
+    and the bytes of the dump Triton wrote (0 for passviz, which keeps it in memory)."""
+    dump = folder / f"{side}-{name}.mlir"
+    env = {
+        **os.environ,
+        "TRITON_ALWAYS_COMPILE": "1",
+        "TRITON_CACHE_DIR": str(folder / f"cache-{side}-{name}"),
+    }
+    if side == "triton":
+        env.update(MLIR_ENABLE_DUMP="1", MLIR_DUMP_PATH=str(dump))
+    script = CHILD.format(root=str(ROOT), name=name, side=side)
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    size = dump.stat().st_size if dump.exists() else 0
+    return float(result["seconds"]), int(result["steps"]), size
+
+
+def _figures(runs: int) -> list[str]:
+    lines: list[str] = []
+    with tempfile.TemporaryDirectory() as work:
+        folder = Path(work)
+        for name in KERNELS:
+            triton = min(_timed("triton", name, folder)[0] for _ in range(runs))
+            captured = [_timed("passviz", name, folder) for _ in range(runs)]
+            passviz = min(seconds for seconds, _, _ in captured)
+            steps = captured[0][1]
+            dumped = _timed("triton", name, folder)[2]
+            lines.append(
+                f"{name:<14} triton.compile + MLIR_ENABLE_DUMP {triton:6.2f} s ({dumped / 1e6:.1f} MB)   "
+                f"passviz triton {passviz:6.2f} s ({steps} passes)   "
+                f"= {passviz / triton:.2f} x (goal <= {GOAL})"
+            )
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark and print its figures."""
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--runs", type=int, default=3, help="timed runs of each side (best is kept)")
+    parser.add_argument("--busy", type=int, default=0, help="also measure with this many busy processes")
+    args = parser.parse_args(argv)
+    for busy in sorted({0, args.busy}):
+        with busy_cores(busy):
+            lines = _figures(args.runs)
+        print(f"with {busy} other busy process{'es' if busy != 1 else ''}:")
+        for line in lines:
+            print(f"  {line}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
