@@ -107,12 +107,6 @@ class _AddIMulNegativeOne(_Nested):
         return [binary(arith.SubiOp, op.operands[1 - self.at], inner.operands[0], frozenset())]
 
 
-AddIMulNegativeOneRhs, AddIMulNegativeOneLhs = _AddIMulNegativeOne.variants(
-    ("AddIMulNegativeOneRhs", "addi(x, muli(y, -1)) -> subi(x, y)", 1),
-    ("AddIMulNegativeOneLhs", "addi(muli(x, -1), y) -> subi(y, x)", 0),
-)
-
-
 class SubISubILHSRHSLHS(_Nested):
     """subi(subi(a, b), a) -> subi(0, b)"""
 
@@ -160,12 +154,6 @@ class _RedundantSelect(_Nested):
         values = list(op.operands[1:])
         values[self.at - 1] = inner.operands[self.at]
         return [select(op.operands[0], *values)]
-
-
-RedundantSelectFalse, RedundantSelectTrue = _RedundantSelect.variants(
-    ("RedundantSelectFalse", "select(pred, a, select(pred, b, c)) -> select(pred, a, c)", 2),
-    ("RedundantSelectTrue", "select(pred, select(pred, a, b), c) -> select(pred, a, c)", 1),
-)
 
 
 class SelectNotCond(_Nested):
@@ -400,3 +388,19 @@ def _largest(type: AnyFloat) -> float:
     bits = mantissa_width(type)
     exponent = {8: 127, 11: 15, 24: 127, 53: 1023}[bits]
     return (2.0 - 2.0 ** (1 - bits)) * 2.0**exponent
+
+
+# ---------------------------------------------------------------------------
+# The mirrored patterns: a class of each side their family's class takes
+
+
+AddIMulNegativeOneRhs, AddIMulNegativeOneLhs = _AddIMulNegativeOne.variants(
+    ("AddIMulNegativeOneRhs", "addi(x, muli(y, -1)) -> subi(x, y)", 1),
+    ("AddIMulNegativeOneLhs", "addi(muli(x, -1), y) -> subi(y, x)", 0),
+)
+
+
+RedundantSelectFalse, RedundantSelectTrue = _RedundantSelect.variants(
+    ("RedundantSelectFalse", "select(pred, a, select(pred, b, c)) -> select(pred, a, c)", 2),
+    ("RedundantSelectTrue", "select(pred, select(pred, a, b), c) -> select(pred, a, c)", 1),
+)
