@@ -22,7 +22,6 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     ModuleOp,
     StringAttr,
-    SymbolNameConstraint,
     SymbolRefAttr,
     TensorType,
     i32,
@@ -37,7 +36,6 @@ from xdsl.irdl import (
     operand_def,
     opt_prop_def,
     prop_def,
-    region_def,
     result_def,
     traits_def,
     var_operand_def,
@@ -84,6 +82,7 @@ from passviz.compilers.triton.dialects.tt.types import (
     verify_enum_attr,
 )
 from passviz.ir.callables import FunctionTypeCallable
+from passviz.ir.function_like import FUNCTION_LIKE_FIELDS, FunctionLikeOp
 from passviz.ir.op_syntax import parse_function, print_function
 from passviz.rewrite.calls import DirectCall
 
@@ -122,32 +121,15 @@ class CallOpSymbolUserOpInterface(SymbolUserOpInterface):
 
 
 @irdl_op_definition
-class FuncOp(IRDLOperation):
+class FuncOp(FunctionLikeOp):
     """A Triton function (``tt.func``), spelled and behaving like ``func.func``.
 
     ``tt.func @f(%a: i32) -> i32 {...}``, ``tt.func public @k(...)``, and
-    ``tt.func private @decl(i32) -> i32`` for a declaration without body.
+    ``tt.func private @decl(i32) -> i32`` for a declaration without body; an
+    absent ``sym_visibility`` means public.
     """
 
     name = "tt.func"
-
-    body = region_def()
-    """The body; empty for an external declaration."""
-
-    sym_name = prop_def(SymbolNameConstraint())
-    """The symbol name of the function."""
-
-    function_type = prop_def(FunctionType)
-    """The signature."""
-
-    sym_visibility = opt_prop_def(StringAttr)
-    """``public``, ``private`` or ``nested``; absent means public."""
-
-    arg_attrs = opt_prop_def(ArrayAttr[DictionaryAttr])
-    """Per-argument attribute dictionaries (e.g. ``tt.divisibility``)."""
-
-    res_attrs = opt_prop_def(ArrayAttr[DictionaryAttr])
-    """Per-result attribute dictionaries."""
 
     traits = traits_def(
         IsolatedFromAbove(),
@@ -155,14 +137,6 @@ class FuncOp(IRDLOperation):
         FunctionTypeCallable(),
         HasParent(ModuleOp),
         TensorSizeTrait(),
-    )
-
-    _RESERVED_ATTR_NAMES: ClassVar[tuple[str, ...]] = (
-        "sym_name",
-        "function_type",
-        "sym_visibility",
-        "arg_attrs",
-        "res_attrs",
     )
 
     def __init__(
@@ -230,7 +204,7 @@ class FuncOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> FuncOp:
-        parsed = parse_function(parser, cls._RESERVED_ATTR_NAMES)
+        parsed = parse_function(parser, FUNCTION_LIKE_FIELDS)
         func = cls(
             parsed.name,
             parsed.function_type,
@@ -243,7 +217,7 @@ class FuncOp(IRDLOperation):
         return func
 
     def print(self, printer: Printer) -> None:
-        print_function(printer, self, self._RESERVED_ATTR_NAMES)
+        print_function(printer, self, FUNCTION_LIKE_FIELDS)
 
 
 @irdl_op_definition
