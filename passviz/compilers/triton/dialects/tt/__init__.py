@@ -22,15 +22,11 @@ their kin; each module imports only the ones before it:
 and this module, the ``TT`` dialect object, which names the public API of all
 of them (``__all__``); the other names of the modules are the package's own.
 
-Printing follows MLIR's generated printers: an attr-dict is sorted by name
-and leaves out properties at their ``DefaultValuedAttr`` default (a load's
-``{cache = 1 : i32}`` prints as nothing, ``{cache = 2 : i32}`` as
-``cacheModifier = ca``); a type the op's format names by class is printed
-stripped of its dialect prefix (``tt.advance ... : <tensor<8xf32>>``), and
-parsed with or without it. Properties written at their default are dropped
-when parsing or building, as MLIR gives such an op the same properties as
-one that leaves them out. ``tt.reduce``, ``tt.scan`` and
-``tt.map_elementwise`` have no custom syntax and print in generic form.
+Printing and parsing follow MLIR's generated printers and parsers, as
+``syntax`` says (attr-dicts sorted by name, properties at their default left
+out, types named by class stripped of their dialect prefix). ``tt.reduce``,
+``tt.scan`` and ``tt.map_elementwise`` have no custom syntax and print in
+generic form.
 
 Folders (xDSL's ``HasFolder``, through ``HasFolderInterface``) are those of
 Triton's ``Ops.cpp``; the canonicalization patterns of the ops that have

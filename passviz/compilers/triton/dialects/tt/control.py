@@ -102,22 +102,22 @@ class CallOpSymbolUserOpInterface(SymbolUserOpInterface):
         if not isinstance(callee, FuncOp):
             raise VerifyException(f"'{op.callee}' does not reference a valid function")
         fn_type = callee.function_type
-        if len(fn_type.inputs) != len(op.arguments):
-            raise VerifyException("incorrect number of operands for callee")
-        for i, (expected, arg) in enumerate(zip(fn_type.inputs, op.arguments, strict=True)):
-            if expected != arg.type:
-                raise VerifyException(
-                    f"operand type mismatch: expected operand type {expected}, "
-                    f"but provided {arg.type} for operand number {i}"
-                )
-        if len(fn_type.outputs) != len(op.res):
-            raise VerifyException("incorrect number of results for callee")
-        for i, (expected, res) in enumerate(zip(fn_type.outputs, op.res, strict=True)):
-            if expected != res.type:
-                raise VerifyException(
-                    f"result type mismatch at index {i}: expected result type "
-                    f"{expected}, but provided {res.type}"
-                )
+        checks = (
+            (fn_type.inputs, op.arguments, "operands", _OPERAND_MISMATCH),
+            (fn_type.outputs, op.res, "results", _RESULT_MISMATCH),
+        )
+        for expected_types, values, what, mismatch in checks:
+            if len(expected_types) != len(values):
+                raise VerifyException(f"incorrect number of {what} for callee")
+            for i, (expected, value) in enumerate(zip(expected_types, values, strict=True)):
+                if expected != value.type:
+                    raise VerifyException(mismatch.format(i=i, expected=expected, got=value.type))
+
+
+_OPERAND_MISMATCH = (
+    "operand type mismatch: expected operand type {expected}, but provided {got} for operand number {i}"
+)
+_RESULT_MISMATCH = "result type mismatch at index {i}: expected result type {expected}, but provided {got}"
 
 
 @irdl_op_definition

@@ -875,8 +875,46 @@ def _verify_gather_scatter(op: Operation, desc: Attribute, result: Attribute, x_
         )
 
 
+class _DescriptorRowsOp(IRDLOperation):
+    """Shared by ``tt.descriptor_gather`` and ``tt.descriptor_scatter``: the
+    descriptor and the rows and first column they move; ``_rows`` is the
+    tensor of those rows (the gathered result, the scattered source)."""
+
+    desc = operand_def(TensorDescType)
+    """The descriptor (its block has one row)."""
+
+    x_offsets = operand_def(TensorType.constr(EqAttrConstraint(i32)))
+    """The rows to move."""
+
+    y_offset = operand_def(EqAttrConstraint(i32))
+    """The first column."""
+
+    @property
+    def _rows(self) -> SSAValue:
+        raise NotImplementedError
+
+    def verify_(self) -> None:
+        _verify_gather_scatter(self, self.desc.type, self._rows.type, self.x_offsets.type)
+
+    @classmethod
+    def _parse_desc_and_offsets(cls, parser: Parser) -> tuple[int, list[UnresolvedOperand]]:
+        """``$desc[$x_offsets, $y_offset]``: where it starts, and the operands."""
+        pos = parser.pos
+        desc, offsets = _parse_desc_and_indices(parser)
+        return pos, [desc, *offsets]
+
+    @staticmethod
+    def _check_offsets(parser: Parser, operands: Sequence[UnresolvedOperand], pos: int) -> None:
+        """A parse error at ``pos`` unless ``[...]`` held two operands."""
+        if len(operands) != 3:
+            parser.raise_error("expected [x_offsets, y_offset]", pos)
+
+    def _print_desc_and_offsets(self, printer: Printer) -> None:
+        _print_desc_and_indices(printer, self.desc, (self.x_offsets, self.y_offset))
+
+
 @irdl_op_definition
-class DescriptorGatherOp(IRDLOperation):
+class DescriptorGatherOp(_DescriptorRowsOp):
     """Gather rows through a tensor descriptor into one tensor.
 
     ``%x = tt.descriptor_gather %desc[%rows, %col]
@@ -884,15 +922,6 @@ class DescriptorGatherOp(IRDLOperation):
     """
 
     name = "tt.descriptor_gather"
-
-    desc = operand_def(TensorDescType)
-    """The descriptor (its block has one row)."""
-
-    x_offsets = operand_def(TensorType.constr(EqAttrConstraint(i32)))
-    """The rows to gather."""
-
-    y_offset = operand_def(EqAttrConstraint(i32))
-    """The first column."""
 
     result = result_def(TensorConstr)
     """The gathered rows."""
@@ -908,32 +937,40 @@ class DescriptorGatherOp(IRDLOperation):
     ):
         super().__init__(operands=[desc, x_offsets, y_offset], result_types=[result_type])
 
-    def verify_(self) -> None:
-        _verify_gather_scatter(self, self.desc.type, self.result.type, self.x_offsets.type)
+    @property
+    def _rows(self) -> SSAValue:
+        return self.result
 
     @classmethod
     def parse(cls, parser: Parser) -> DescriptorGatherOp:
-        pos = parser.pos
-        desc, offsets = _parse_desc_and_indices(parser)
+        pos, operands = cls._parse_desc_and_offsets(parser)
         attributes = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
-        inputs, outputs = parse_functional_type(parser, 1 + len(offsets), pos)
-        if len(offsets) != 2:
-            parser.raise_error("expected [x_offsets, y_offset]", pos)
-        operands = resolve(parser, [desc, *offsets], inputs, pos)
+        inputs, outputs = parse_functional_type(parser, len(operands), pos)
+        cls._check_offsets(parser, operands, pos)
         return cls.build(
-            operands=operands, result_types=[outputs[0] if outputs else i32], attributes=attributes
+            operands=resolve(parser, operands, inputs, pos),
+            result_types=[outputs[0] if outputs else i32],
+            attributes=attributes,
         )
 
     def print(self, printer: Printer) -> None:
-        _print_desc_and_indices(printer, self.desc, (self.x_offsets, self.y_offset))
+        self._print_desc_and_offsets(printer)
         print_attr_dict_with_properties(printer, self, ())
         printer.print_string(" : ")
         printer.print_function_type(self.operand_types, self.result_types)
 
 
+class _ScatterSource(IRDLOperation):
+    """The last operand of ``tt.descriptor_scatter`` (after the base's: xDSL
+    lists a class's fields before those of the classes after it)."""
+
+    src = operand_def(TensorConstr)
+    """The rows to scatter."""
+
+
 @irdl_op_definition
-class DescriptorScatterOp(IRDLOperation):
+class DescriptorScatterOp(_DescriptorRowsOp, _ScatterSource):
     """Scatter rows of a tensor through a tensor descriptor.
 
     ``tt.descriptor_scatter %desc[%rows, %col], %src
@@ -941,18 +978,6 @@ class DescriptorScatterOp(IRDLOperation):
     """
 
     name = "tt.descriptor_scatter"
-
-    desc = operand_def(TensorDescType)
-    """The descriptor (its block has one row)."""
-
-    x_offsets = operand_def(TensorType.constr(EqAttrConstraint(i32)))
-    """The rows to write."""
-
-    y_offset = operand_def(EqAttrConstraint(i32))
-    """The first column."""
-
-    src = operand_def(TensorConstr)
-    """The rows to scatter."""
 
     traits = traits_def(FirstOperandReadWriteEffect(), TensorSizeTrait())
 
@@ -965,25 +990,23 @@ class DescriptorScatterOp(IRDLOperation):
     ):
         super().__init__(operands=[desc, x_offsets, y_offset, src])
 
-    def verify_(self) -> None:
-        _verify_gather_scatter(self, self.desc.type, self.src.type, self.x_offsets.type)
+    @property
+    def _rows(self) -> SSAValue:
+        return self.src
 
     @classmethod
     def parse(cls, parser: Parser) -> DescriptorScatterOp:
-        pos = parser.pos
-        desc, offsets = _parse_desc_and_indices(parser)
-        if len(offsets) != 2:
-            parser.raise_error("expected [x_offsets, y_offset]", pos)
+        pos, operands = cls._parse_desc_and_offsets(parser)
+        cls._check_offsets(parser, operands, pos)
         parser.parse_punctuation(",")
-        src = parser.parse_unresolved_operand()
+        operands.append(parser.parse_unresolved_operand())
         attributes = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
         types = parse_type_list(parser)
-        operands = resolve(parser, [desc, *offsets, src], types, pos)
-        return cls.build(operands=operands, attributes=attributes)
+        return cls.build(operands=resolve(parser, operands, types, pos), attributes=attributes)
 
     def print(self, printer: Printer) -> None:
-        _print_desc_and_indices(printer, self.desc, (self.x_offsets, self.y_offset))
+        self._print_desc_and_offsets(printer)
         printer.print_string(", ")
         printer.print_operand(self.src)
         print_attr_dict_with_properties(printer, self, ())

@@ -155,8 +155,26 @@ def _expand_dims_type(src_type: Attribute, axis: int) -> TensorType[Attribute]:
     return TensorType(src_type.get_element_type(), shape, encoding)
 
 
+class _ShapeOp(SrcToResultSyntax, IRDLOperation, HasFolderInterface):
+    """A shape op of ``src``'s elements: ``$src ... : type($src) -> type($result)``
+    (``tt.expand_dims``, ``tt.reshape``, ``tt.broadcast``, ``tt.trans``)."""
+
+    src = operand_def(TensorConstr)
+    """The tensor to reshape."""
+
+    result = result_def(TensorConstr)
+    """The tensor of ``src``'s elements, in the new shape."""
+
+
+class _SameElementShapeOp(_ShapeOp):
+    """A shape op whose traits are only ``Pure``, the element type kept and
+    the tensor size checked (not ``tt.broadcast``, which keeps the encoding too)."""
+
+    traits = traits_def(Pure(), SameOperandsAndResultElementType(), TensorSizeTrait())
+
+
 @irdl_op_definition
-class ExpandDimsOp(SrcToResultSyntax, IRDLOperation, HasFolderInterface):
+class ExpandDimsOp(_SameElementShapeOp):
     """Insert a dimension of size 1.
 
     ``%y = tt.expand_dims %x {axis = 0 : i32} : tensor<16xf32> -> tensor<1x16xf32>``
@@ -164,16 +182,8 @@ class ExpandDimsOp(SrcToResultSyntax, IRDLOperation, HasFolderInterface):
 
     name = "tt.expand_dims"
 
-    src = operand_def(TensorConstr)
-    """The tensor to reshape."""
-
-    result = result_def(TensorConstr)
-    """The tensor with the new dimension."""
-
     axis = prop_def(IntegerAttr[I32])
     """Where the new dimension goes."""
-
-    traits = traits_def(Pure(), SameOperandsAndResultElementType(), TensorSizeTrait())
 
     _ATTR_DICT_PROPERTIES: ClassVar[tuple[str, ...]] = ("axis",)
 
@@ -199,7 +209,7 @@ class ExpandDimsOp(SrcToResultSyntax, IRDLOperation, HasFolderInterface):
 
 
 @irdl_op_definition
-class ReshapeOp(SrcToResultSyntax, IRDLOperation, HasFolderInterface):
+class ReshapeOp(_SameElementShapeOp):
     """Reinterpret a tensor with another shape; with ``allow_reorder`` the
     compiler may also reorder its elements.
 
@@ -208,19 +218,11 @@ class ReshapeOp(SrcToResultSyntax, IRDLOperation, HasFolderInterface):
 
     name = "tt.reshape"
 
-    src = operand_def(TensorConstr)
-    """The tensor to reshape."""
-
-    result = result_def(TensorConstr)
-    """The reshaped tensor."""
-
     allow_reorder = opt_prop_def(UnitAttr)
     """Whether the elements may be reordered."""
 
     efficient_layout = opt_prop_def(UnitAttr)
     """A hint that the result's layout is chosen for performance."""
-
-    traits = traits_def(Pure(), SameOperandsAndResultElementType(), TensorSizeTrait())
 
     _ATTR_DICT_PROPERTIES: ClassVar[tuple[str, ...]] = ("allow_reorder", "efficient_layout")
 
@@ -262,19 +264,13 @@ class ReshapeOp(SrcToResultSyntax, IRDLOperation, HasFolderInterface):
 
 
 @irdl_op_definition
-class BroadcastOp(SrcToResultSyntax, IRDLOperation, HasFolderInterface):
+class BroadcastOp(_ShapeOp):
     """Stretch dimensions of size 1 to a larger size.
 
     ``%y = tt.broadcast %x : tensor<1x32xf32> -> tensor<8x32xf32>``
     """
 
     name = "tt.broadcast"
-
-    src = operand_def(TensorConstr)
-    """The tensor to broadcast."""
-
-    result = result_def(TensorConstr)
-    """The broadcast tensor."""
 
     traits = traits_def(
         Pure(), SameOperandsAndResultElementType(), SameOperandsAndResultEncoding(), TensorSizeTrait()
@@ -455,24 +451,17 @@ def _permuted(values: Sequence[int], order: Sequence[int]) -> tuple[int, ...]:
 
 
 @irdl_op_definition
-class TransOp(SrcToResultSyntax, IRDLOperation, HasFolderInterface):
-    """Permute the dimensions of a tensor (``tl.trans`` and ``tl.permute``).
+class TransOp(_SameElementShapeOp):
+    """Permute the dimensions of a tensor (``tl.trans`` and ``tl.permute``):
+    dimension ``i`` of the result is ``src``'s ``order[i]``.
 
     ``%y = tt.trans %x {order = array<i32: 1, 0>} : tensor<4x8xf32> -> tensor<8x4xf32>``
     """
 
     name = "tt.trans"
 
-    src = operand_def(TensorConstr)
-    """The tensor to transpose."""
-
-    result = result_def(TensorConstr)
-    """The transposed tensor: dimension ``i`` is ``src``'s ``order[i]``."""
-
     order = prop_def(DenseArrayBase[I32])
     """The permutation."""
-
-    traits = traits_def(Pure(), SameOperandsAndResultElementType(), TensorSizeTrait())
 
     _ATTR_DICT_PROPERTIES: ClassVar[tuple[str, ...]] = ("order",)
 
