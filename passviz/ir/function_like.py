@@ -42,7 +42,7 @@ class FunctionLikeOp(IRDLOperation):
     """``public``, ``private`` or ``nested``; what absent means is the op's own."""
 
     arg_attrs = opt_prop_def(ArrayAttr[DictionaryAttr])
-    """Per-argument attribute dictionaries (e.g. ``tt.divisibility``)."""
+    """Per-argument attribute dictionaries."""
 
     res_attrs = opt_prop_def(ArrayAttr[DictionaryAttr])
     """Per-result attribute dictionaries."""
