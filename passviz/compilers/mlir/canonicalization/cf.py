@@ -13,14 +13,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.dialects import arith, cf
-from xdsl.ir import Block, BlockArgument, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint
 from xdsl.transforms.canonicalization_patterns.cf import AssertTrue
 
 from passviz.compilers.mlir.canonicalization.builders import i1_constant, select
+from passviz.compilers.mlir.canonicalization.conditions import ConstantCondition
 from passviz.compilers.mlir.version import llvm_snapshot
-from passviz.rewrite.matchers import constant_attr, int_value
 
 
 def _single_predecessor(block: Block) -> Block | None:
@@ -95,12 +95,6 @@ class SimplifyPassThroughBr(RewritePattern):
         rewriter.replace(op, cf.BranchOp(dest, *operands))
 
 
-def _is_zero(value: SSAValue) -> bool | None:
-    """Whether a constant ``i1`` is zero (``m_Zero``/``m_NonZero``); None if not constant."""
-    found = int_value(constant_attr(value))
-    return None if found is None else found.is_zero()
-
-
 def _take_branch(rewriter: PatternRewriter, op: cf.ConditionalBranchOp, condition: bool) -> None:
     """Replace ``op`` by a ``cf.br`` to the successor it takes when its condition is ``condition``."""
     if condition:
@@ -109,15 +103,14 @@ def _take_branch(rewriter: PatternRewriter, op: cf.ConditionalBranchOp, conditio
         rewriter.replace(op, cf.BranchOp(op.else_block, *op.else_arguments))
 
 
-class SimplifyConstCondBranchPred(RewritePattern):
+class SimplifyConstCondBranchPred(ConstantCondition):
     """``cond_br true, ^a, ^b`` -> ``br ^a``; ``cond_br false, ^a, ^b`` -> ``br ^b``."""
 
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: cf.ConditionalBranchOp, rewriter: PatternRewriter) -> None:
-        zero = _is_zero(op.cond)
-        if zero is None:
-            return
-        _take_branch(rewriter, op, not zero)
+    kind = cf.ConditionalBranchOp
+
+    def take(self, op: Operation, condition: bool, rewriter: PatternRewriter) -> None:
+        assert isinstance(op, cf.ConditionalBranchOp)
+        _take_branch(rewriter, op, condition)
 
 
 class SimplifyPassThroughCondBranch(RewritePattern):

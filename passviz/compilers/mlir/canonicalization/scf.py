@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.dialects import arith, cf, scf
-from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, Region, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import BlockInsertPoint, InsertPoint
@@ -21,8 +20,8 @@ from xdsl.transforms.canonicalization_patterns.scf import replace_op_with_region
 
 from passviz.compilers.mlir.canonicalization.arith import Folder, FoldResult
 from passviz.compilers.mlir.canonicalization.builders import binary, i1_constant, select
+from passviz.compilers.mlir.canonicalization.conditions import ConstantCondition, bool_constant
 from passviz.compilers.mlir.version import llvm_snapshot
-from passviz.ir.hints import isa
 from passviz.rewrite.matchers import APInt, constant_attr, int_value, int_width, is_int
 
 # ---------------------------------------------------------------------------
@@ -52,14 +51,6 @@ def _yield(block: Block) -> scf.YieldOp:
     terminator = block.last_op
     assert isinstance(terminator, scf.YieldOp)
     return terminator
-
-
-def _bool_constant(value: SSAValue) -> bool | None:
-    """``m_Constant(&BoolAttr)``: the value of a constant ``i1``."""
-    attr = constant_attr(value)
-    if not isa(attr, IntegerAttr[IntegerType | IndexType]) or attr.type != IntegerType(1):
-        return None
-    return attr.value.data != 0
 
 
 def _replace_uses_silently(rewriter: PatternRewriter, old: SSAValue, new: SSAValue) -> None:
@@ -365,14 +356,13 @@ def _yields_of_results(op: scf.IfOp) -> tuple[scf.YieldOp, scf.YieldOp] | None:
     return _yield(_then_block(op)), _yield(else_block)
 
 
-class RemoveStaticCondition(RewritePattern):
+class RemoveStaticCondition(ConstantCondition):
     """Replace an ``scf.if`` on a constant by the region it takes."""
 
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: scf.IfOp, rewriter: PatternRewriter) -> None:
-        condition = _bool_constant(op.cond)
-        if condition is None:
-            return
+    kind = scf.IfOp
+
+    def take(self, op: Operation, condition: bool, rewriter: PatternRewriter) -> None:
+        assert isinstance(op, scf.IfOp)
         if condition:
             replace_op_with_region(rewriter, op, op.true_region)
         elif op.false_region.blocks:
@@ -463,7 +453,7 @@ class ReplaceIfYieldWithConditionOrValue(RewritePattern):
             if t == f:
                 _replace_uses_silently(rewriter, result, t)
                 continue
-            true_value, false_value = _bool_constant(t), _bool_constant(f)
+            true_value, false_value = bool_constant(t), bool_constant(f)
             if true_value is None or false_value is None or not result.uses:
                 continue
             if not true_value and false_value:
