@@ -348,9 +348,18 @@ class SrcToResultSyntax(PropertySyntax):
         src = parser.resolve_operand(unresolved, src_type)
         op_cls = cast(type[IRDLOperation], cls)
         op = op_cls.build(
-            operands=[src], result_types=[result_type], properties=properties, attributes=attributes
+            operands=[src],
+            result_types=cls._result_types(result_type),
+            properties=properties,
+            attributes=attributes,
         )
         return cast(Self, op)
+
+    @classmethod
+    def _result_types(cls, result_type: Attribute) -> Sequence[Attribute]:
+        """The result types of an op whose syntax writes ``result_type``
+        (the first result's): one result, of that type."""
+        return [result_type]
 
     def print(self, printer: Printer) -> None:
         op = cast(IRDLOperation, self)

@@ -381,7 +381,7 @@ class JoinOp(SameOperandTypeSyntax, IRDLOperation, HasFolderInterface):
 
 
 @irdl_op_definition
-class SplitOp(IRDLOperation, HasFolderInterface):
+class SplitOp(SrcToResultSyntax, IRDLOperation, HasFolderInterface):
     """Split a tensor along its last dimension, of size 2.
 
     ``%a, %b = tt.split %x : tensor<4x8x2xf32> -> tensor<4x8xf32>``
@@ -404,7 +404,7 @@ class SplitOp(IRDLOperation, HasFolderInterface):
         src_type = SSAValue.get(src).type
         assert isa(src_type, TensorType[Attribute])
         half = with_shape(src_type, src_type.get_shape()[:-1])
-        super().__init__(operands=[src], result_types=[half, half])
+        IRDLOperation.__init__(self, operands=[src], result_types=[half, half])
 
     def verify_(self) -> None:
         shape = dims(self.src.type)
@@ -424,25 +424,9 @@ class SplitOp(IRDLOperation, HasFolderInterface):
         return (join.lhs, join.rhs)
 
     @classmethod
-    def parse(cls, parser: Parser) -> SplitOp:
-        src = parser.parse_unresolved_operand()
-        attributes = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        src_type = parser.parse_type()
-        parser.parse_punctuation("->")
-        half = parser.parse_type()
-        return cls.build(
-            operands=[parser.resolve_operand(src, src_type)], result_types=[half, half], attributes=attributes
-        )
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.src)
-        print_attr_dict_with_properties(printer, self, ())
-        printer.print_string(" : ")
-        printer.print_attribute(self.src.type)
-        printer.print_string(" -> ")
-        printer.print_attribute(self.out_lhs.type)
+    def _result_types(cls, result_type: Attribute) -> Sequence[Attribute]:
+        # The syntax writes the type of ``out_lhs``, which ``out_rhs`` shares.
+        return [result_type, result_type]
 
 
 def _permuted(values: Sequence[int], order: Sequence[int]) -> tuple[int, ...]:
