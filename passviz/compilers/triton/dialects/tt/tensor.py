@@ -165,6 +165,14 @@ class _ShapeOp(SrcToResultSyntax, IRDLOperation, HasFolderInterface):
     result = result_def(TensorConstr)
     """The tensor of ``src``'s elements, in the new shape."""
 
+    def _fold_splat(self) -> Sequence[SSAValue | Attribute] | None:
+        """A splat constant ``src`` folded into the splat of the result type, if any."""
+        element = splat_value(constant_value(self.src))
+        if element is None:
+            return None
+        splat = splat_of(self.result.type, element)
+        return None if splat is None else (splat,)
+
 
 class _SameElementShapeOp(_ShapeOp):
     """A shape op whose traits are only ``Pure``, the element type kept and
@@ -291,11 +299,7 @@ class BroadcastOp(_ShapeOp):
     def fold(self) -> Sequence[SSAValue | Attribute] | None:
         if self.result.type == self.src.type:
             return (self.src,)
-        element = splat_value(constant_value(self.src))
-        if element is None:
-            return None
-        splat = splat_of(self.result.type, element)
-        return None if splat is None else (splat,)
+        return self._fold_splat()
 
 
 @irdl_op_definition
@@ -476,11 +480,7 @@ class TransOp(_SameElementShapeOp):
             return (self.src,)
         # MLIR's fold also rewrites trans(trans(x)) in place into one trans
         # (see ``fold_in_place``): an xDSL folder may not change the op.
-        element = splat_value(constant_value(self.src))
-        if element is None:
-            return None
-        splat = splat_of(self.result.type, element)
-        return None if splat is None else (splat,)
+        return self._fold_splat()
 
     def fold_in_place(self) -> tuple[SSAValue, tuple[int, ...]] | None:
         """What Triton's in-place fold makes of ``trans(trans(x))``: the new
