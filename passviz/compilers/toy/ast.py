@@ -8,21 +8,25 @@ from passviz.compilers.toy.lexer import Location
 
 
 @dataclass(frozen=True)
-class NumberExpr:
-    """A number: ``1.5``."""
+class Node:
+    """What every expression, statement and prototype has, as the tutorial's ``ExprAST`` does."""
 
     loc: Location
-    """Where it starts."""
+    """Where it is in the file: for each kind of node, the place its docstring names."""
+
+
+@dataclass(frozen=True)
+class NumberExpr(Node):
+    """A number: ``1.5``, located where it starts."""
+
     value: float
     """Its value."""
 
 
 @dataclass(frozen=True)
-class LiteralExpr:
-    """A tensor literal: ``[[1, 2], [3, 4]]``."""
+class LiteralExpr(Node):
+    """A tensor literal: ``[[1, 2], [3, 4]]``, located at its ``[``."""
 
-    loc: Location
-    """Where its ``[`` is."""
     values: tuple[LiteralExpr | NumberExpr, ...]
     """The elements at this level: all numbers or all literals of one shape."""
     dims: tuple[int, ...]
@@ -40,21 +44,18 @@ class LiteralExpr:
 
 
 @dataclass(frozen=True)
-class VariableExpr:
-    """A reference to a variable or parameter by name."""
+class VariableExpr(Node):
+    """A reference to a variable or parameter by name, located at the name."""
 
-    loc: Location
-    """Where the name is."""
     name: str
     """The name."""
 
 
 @dataclass(frozen=True)
-class BinaryExpr:
-    """``lhs op rhs`` for ``op`` one of ``+``, ``-``, ``*``."""
+class BinaryExpr(Node):
+    """``lhs op rhs`` for ``op`` one of ``+``, ``-``, ``*``, located where the right-hand side
+    starts, as the tutorial's parser records it."""
 
-    loc: Location
-    """Where the right-hand side starts, as the tutorial's parser records it."""
     op: str
     """The operator character."""
     lhs: Expr
@@ -64,11 +65,9 @@ class BinaryExpr:
 
 
 @dataclass(frozen=True)
-class CallExpr:
-    """A call to a user function or to the builtin ``transpose``."""
+class CallExpr(Node):
+    """A call to a user function or to the builtin ``transpose``, located at the callee's name."""
 
-    loc: Location
-    """Where the callee's name is."""
     callee: str
     """The function called."""
     args: tuple[Expr, ...]
@@ -76,21 +75,17 @@ class CallExpr:
 
 
 @dataclass(frozen=True)
-class PrintExpr:
-    """The builtin ``print(x)``."""
+class PrintExpr(Node):
+    """The builtin ``print(x)``, located at ``print``."""
 
-    loc: Location
-    """Where ``print`` is."""
     arg: Expr
     """What is printed."""
 
 
 @dataclass(frozen=True)
-class VarDeclExpr:
-    """``var name<shape> = init``; the shape may be empty."""
+class VarDeclExpr(Node):
+    """``var name<shape> = init``, located at ``var``; the shape may be empty."""
 
-    loc: Location
-    """Where ``var`` is."""
     name: str
     """The variable."""
     shape: tuple[int, ...]
@@ -100,11 +95,9 @@ class VarDeclExpr:
 
 
 @dataclass(frozen=True)
-class ReturnExpr:
-    """``return`` or ``return expr``."""
+class ReturnExpr(Node):
+    """``return`` or ``return expr``, located at ``return``."""
 
-    loc: Location
-    """Where ``return`` is."""
     expr: Expr | None
     """The value returned, if any."""
 
@@ -114,11 +107,9 @@ Expr = NumberExpr | LiteralExpr | VariableExpr | BinaryExpr | CallExpr | PrintEx
 
 
 @dataclass(frozen=True)
-class Prototype:
-    """``def name(a, b)``."""
+class Prototype(Node):
+    """``def name(a, b)``, located at ``def``."""
 
-    loc: Location
-    """Where ``def`` is."""
     name: str
     """The function's name."""
     params: tuple[VariableExpr, ...]
