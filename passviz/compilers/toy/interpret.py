@@ -17,18 +17,7 @@ from numpy.typing import NDArray
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Operation, SSAValue
 
-from passviz.compilers.toy.dialect import (
-    AddOp,
-    CastOp,
-    ConstantOp,
-    FuncOp,
-    GenericCallOp,
-    MulOp,
-    PrintOp,
-    ReshapeOp,
-    ReturnOp,
-    TransposeOp,
-)
+from passviz.compilers.toy import dialect as toy
 
 Array = NDArray[np.float64]
 
@@ -43,7 +32,7 @@ class ToyRunError(ValueError):
 def run_main(module: ModuleOp) -> str:
     """What ``main`` of ``module`` prints."""
     interpreter = _Interpreter(
-        {op.sym_name.data: op for op in module.body.block.ops if isinstance(op, FuncOp)}
+        {op.sym_name.data: op for op in module.body.block.ops if isinstance(op, toy.FuncOp)}
     )
     interpreter.call("main", [])
     return "".join(interpreter.printed)
@@ -74,7 +63,7 @@ def format_print(value: Array) -> str:
 
 @dataclass
 class _Interpreter:
-    functions: dict[str, FuncOp]
+    functions: dict[str, toy.FuncOp]
     """The module's functions by name."""
     printed: list[str] = field(default_factory=list[str])
     """What the program printed, in order."""
@@ -94,7 +83,7 @@ class _Interpreter:
         try:
             values: dict[SSAValue, Array] = dict(zip(block.args, args, strict=True))
             for op in block.ops:
-                if isinstance(op, ReturnOp):
+                if isinstance(op, toy.ReturnOp):
                     return None if op.input is None else values[op.input]
                 self.step(op, values)
         finally:
@@ -107,24 +96,24 @@ class _Interpreter:
 
         result: Array | None
         match op:
-            case ConstantOp():
+            case toy.ConstantOp():
                 shape = op.value.get_shape() or ()
                 result = np.array(op.float_values(), dtype=np.float64).reshape(shape)
-            case AddOp() | MulOp():
+            case toy.AddOp() | toy.MulOp():
                 lhs, rhs = arg(0), arg(1)
                 if lhs.shape != rhs.shape:
                     raise ToyRunError(f"'{op.name}': operands of shapes {lhs.shape} and {rhs.shape}")
-                result = lhs + rhs if isinstance(op, AddOp) else lhs * rhs
-            case TransposeOp():
+                result = lhs + rhs if isinstance(op, toy.AddOp) else lhs * rhs
+            case toy.TransposeOp():
                 result = np.transpose(arg(0))
-            case ReshapeOp():
+            case toy.ReshapeOp():
                 result = _reshape(op, arg(0))
-            case CastOp():
+            case toy.CastOp():
                 result = arg(0)
-            case PrintOp():
+            case toy.PrintOp():
                 self.printed.append(format_print(arg(0)))
                 return
-            case GenericCallOp():
+            case toy.GenericCallOp():
                 result = self.call(op.callee.string_value(), [arg(i) for i in range(len(op.operands))])
                 if result is None:
                     raise ToyRunError(f"'{op.callee.string_value()}' returns no value")
@@ -134,7 +123,7 @@ class _Interpreter:
         values[op.results[0]] = result
 
 
-def _reshape(op: ReshapeOp, value: Array) -> Array:
+def _reshape(op: toy.ReshapeOp, value: Array) -> Array:
     output_type = op.output.type
     assert isinstance(output_type, TensorType)
     shape = tuple(output_type.get_shape())

@@ -18,31 +18,8 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import VerifyException
 
-from passviz.compilers.toy.ast import (
-    BinaryExpr,
-    CallExpr,
-    Expr,
-    Function,
-    LiteralExpr,
-    Module,
-    NumberExpr,
-    PrintExpr,
-    ReturnExpr,
-    VarDeclExpr,
-    VariableExpr,
-)
-from passviz.compilers.toy.dialect import (
-    AddOp,
-    ConstantOp,
-    FuncOp,
-    GenericCallOp,
-    MulOp,
-    PrintOp,
-    ReshapeOp,
-    ReturnOp,
-    TransposeOp,
-    unranked,
-)
+from passviz.compilers.toy import ast
+from passviz.compilers.toy import dialect as toy
 from passviz.compilers.toy.lexer import Location, ToyError
 from passviz.recording.interface import StepRecorder, TracedPass
 
@@ -50,7 +27,7 @@ FIRST_PRIVATE_CHAPTER = 4
 """From chapter 4 on (for the inliner), MLIRGen makes every function but ``main`` private."""
 
 
-def mlirgen(module: Module, *, chapter: int = 6) -> ModuleOp:
+def mlirgen(module: ast.Module, *, chapter: int = 6) -> ModuleOp:
     """The ``toy`` IR of ``module``, verified, as ``toyc-ch<chapter> -emit=mlir`` makes it."""
     generated = ModuleOp([])
     known = {function.proto.name: len(function.proto.params) for function in module.functions}
@@ -74,9 +51,9 @@ def _loc(location: Location) -> FileLineColLoc:
 
 def _verify(module: ModuleOp) -> None:
     """The tutorial verifies the module MLIRGen made; a failure points at the source."""
-    names: dict[str, FuncOp] = {}
+    names: dict[str, toy.FuncOp] = {}
     for op in module.body.block.ops:
-        assert isinstance(op, FuncOp)
+        assert isinstance(op, toy.FuncOp)
         name = op.sym_name.data
         if name in names:
             raise _error(op, f"redefinition of function '{name}'")
@@ -117,9 +94,9 @@ class _FunctionGen:
             raise ToyError(location, f"redeclaration of variable '{name}'")
         self.variables[name] = value
 
-    def function(self, function: Function) -> FuncOp:
+    def function(self, function: ast.Function) -> toy.FuncOp:
         proto = function.proto
-        self.block = Block(arg_types=[unranked()] * len(proto.params))
+        self.block = Block(arg_types=[toy.unranked()] * len(proto.params))
         for index, (param, arg) in enumerate(zip(proto.params, self.block.args, strict=True)):
             arg.name_hint = f"arg{index}"  # as MLIR names a function's arguments
             arg.location = _loc(proto.loc)
@@ -128,62 +105,62 @@ class _FunctionGen:
             self.statement(expr)
         last = self.block.last_op
         results: list[Attribute] = []
-        if not isinstance(last, ReturnOp):
-            self.add(ReturnOp(), proto.loc)
+        if not isinstance(last, toy.ReturnOp):
+            self.add(toy.ReturnOp(), proto.loc)
         elif last.input is not None:
-            results = [unranked()]
-        op = FuncOp(
+            results = [toy.unranked()]
+        op = toy.FuncOp(
             proto.name,
-            FunctionType.from_lists([unranked()] * len(proto.params), results),
+            FunctionType.from_lists([toy.unranked()] * len(proto.params), results),
             Region(self.block),
             private=self.chapter >= FIRST_PRIVATE_CHAPTER and proto.name != "main",
         )
         op.location = _loc(proto.loc)
         return op
 
-    def statement(self, expr: Expr) -> None:
+    def statement(self, expr: ast.Expr) -> None:
         match expr:
-            case ReturnExpr():
+            case ast.ReturnExpr():
                 value = None if expr.expr is None else self.value(expr.expr)
-                self.add(ReturnOp(value), expr.loc)
-            case PrintExpr():
-                self.add(PrintOp(self.value(expr.arg)), expr.loc)
+                self.add(toy.ReturnOp(value), expr.loc)
+            case ast.PrintExpr():
+                self.add(toy.PrintOp(self.value(expr.arg)), expr.loc)
             case _:
                 self.value(expr)
 
-    def value(self, expr: Expr) -> SSAValue:
+    def value(self, expr: ast.Expr) -> SSAValue:
         """The value of ``expr``, generating the ops that compute it."""
         match expr:
-            case NumberExpr():
-                return self.add(ConstantOp.from_values([expr.value], []), expr.loc).results[0]
-            case LiteralExpr():
-                return self.add(ConstantOp.from_values(expr.flatten(), expr.dims), expr.loc).results[0]
-            case VariableExpr():
+            case ast.NumberExpr():
+                return self.add(toy.ConstantOp.from_values([expr.value], []), expr.loc).results[0]
+            case ast.LiteralExpr():
+                return self.add(toy.ConstantOp.from_values(expr.flatten(), expr.dims), expr.loc).results[0]
+            case ast.VariableExpr():
                 if expr.name not in self.variables:
                     raise ToyError(expr.loc, f"unknown variable '{expr.name}'")
                 return self.variables[expr.name]
-            case VarDeclExpr():
+            case ast.VarDeclExpr():
                 value = self.value(expr.init)
                 if expr.shape:
-                    value = self.add(ReshapeOp(value, TensorType(f64, expr.shape)), expr.loc).results[0]
+                    value = self.add(toy.ReshapeOp(value, TensorType(f64, expr.shape)), expr.loc).results[0]
                 self.declare(expr.name, value, expr.loc)
                 return value
-            case BinaryExpr():
+            case ast.BinaryExpr():
                 lhs = self.value(expr.lhs)
                 rhs = self.value(expr.rhs)
                 if expr.op == "+":
-                    return self.add(AddOp(lhs, rhs), expr.loc).results[0]
+                    return self.add(toy.AddOp(lhs, rhs), expr.loc).results[0]
                 if expr.op == "*":
-                    return self.add(MulOp(lhs, rhs), expr.loc).results[0]
+                    return self.add(toy.MulOp(lhs, rhs), expr.loc).results[0]
                 raise ToyError(expr.loc, f"invalid binary operator '{expr.op}'")
-            case CallExpr():
+            case ast.CallExpr():
                 return self.call(expr)
-            case PrintExpr():
+            case ast.PrintExpr():
                 raise ToyError(expr.loc, "print returns no value")
-            case ReturnExpr():
+            case ast.ReturnExpr():
                 raise ToyError(expr.loc, "return is a statement, not a value")
 
-    def call(self, expr: CallExpr) -> SSAValue:
+    def call(self, expr: ast.CallExpr) -> SSAValue:
         args = [self.value(arg) for arg in expr.args]
         if expr.callee == "transpose":
             if len(args) != 1:
@@ -191,7 +168,7 @@ class _FunctionGen:
                     expr.loc,
                     "MLIR codegen encountered an error: toy.transpose does not accept multiple arguments",
                 )
-            return self.add(TransposeOp(args[0]), expr.loc).results[0]
+            return self.add(toy.TransposeOp(args[0]), expr.loc).results[0]
         if expr.callee not in self.functions:
             raise ToyError(expr.loc, f"call to undefined function '{expr.callee}'")
         expected = self.functions[expr.callee]
@@ -199,7 +176,7 @@ class _FunctionGen:
             raise ToyError(
                 expr.loc, f"'{expr.callee}' takes {expected} argument(s) but is called with {len(args)}"
             )
-        return self.add(GenericCallOp(expr.callee, args), expr.loc).results[0]
+        return self.add(toy.GenericCallOp(expr.callee, args), expr.loc).results[0]
 
 
 @dataclass(frozen=True)
@@ -215,7 +192,7 @@ class ToyMLIRGen(TracedPass):
         if self.generated is None:
             return
         for function in self.generated.body.block.ops:
-            assert isinstance(function, FuncOp)
+            assert isinstance(function, toy.FuncOp)
             with recorder.step(f"MLIRGen @{function.sym_name.data}", full=True):
                 end = InsertPoint.at_end(op.body.block)
                 recorder.rewriter(end).insert(function.clone(), end)

@@ -18,20 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from passviz.compilers.toy.ast import (
-    BinaryExpr,
-    CallExpr,
-    Expr,
-    Function,
-    LiteralExpr,
-    Module,
-    NumberExpr,
-    PrintExpr,
-    Prototype,
-    ReturnExpr,
-    VarDeclExpr,
-    VariableExpr,
-)
+from passviz.compilers.toy import ast
 from passviz.compilers.toy.lexer import Kind, Token, ToyError, tokenize
 
 _PRECEDENCE = {"+": 20, "-": 20, "*": 40}
@@ -41,7 +28,7 @@ _MAX_NESTING = 200
 """Deeper expressions are refused rather than overflowing Python's stack."""
 
 
-def parse_toy(text: str, filename: str) -> Module:
+def parse_toy(text: str, filename: str) -> ast.Module:
     """The AST of a Toy file; raises ``ToyError`` at the first problem."""
     return _Parser(tokenize(text, filename)).module()
 
@@ -82,17 +69,17 @@ class _Parser:
             raise self.error(f"'{char}'", context)
         return self.advance()
 
-    def module(self) -> Module:
+    def module(self) -> ast.Module:
         functions = [self.definition()]
         while not self.at(Kind.EOF):
             functions.append(self.definition())
-        return Module(tuple(functions))
+        return ast.Module(tuple(functions))
 
-    def definition(self) -> Function:
+    def definition(self) -> ast.Function:
         proto = self.prototype()
-        return Function(proto, self.block())
+        return ast.Function(proto, self.block())
 
-    def prototype(self) -> Prototype:
+    def prototype(self) -> ast.Prototype:
         loc = self.tok.location
         if not self.at(Kind.DEF):
             raise self.error("'def'", "in prototype")
@@ -101,22 +88,22 @@ class _Parser:
             raise self.error("function name", "in prototype")
         name = self.advance().text
         self.expect_char("(", "in prototype")
-        params: list[VariableExpr] = []
+        params: list[ast.VariableExpr] = []
         if not self.is_char(")"):
             while True:
                 if not self.at(Kind.IDENTIFIER):
                     raise self.error("identifier", "in function parameter list")
                 param = self.advance()
-                params.append(VariableExpr(param.location, param.text))
+                params.append(ast.VariableExpr(param.location, param.text))
                 if not self.is_char(","):
                     break
                 self.advance()
         self.expect_char(")", "to end function prototype")
-        return Prototype(loc, name, tuple(params))
+        return ast.Prototype(loc, name, tuple(params))
 
-    def block(self) -> tuple[Expr, ...]:
+    def block(self) -> tuple[ast.Expr, ...]:
         self.expect_char("{", "to begin block")
-        body: list[Expr] = []
+        body: list[ast.Expr] = []
         while self.is_char(";"):
             self.advance()
         while not self.is_char("}") and not self.at(Kind.EOF):
@@ -133,7 +120,7 @@ class _Parser:
         self.expect_char("}", "to close block")
         return tuple(body)
 
-    def declaration(self) -> VarDeclExpr:
+    def declaration(self) -> ast.VarDeclExpr:
         loc = self.advance().location  # var
         if not self.at(Kind.IDENTIFIER):
             raise self.error("identifier", "after 'var' declaration")
@@ -142,7 +129,7 @@ class _Parser:
         if self.is_char("<"):
             shape = self.shape()
         self.expect_char("=", "in variable declaration")
-        return VarDeclExpr(loc, name, shape, self.expression())
+        return ast.VarDeclExpr(loc, name, shape, self.expression())
 
     def shape(self) -> tuple[int, ...]:
         self.advance()  # <
@@ -160,13 +147,13 @@ class _Parser:
         self.advance()
         return tuple(dims)
 
-    def return_(self) -> ReturnExpr:
+    def return_(self) -> ast.ReturnExpr:
         loc = self.advance().location  # return
         if self.is_char(";"):
-            return ReturnExpr(loc, None)
-        return ReturnExpr(loc, self.expression())
+            return ast.ReturnExpr(loc, None)
+        return ast.ReturnExpr(loc, self.expression())
 
-    def expression(self) -> Expr:
+    def expression(self) -> ast.Expr:
         self.depth += 1
         if self.depth > _MAX_NESTING:
             raise ToyError(self.tok.location, "Parse error: expression nested too deeply")
@@ -175,7 +162,7 @@ class _Parser:
         finally:
             self.depth -= 1
 
-    def binop_rhs(self, min_precedence: int, lhs: Expr) -> Expr:
+    def binop_rhs(self, min_precedence: int, lhs: ast.Expr) -> ast.Expr:
         while True:
             precedence = self.precedence()
             if precedence < min_precedence:
@@ -187,14 +174,14 @@ class _Parser:
             rhs = self.primary()
             if precedence < self.precedence():
                 rhs = self.binop_rhs(precedence + 1, rhs)
-            lhs = BinaryExpr(loc, op, lhs, rhs)
+            lhs = ast.BinaryExpr(loc, op, lhs, rhs)
 
     def precedence(self) -> int:
         if not self.at(Kind.CHAR):
             return -1
         return _PRECEDENCE.get(self.tok.text, -1)
 
-    def primary(self) -> Expr:
+    def primary(self) -> ast.Expr:
         token = self.tok
         if token.kind is Kind.IDENTIFIER:
             return self.identifier_expr()
@@ -209,16 +196,16 @@ class _Parser:
             return self.literal()
         raise self.error("expression", "")
 
-    def number(self) -> NumberExpr:
+    def number(self) -> ast.NumberExpr:
         token = self.advance()
-        return NumberExpr(token.location, float(token.text))
+        return ast.NumberExpr(token.location, float(token.text))
 
-    def identifier_expr(self) -> Expr:
+    def identifier_expr(self) -> ast.Expr:
         token = self.advance()
         if not self.is_char("("):
-            return VariableExpr(token.location, token.text)
+            return ast.VariableExpr(token.location, token.text)
         self.advance()
-        args: list[Expr] = []
+        args: list[ast.Expr] = []
         if not self.is_char(")"):
             while True:
                 args.append(self.expression())
@@ -231,15 +218,15 @@ class _Parser:
         if token.text == "print":
             if len(args) != 1:
                 raise ToyError(token.location, "Parse error: expected <single arg> as argument to print()")
-            return PrintExpr(token.location, args[0])
-        return CallExpr(token.location, token.text, tuple(args))
+            return ast.PrintExpr(token.location, args[0])
+        return ast.CallExpr(token.location, token.text, tuple(args))
 
-    def literal(self) -> LiteralExpr:
+    def literal(self) -> ast.LiteralExpr:
         loc = self.advance().location  # [
         self.depth += 1
         if self.depth > _MAX_NESTING:
             raise ToyError(loc, "Parse error: literal nested too deeply")
-        values: list[LiteralExpr | NumberExpr] = []
+        values: list[ast.LiteralExpr | ast.NumberExpr] = []
         while True:
             if self.is_char("["):
                 values.append(self.literal())
@@ -254,16 +241,16 @@ class _Parser:
             self.advance()
         self.advance()  # ]
         self.depth -= 1
-        nested = [value for value in values if isinstance(value, LiteralExpr)]
+        nested = [value for value in values if isinstance(value, ast.LiteralExpr)]
         if not nested:
-            return LiteralExpr(loc, tuple(values), (len(values),))
+            return ast.LiteralExpr(loc, tuple(values), (len(values),))
         first = values[0]
         if (
             len(nested) != len(values)
-            or not isinstance(first, LiteralExpr)
+            or not isinstance(first, ast.LiteralExpr)
             or any(value.dims != first.dims for value in nested)
         ):
             raise ToyError(
                 loc, "Parse error: expected uniform well-nested dimensions inside literal expression"
             )
-        return LiteralExpr(loc, tuple(values), (len(values), *first.dims))
+        return ast.LiteralExpr(loc, tuple(values), (len(values), *first.dims))
