@@ -143,8 +143,35 @@ def _combine_region(srcs: Sequence[SSAValue | Operation], region: Region | None)
     return Region(Block(arg_types=[*elements, *elements]))
 
 
+class _CombineOp(IRDLOperation):
+    """Shared by ``tt.reduce`` and ``tt.scan``: tensors combined along ``axis``
+    by the combiner in the region, which its ``_return_op`` ends."""
+
+    srcs = var_operand_def(TensorConstr)
+    """The tensors combined together."""
+
+    axis = prop_def(IntegerAttr[I32])
+    """The dimension combined along."""
+
+    combine_op = region_def("single_block")
+    """The combiner: two sets of elements in, one set out (``_return_op``)."""
+
+    def _inferred_result_types(self) -> Sequence[Attribute]:
+        """The result types that the operands and properties give."""
+        raise NotImplementedError
+
+    def _return_op(self) -> type[Operation]:
+        """The op that ends the combiner."""
+        raise NotImplementedError
+
+    def verify_(self) -> None:
+        _verify_reduce_scan(self, self.srcs, self.axis.value.data)
+        verify_inferred_types(self, self._inferred_result_types())
+        _verify_combine_region(self, self.srcs, self.combine_op, self._return_op())
+
+
 @irdl_op_definition
-class ReduceOp(IRDLOperation):
+class ReduceOp(_CombineOp):
     """Reduce tensors along ``axis`` with the combiner in its region.
 
     Triton prints it in generic form::
@@ -158,17 +185,8 @@ class ReduceOp(IRDLOperation):
 
     name = "tt.reduce"
 
-    srcs = var_operand_def(TensorConstr)
-    """The tensors reduced together."""
-
     result = var_result_def(TritonTypeConstr)
     """One reduced value per input."""
-
-    axis = prop_def(IntegerAttr[I32])
-    """The dimension reduced."""
-
-    combine_op = region_def("single_block")
-    """The combiner: two sets of elements in, one set out (``tt.reduce.return``)."""
 
     traits = traits_def(Pure(), SameOperandsShape(), SameOperandsEncoding(), TensorSizeTrait())
 
@@ -186,15 +204,14 @@ class ReduceOp(IRDLOperation):
             regions=[_combine_region(srcs, combine_op)],
         )
 
-    def verify_(self) -> None:
-        axis = self.axis.value.data
-        _verify_reduce_scan(self, self.srcs, axis)
+    def _inferred_result_types(self) -> Sequence[Attribute]:
         try:
-            inferred = [_reduce_result_type(src.type, axis) for src in self.srcs]
+            return [_reduce_result_type(src.type, self.axis.value.data) for src in self.srcs]
         except LayoutInferenceError as exc:
             raise op_error(self, str(exc)) from None
-        verify_inferred_types(self, inferred)
-        _verify_combine_region(self, self.srcs, self.combine_op, ReduceReturnOp)
+
+    def _return_op(self) -> type[Operation]:
+        return ReduceReturnOp
 
     def get_single_combiner(self) -> Operation | None:
         """The one op combining the two block arguments, when that is all the
@@ -218,6 +235,9 @@ class _CombineReturnOp(IRDLOperation):
 
     result = var_operand_def()
     """The combined values."""
+
+    traits = traits_def(Pure(), IsTerminator(), ReturnLike(), TensorSizeTrait())
+    """With each op's ``HasParent`` of the op whose combiner it ends."""
 
     def __init__(self, *results: SSAValue | Operation):
         super().__init__(operands=[results])
@@ -246,11 +266,11 @@ class ReduceReturnOp(_CombineReturnOp):
 
     name = "tt.reduce.return"
 
-    traits = traits_def(HasParent(ReduceOp), Pure(), IsTerminator(), ReturnLike(), TensorSizeTrait())
+    traits = traits_def(HasParent(ReduceOp))
 
 
 @irdl_op_definition
-class ScanOp(IRDLOperation):
+class ScanOp(_CombineOp):
     """An associative scan along ``axis`` with the combiner in its region.
 
     Triton prints it in generic form::
@@ -264,20 +284,11 @@ class ScanOp(IRDLOperation):
 
     name = "tt.scan"
 
-    srcs = var_operand_def(TensorConstr)
-    """The tensors scanned together."""
-
     result = var_result_def(TensorConstr)
     """One scanned tensor per input, of its type."""
 
-    axis = prop_def(IntegerAttr[I32])
-    """The dimension scanned."""
-
     reverse = prop_def(BoolAttr)
     """Whether to scan from the end."""
-
-    combine_op = region_def("single_block")
-    """The combiner: two sets of elements in, one set out (``tt.scan.return``)."""
 
     traits = traits_def(
         Pure(), SameOperandsAndResultEncoding(), SameOperandsAndResultShape(), TensorSizeTrait()
@@ -297,10 +308,11 @@ class ScanOp(IRDLOperation):
             regions=[_combine_region(srcs, combine_op)],
         )
 
-    def verify_(self) -> None:
-        _verify_reduce_scan(self, self.srcs, self.axis.value.data)
-        verify_inferred_types(self, self.srcs.types)
-        _verify_combine_region(self, self.srcs, self.combine_op, ScanReturnOp)
+    def _inferred_result_types(self) -> Sequence[Attribute]:
+        return self.srcs.types
+
+    def _return_op(self) -> type[Operation]:
+        return ScanReturnOp
 
 
 @irdl_op_definition
@@ -309,7 +321,7 @@ class ScanReturnOp(_CombineReturnOp):
 
     name = "tt.scan.return"
 
-    traits = traits_def(HasParent(ScanOp), Pure(), IsTerminator(), ReturnLike(), TensorSizeTrait())
+    traits = traits_def(HasParent(ScanOp))
 
 
 @irdl_op_definition
