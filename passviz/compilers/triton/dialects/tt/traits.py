@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence, Set
 from dataclasses import dataclass
-from typing import cast
+from typing import ClassVar, cast
 
 from xdsl.dialect_interfaces.constant_materialization import ConstantMaterializationInterface
 from xdsl.dialects import arith
@@ -168,25 +168,49 @@ class Elementwise(OpTrait):
 
 
 @dataclass(frozen=True)
-class SameOperandsShape(OpTrait):
-    """MLIR's ``SameOperandsShape``: all operands have one shape (or are all scalars)."""
+class _SameAsFirstOperand(OpTrait):
+    """A trait that the other operands (and, with ``_RESULTS``, the results)
+    agree with the first operand in ``_WHAT`` (``_agree``); an op needs an
+    operand (and then a result) to have it."""
+
+    _WHAT: ClassVar[str] = ""
+    """What agrees, as the error names it (``shape``)."""
+
+    _RESULTS: ClassVar[bool] = False
+    """Whether the results agree too."""
+
+    @staticmethod
+    def _agree(lhs: Attribute, rhs: Attribute) -> bool:
+        """Whether ``rhs`` agrees with the first operand's type ``lhs``."""
+        raise NotImplementedError
 
     def verify(self, op: Operation) -> None:
-        _need_operands_and_results(op, results=False)
+        _need_operands_and_results(op, results=self._RESULTS)
         first = op.operand_types[0]
-        if not all(_compatible_shape(first, t) for t in op.operand_types[1:]):
-            raise op_error(op, "requires the same shape for all operands")
+        others = (*op.result_types, *op.operand_types[1:]) if self._RESULTS else op.operand_types[1:]
+        if not all(self._agree(first, t) for t in others):
+            whom = "operands and results" if self._RESULTS else "operands"
+            raise op_error(op, f"requires the same {self._WHAT} for all {whom}")
 
 
 @dataclass(frozen=True)
-class SameOperandsAndResultShape(OpTrait):
+class SameOperandsShape(_SameAsFirstOperand):
+    """MLIR's ``SameOperandsShape``: all operands have one shape (or are all scalars)."""
+
+    _WHAT: ClassVar[str] = "shape"
+
+    _agree = staticmethod(_compatible_shape)
+
+
+@dataclass(frozen=True)
+class SameOperandsAndResultShape(_SameAsFirstOperand):
     """MLIR's ``SameOperandsAndResultShape``: operands and results share one shape."""
 
-    def verify(self, op: Operation) -> None:
-        _need_operands_and_results(op)
-        first = op.operand_types[0]
-        if not all(_compatible_shape(first, t) for t in (*op.result_types, *op.operand_types[1:])):
-            raise op_error(op, "requires the same shape for all operands and results")
+    _WHAT: ClassVar[str] = "shape"
+
+    _RESULTS: ClassVar[bool] = True
+
+    _agree = staticmethod(_compatible_shape)
 
 
 @dataclass(frozen=True)
@@ -232,14 +256,14 @@ def _same_encoding(lhs: Attribute, rhs: Attribute) -> bool:
 
 
 @dataclass(frozen=True)
-class SameOperandsEncoding(OpTrait):
+class SameOperandsEncoding(_SameAsFirstOperand):
     """Triton's ``SameOperandsEncoding``: the operands' tensor encodings agree."""
 
-    def verify(self, op: Operation) -> None:
-        _need_operands_and_results(op, results=False)
-        first = op.operand_types[0]
-        if not all(_same_encoding(t, first) for t in op.operand_types[1:]):
-            raise op_error(op, "requires the same encoding for all operands")
+    _WHAT: ClassVar[str] = "encoding"
+
+    @staticmethod
+    def _agree(lhs: Attribute, rhs: Attribute) -> bool:
+        return _same_encoding(rhs, lhs)
 
 
 @dataclass(frozen=True)
@@ -268,14 +292,14 @@ def _load_store_shape(type_: Attribute) -> tuple[int, ...]:
 
 
 @dataclass(frozen=True)
-class SameLoadStoreOperandsShape(OpTrait):
+class SameLoadStoreOperandsShape(_SameAsFirstOperand):
     """Triton's ``SameLoadStoreOperandsShape`` (a block pointer has its block's shape)."""
 
-    def verify(self, op: Operation) -> None:
-        _need_operands_and_results(op, results=False)
-        first = _load_store_shape(op.operand_types[0])
-        if any(_load_store_shape(t) != first for t in op.operand_types[1:]):
-            raise op_error(op, "requires the same shape for all operands")
+    _WHAT: ClassVar[str] = "shape"
+
+    @staticmethod
+    def _agree(lhs: Attribute, rhs: Attribute) -> bool:
+        return _load_store_shape(rhs) == _load_store_shape(lhs)
 
 
 @dataclass(frozen=True)
