@@ -275,21 +275,26 @@ class Buffer:
 
 
 @dataclass(frozen=True)
-class Pointer:
-    """A scalar pointer: an element offset into a buffer."""
+class BufferRef:
+    """What points into one buffer of a launch: a pointer, a tensor of pointers, a tensor
+    descriptor or a block pointer."""
 
     buffer: int
     """The buffer's index in ``Memory.buffers``."""
+
+
+@dataclass(frozen=True)
+class Pointer(BufferRef):
+    """A scalar pointer: an element offset into a buffer."""
+
     offset: int
     """Elements of the pointee type from the buffer's start."""
 
 
 @dataclass(frozen=True)
-class PointerTensor:
+class PointerTensor(BufferRef):
     """A tensor of pointers into one buffer."""
 
-    buffer: int
-    """The buffer's index in ``Memory.buffers``."""
     offsets: Array
     """Elements of the pointee type from the buffer's start, one per tensor element."""
 
@@ -332,11 +337,9 @@ class Memory:
 
 
 @dataclass(frozen=True)
-class TensorDescriptor:
+class TensorDescriptor(BufferRef):
     """A ``tt.make_tensor_descriptor``: a strided n-d view of a buffer, read and written in blocks."""
 
-    buffer: int
-    """The buffer's index in ``Memory.buffers``."""
     offset: int
     """The view's first element, from the buffer's start."""
     shape: tuple[int, ...]
@@ -353,11 +356,9 @@ class TensorDescriptor:
 
 
 @dataclass(frozen=True)
-class BlockPointer:
+class BlockPointer(BufferRef):
     """A ``tt.make_tensor_ptr``: a block at ``offsets`` in a strided n-d view of a buffer."""
 
-    buffer: int
-    """The buffer's index in ``Memory.buffers``."""
     base: int
     """The view's first element, from the buffer's start."""
     shape: tuple[int, ...]
