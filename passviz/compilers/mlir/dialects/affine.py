@@ -13,8 +13,9 @@ symbol to its operand, constant operands to the map's value.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import ClassVar, TypeVar
+from collections.abc import Callable, Sequence
+from collections.abc import Set as AbstractSet
+from typing import Self, TypeVar
 
 from xdsl.dialects import affine, arith, func
 from xdsl.dialects.builtin import AffineMapAttr, IndexType, IntegerAttr, MemRefType
@@ -23,6 +24,7 @@ from xdsl.ir import Attribute, BlockArgument, Dialect, Operation, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap, AffineSymExpr
 from xdsl.irdl import (
     AnyAttr,
+    IRDLOperation,
     VarConstraint,
     irdl_op_definition,
     operand_def,
@@ -59,6 +61,54 @@ def is_valid_symbol(value: SSAValue) -> bool:
     return isinstance(_affine_scope(value), func.FuncOp)
 
 
+def _move_operands(
+    values: Sequence[SSAValue],
+    valid_stays: bool,
+    kept_as: Callable[[int], AffineExpr],
+    moved: list[SSAValue],
+    moved_as: Callable[[int], AffineExpr],
+) -> tuple[list[AffineExpr], list[SSAValue]]:
+    """Keep the ``values`` whose ``is_valid_symbol`` is ``valid_stays`` (as ``kept_as`` of their new
+    position) and move the others to the end of ``moved`` (as ``moved_as`` of theirs): each value's
+    new expression, and the values kept."""
+    remap: list[AffineExpr] = []
+    kept: list[SSAValue] = []
+    for value in values:
+        if is_valid_symbol(value) == valid_stays:
+            remap.append(kept_as(len(kept)))
+            kept.append(value)
+        else:
+            remap.append(moved_as(len(moved)))
+            moved.append(value)
+    return remap, kept
+
+
+def _merge_operands(
+    values: Sequence[SSAValue],
+    used: AbstractSet[int],
+    as_expr: Callable[[int], AffineExpr],
+    operands: list[SSAValue],
+    fold_constants: bool,
+) -> tuple[list[AffineExpr], int]:
+    """The dimensions' or the symbols' new expressions: 0 for one the map does not use, its value
+    for a constant where ``fold_constants``, the first's for a value given twice, else ``as_expr``
+    of the next position, its value appended to ``operands``; and how many positions are left."""
+    seen: dict[SSAValue, AffineExpr] = {}
+    exprs: list[AffineExpr] = []
+    for i, value in enumerate(values):
+        constant = constant_index(value) if fold_constants and i in used else None
+        if i not in used:
+            exprs.append(AffineExpr.constant(0))
+        elif constant is not None:
+            exprs.append(AffineExpr.constant(constant))
+        else:
+            if value not in seen:
+                seen[value] = as_expr(len(seen))
+                operands.append(value)
+            exprs.append(seen[value])
+    return exprs, len(seen)
+
+
 def canonicalize_map_and_operands(
     map_: AffineMap, operands: Sequence[SSAValue]
 ) -> tuple[AffineMap, list[SSAValue]]:
@@ -67,29 +117,15 @@ def canonicalize_map_and_operands(
     dims, symbols = list(operands[:num_dims]), list(operands[num_dims:])
     # legalizeDemotedDims: a symbol that is not a valid symbol (a loop's index) becomes a dimension
     if any(not is_valid_symbol(value) for value in symbols):
-        symbol_remap: list[AffineExpr] = []
-        kept_symbols: list[SSAValue] = []
-        for value in symbols:
-            if is_valid_symbol(value):
-                symbol_remap.append(AffineExpr.symbol(len(kept_symbols)))
-                kept_symbols.append(value)
-            else:
-                symbol_remap.append(AffineExpr.dimension(len(dims)))
-                dims.append(value)
+        symbol_remap, kept_symbols = _move_operands(
+            symbols, True, AffineExpr.symbol, dims, AffineExpr.dimension
+        )
         map_ = map_.replace_dims_and_symbols(
             [AffineExpr.dimension(i) for i in range(num_dims)], symbol_remap, len(dims), len(kept_symbols)
         )
         num_dims, num_symbols, symbols = len(dims), len(kept_symbols), kept_symbols
     # canonicalizePromotedSymbols: a valid symbol in a dimension's place becomes a symbol
-    dim_remap: list[AffineExpr] = []
-    kept_dims: list[SSAValue] = []
-    for value in dims:
-        if is_valid_symbol(value):
-            dim_remap.append(AffineExpr.symbol(len(symbols)))
-            symbols.append(value)
-        else:
-            dim_remap.append(AffineExpr.dimension(len(kept_dims)))
-            kept_dims.append(value)
+    dim_remap, kept_dims = _move_operands(dims, False, AffineExpr.dimension, symbols, AffineExpr.symbol)
     map_ = map_.replace_dims_and_symbols(
         dim_remap, [AffineExpr.symbol(i) for i in range(num_symbols)], len(kept_dims), len(symbols)
     )
@@ -103,31 +139,11 @@ def canonicalize_map_and_operands(
             kind = type(expr).__name__
             (used_dims if kind == "AffineDimExpr" else used_symbols).add(position)
     result_operands: list[SSAValue] = []
-    seen_dims: dict[SSAValue, AffineExpr] = {}
-    new_dims: list[AffineExpr] = []
-    for i, value in enumerate(kept_dims):
-        if i not in used_dims:
-            new_dims.append(AffineExpr.constant(0))
-            continue
-        if value not in seen_dims:
-            seen_dims[value] = AffineExpr.dimension(len(seen_dims))
-            result_operands.append(value)
-        new_dims.append(seen_dims[value])
-    seen_symbols: dict[SSAValue, AffineExpr] = {}
-    new_symbols: list[AffineExpr] = []
-    for i, value in enumerate(symbols):
-        if i not in used_symbols:
-            new_symbols.append(AffineExpr.constant(0))
-            continue
-        constant = constant_index(value)
-        if constant is not None:
-            new_symbols.append(AffineExpr.constant(constant))
-            continue
-        if value not in seen_symbols:
-            seen_symbols[value] = AffineExpr.symbol(len(seen_symbols))
-            result_operands.append(value)
-        new_symbols.append(seen_symbols[value])
-    map_ = map_.replace_dims_and_symbols(new_dims, new_symbols, len(seen_dims), len(seen_symbols))
+    new_dims, num_dims = _merge_operands(kept_dims, used_dims, AffineExpr.dimension, result_operands, False)
+    new_symbols, num_symbols = _merge_operands(
+        symbols, used_symbols, AffineExpr.symbol, result_operands, True
+    )
+    map_ = map_.replace_dims_and_symbols(new_dims, new_symbols, num_dims, num_symbols)
     simplified = tuple(expr.simplify(map_.num_dims, map_.num_symbols) for expr in map_.results)
     return AffineMap(map_.num_dims, map_.num_symbols, simplified), result_operands
 
@@ -149,12 +165,6 @@ class SimplifyAffineOp(RewritePattern):
             rewriter.replace(op, LoadOp(op.memref, new_operands, AffineMapAttr(new_map), op.result.type))
         else:
             rewriter.replace(op, StoreOp(op.value, op.memref, new_operands, AffineMapAttr(new_map)))
-
-
-class _AccessPatterns(HasCanonicalizationPatternsInterface):
-    @classmethod
-    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
-        return (SimplifyAffineOp(),)
 
 
 def _as_dims(map_: AffineMap) -> AffineMap:
@@ -182,36 +192,46 @@ def _rebuilt(cls: type[OpT], parsed: Operation) -> OpT:
     return op
 
 
+_ELEMENT: VarConstraint[Attribute] = VarConstraint("T", AnyAttr())
+"""The element type an ``affine.load`` or ``affine.store`` reads or writes."""
+
+
+class _AccessOp(IRDLOperation, HasCanonicalizationPatternsInterface):
+    """What ``affine.load`` and ``affine.store`` share, ahead of xDSL's op in their bases (an op
+    class xDSL has defined no longer holds its field definitions): the memref, the indices and
+    their map, the canonicalization, and xDSL's parser, its op rebuilt as passviz's."""
+
+    memref = operand_def(MemRefType.constr(_ELEMENT))
+    """The memref accessed."""
+    indices = var_operand_def(IndexType)
+    """The values of the map's dimensions and symbols."""
+    map = prop_def(AffineMapAttr)
+    """The map from the indices to the memref's subscripts."""
+
+    @classmethod
+    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
+        return (SimplifyAffineOp(),)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        # xDSL's parser builds xDSL's op (hence the ignores on the ops: its ``parse`` says so).
+        return _rebuilt(cls, super().parse(parser))
+
+
 @irdl_op_definition
-class LoadOp(affine.LoadOp, _AccessPatterns):
+class LoadOp(_AccessOp, affine.LoadOp):  # pyright: ignore[reportIncompatibleMethodOverride]
     """``affine.load``: reads its memref."""
 
-    T: ClassVar = VarConstraint("T", AnyAttr())
-    memref = operand_def(MemRefType.constr(T))
-    indices = var_operand_def(IndexType)
-    result = result_def(T)
-    map = prop_def(AffineMapAttr)
+    result = result_def(_ELEMENT)
     traits = traits_def(MemoryReadEffect())
-
-    @classmethod
-    def parse(cls, parser: Parser) -> LoadOp:
-        return _rebuilt(cls, affine.LoadOp.parse(parser))
 
 
 @irdl_op_definition
-class StoreOp(affine.StoreOp, _AccessPatterns):
+class StoreOp(_AccessOp, affine.StoreOp):  # pyright: ignore[reportIncompatibleMethodOverride]
     """``affine.store``: writes its memref."""
 
-    T: ClassVar = VarConstraint("T", AnyAttr())
-    value = operand_def(T)
-    memref = operand_def(MemRefType.constr(T))
-    indices = var_operand_def(IndexType)
-    map = prop_def(AffineMapAttr)
+    value = operand_def(_ELEMENT)
     traits = traits_def(MemoryWriteEffect())
-
-    @classmethod
-    def parse(cls, parser: Parser) -> StoreOp:
-        return _rebuilt(cls, affine.StoreOp.parse(parser))
 
 
 class SimplifyAffineApply(RewritePattern):

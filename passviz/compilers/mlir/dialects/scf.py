@@ -182,18 +182,11 @@ class IfOp(scf.IfOp):
             yielded = _yielded_types(region)
             if yielded is None:
                 continue
-            edge = "'scf.if' op along control flow edge from Operation scf.yield to Operation scf.if: "
-            if len(yielded) != len(results):
-                raise VerifyException(
-                    f"{edge}region branch point has {len(yielded)} operands, "
-                    f"but region successor needs {len(results)} inputs"
-                )
-            for index, (got, wanted) in enumerate(zip(yielded, results, strict=True)):
-                if got != wanted:
-                    raise VerifyException(
-                        f"{edge}successor operand type #{index} '{got}' should match "
-                        f"successor input type #{index} '{wanted}'"
-                    )
+            check_edge(
+                "'scf.if' op along control flow edge from Operation scf.yield to Operation scf.if",
+                yielded,
+                results,
+            )
 
 
 def check_edge(edge: str, given: Sequence[Attribute], wanted: Sequence[Attribute]) -> None:
