@@ -239,9 +239,10 @@ def _mac(args: Sequence[SSAValue], unsigned: bool = False) -> None:
     YieldOp(add)
 
 
-def _conv_region(inputs: Sequence[SSAValue], outputs: Sequence[SSAValue]) -> Region:
-    """``out + cast(in) * cast(filter)``: the inputs cast to the accumulator's type (an i8
-    convolution into i32 sign-extends, an f16 one into f32 ``arith.extf``s)."""
+def _mac_region(inputs: Sequence[SSAValue], outputs: Sequence[SSAValue]) -> Region:
+    """``out + cast(a) * cast(b)`` over the element types, the body of the named matmuls and
+    convolutions: the inputs cast to the accumulator's type (an i8 x i8 -> i32 matmul or
+    convolution sign-extends them, an f16 one into f32 ``arith.extf``s them)."""
     _expect_args(inputs, outputs, 3)
     arg_types = NamedOperation.body_arg_types((*inputs, *outputs))
 
@@ -274,9 +275,25 @@ class _ConvBase(ConvOperation):
         """The dilations along the two window dimensions, 1 where not given."""
         return _pair(self.dilations)
 
+    LOOPS: ClassVar[str]
+    """The loops' names in order, as MLIR's OpDSL names them (``n oh ow f kh kw c``)."""
+    OPERANDS: ClassVar[tuple[str, str, str]]
+    """The input's, the filter's and the output's dimensions, by loop name; the input's ``h``
+    and ``w`` are its windowed positions ``oh * stride + kh * dilation`` and ``ow * ...``."""
+
+    def get_default_indexing_maps(self) -> Sequence[AffineMap]:
+        names = self.LOOPS.split()
+        loops: dict[str, AffineExpr] = {name: AffineDimExpr(d) for d, name in enumerate(names)}
+        (stride_h, stride_w), (dilation_h, dilation_w) = self.window_strides(), self.window_dilations()
+        loops["h"] = _strided(loops["oh"], loops["kh"], stride_h, dilation_h)
+        loops["w"] = _strided(loops["ow"], loops["kw"], stride_w, dilation_w)
+        return tuple(
+            AffineMap(len(names), 0, tuple(loops[d] for d in operand.split())) for operand in self.OPERANDS
+        )
+
     @classmethod
     def get_hidden_region(cls, inputs: Sequence[SSAValue], outputs: Sequence[SSAValue]) -> Region:
-        return _conv_region(inputs, outputs)
+        return _mac_region(inputs, outputs)
 
 
 def _pair(attr: DenseIntElementsAttr | None) -> tuple[int, int]:
@@ -292,16 +309,8 @@ class Conv2DNhwcHwcfOp(_ConvBase):
 
     name = "linalg.conv_2d_nhwc_hwcf"
 
-    def get_default_indexing_maps(self) -> Sequence[AffineMap]:
-        n, oh, ow, f, kh, kw, c = (AffineDimExpr(d) for d in range(7))
-        (stride_h, stride_w), (dilation_h, dilation_w) = self.window_strides(), self.window_dilations()
-        return (
-            AffineMap(
-                7, 0, (n, _strided(oh, kh, stride_h, dilation_h), _strided(ow, kw, stride_w, dilation_w), c)
-            ),
-            AffineMap(7, 0, (kh, kw, c, f)),
-            AffineMap(7, 0, (n, oh, ow, f)),
-        )
+    LOOPS: ClassVar[str] = "n oh ow f kh kw c"
+    OPERANDS: ClassVar[tuple[str, str, str]] = ("n h w c", "kh kw c f", "n oh ow f")
 
 
 @irdl_op_definition
@@ -310,37 +319,19 @@ class Conv2DNchwFchwOp(_ConvBase):
 
     name = "linalg.conv_2d_nchw_fchw"
 
-    def get_default_indexing_maps(self) -> Sequence[AffineMap]:
-        n, f, oh, ow, c, kh, kw = (AffineDimExpr(d) for d in range(7))
-        (stride_h, stride_w), (dilation_h, dilation_w) = self.window_strides(), self.window_dilations()
-        return (
-            AffineMap(
-                7, 0, (n, c, _strided(oh, kh, stride_h, dilation_h), _strided(ow, kw, stride_w, dilation_w))
-            ),
-            AffineMap(7, 0, (f, c, kh, kw)),
-            AffineMap(7, 0, (n, f, oh, ow)),
-        )
+    LOOPS: ClassVar[str] = "n f oh ow c kh kw"
+    OPERANDS: ClassVar[tuple[str, str, str]] = ("n c h w", "f c kh kw", "n f oh ow")
 
 
 class _DepthwiseBase(_ConvBase):
     """A depthwise convolution: one reduction per window dimension, none over channels."""
 
+    LOOPS: ClassVar[str] = "n oh ow c kh kw"
+    OPERANDS: ClassVar[tuple[str, str, str]] = ("n h w c", "kh kw c", "n oh ow c")
+
     def get_iterator_types(self) -> ArrayAttr[IteratorTypeAttr]:
         parallel = self.get_num_loops() - 2
         return ArrayAttr((IteratorTypeAttr.parallel(),) * parallel + (IteratorTypeAttr.reduction(),) * 2)
-
-    def _window_maps(self) -> tuple[AffineMap, AffineMap, AffineMap]:
-        n, oh, ow, c, kh, kw = (AffineDimExpr(d) for d in range(6))
-        (stride_h, stride_w), (dilation_h, dilation_w) = self.window_strides(), self.window_dilations()
-        return (
-            AffineMap(
-                6,
-                0,
-                (n, _strided(oh, kh, stride_h, dilation_h), _strided(ow, kw, stride_w, dilation_w), c),
-            ),
-            AffineMap(6, 0, (kh, kw, c)),
-            AffineMap(6, 0, (n, oh, ow, c)),
-        )
 
 
 @irdl_op_definition
@@ -348,9 +339,6 @@ class DepthwiseConv2DNhwcHwcOp(_DepthwiseBase):
     """``linalg.depthwise_conv_2d_nhwc_hwc``: input NHWC, filter HWC, one filter per channel."""
 
     name = "linalg.depthwise_conv_2d_nhwc_hwc"
-
-    def get_default_indexing_maps(self) -> Sequence[AffineMap]:
-        return self._window_maps()
 
 
 @irdl_op_definition
@@ -379,22 +367,9 @@ class DepthwiseConv2DNhwcHwcQOp(_DepthwiseBase):
         return hidden_region
 
     def get_default_indexing_maps(self) -> Sequence[AffineMap]:
-        image, kernel, out = self._window_maps()
+        image, kernel, out = super().get_default_indexing_maps()
         scalar = AffineMap(6, 0, ())
         return (image, kernel, scalar, scalar, out)
-
-
-def _mac_region(inputs: Sequence[SSAValue], outputs: Sequence[SSAValue]) -> Region:
-    """``out + cast(a) * cast(b)`` over the element types (float or integer; an i8 x i8 -> i32
-    matmul sign-extends its inputs, as MLIR's does)."""
-    _expect_args(inputs, outputs, 3)
-    arg_types = NamedOperation.body_arg_types((*inputs, *outputs))
-
-    @Builder.implicit_region(arg_types)
-    def region(args: tuple[BlockArgument, ...]) -> None:
-        _mac(args)
-
-    return region
 
 
 class _ContractionBase(NamedOperation):
