@@ -58,12 +58,9 @@ from xdsl.utils.exceptions import VerifyException
 from passviz.compilers.triton.dialects.tt.syntax import (
     PropertySyntax,
     parse_enum,
-    parse_operand_list,
-    parse_type_list,
+    parse_operands_with_types,
     print_attr_dict_with_properties,
-    print_operands,
-    print_types,
-    resolve,
+    print_operands_with_types,
 )
 from passviz.compilers.triton.dialects.tt.traits import (
     GlobalMemoryWriteEffect,
@@ -488,25 +485,15 @@ class PrintOp(PropertySyntax, IRDLOperation):
         )
         args: list[SSAValue] = []
         if parser.parse_optional_punctuation(":") is not None:
-            pos = parser.pos
-            unresolved = parse_operand_list(parser)
-            parser.parse_punctuation(":")
-            args = resolve(parser, unresolved, parse_type_list(parser), pos)
-        return cls.build(
-            operands=[args],
-            properties=properties,
-            attributes=attributes,
-        )
+            args = parse_operands_with_types(parser, optional=False)
+        return cls.build(operands=[args], properties=properties, attributes=attributes)
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
         printer.print_string_literal(self.prefix.data)
         self.print_properties(printer)
         if self.args:
-            printer.print_string(" : ")
-            print_operands(printer, self.args)
-            printer.print_string(" : ")
-            print_types(printer, self.args.types)
+            print_operands_with_types(printer, self.args, " : ")
 
 
 @irdl_op_definition

@@ -38,9 +38,11 @@ from passviz.compilers.triton.dialects.tt.syntax import (
     parse_enum,
     parse_functional_type,
     parse_operand_list,
+    parse_operands_with_types,
     parse_type_list,
     print_attr_dict_with_properties,
     print_operands,
+    print_operands_with_types,
     print_types,
     resolve,
 )
@@ -426,12 +428,7 @@ class ElementwiseInlineAsmOp(PropertySyntax, IRDLOperation):
         properties, attributes = cls.parse_properties(
             parser, {"asm_string": asm_string}, ("asm_string", "constraints", "pure", "packed_element")
         )
-        pos = parser.pos
-        unresolved = parse_operand_list(parser)
-        args: list[SSAValue] = []
-        if unresolved:
-            parser.parse_punctuation(":")
-            args = resolve(parser, unresolved, parse_type_list(parser), pos)
+        args = parse_operands_with_types(parser)
         parser.parse_punctuation("->")
         result_types = parse_type_list(parser)
         return cls.build(
@@ -446,10 +443,7 @@ class ElementwiseInlineAsmOp(PropertySyntax, IRDLOperation):
         printer.print_string_literal(self.asm_string.data)
         self.print_properties(printer)
         if self.args:
-            printer.print_string(" ")
-            print_operands(printer, self.args)
-            printer.print_string(" : ")
-            print_types(printer, self.args.types)
+            print_operands_with_types(printer, self.args)
         printer.print_string(" -> ")
         print_types(printer, self.result.types)
 

@@ -247,6 +247,25 @@ def parse_functional_type(
     return inputs, outputs
 
 
+def parse_operands_with_types(parser: Parser, *, optional: bool = True) -> list[SSAValue]:
+    """``$args `:` type($args)``: operands, then ``:`` and their types. Where
+    ``optional``, no operands stand for the whole group (``($args^ ...)?``)."""
+    pos = parser.pos
+    unresolved = parse_operand_list(parser)
+    if optional and not unresolved:
+        return []
+    parser.parse_punctuation(":")
+    return resolve(parser, unresolved, parse_type_list(parser), pos)
+
+
+def print_operands_with_types(printer: Printer, values: Sequence[SSAValue], before: str = " ") -> None:
+    """Print ``before`` then ``%a, %b : t1, t2``, what ``parse_operands_with_types`` reads."""
+    printer.print_string(before)
+    print_operands(printer, values)
+    printer.print_string(" : ")
+    print_types(printer, (value.type for value in values))
+
+
 def print_operands(printer: Printer, values: Iterable[SSAValue]) -> None:
     """Print ``%a, %b``."""
     printer.print_list(values, printer.print_operand)
