@@ -23,13 +23,14 @@ from xdsl.utils.mlir_lexer import MLIRTokenKind
 from passviz.ir.mlir_parser import MLIRParser
 from passviz.ir.printer import print_module
 from passviz.ir.xdsl_compat import current_token
+from passviz.recording.reconcile.tables import ById
 from passviz.recording.shadow import Shadow
 from passviz.trace.apply import DeltaError, known, placement_order
 from passviz.trace.model import Delta, InitialState, OpChange, OpInfo, Placement, Trace, ValueInfo
 from passviz.trace.model import ReplayError as ReplayError  # raised here; defined with the model
 
 
-class Replayer:
+class Replayer(ById[Operation, Block, Region, SSAValue]):
     """Walks a trace forward, keeping the IR of the current step.
 
     ``passviz.load_trace`` and ``passviz.record`` give their traces this class as
@@ -41,13 +42,9 @@ class Replayer:
                 "this trace has no context factory: open it with passviz.load_trace() "
                 "so that its dialects are known"
             )
+        super().__init__()
         self.trace = trace
         self.ctx: Context = trace.context_factory()
-        self.ops: dict[str, Operation] = {}
-        self.blocks: dict[str, Block] = {}
-        self.regions: dict[str, Region] = {}
-        self.values: dict[str, SSAValue] = {}
-        self.value_ids: dict[SSAValue, str] = {}
         self._attr_cache: dict[str, Attribute] = {}
         self._op_types: dict[str, type[Operation]] = {}
         self.position = -1

@@ -9,27 +9,42 @@ them in step with the live IR.
 
 from __future__ import annotations
 
+from typing import Generic, TypeVar
+
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from passviz.ir.printer import AttrPrinter, op_text
 from passviz.recording.reconcile.records import BlockRec, OpRec, RegionRec, ValueRec, unchanged
 from passviz.trace.model import BlockInfo, OpInfo, ValueInfo
 
+OpT = TypeVar("OpT")
+BlockT = TypeVar("BlockT")
+RegionT = TypeVar("RegionT")
+ValueT = TypeVar("ValueT")
 
-class ShadowTables:
+
+class ById(Generic[OpT, BlockT, RegionT, ValueT]):
+    """A module's ops, blocks, regions and values by their trace ids (as records in the
+    shadow, as live IR in a replay), and the ids of its live values."""
+
+    def __init__(self) -> None:
+        self.ops: dict[str, OpT] = {}
+        self.blocks: dict[str, BlockT] = {}
+        self.regions: dict[str, RegionT] = {}
+        self.values: dict[str, ValueT] = {}
+        self.value_ids: dict[SSAValue, str] = {}
+
+
+class ShadowTables(ById[OpRec, BlockRec, RegionRec, ValueRec]):
     """The shadow's tables of one module: records by id, ids by live entity, and fresh ids."""
 
     def __init__(self, root: Operation, attrs: AttrPrinter | None = None) -> None:
+        super().__init__()
         self.root = root
         self.attrs = attrs or AttrPrinter()
-        self.ops: dict[str, OpRec] = {}
-        self.blocks: dict[str, BlockRec] = {}
-        self.regions: dict[str, RegionRec] = {}
-        self.values: dict[str, ValueRec] = {}
         self.op_ids: dict[Operation, str] = {}
         self.block_ids: dict[Block, str] = {}
         self.region_ids: dict[Region, str] = {}
-        self.value_ids: dict[SSAValue, str] = {}
         self.users: dict[str, set[str]] = {}
         """Value id -> ids of the ops whose recorded operands use it."""
         self.problems: list[str] = []
