@@ -57,9 +57,10 @@ from xdsl.utils.exceptions import VerifyException
 
 from passviz.compilers.triton.dialects.tt.syntax import (
     PropertySyntax,
+    parse_attr_dict_and_type,
     parse_enum,
     parse_operands_with_types,
-    print_attr_dict_with_properties,
+    print_attr_dict_and_type,
     print_operands_with_types,
 )
 from passviz.compilers.triton.dialects.tt.traits import (
@@ -331,9 +332,7 @@ class _GridAxisOp(IRDLOperation):
     @classmethod
     def parse(cls, parser: Parser) -> Self:
         axis = parse_enum(parser, ProgramIDDim, "axis")
-        attributes = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        result_type = parser.parse_type()
+        attributes, result_type = parse_attr_dict_and_type(parser)
         return cls.build(
             result_types=[result_type], properties={"axis": axis.to_attr()}, attributes=attributes
         )
@@ -341,9 +340,7 @@ class _GridAxisOp(IRDLOperation):
     def print(self, printer: Printer) -> None:
         member = ProgramIDDim.from_attr(self.axis)
         printer.print_string(f" {member.mnemonic if member is not None else self.axis}")
-        print_attr_dict_with_properties(printer, self, ())
-        printer.print_string(" : ")
-        printer.print_attribute(self.result.type)
+        print_attr_dict_and_type(printer, self, self.result.type)
 
 
 @irdl_op_definition
@@ -522,18 +519,16 @@ class AssertOp(IRDLOperation):
         condition = parser.parse_unresolved_operand()
         parser.parse_punctuation(",")
         message = parser.parse_str_literal()
-        attributes = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        condition_type = parser.parse_type()
-        op = cls(parser.resolve_operand(condition, condition_type), message)
-        op.attributes |= attributes
-        return op
+        attributes, condition_type = parse_attr_dict_and_type(parser)
+        return cls.build(
+            operands=[parser.resolve_operand(condition, condition_type)],
+            properties={"message": StringAttr(message)},
+            attributes=attributes,
+        )
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
         printer.print_operand(self.condition)
         printer.print_string(", ")
         printer.print_string_literal(self.message.data)
-        print_attr_dict_with_properties(printer, self, ())
-        printer.print_string(" : ")
-        printer.print_attribute(self.condition.type)
+        print_attr_dict_and_type(printer, self, self.condition.type)

@@ -34,13 +34,14 @@ from passviz.compilers.triton.dialects.tt.syntax import (
     PropertySyntax,
     SameTypeSyntax,
     SrcToResultSyntax,
+    parse_attr_dict_and_type,
     parse_attr_dict_into_properties,
     parse_enum,
     parse_functional_type,
     parse_operand_list,
     parse_operands_with_types,
     parse_type_list,
-    print_attr_dict_with_properties,
+    print_attr_dict_and_type,
     print_operands,
     print_operands_with_types,
     print_types,
@@ -210,9 +211,7 @@ class ClampFOp(IRDLOperation):
         printer.print_string(
             f", propagateNan = {member.mnemonic if member is not None else self.propagate_nan}"
         )
-        print_attr_dict_with_properties(printer, self, ())
-        printer.print_string(" : ")
-        printer.print_attribute(self.result.type)
+        print_attr_dict_and_type(printer, self, self.result.type)
 
 
 @irdl_op_definition
@@ -482,9 +481,7 @@ class HistogramOp(IRDLOperation):
         # $src (`,` $mask^)? attr-dict `:` type($src) `->` type($result)
         src = parser.parse_unresolved_operand()
         mask = parser.parse_unresolved_operand() if parser.parse_optional_punctuation(",") else None
-        attributes = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        src_type = parser.parse_type()
+        attributes, src_type = parse_attr_dict_and_type(parser)
         parser.parse_punctuation("->")
         result_type = parser.parse_type()
         op = cls(
@@ -498,8 +495,6 @@ class HistogramOp(IRDLOperation):
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
         print_operands(printer, [v for v in (self.src, self.mask) if v is not None])
-        print_attr_dict_with_properties(printer, self, ())
-        printer.print_string(" : ")
-        printer.print_attribute(self.src.type)
+        print_attr_dict_and_type(printer, self, self.src.type)
         printer.print_string(" -> ")
         printer.print_attribute(self.result.type)

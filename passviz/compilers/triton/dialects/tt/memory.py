@@ -42,6 +42,7 @@ from passviz.compilers.triton.dialects.tt.syntax import (
     parse_operand_list,
     parse_type_list,
     parse_type_of,
+    print_attr_dict_and_type,
     print_attr_dict_with_properties,
     print_operands,
     print_types,
@@ -772,9 +773,7 @@ class _DescriptorStoreLike(IRDLOperation):
         _print_desc_and_indices(printer, self.desc, self.indices)
         printer.print_string(", ")
         printer.print_operand(self.src)
-        print_attr_dict_with_properties(printer, self, ())
-        printer.print_string(" : ")
-        printer.print_attribute(self.desc.type)
+        print_attr_dict_and_type(printer, self, self.desc.type)
         printer.print_string(", ")
         printer.print_attribute(self.src.type)
 

@@ -75,6 +75,21 @@ def print_attr_dict_with_properties(
     printer.print_op_attributes(dict(sorted(entries.items())))
 
 
+def parse_attr_dict_and_type(parser: Parser) -> tuple[dict[str, Attribute], Attribute]:
+    """``attr-dict `:` type($x)``: the discardable attributes and the type."""
+    attributes = parser.parse_optional_attr_dict()
+    parser.parse_punctuation(":")
+    return attributes, parser.parse_type()
+
+
+def print_attr_dict_and_type(printer: Printer, op: Operation, type_: Attribute) -> None:
+    """Print `` {...} : type``: ``attr-dict `:` type($x)``, the attr-dict sorted
+    by name as MLIR's (``op``'s discardable attributes)."""
+    print_attr_dict_with_properties(printer, op, ())
+    printer.print_string(" : ")
+    printer.print_attribute(type_)
+
+
 def without_defaults(
     properties: Mapping[str, Attribute | None], defaults: Mapping[str, Attribute]
 ) -> dict[str, Attribute]:
@@ -422,9 +437,7 @@ class SameOperandTypeSyntax:
             for _ in range(cls._OPERAND_COUNT - 1):
                 parser.parse_punctuation(",")
                 unresolved.append(parser.parse_unresolved_operand())
-        attributes = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        type_ = parser.parse_type()
+        attributes, type_ = parse_attr_dict_and_type(parser)
         result_type = type_
         if cls._RESULT_TYPE_WRITTEN:
             parser.parse_punctuation("->")

@@ -41,7 +41,7 @@ from passviz.compilers.triton.dialects.tt.syntax import (
     SrcToResultSyntax,
     parse_functional_type,
     parse_tensor_type,
-    print_attr_dict_with_properties,
+    print_attr_dict_and_type,
     resolve,
 )
 from passviz.compilers.triton.dialects.tt.traits import (
@@ -138,9 +138,7 @@ class UnsplatOp(IRDLOperation):
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
         printer.print_operand(self.src)
-        print_attr_dict_with_properties(printer, self, ())
-        printer.print_string(" : ")
-        printer.print_attribute(self.src.type)
+        print_attr_dict_and_type(printer, self, self.src.type)
 
 
 def _expand_dims_type(src_type: Attribute, axis: int) -> TensorType[Attribute]:
