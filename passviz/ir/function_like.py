@@ -12,8 +12,12 @@ write.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, FunctionType, StringAttr, SymbolNameConstraint
+from xdsl.ir import SSAValue
 from xdsl.irdl import IRDLOperation, opt_prop_def, prop_def, region_def
+from xdsl.utils.exceptions import VerifyException
 
 FUNCTION_LIKE_FIELDS: tuple[str, ...] = (
     "sym_name",
@@ -46,3 +50,22 @@ class FunctionLikeOp(IRDLOperation):
 
     res_attrs = opt_prop_def(ArrayAttr[DictionaryAttr])
     """Per-result attribute dictionaries."""
+
+
+def verify_returned_values(
+    function: FunctionLikeOp, values: Sequence[SSAValue], count_error: str, prefix: str = ""
+) -> None:
+    """Check that a return op's ``values`` are ``function``'s results, in
+    number and type, as MLIR's return ops do. ``count_error`` is the message
+    of a count mismatch, formatted with ``count``, ``expected`` and ``name``
+    (the function's); a type mismatch reads MLIR's words after ``prefix``."""
+    results = function.function_type.outputs.data
+    name = function.sym_name.data
+    if len(values) != len(results):
+        raise VerifyException(count_error.format(count=len(values), expected=len(results), name=name))
+    for i, (value, expected) in enumerate(zip(values, results, strict=True)):
+        if value.type != expected:
+            raise VerifyException(
+                f"{prefix}type of return operand {i} ({value.type}) doesn't match "
+                f"function result type ({expected}) in function @{name}"
+            )

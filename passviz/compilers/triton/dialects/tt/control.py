@@ -80,7 +80,7 @@ from passviz.compilers.triton.dialects.tt.types import (
     verify_enum_attr,
 )
 from passviz.ir.callables import FunctionTypeCallable
-from passviz.ir.function_like import FUNCTION_LIKE_FIELDS, FunctionLikeOp
+from passviz.ir.function_like import FUNCTION_LIKE_FIELDS, FunctionLikeOp, verify_returned_values
 from passviz.ir.op_syntax import parse_function, print_function
 from passviz.rewrite.calls import DirectCall
 
@@ -287,19 +287,11 @@ class ReturnOp(IRDLOperation):
         func = self.parent_op()
         if not isinstance(func, FuncOp):
             return
-        results = func.function_type.outputs.data
-        if len(self.srcs) != len(results):
-            raise VerifyException(
-                f"'tt.return' has {len(self.srcs)} operands, but enclosing "
-                f"function (@{func.sym_name.data}) returns {len(results)}"
-            )
-        for i, (src, expected) in enumerate(zip(self.srcs, results, strict=True)):
-            if src.type != expected:
-                raise VerifyException(
-                    f"type of return operand {i} ({src.type}) doesn't match "
-                    f"function result type ({expected}) in function "
-                    f"@{func.sym_name.data}"
-                )
+        verify_returned_values(
+            func,
+            self.srcs,
+            "'tt.return' has {count} operands, but enclosing function (@{name}) returns {expected}",
+        )
 
 
 # ===----------------------------------------------------------------------=== #
