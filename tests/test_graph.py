@@ -460,3 +460,33 @@ def test_id_named_text_is_valid_ir() -> None:
     text = id_text(TraceStates(record(BRANCHY, "canonicalize").trace).at(-1))
     assert "%v0" in text and "^b2(%v1 : i32)" in text
     parse_ir(text)
+
+
+def test_the_viewer_graph_names_values_as_the_ir_pane_prints_them() -> None:
+    """A node's value is named as ``passviz show`` prints it: the source's name, else MLIR's
+    number in its function; never the trace's id (that shows on hover and in details)."""
+    from passviz.trace.apply import ir_lines
+    from passviz.view.printed import printed_names, printed_text
+    from passviz.view.viewgraph import view_graph
+
+    text = """func.func @f(%a: i32, %b: i32) -> i32 {
+  %c = arith.addi %a, %b : i32
+  %0 = arith.muli %c, %c : i32
+  %1 = arith.subi %0, %a : i32
+  func.return %1 : i32
+}
+"""
+    trace = record(text, "canonicalize").trace
+    states = TraceStates(trace)
+    for step in range(-1, len(trace.steps)):
+        state = states.at(step)
+        names = printed_names(state, ir_lines(state)).values
+        shown = printed_text(state, trace.meta)
+        nodes, _ = view_graph(state)
+        for node in nodes.values():
+            found = re.match(r"%([^ ,]+)(?:, …)? = ", node.label)
+            if found is None:
+                continue
+            assert found.group(1) == names[state.ops[node.id].results[0]]
+            assert not re.fullmatch(r"v\d+", found.group(1))
+            assert f"%{found.group(1)} = " in shown

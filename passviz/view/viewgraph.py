@@ -13,7 +13,8 @@ import re
 from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
-from passviz.trace.apply import IRData, OpData
+from passviz.trace.apply import IRData, OpData, ir_lines
+from passviz.view.printed import printed_names
 
 _Work = tuple[str, str, str | None, int]
 """A node still to add: its kind, id, parent and (for a region) its index."""
@@ -65,19 +66,6 @@ class ViewEdge:
     label: str
 
 
-def value_names(state: IRData) -> dict[str, str]:
-    """How values are shown: the source's name (``%pid_m``), numbered when two share one (``%pid_m_0``)."""
-    names: dict[str, str] = {}
-    used: dict[str, int] = {}
-    for value in state.values.values():
-        if not value.name:
-            continue
-        seen = used.get(value.name)
-        used[value.name] = 0 if seen is None else seen + 1
-        names[value.id] = value.name if seen is None else f"{value.name}_{seen}"
-    return names
-
-
 def _cut(text: str, limit: int) -> str:
     return f"{text[: limit - 1]}…" if len(text) > limit else text
 
@@ -117,7 +105,8 @@ def view_graph(state: IRData) -> ViewGraph:
     """The viewer's nodes (boxes before what they hold) and edges at ``state``."""
     nodes: dict[str, ViewNode] = {}
     edges: dict[str, ViewEdge] = {}
-    names = value_names(state)
+    # Values are named as the IR pane and the CLI print them (``%pid_m``, else MLIR's ``%12``).
+    names = printed_names(state, ir_lines(state)).values
     # (kind, id, parent, region index), last first; an explicit stack, since IR nests deep.
     stack: list[_Work] = [("op", state.root, None, 0)] if state.root in state.ops else []
     while stack:

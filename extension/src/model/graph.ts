@@ -7,7 +7,7 @@
  * the same op is the same node at every step.
  */
 
-import { valueNames } from './irtext';
+import { irLines, printedNames } from './irtext';
 import type { IRState, OpEntry } from './state';
 
 export type NodeKind = 'op' | 'box' | 'region' | 'block' | 'arg';
@@ -108,7 +108,8 @@ export class GraphBuilder {
   build(state: IRState): GraphData {
     const nodes = new Map<string, GraphNode>();
     const edges = new Map<string, GraphEdge>();
-    const names = valueNames(state);
+    // Values are named as the IR pane and the CLI print them (`%pid_m`, else MLIR's `%12`).
+    const names = printedNames(state, irLines(state)).values;
     const ops: Array<[OpEntry, OpParts]> = [];
     const addOp = (opId: string, parent: string | null): void => {
       const op = state.op(opId);

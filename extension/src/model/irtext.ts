@@ -204,25 +204,6 @@ export function printedNames(state: IRState, lines: readonly IRLine[]): PrintedN
   return names;
 }
 
-/**
- * How values are shown: the name the source gave (`%pid_m`), numbered like
- * MLIR's printer when two values share one (`%pid_m_0`), else the stable id.
- * Lines keep the ids, so diffs never see renaming; names are for display.
- */
-export function valueNames(state: IRState): Map<string, string> {
-  const names = new Map<string, string>();
-  const used = new Map<string, number>();
-  for (const value of state.values.values()) {
-    if (value.name === null || value.name === '') {
-      continue;
-    }
-    const seen = used.get(value.name);
-    used.set(value.name, (seen ?? -1) + 1);
-    names.set(value.id, seen === undefined ? value.name : `${value.name}_${seen}`);
-  }
-  return names;
-}
-
 /** The lines of `after`, with `before`'s lost lines in place, each marked by how it changed. */
 export function diffLines(before: IRLine[], after: IRLine[]): DiffLine[] {
   const changes = diffArrays(before, after, { comparator: (a: IRLine, b: IRLine) => a.text === b.text });
