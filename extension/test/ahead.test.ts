@@ -2,7 +2,8 @@
  * @jest-environment node
  */
 import { serveAhead, type AheadMessage } from '../src/model/aheadserver';
-import { sameFrame, StructureLayout } from '../src/model/layout';
+import { shareUnchanged } from '../src/model/diff';
+import { sameFrame, shareFrames, StructureLayout } from '../src/model/layout';
 import { StepModel, type AheadFailure, type AheadResult } from '../src/model/stepmodel';
 import { Trace } from '../src/model/trace';
 import { records } from './fixture';
@@ -67,4 +68,29 @@ test('a worker without a readable trace answers each request with an error', () 
   const answer = ask({ kind: 'lay', id: 1, step: 0, memory: new StructureLayout().memory() });
   expect(answer).toMatchObject({ id: 1, step: 0 });
   expect('error' in answer).toBe(true);
+});
+
+test("a step laid out in the worker shares the shown step's objects where they are equal", () => {
+  const ask = server();
+  const document = { records: records() };
+  ask({ kind: 'trace', data: document });
+  const trace = Trace.from(document);
+  const model = new StepModel(trace);
+  const page = new StructureLayout();
+  const shown = model.diffAt(0);
+  const shownFrames = page.frames(shown.nodes);
+  const laid = ask({ kind: 'lay', id: 1, step: 1, memory: page.memory() }) as AheadResult;
+  shareUnchanged(laid.diff, shown);
+  shareFrames(laid.frames, page.lastFrames);
+  const own = model.diffAt(1);
+  let shared = 0;
+  for (const [id, node] of laid.diff.nodes) {
+    const old = shown.nodes.get(id);
+    // Shared exactly where equal, field by field; the rest stays the worker's, equal to the page's own.
+    expect(node === old).toBe(old !== undefined && JSON.stringify(old) === JSON.stringify(own.nodes.get(id)));
+    expect(node).toEqual(own.nodes.get(id));
+    shared += node === old ? 1 : 0;
+  }
+  expect(shared).toBeGreaterThan(0);
+  expect([...laid.frames].filter(([id, frame]) => frame === shownFrames.get(id)).length).toBeGreaterThan(0);
 });

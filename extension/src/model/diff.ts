@@ -162,3 +162,29 @@ export function countStatuses(graph: DiffGraph): Record<Status, number> {
   }
   return counts;
 }
+
+/**
+ * Put `shown`'s objects in `fresh` wherever they are equal, field by field: a step built in
+ * another thread (the viewer's worker) arrives as copies, and the view tells what it need not
+ * redraw by identity.  `fresh` is changed in place.
+ */
+export function shareUnchanged(fresh: DiffGraph, shown: DiffGraph): void {
+  for (const [id, node] of fresh.nodes) {
+    const old = shown.nodes.get(id);
+    if (old !== undefined && old !== node && sameFields(old, node)) {
+      fresh.nodes.set(id, old);
+    }
+  }
+  for (const [id, edge] of fresh.edges) {
+    const old = shown.edges.get(id);
+    if (old !== undefined && old !== edge && sameFields(old, edge)) {
+      fresh.edges.set(id, old);
+    }
+  }
+}
+
+/** Whether two flat records hold the same fields with the same values. */
+function sameFields<T extends object>(a: T, b: T): boolean {
+  const keys = Object.keys(a) as Array<keyof T>;
+  return keys.length === Object.keys(b).length && keys.every(key => a[key] === b[key]);
+}

@@ -48,6 +48,16 @@ export function sameFrame(a: Frame, b: Frame): boolean {
   return a.x === b.x && a.y === b.y && a.width === b.width && a.height === b.height && a.depth === b.depth && a.box === b.box && a.hidden === b.hidden;
 }
 
+/** Put `shown`'s frame objects in `fresh` wherever they draw the same (see `shareUnchanged`). */
+export function shareFrames(fresh: Map<string, Frame>, shown: ReadonlyMap<string, Frame>): void {
+  for (const [id, frame] of fresh) {
+    const old = shown.get(id);
+    if (old !== undefined && old !== frame && sameFrame(old, frame)) {
+      fresh.set(id, old);
+    }
+  }
+}
+
 /** The drawn size of a node that is not a box around others. */
 export function nodeSize(node: Pick<GraphNode, 'kind' | 'label'>): Size {
   if (node.kind === 'arg') {
@@ -122,6 +132,11 @@ export class StructureLayout {
     /** The laid-out leaves, by node object (a fork shares them: they follow from the node alone). */
     private readonly leaves = new WeakMap<LayoutNode, Laid>()
   ) {}
+
+  /** The frames of the last layout made with this memory. */
+  get lastFrames(): ReadonlyMap<string, Frame> {
+    return this.previous;
+  }
 
   /** The number of layouts made with this memory so far. */
   get generation(): number {

@@ -9,10 +9,10 @@
  * the change, / searches, Escape leaves the search box.
  */
 
-import type { DiffGraph } from '../model/diff';
+import { shareUnchanged, type DiffGraph } from '../model/diff';
 import { dispatchVocabulary } from '../model/dispatch';
 import { diffLines, irLines, printedNames, type IRLine, type PrintedNames } from '../model/irtext';
-import { StructureLayout, type Frame } from '../model/layout';
+import { shareFrames, StructureLayout, type Frame } from '../model/layout';
 import { lineage } from '../model/lineage';
 import type { IRState, OpEntry } from '../model/state';
 import { StepCache, StepModel, type AheadResult } from '../model/stepmodel';
@@ -614,9 +614,12 @@ export class TraceViewer {
   }
 
   private async draw(step: number, token: number): Promise<void> {
-    if (this.model.diffs.cached(step) === undefined && !this.repeating && this.aheadWorker?.alive) {
-      // A step not built yet (a jump): the worker builds and lays it out while the page paints.
-      const laid = await this.laidOut(step);
+    // A step not built yet (a jump): the worker builds and lays it out while this thread
+    // replays the states around it (for the IR pane and details) and the page paints.
+    const building = this.model.diffs.cached(step) === undefined && !this.repeating && this.aheadWorker?.alive ? this.laidOut(step) : null;
+    const [before, after] = this.cursor.around(step);
+    if (building !== null) {
+      const laid = await building;
       if (token !== this.token) {
         return; // a later draw shows its own step
       }
@@ -624,7 +627,6 @@ export class TraceViewer {
         this.takeAhead(laid);
       }
     }
-    const [before, after] = this.cursor.around(step);
     const record = step >= 0 ? this.trace.steps[step] : null;
     const diff = this.model.diff(step, before, after);
     const root = record?.root ?? null;
@@ -697,7 +699,8 @@ export class TraceViewer {
       // Once the page is idle, ready the next step, the one → shows, so that it draws at once.
       await idle();
       if (token === this.token) {
-        this.prefetch(step);
+        // `rendered` settles once the next step is ready: in the worker, while the page paints.
+        await this.prefetch(step);
       }
     }
   }
@@ -742,6 +745,12 @@ export class TraceViewer {
 
   /** Keep what the worker made for a step: its graph, and its frames for `framesOf` to adopt. */
   private takeAhead(laid: AheadResult): DiffGraph {
+    // Copies from the worker: what the step shown now already holds keeps its objects.
+    const shown = this.model.diffs.cached(this.current);
+    if (shown !== undefined) {
+      shareUnchanged(laid.diff, shown);
+    }
+    shareFrames(laid.frames, this.layout.lastFrames);
     const diff = this.model.diffs.set(laid.step, laid.diff);
     this.ahead = { step: laid.step, diff, layout: this.layout.withMemory(laid.memory), frames: laid.frames };
     this.aheadWorker!.used += 1;
@@ -753,8 +762,11 @@ export class TraceViewer {
     return this.aheadWorker?.used ?? 0;
   }
 
-  /** Build and lay out the step after `step` (the state shown now) ahead of time, if → would show it. */
-  private prefetch(step: number): void {
+  /**
+   * Build and lay out the step after `step` (the state shown now) ahead of time, if → would show
+   * it: in the worker where one runs (settling when its answer is taken), else here.
+   */
+  private async prefetch(step: number): Promise<void> {
     const next = step + 1;
     if (next >= this.trace.steps.length || this.ahead?.step === next || this.cursor.step !== step) {
       return;
@@ -765,14 +777,13 @@ export class TraceViewer {
     if (this.model.diffs.cached(next) === undefined && this.aheadThread() !== null) {
       // Off the page's thread; the page only readies the drawing once the answer comes.
       const token = this.token;
-      void this.laidOut(next).then(laid => {
-        if (laid === null || token !== this.token || this.cursor.step !== step || this.model.diffs.cached(next) !== undefined) {
-          return;
-        }
-        const diff = this.takeAhead(laid);
-        const record = this.trace.steps[next];
-        this.graphPane.prepare(diff, laid.frames, { root: record.root ?? null, chain: record.chain ?? [], selected: this.selected }, this.edgeFilter);
-      });
+      const laid = await this.laidOut(next);
+      if (laid === null || token !== this.token || this.cursor.step !== step || this.model.diffs.cached(next) !== undefined) {
+        return;
+      }
+      const diff = this.takeAhead(laid);
+      const record = this.trace.steps[next];
+      this.graphPane.prepare(diff, laid.frames, { root: record.root ?? null, chain: record.chain ?? [], selected: this.selected }, this.edgeFilter);
       return;
     }
     let diff = this.model.diffs.cached(next);
