@@ -103,6 +103,17 @@ def parse_or_skip(text: str) -> None:
         pytest.fail(f"Triton 3.6 parses this case and passviz does not: {exc}")
 
 
+def triton_39_python() -> Path:
+    """The Python of the Triton 3.9 virtualenv (``.venv-triton39``); skip the test without it."""
+    python = Path(__file__).resolve().parents[1] / ".venv-triton39" / "bin" / "python"
+    if not python.exists():
+        pytest.skip(
+            "no Triton 3.9 venv at .venv-triton39 (python -m venv .venv-triton39 && "
+            ".venv-triton39/bin/pip install -e '.[test]' 'triton==3.9.*')"
+        )
+    return python
+
+
 def peer_file(relative: str) -> Path:
     """A peer test file; skip the test if the shared folder is missing."""
     path = PEER / relative

@@ -100,17 +100,16 @@ def _ported_against_captured(kernel_name: str, tmp_path: Path, capsys: pytest.Ca
 
 
 @pytest.mark.triton
-@pytest.mark.parametrize("kernel", ["vector_add", "matmul"])
+@pytest.mark.parametrize(
+    "kernel",
+    [
+        "vector_add",
+        "matmul",
+        pytest.param("fused_softmax", marks=pytest.mark.slow),
+        pytest.param("layer_norm", marks=pytest.mark.slow),
+    ],
+)
 def test_passviz_make_ttir_is_the_real_compile_pass_by_pass(
-    kernel: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    _ported_against_captured(kernel, tmp_path, capsys)
-
-
-@pytest.mark.triton
-@pytest.mark.slow
-@pytest.mark.parametrize("kernel", ["fused_softmax", "layer_norm"])
-def test_passviz_make_ttir_is_the_real_compile_pass_by_pass_more(
     kernel: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     _ported_against_captured(kernel, tmp_path, capsys)

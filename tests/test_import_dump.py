@@ -23,7 +23,7 @@ from passviz.cli import main
 from passviz.importer import TextReplayer
 from passviz.importer.dump import ImportReport, import_path, import_text, split_dump
 from passviz.pipelines import load_trace
-from tests.conftest import iree_opt, iree_opt_missing, need
+from tests.conftest import iree_opt, iree_opt_missing, need, triton_39_python
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -332,10 +332,4 @@ def test_triton_36_dump(tmp_path: Path) -> None:
 @pytest.mark.triton
 @pytest.mark.slow
 def test_triton_39_dump(tmp_path: Path) -> None:
-    python = ROOT / ".venv-triton39" / "bin" / "python"
-    if not python.exists():
-        pytest.skip(
-            "no Triton 3.9 venv at .venv-triton39 (python -m venv .venv-triton39 && "
-            ".venv-triton39/bin/pip install -e '.[test]' 'triton==3.9.*')"
-        )
-    _check_triton(str(python), tmp_path)
+    _check_triton(str(triton_39_python()), tmp_path)

@@ -24,7 +24,7 @@ from passviz.importer import TextReplayer
 from passviz.importer.dump import split_dump
 from passviz.ir.errors import InputError
 from passviz.trace.store import read_trace
-from tests.conftest import need
+from tests.conftest import need, triton_39_python
 from tests.test_import_dump import assert_same_ir
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -108,13 +108,7 @@ def test_capture_under_triton_36_is_what_mlir_enable_dump_shows(tmp_path: Path) 
 @pytest.mark.triton
 @pytest.mark.slow
 def test_capture_under_triton_39_is_what_mlir_enable_dump_shows(tmp_path: Path) -> None:
-    python = ROOT / ".venv-triton39" / "bin" / "python"
-    if not python.exists():
-        pytest.skip(
-            "no Triton 3.9 venv at .venv-triton39 (python -m venv .venv-triton39 && "
-            ".venv-triton39/bin/pip install -e '.[test]' 'triton==3.9.*')"
-        )
-    _check(str(python), 100, tmp_path)
+    _check(str(triton_39_python()), 100, tmp_path)
 
 
 @pytest.mark.triton
