@@ -153,12 +153,69 @@ _NO_BOUNDARY_CHECK = DenseArrayBase.from_list(i32, ())
 """The default ``boundaryCheck``: ``array<i32>``."""
 
 
-class _LoadStoreSyntax(PropertySyntax):
+class _CachedMemoryOp(PropertySyntax, IRDLOperation):
+    """An op that reads or writes memory with a cache modifier and an eviction
+    policy (``tt.load``, ``tt.store``, ``tt.descriptor_load``), written in its
+    ``oilist`` and left out at Triton's defaults."""
+
+    cache = opt_prop_def(IntegerAttr[I32])
+    """The cache modifier (``CacheModifier``); absent means ``none``."""
+
+    evict = opt_prop_def(IntegerAttr[I32])
+    """The eviction policy (``EvictionPolicy``); absent means ``evict_normal``."""
+
+    _OILIST: ClassVar[Mapping[str, tuple[str, type[TritonI32Enum]]]] = _LOAD_STORE_OILIST
+
+    _ATTR_DICT_PROPERTIES: ClassVar[tuple[str, ...]] = ("cache", "evict")
+
+    _PROPERTY_DEFAULTS: ClassVar[Mapping[str, Attribute]] = {
+        "cache": CacheModifier.NONE.to_attr(),
+        "evict": EvictionPolicy.NORMAL.to_attr(),
+    }
+    """Triton's ``DefaultValuedAttr`` defaults, never printed nor stored."""
+
+    @staticmethod
+    def _cache_properties(
+        cache: CacheModifier | None, evict: EvictionPolicy | None
+    ) -> dict[str, Attribute | None]:
+        """The ``cache`` and ``evict`` properties a builder stores (none at a default)."""
+        return {
+            "cache": optional_enum_attr(cache, CacheModifier.NONE),
+            "evict": optional_enum_attr(evict, EvictionPolicy.NORMAL),
+        }
+
+    def _verify_cache(self) -> None:
+        verify_enum_attr(self.cache, CacheModifier, "cache")
+        verify_enum_attr(self.evict, EvictionPolicy, "evict")
+
+    @property
+    def cache_modifier(self) -> CacheModifier:
+        """The cache modifier, with Triton's default filled in."""
+        return enum_or_default(_enum_property(self, "cache"), CacheModifier.NONE)
+
+    @property
+    def eviction_policy(self) -> EvictionPolicy:
+        """The eviction policy, with Triton's default filled in."""
+        return enum_or_default(_enum_property(self, "evict"), EvictionPolicy.NORMAL)
+
+
+class _LoadStoreSyntax(_CachedMemoryOp):
     """``$ptr (`,` $operand)* oilist(...) attr-dict `:` type($ptr)``, the syntax of
     ``tt.load`` and ``tt.store``: the other operands' types follow from the
     pointer's (a mask is ``i1`` shaped like it, any other has its pointee type)."""
 
-    _OILIST: ClassVar[Mapping[str, tuple[str, type[TritonI32Enum]]]] = _LOAD_STORE_OILIST
+    boundary_check = opt_prop_def(DenseArrayBase[I32], prop_name="boundaryCheck")
+    """Dimensions of a block pointer to bounds-check; absent means none."""
+
+    _ATTR_DICT_PROPERTIES: ClassVar[tuple[str, ...]] = (
+        "boundaryCheck",
+        *_CachedMemoryOp._ATTR_DICT_PROPERTIES,
+    )
+
+    _PROPERTY_DEFAULTS: ClassVar[Mapping[str, Attribute]] = {
+        "boundaryCheck": _NO_BOUNDARY_CHECK,
+        **_CachedMemoryOp._PROPERTY_DEFAULTS,
+    }
 
     _OPERANDS: ClassVar[tuple[str, ...]] = ()
     """The operands' roles in the order written (``ptr`` first)."""
@@ -197,16 +254,6 @@ class _LoadStoreSyntax(PropertySyntax):
         printer.print_string(" : ")
         printer.print_attribute(op.operands[0].type)
 
-    @property
-    def cache_modifier(self) -> CacheModifier:
-        """The cache modifier, with Triton's default filled in."""
-        return enum_or_default(_enum_property(self, "cache"), CacheModifier.NONE)
-
-    @property
-    def eviction_policy(self) -> EvictionPolicy:
-        """The eviction policy, with Triton's default filled in."""
-        return enum_or_default(_enum_property(self, "evict"), EvictionPolicy.NORMAL)
-
 
 def _enum_property(op: object, name: str) -> IntegerAttr[I32] | None:
     """``op``'s enum property ``name``, if set."""
@@ -215,7 +262,7 @@ def _enum_property(op: object, name: str) -> IntegerAttr[I32] | None:
 
 
 @irdl_op_definition
-class LoadOp(_LoadStoreSyntax, IRDLOperation):
+class LoadOp(_LoadStoreSyntax):
     """Load through a pointer, a tensor of pointers, or a block pointer.
 
     ``%x = tt.load %ptr, %mask, %other cacheModifier = ca {isVolatile = true}
@@ -236,17 +283,8 @@ class LoadOp(_LoadStoreSyntax, IRDLOperation):
     result = result_def(TritonTypeConstr)
     """The loaded value."""
 
-    boundary_check = opt_prop_def(DenseArrayBase[I32], prop_name="boundaryCheck")
-    """Dimensions of a block pointer to bounds-check; absent means none."""
-
     padding = opt_prop_def(IntegerAttr[I32])
     """How a block-pointer load pads out-of-bounds elements (``PaddingOption``)."""
-
-    cache = opt_prop_def(IntegerAttr[I32])
-    """The cache modifier (``CacheModifier``); absent means ``none``."""
-
-    evict = opt_prop_def(IntegerAttr[I32])
-    """The eviction policy (``EvictionPolicy``); absent means ``evict_normal``."""
 
     is_volatile = opt_prop_def(BoolAttr, prop_name="isVolatile")
     """Whether the load is volatile; absent means false."""
@@ -260,19 +298,12 @@ class LoadOp(_LoadStoreSyntax, IRDLOperation):
         TensorSizeTrait(),
     )
 
-    _ATTR_DICT_PROPERTIES: ClassVar[tuple[str, ...]] = (
-        "boundaryCheck",
-        "cache",
-        "evict",
-        "isVolatile",
-        "padding",
+    _ATTR_DICT_PROPERTIES: ClassVar[tuple[str, ...]] = tuple(
+        sorted((*_LoadStoreSyntax._ATTR_DICT_PROPERTIES, "isVolatile", "padding"))
     )
-    """Properties that may be written in the attr-dict, sorted by name."""
 
     _PROPERTY_DEFAULTS: ClassVar[Mapping[str, Attribute]] = {
-        "boundaryCheck": _NO_BOUNDARY_CHECK,
-        "cache": CacheModifier.NONE.to_attr(),
-        "evict": EvictionPolicy.NORMAL.to_attr(),
+        **_LoadStoreSyntax._PROPERTY_DEFAULTS,
         "isVolatile": FALSE,
     }
     """Triton's ``DefaultValuedAttr`` defaults, never printed nor stored."""
@@ -299,8 +330,7 @@ class LoadOp(_LoadStoreSyntax, IRDLOperation):
             properties={
                 "boundaryCheck": _boundary_check_attr(boundary_check),
                 "padding": optional_enum_attr(padding),
-                "cache": optional_enum_attr(cache, CacheModifier.NONE),
-                "evict": optional_enum_attr(evict, EvictionPolicy.NORMAL),
+                **self._cache_properties(cache, evict),
                 "isVolatile": TRUE if is_volatile else None,
             },
             attributes=attributes,
@@ -319,13 +349,12 @@ class LoadOp(_LoadStoreSyntax, IRDLOperation):
             self.ptr.type,
             (("result", self.result), ("mask", self.mask), ("other", self.other)),
         )
-        verify_enum_attr(self.cache, CacheModifier, "cache")
-        verify_enum_attr(self.evict, EvictionPolicy, "evict")
+        self._verify_cache()
         verify_enum_attr(self.padding, PaddingOption, "padding")
 
 
 @irdl_op_definition
-class StoreOp(_LoadStoreSyntax, IRDLOperation):
+class StoreOp(_LoadStoreSyntax):
     """Store through a pointer, a tensor of pointers, or a block pointer.
 
     ``tt.store %ptr, %value, %mask evictionPolicy = evict_last
@@ -343,35 +372,12 @@ class StoreOp(_LoadStoreSyntax, IRDLOperation):
     mask = opt_operand_def(BoolLikeConstr)
     """Which elements to store (``i1``, shaped like ``ptr``)."""
 
-    boundary_check = opt_prop_def(DenseArrayBase[I32], prop_name="boundaryCheck")
-    """Dimensions of a block pointer to bounds-check; absent means none."""
-
-    cache = opt_prop_def(IntegerAttr[I32])
-    """The cache modifier (``CacheModifier``); absent means ``none``."""
-
-    evict = opt_prop_def(IntegerAttr[I32])
-    """The eviction policy (``EvictionPolicy``); absent means ``evict_normal``."""
-
     traits = traits_def(
         StoreOpMemoryEffect(),
         SameLoadStoreOperandsShape(),
         SameLoadStoreOperandsEncoding(),
         TensorSizeTrait(),
     )
-
-    _ATTR_DICT_PROPERTIES: ClassVar[tuple[str, ...]] = (
-        "boundaryCheck",
-        "cache",
-        "evict",
-    )
-    """Properties that may be written in the attr-dict, sorted by name."""
-
-    _PROPERTY_DEFAULTS: ClassVar[Mapping[str, Attribute]] = {
-        "boundaryCheck": _NO_BOUNDARY_CHECK,
-        "cache": CacheModifier.NONE.to_attr(),
-        "evict": EvictionPolicy.NORMAL.to_attr(),
-    }
-    """Triton's ``DefaultValuedAttr`` defaults, never printed nor stored."""
 
     _OPERANDS: ClassVar[tuple[str, ...]] = ("ptr", "value", "mask")
     _REQUIRED_OPERANDS: ClassVar[int] = 2
@@ -391,16 +397,14 @@ class StoreOp(_LoadStoreSyntax, IRDLOperation):
             operands=[ptr, value, mask],
             properties={
                 "boundaryCheck": _boundary_check_attr(boundary_check),
-                "cache": optional_enum_attr(cache, CacheModifier.NONE),
-                "evict": optional_enum_attr(evict, EvictionPolicy.NORMAL),
+                **self._cache_properties(cache, evict),
             },
             attributes=attributes,
         )
 
     def verify_(self) -> None:
         _verify_types_match_ptr(self.name, self.ptr.type, (("value", self.value), ("mask", self.mask)))
-        verify_enum_attr(self.cache, CacheModifier, "cache")
-        verify_enum_attr(self.evict, EvictionPolicy, "evict")
+        self._verify_cache()
 
 
 def _parse_leading_enums(
@@ -638,7 +642,7 @@ def _print_desc_and_indices(printer: Printer, desc: SSAValue, indices: Sequence[
 
 
 @irdl_op_definition
-class DescriptorLoadOp(PropertySyntax, IRDLOperation):
+class DescriptorLoadOp(_CachedMemoryOp):
     """Load a block through a tensor descriptor (a TMA load on NVIDIA).
 
     ``%x = tt.descriptor_load %desc[%i, %j] cacheModifier = ca
@@ -656,24 +660,7 @@ class DescriptorLoadOp(PropertySyntax, IRDLOperation):
     result = result_def(TensorConstr)
     """The loaded block."""
 
-    cache = opt_prop_def(IntegerAttr[I32])
-    """The cache modifier (``CacheModifier``); absent means ``none``."""
-
-    evict = opt_prop_def(IntegerAttr[I32])
-    """The eviction policy (``EvictionPolicy``); absent means ``evict_normal``."""
-
     traits = traits_def(FirstOperandReadEffect(), TensorSizeTrait())
-
-    _OILIST: ClassVar[Mapping[str, tuple[str, type[TritonI32Enum]]]] = _LOAD_STORE_OILIST
-
-    _ATTR_DICT_PROPERTIES: ClassVar[tuple[str, ...]] = ("cache", "evict")
-    """Properties that may be written in the attr-dict, sorted by name."""
-
-    _PROPERTY_DEFAULTS: ClassVar[Mapping[str, Attribute]] = {
-        "cache": CacheModifier.NONE.to_attr(),
-        "evict": EvictionPolicy.NORMAL.to_attr(),
-    }
-    """Triton's ``DefaultValuedAttr`` defaults, never printed nor stored."""
 
     def __init__(
         self,
@@ -691,15 +678,11 @@ class DescriptorLoadOp(PropertySyntax, IRDLOperation):
         super().__init__(
             operands=[desc, indices],
             result_types=[result_type],
-            properties={
-                "cache": optional_enum_attr(cache, CacheModifier.NONE),
-                "evict": optional_enum_attr(evict, EvictionPolicy.NORMAL),
-            },
+            properties=self._cache_properties(cache, evict),
         )
 
     def verify_(self) -> None:
-        verify_enum_attr(self.cache, CacheModifier, "cache")
-        verify_enum_attr(self.evict, EvictionPolicy, "evict")
+        self._verify_cache()
         assert isinstance(self.desc.type, TensorDescType)
         _verify_descriptor_block(self, self.desc.type, self.result.type)
 
