@@ -469,6 +469,24 @@ class _AtomicOp(IRDLOperation):
         """The operands as ``build`` takes them (optional operands as lists)."""
         return operands
 
+    def _init_atomic(
+        self,
+        operands: Sequence[SSAValue | Operation | None],
+        val: SSAValue | Operation,
+        properties: Mapping[str, Attribute],
+        sem: MemSemantic,
+        scope: MemSyncScope,
+        attributes: Mapping[str, Attribute] | None,
+    ) -> None:
+        """Build the op; its result has the type of ``val``, the value operand."""
+        IRDLOperation.__init__(
+            self,
+            operands=list(operands),
+            result_types=[SSAValue.get(val).type],
+            properties={**properties, "sem": sem.to_attr(), "scope": scope.to_attr()},
+            attributes=attributes,
+        )
+
     def _verify_enums(self) -> None:
         for prop, enum in self._ENUMS:
             verify_enum_attr(cast(IntegerAttr[I32], self.properties[prop]), enum, prop)
@@ -538,12 +556,7 @@ class AtomicRMWOp(_AtomicOp):
         scope: MemSyncScope = MemSyncScope.GPU,
         attributes: Mapping[str, Attribute] | None = None,
     ):
-        super().__init__(
-            operands=[ptr, val, mask],
-            result_types=[SSAValue.get(val).type],
-            properties={"atomic_rmw_op": rmw_op.to_attr(), "sem": sem.to_attr(), "scope": scope.to_attr()},
-            attributes=attributes,
-        )
+        self._init_atomic([ptr, val, mask], val, {"atomic_rmw_op": rmw_op.to_attr()}, sem, scope, attributes)
 
     @property
     def rmw_op(self) -> RMWOp:
@@ -600,12 +613,7 @@ class AtomicCASOp(_AtomicOp):
         scope: MemSyncScope = MemSyncScope.GPU,
         attributes: Mapping[str, Attribute] | None = None,
     ):
-        super().__init__(
-            operands=[ptr, cmp, val],
-            result_types=[SSAValue.get(val).type],
-            properties={"sem": sem.to_attr(), "scope": scope.to_attr()},
-            attributes=attributes,
-        )
+        self._init_atomic([ptr, cmp, val], val, {}, sem, scope, attributes)
 
     def verify_(self) -> None:
         self._verify_enums()
@@ -613,9 +621,10 @@ class AtomicCASOp(_AtomicOp):
         _verify_ptr_matches_value(self, self.ptr, self.val, "value")
 
 
-def _verify_descriptor_block(op: Operation, desc: TensorDescType, tensor: Attribute) -> None:
+def _verify_descriptor_block(op: Operation, desc: Attribute, tensor: Attribute) -> None:
     """Triton 3.6's ``verifyDescriptorLoadStoreType``: the tensor is the
     descriptor's block, less leading dimensions of size 1."""
+    assert isinstance(desc, TensorDescType)
     block = desc.signless_block_type
     block_shape, tensor_shape = block.get_shape(), dims(tensor)
     if len(block_shape) > len(tensor_shape):
@@ -631,6 +640,19 @@ def _parse_desc_and_indices(parser: Parser) -> tuple[UnresolvedOperand, list[Unr
     """``$desc `[` $indices `]```."""
     desc = parser.parse_unresolved_operand()
     return desc, parse_bracketed_operands(parser)
+
+
+def _parse_desc_type(parser: Parser) -> TensorDescType:
+    """`` `:` type($desc)``: a ``!tt.tensordesc``, written with or without its prefix."""
+    parser.parse_punctuation(":")
+    return parse_type_of(parser, TensorDescType, "a !tt.tensordesc")
+
+
+def _resolve_desc_and_indices(
+    parser: Parser, desc: UnresolvedOperand, indices: Sequence[UnresolvedOperand], desc_type: Attribute
+) -> tuple[SSAValue, list[SSAValue]]:
+    """The descriptor operand, of ``desc_type``, and the ``i32`` indices."""
+    return parser.resolve_operand(desc, desc_type), [parser.resolve_operand(i, i32) for i in indices]
 
 
 def _print_desc_and_indices(printer: Printer, desc: SSAValue, indices: Sequence[SSAValue]) -> None:
@@ -683,22 +705,17 @@ class DescriptorLoadOp(_CachedMemoryOp):
 
     def verify_(self) -> None:
         self._verify_cache()
-        assert isinstance(self.desc.type, TensorDescType)
         _verify_descriptor_block(self, self.desc.type, self.result.type)
 
     @classmethod
     def parse(cls, parser: Parser) -> DescriptorLoadOp:
         desc, indices = _parse_desc_and_indices(parser)
         properties, attributes = cls.parse_properties(parser)
-        parser.parse_punctuation(":")
-        desc_type = parse_type_of(parser, TensorDescType, "a !tt.tensordesc")
+        desc_type = _parse_desc_type(parser)
         parser.parse_punctuation("->")
         result_type = parser.parse_type()
         return cls.build(
-            operands=[
-                parser.resolve_operand(desc, desc_type),
-                [parser.resolve_operand(i, i32) for i in indices],
-            ],
+            operands=_resolve_desc_and_indices(parser, desc, indices, desc_type),
             result_types=[result_type],
             properties=properties,
             attributes=attributes,
@@ -729,7 +746,6 @@ class _DescriptorStoreLike(IRDLOperation):
     traits = traits_def(FirstOperandReadWriteEffect(), TensorSizeTrait())
 
     def verify_(self) -> None:
-        assert isinstance(self.desc.type, TensorDescType)
         _verify_descriptor_block(self, self.desc.type, self.src.type)
 
     @classmethod
@@ -738,16 +754,12 @@ class _DescriptorStoreLike(IRDLOperation):
         parser.parse_punctuation(",")
         src = parser.parse_unresolved_operand()
         attributes = parse_attr_dict_into_properties(parser, (), properties)
-        parser.parse_punctuation(":")
-        desc_type = parse_type_of(parser, TensorDescType, "a !tt.tensordesc")
+        desc_type = _parse_desc_type(parser)
         parser.parse_punctuation(",")
         src_type = parser.parse_type()
+        desc_value, index_values = _resolve_desc_and_indices(parser, desc, indices, desc_type)
         return cls.build(
-            operands=[
-                parser.resolve_operand(desc, desc_type),
-                parser.resolve_operand(src, src_type),
-                [parser.resolve_operand(i, i32) for i in indices],
-            ],
+            operands=[desc_value, parser.resolve_operand(src, src_type), index_values],
             properties=properties,
             attributes=attributes,
         )
@@ -859,7 +871,7 @@ def _verify_gather_scatter(op: Operation, desc: Attribute, result: Attribute, x_
 
 class _DescriptorRowsOp(IRDLOperation):
     """Shared by ``tt.descriptor_gather`` and ``tt.descriptor_scatter``: the
-    descriptor and the rows and first column they move; ``_rows`` is the
+    descriptor and the rows and first column they move; ``_ROWS`` names the
     tensor of those rows (the gathered result, the scattered source)."""
 
     desc = operand_def(TensorDescType)
@@ -871,12 +883,12 @@ class _DescriptorRowsOp(IRDLOperation):
     y_offset = operand_def(EqAttrConstraint(i32))
     """The first column."""
 
-    @property
-    def _rows(self) -> SSAValue:
-        raise NotImplementedError
+    _ROWS: ClassVar[str] = ""
+    """The field holding the rows' tensor."""
 
     def verify_(self) -> None:
-        _verify_gather_scatter(self, self.desc.type, self._rows.type, self.x_offsets.type)
+        rows = cast(SSAValue, getattr(self, self._ROWS))
+        _verify_gather_scatter(self, self.desc.type, rows.type, self.x_offsets.type)
 
     @classmethod
     def _parse_desc_and_offsets(cls, parser: Parser) -> tuple[int, list[UnresolvedOperand]]:
@@ -908,6 +920,8 @@ class DescriptorGatherOp(_DescriptorRowsOp):
     result = result_def(TensorConstr)
     """The gathered rows."""
 
+    _ROWS: ClassVar[str] = "result"
+
     traits = traits_def(FirstOperandReadEffect(), TensorSizeTrait())
 
     def __init__(
@@ -918,10 +932,6 @@ class DescriptorGatherOp(_DescriptorRowsOp):
         result_type: Attribute,
     ):
         super().__init__(operands=[desc, x_offsets, y_offset], result_types=[result_type])
-
-    @property
-    def _rows(self) -> SSAValue:
-        return self.result
 
     @classmethod
     def parse(cls, parser: Parser) -> DescriptorGatherOp:
@@ -963,6 +973,8 @@ class DescriptorScatterOp(_DescriptorRowsOp, _ScatterSource):
 
     traits = traits_def(FirstOperandReadWriteEffect(), TensorSizeTrait())
 
+    _ROWS: ClassVar[str] = "src"
+
     def __init__(
         self,
         desc: SSAValue | Operation,
@@ -971,10 +983,6 @@ class DescriptorScatterOp(_DescriptorRowsOp, _ScatterSource):
         src: SSAValue | Operation,
     ):
         super().__init__(operands=[desc, x_offsets, y_offset, src])
-
-    @property
-    def _rows(self) -> SSAValue:
-        return self.src
 
     @classmethod
     def parse(cls, parser: Parser) -> DescriptorScatterOp:
