@@ -5,6 +5,12 @@ spelled like ``func.func``: ``[visibility] @name(%a: t) -> r [attributes {...}]
 {body}`` (``tt.func``, ``util.func``, ``toy.func``), built on xDSL's
 ``parse_func_op_like``/``print_func_op_like`` with the visibility keyword
 that every one of them writes before the name.
+
+``parse_attr_dict_and_type`` and ``print_attr_dict_and_type`` are the tail
+`` {attrs} : type`` of many ops' syntax (``attr-dict `:` type(...)``);
+``parse_index_operands`` and ``print_operand_group`` a bracketed list of
+operands that may be left out, such as IREE's dynamic dimensions ``{%d0, %d1}``;
+``parse_operands`` a fixed number of comma-separated operands.
 """
 
 from __future__ import annotations
@@ -13,11 +19,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, FunctionType, StringAttr
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, FunctionType, IndexType, StringAttr
 from xdsl.dialects.utils import parse_func_op_like, print_func_op_like
-from xdsl.ir import Attribute, Operation, Region
-from xdsl.parser import Parser
+from xdsl.ir import Attribute, Operation, Region, SSAValue
+from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
+from xdsl.utils.mlir_lexer import PunctuationSpelling
 
 from passviz.ir.hints import isa
 
@@ -110,3 +117,49 @@ def print_function(
         reserved_attr_names=reserved_attr_names,
         print_empty_outputs=print_empty_outputs,
     )
+
+
+def parse_attr_dict_and_type(parser: Parser) -> tuple[dict[str, Attribute], Attribute]:
+    """`` {attrs} : type`` (``attr-dict `:` type(...)``): the attributes, if written, and the type."""
+    attributes = parser.parse_optional_attr_dict()
+    parser.parse_punctuation(":")
+    return attributes, parser.parse_type()
+
+
+def print_attr_dict_and_type(printer: Printer, attributes: dict[str, Attribute], type_: Attribute) -> None:
+    """Print what ``parse_attr_dict_and_type`` reads."""
+    printer.print_op_attributes(attributes)
+    printer.print_string(" : ")
+    printer.print_attribute(type_)
+
+
+def parse_index_operands(
+    parser: Parser, opening: PunctuationSpelling, closing: PunctuationSpelling
+) -> Sequence[SSAValue]:
+    """``{%a, %b}`` (between ``opening`` and ``closing``) resolved as ``index`` values, or ``[]``
+    where ``opening`` is not next."""
+    if parser.parse_optional_punctuation(opening) is None:
+        return []
+    values = parser.parse_comma_separated_list(
+        parser.Delimiter.NONE, lambda: parser.resolve_operand(parser.parse_unresolved_operand(), IndexType())
+    )
+    parser.parse_punctuation(closing)
+    return values
+
+
+def print_operand_group(printer: Printer, values: Sequence[SSAValue], opening: str, closing: str) -> None:
+    """Print ``values`` as ``parse_index_operands`` reads them: nothing for none."""
+    if not values:
+        return
+    printer.print_string(opening)
+    printer.print_list(values, printer.print_operand)
+    printer.print_string(closing)
+
+
+def parse_operands(parser: Parser, count: int) -> list[UnresolvedOperand]:
+    """``%a, %b, ...``: exactly ``count`` operands (MLIR's ``parseOperandList`` with a required count)."""
+    operands = [parser.parse_unresolved_operand()]
+    for _ in range(count - 1):
+        parser.parse_punctuation(",")
+        operands.append(parser.parse_unresolved_operand())
+    return operands

@@ -11,6 +11,8 @@ from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, opt_prop_d
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 
+from passviz.ir.op_syntax import parse_attr_dict_and_type, parse_operands, print_attr_dict_and_type
+
 
 @irdl_op_definition
 class ExpectEqOp(IRDLOperation):
@@ -26,12 +28,8 @@ class ExpectEqOp(IRDLOperation):
     @classmethod
     def parse(cls, parser: Parser) -> Self:
         with parser.in_parens():
-            lhs = parser.parse_unresolved_operand()
-            parser.parse_punctuation(",")
-            rhs = parser.parse_unresolved_operand()
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        type_ = parser.parse_type()
+            lhs, rhs = parse_operands(parser, 2)
+        attrs, type_ = parse_attr_dict_and_type(parser)
         op = cls(operands=parser.resolve_operands([lhs, rhs], [type_, type_], parser.pos))
         op.attributes |= attrs
         return op
@@ -40,9 +38,7 @@ class ExpectEqOp(IRDLOperation):
         printer.print_string("(")
         printer.print_list((self.lhs, self.rhs), printer.print_operand)
         printer.print_string(")")
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.lhs.type)
+        print_attr_dict_and_type(printer, self.attributes, self.lhs.type)
 
 
 @irdl_op_definition
@@ -64,17 +60,13 @@ class ExpectAlmostEqOp(IRDLOperation):
     def parse(cls, parser: Parser) -> Self:
         tolerances: dict[str, FloatAttr[Float32Type]] = {}
         with parser.in_parens():
-            lhs = parser.parse_unresolved_operand()
-            parser.parse_punctuation(",")
-            rhs = parser.parse_unresolved_operand()
+            lhs, rhs = parse_operands(parser, 2)
             while parser.parse_optional_punctuation(",") is not None:
                 key = parser.parse_identifier()
                 if key not in ("atol", "rtol") or key in tolerances:
                     parser.raise_error(f"expected atol or rtol, not {key}")
                 tolerances[key] = FloatAttr(parser.parse_float(), f32)
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        type_ = parser.parse_type()
+        attrs, type_ = parse_attr_dict_and_type(parser)
         lhs_value, rhs_value = parser.resolve_operands([lhs, rhs], [type_, type_], parser.pos)
         op = cls(operands=[lhs_value, rhs_value], properties=dict(tolerances))
         op.attributes |= attrs
@@ -87,9 +79,7 @@ class ExpectAlmostEqOp(IRDLOperation):
             if value is not None:
                 printer.print_string(f", {key} {value.value.data!r}")
         printer.print_string(")")
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.lhs.type)
+        print_attr_dict_and_type(printer, self.attributes, self.lhs.type)
 
 
 Check = Dialect("check", [ExpectEqOp, ExpectAlmostEqOp], [])

@@ -11,7 +11,7 @@ a ``count`` region computing the workgroup count from the workload.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Self
+from typing import Self, TypeVar
 
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
@@ -24,7 +24,7 @@ from xdsl.dialects.builtin import (
     SymbolRefAttr,
     TensorType,
 )
-from xdsl.ir import Attribute, Block, Dialect, Region, SSAValue
+from xdsl.ir import Attribute, Block, Dialect, Operation, Region, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
@@ -43,9 +43,15 @@ from xdsl.printer import Printer
 from xdsl.traits import IsolatedFromAbove, IsTerminator, NoTerminator, SymbolOpInterface, SymbolTable
 from xdsl.utils.exceptions import VerifyException
 
-from passviz.compilers.iree.dialects.hal import parse_dims, print_dims
+from passviz.compilers.iree.dialects.hal import parse_dims, parse_shaped_type, print_dims, print_shaped_type
 from passviz.compilers.iree.dialects.util import print_visibility
 from passviz.ir.mlir_parser import MLIRParser
+from passviz.ir.op_syntax import (
+    parse_attr_dict_and_type,
+    parse_index_operands,
+    print_attr_dict_and_type,
+    print_operand_group,
+)
 from passviz.ir.xdsl_compat import print_new_line
 
 
@@ -93,22 +99,21 @@ def _parse_shaped_types(parser: Parser) -> tuple[list[Attribute], list[SSAValue]
 
 def _parse_workload(parser: Parser) -> Sequence[SSAValue]:
     """``[%a, %b]`` of index values, or nothing."""
-    if parser.parse_optional_punctuation("[") is None:
-        return []
-    workload = parser.parse_comma_separated_list(
-        parser.Delimiter.NONE,
-        lambda: parser.resolve_operand(parser.parse_unresolved_operand(), IndexType()),
-    )
-    parser.parse_punctuation("]")
-    return workload
+    return parse_index_operands(parser, "[", "]")
 
 
 def _print_workload(printer: Printer, workload: Sequence[SSAValue]) -> None:
-    if not workload:
-        return
-    printer.print_string("[")
-    printer.print_list(workload, printer.print_operand)
-    printer.print_string("]")
+    print_operand_group(printer, workload, "[", "]")
+
+
+_OpT = TypeVar("_OpT", bound=Operation)
+
+
+def _with_attributes(op: _OpT, attrs: DictionaryAttr | None) -> _OpT:
+    """``op`` given the ``attributes {...}`` it was parsed with, if any."""
+    if attrs is not None:
+        op.attributes |= attrs.data
+    return op
 
 
 def _parse_count_region(parser: Parser, keyword: str = "count") -> Region:
@@ -240,10 +245,7 @@ class DispatchRegionOp(IRDLOperation):
         count = _parse_count_region(parser)
         dims = [parser.resolve_operand(dim, IndexType()) for dim in unresolved_dims]
         resolved = [parser.resolve_operand(value, IndexType()) for value in workload]
-        op = cls(types, dims, resolved, body, count)
-        if attrs is not None:
-            op.attributes |= attrs.data
-        return op
+        return _with_attributes(cls(types, dims, resolved, body, count), attrs)
 
     def print(self, printer: Printer) -> None:
         _print_workload(printer, self.workload)
@@ -417,10 +419,9 @@ class DispatchWorkgroupsOp(_DispatchOperands):
         else:
             body = parser.parse_region(block_args)
         count = _parse_count_region(parser)
-        op = cls(workload, arguments, argument_dims, types, dims, tied, body, count)
-        if attrs is not None:
-            op.attributes |= attrs.data
-        return op
+        return _with_attributes(
+            cls(workload, arguments, argument_dims, types, dims, tied, body, count), attrs
+        )
 
     def print(self, printer: Printer) -> None:
         _print_workload(printer, self.workload)
@@ -465,9 +466,7 @@ class _SymbolOp(IRDLOperation):
         """Give the op the visibility and the ``attributes {...}`` it was parsed with."""
         if visibility is not None:
             self.properties["sym_visibility"] = visibility
-        if attrs is not None:
-            self.attributes |= attrs.data
-        return self
+        return _with_attributes(self, attrs)
 
     def _print_symbol(self, printer: Printer) -> None:
         print_visibility(printer, self.sym_visibility)
@@ -595,6 +594,26 @@ class DispatchOp(_DispatchOperands):
         self._print_signature(printer, attr_dict=True)
 
 
+def _parse_shaped_operand(
+    parser: Parser,
+) -> tuple[UnresolvedOperand, dict[str, Attribute], Attribute, Sequence[SSAValue]]:
+    """``%v {attrs} : tensor<?xf32>{%d}``: the operand, the attributes, its type and the values
+    of its dynamic dimensions."""
+    operand = parser.parse_unresolved_operand()
+    attrs, type_ = parse_attr_dict_and_type(parser)
+    return operand, attrs, type_, parse_dims(parser)
+
+
+def _print_shaped_operand(
+    printer: Printer, op: IRDLOperation, value: SSAValue, dims: Sequence[SSAValue]
+) -> None:
+    """Print ``value`` and ``op``'s attributes as ``_parse_shaped_operand`` reads them."""
+    printer.print_string(" ")
+    printer.print_operand(value)
+    print_attr_dict_and_type(printer, op.attributes, value.type)
+    print_dims(printer, dims)
+
+
 class _TieShapeOp(IRDLOperation):
     """What ``flow.tensor.tie_shape`` and ``flow.dispatch.tie_shape`` share:
     ``%t = <op> %v : <type>{%d}``."""
@@ -608,22 +627,13 @@ class _TieShapeOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> Self:
-        operand = parser.parse_unresolved_operand()
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        type_ = parser.parse_type()
-        dims = parse_dims(parser)
-        op = cls(operands=[parser.resolve_operand(operand, type_), dims], result_types=[type_])
-        op.attributes |= attrs
-        return op
+        operand, attrs, type_, dims = _parse_shaped_operand(parser)
+        return cls(
+            operands=[parser.resolve_operand(operand, type_), dims], result_types=[type_], attributes=attrs
+        )
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.operand)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.operand.type)
-        print_dims(printer, self.dynamic_dims)
+        _print_shaped_operand(printer, self, self.operand, self.dynamic_dims)
 
 
 @irdl_op_definition
@@ -665,31 +675,19 @@ class TensorReshapeOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> Self:
-        source = parser.parse_unresolved_operand()
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        source_type = parser.parse_type()
-        source_dims = parse_dims(parser)
+        source, attrs, source_type, source_dims = _parse_shaped_operand(parser)
         parser.parse_punctuation("->")
-        result_type = parser.parse_type()
-        result_dims = parse_dims(parser)
-        op = cls(
+        result_type, result_dims = parse_shaped_type(parser)
+        return cls(
             operands=[parser.resolve_operand(source, source_type), source_dims, result_dims],
             result_types=[result_type],
+            attributes=attrs,
         )
-        op.attributes |= attrs
-        return op
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.source)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.source.type)
-        print_dims(printer, self.source_dims)
+        _print_shaped_operand(printer, self, self.source, self.source_dims)
         printer.print_string(" -> ")
-        printer.print_attribute(self.result.type)
-        print_dims(printer, self.result_dims)
+        print_shaped_type(printer, self.result.type, self.result_dims)
 
 
 Flow = Dialect(

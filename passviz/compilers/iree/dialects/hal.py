@@ -36,6 +36,8 @@ from xdsl.parser import AttrParser, Parser, UnresolvedOperand
 from xdsl.printer import Printer
 from xdsl.traits import Pure
 
+from passviz.ir.op_syntax import parse_index_operands, print_attr_dict_and_type, print_operand_group
+
 
 @irdl_attr_definition
 class BufferViewType(ParametrizedAttribute, TypeAttribute):
@@ -86,22 +88,23 @@ class DeviceAffinityAttr(ParametrizedAttribute):
 
 def print_dims(printer: Printer, dims: Sequence[SSAValue]) -> None:
     """``{%d0, %d1}`` for a dynamic tensor's dimensions; nothing for none."""
-    if not dims:
-        return
-    printer.print_string("{")
-    printer.print_list(dims, printer.print_operand)
-    printer.print_string("}")
+    print_operand_group(printer, dims, "{", "}")
 
 
 def parse_dims(parser: Parser) -> Sequence[SSAValue]:
     """``{%d0, %d1}`` resolved as ``index`` values, or ``[]`` where there is no brace."""
-    if parser.parse_optional_punctuation("{") is None:
-        return []
-    dims = parser.parse_comma_separated_list(
-        parser.Delimiter.NONE, lambda: parser.resolve_operand(parser.parse_unresolved_operand(), IndexType())
-    )
-    parser.parse_punctuation("}")
-    return dims
+    return parse_index_operands(parser, "{", "}")
+
+
+def parse_shaped_type(parser: Parser) -> tuple[Attribute, Sequence[SSAValue]]:
+    """``tensor<?xf32>{%d}``: a type and the values of its dynamic dimensions."""
+    return parser.parse_type(), parse_dims(parser)
+
+
+def print_shaped_type(printer: Printer, type_: Attribute, dims: Sequence[SSAValue]) -> None:
+    """Print what ``parse_shaped_type`` reads."""
+    printer.print_attribute(type_)
+    print_dims(printer, dims)
 
 
 @irdl_op_definition
@@ -236,13 +239,12 @@ class BufferViewDimOp(IRDLOperation):
                 type_pos,
                 parser.pos,
             )
-        op = cls(
+        return cls(
             operands=[parser.resolve_operand(view, view_type)],
             result_types=[IndexType()],
             properties={"index": IntegerAttr(index, IndexType())},
+            attributes=attrs,
         )
-        op.attributes |= attrs
-        return op
 
     def print(self, printer: Printer) -> None:
         printer.print_string("<")
@@ -250,8 +252,7 @@ class BufferViewDimOp(IRDLOperation):
         printer.print_string(" : ")
         printer.print_attribute(self.buffer_view.type)
         printer.print_string(f">[{self.index.value.data}]")
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : index")
+        print_attr_dict_and_type(printer, self.attributes, self.result.type)
 
 
 def _parse_affinity(parser: Parser) -> Attribute | None:

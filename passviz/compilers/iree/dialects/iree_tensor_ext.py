@@ -36,10 +36,11 @@ from xdsl.irdl import (
     result_def,
     var_operand_def,
 )
-from xdsl.parser import AttrParser, Parser
+from xdsl.parser import AttrParser, Parser, UnresolvedOperand
 from xdsl.printer import Printer
 
-from passviz.compilers.iree.dialects.hal import parse_dims, print_dims
+from passviz.compilers.iree.dialects.hal import parse_dims, parse_shaped_type, print_dims, print_shaped_type
+from passviz.ir.op_syntax import parse_attr_dict_and_type, parse_operands, print_attr_dict_and_type
 
 ACCESS = ("readonly", "writeonly", "readwrite")
 """How a dispatch may use a dispatch tensor."""
@@ -78,8 +79,13 @@ class DispatchTensorType(ParametrizedAttribute, TypeAttribute):
         return tuple(bound.get_shape()) if isinstance(bound, TensorType) else ()
 
 
-def _parse_slice(parser: Parser) -> tuple[list[Sequence[SSAValue]], list[Sequence[int]]]:
-    """``offsets = [..], sizes = [..], strides = [..]``, the dynamic values resolved as ``index``."""
+def _parse_slice(
+    parser: Parser, count: int
+) -> tuple[list[UnresolvedOperand], list[Sequence[SSAValue]], list[Sequence[int]]]:
+    """``%a, %b, offsets = [..], sizes = [..], strides = [..]``: ``count`` operands, then the
+    slice, its dynamic values resolved as ``index``."""
+    operands = parse_operands(parser, count)
+    parser.parse_punctuation(",")
     dynamic: list[Sequence[SSAValue]] = []
     static: list[Sequence[int]] = []
     for index, key in enumerate(("offsets", "sizes", "strides")):
@@ -90,7 +96,7 @@ def _parse_slice(parser: Parser) -> tuple[list[Sequence[SSAValue]], list[Sequenc
         values, integers = parse_dynamic_index_list_without_types(parser, DYNAMIC_INDEX)
         dynamic.append([parser.resolve_operand(v, IndexType()) for v in values])
         static.append(integers)
-    return dynamic, static
+    return operands, dynamic, static
 
 
 def _slice_properties(static: Sequence[Sequence[int]]) -> dict[str, Attribute]:
@@ -118,8 +124,11 @@ class _SliceOp(IRDLOperation):
 
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
-    def print_slice(self, printer: Printer) -> None:
-        """Print the slice as ``_parse_slice`` reads it."""
+    def print_slice(self, printer: Printer, operands: Sequence[SSAValue]) -> None:
+        """Print the ``operands`` and the slice as ``_parse_slice`` reads them."""
+        printer.print_string(" ")
+        printer.print_list(operands, printer.print_operand)
+        printer.print_string(", ")
         parts = (
             ("offsets", self.offsets, self.static_offsets),
             ("sizes", self.sizes, self.static_sizes),
@@ -161,12 +170,8 @@ class DispatchTensorLoadOp(_SliceOp):
 
     @classmethod
     def parse(cls, parser: Parser) -> Self:
-        source = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        dynamic, static = _parse_slice(parser)
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        source_type = parser.parse_type()
+        (source,), dynamic, static = _parse_slice(parser, 1)
+        attrs, source_type = parse_attr_dict_and_type(parser)
         dims = parse_dims(parser)
         parser.parse_punctuation("->")
         result = parser.parse_type()
@@ -175,13 +180,8 @@ class DispatchTensorLoadOp(_SliceOp):
         return op
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.source)
-        printer.print_string(", ")
-        self.print_slice(printer)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.source.type)
+        self.print_slice(printer, (self.source,))
+        print_attr_dict_and_type(printer, self.attributes, self.source.type)
         print_dims(printer, self.source_dims)
         printer.print_string(" -> ")
         printer.print_attribute(self.result.type)
@@ -216,17 +216,10 @@ class DispatchTensorStoreOp(_SliceOp):
 
     @classmethod
     def parse(cls, parser: Parser) -> Self:
-        value = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        target = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        dynamic, static = _parse_slice(parser)
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        value_type = parser.parse_type()
+        (value, target), dynamic, static = _parse_slice(parser, 2)
+        attrs, value_type = parse_attr_dict_and_type(parser)
         parser.parse_punctuation("->")
-        target_type = parser.parse_type()
-        dims = parse_dims(parser)
+        target_type, dims = parse_shaped_type(parser)
         op = cls(
             parser.resolve_operand(value, value_type),
             parser.resolve_operand(target, target_type),
@@ -238,18 +231,10 @@ class DispatchTensorStoreOp(_SliceOp):
         return op
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.value)
-        printer.print_string(", ")
-        printer.print_operand(self.target)
-        printer.print_string(", ")
-        self.print_slice(printer)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.value.type)
+        self.print_slice(printer, (self.value, self.target))
+        print_attr_dict_and_type(printer, self.attributes, self.value.type)
         printer.print_string(" -> ")
-        printer.print_attribute(self.target.type)
-        print_dims(printer, self.target_dims)
+        print_shaped_type(printer, self.target.type, self.target_dims)
 
 
 @irdl_op_definition
