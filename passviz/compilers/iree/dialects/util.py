@@ -13,7 +13,6 @@ from typing import Self
 
 from xdsl.dialects.builtin import (
     ArrayAttr,
-    DictionaryAttr,
     FunctionType,
     IntegerAttr,
     StringAttr,
@@ -28,7 +27,6 @@ from xdsl.irdl import (
     operand_def,
     opt_prop_def,
     prop_def,
-    region_def,
     result_def,
     traits_def,
     var_operand_def,
@@ -45,6 +43,7 @@ from xdsl.traits import (
 )
 from xdsl.utils.exceptions import VerifyException
 
+from passviz.ir.function_like import FUNCTION_LIKE_FIELDS, FunctionLikeOp
 from passviz.ir.op_syntax import parse_function, print_function
 
 
@@ -70,32 +69,20 @@ def print_visibility(printer: Printer, visibility: StringAttr | None) -> None:
     printer.print_string(f" {visibility.data if visibility is not None else 'public'}")
 
 
-_RESERVED = ("sym_name", "function_type", "sym_visibility", "arg_attrs", "res_attrs", "tied_operands")
+_RESERVED = (*FUNCTION_LIKE_FIELDS, "tied_operands")
 
 
 @irdl_op_definition
-class FuncOp(IRDLOperation):
+class FuncOp(FunctionLikeOp):
     """``util.func public @f(%a: tensor<4xf32>) -> tensor<4xf32> { ... }``.
 
-    IREE prints the visibility always (``public`` where none is set); a
-    function without body is a declaration.  Tied results (``-> %arg0``) are
+    IREE prints the visibility always (``public`` where none is set, as absent
+    means); a function without body is a declaration.  Tied results (``-> %arg0``) are
     not read: Flow's inputs do not use them.
     """
 
     name = "util.func"
 
-    body = region_def()
-    """The body; empty for a declaration."""
-    sym_name = prop_def(SymbolNameConstraint())
-    """The function's name."""
-    function_type = prop_def(FunctionType)
-    """Its signature."""
-    sym_visibility = opt_prop_def(StringAttr)
-    """``public`` (also when absent), ``private`` or ``nested``."""
-    arg_attrs = opt_prop_def(ArrayAttr[DictionaryAttr])
-    """Attributes of each argument."""
-    res_attrs = opt_prop_def(ArrayAttr[DictionaryAttr])
-    """Attributes of each result."""
     tied_operands = opt_prop_def(ArrayAttr[IntegerAttr])
     """For each result the argument it is tied to, or -1 (IREE sets all -1 by default)."""
 
