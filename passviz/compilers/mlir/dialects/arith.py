@@ -64,6 +64,7 @@ from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.type import get_element_type_or_self, have_compatible_shape
 
 from passviz.ir.hints import isa
+from passviz.ir.op_syntax import parse_operands
 from passviz.ir.xdsl_compat import check_comparison_operands, comparison_predicate
 
 # ---------------------------------------------------------------------------
@@ -613,11 +614,7 @@ class SelectOp(arith.SelectOp):
 
     @classmethod
     def parse(cls, parser: Parser) -> Self:
-        cond = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        lhs = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        rhs = parser.parse_unresolved_operand()
+        cond, lhs, rhs = parse_operands(parser, 3)
         attributes = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
         # A shaped condition is spelled before the result type: ``: tensor<4xi1>, tensor<4xf32>``.
