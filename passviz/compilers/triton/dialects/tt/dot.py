@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import ClassVar
 
 from xdsl.dialects.builtin import I32, BoolAttr, Float8E4M3FNType, IntegerAttr, IntegerType, TensorType, i32
@@ -19,7 +19,7 @@ from xdsl.irdl import (
     result_def,
     traits_def,
 )
-from xdsl.parser import Parser
+from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
 from xdsl.traits import Pure
 
@@ -27,7 +27,6 @@ from passviz.compilers.triton.dialects.tt.syntax import (
     TRUE,
     PropertySyntax,
     parse_enum,
-    print_operands,
     without_defaults,
 )
 from passviz.compilers.triton.dialects.tt.traits import TensorSizeTrait, op_error
@@ -82,6 +81,76 @@ def _verify_dot_interface(
             "expected the output shape to be the concatenation of the last dimension of the first "
             "operand and the last dimension of the second ",
         )
+
+
+def _parse_dot_operands(
+    parser: Parser, scaled: bool
+) -> tuple[list[tuple[UnresolvedOperand, UnresolvedOperand | None]], UnresolvedOperand]:
+    """``$a (`scale` $a_scale^)? `,` $b (`scale` $b_scale^)? `,` $c``: the two
+    factors, each with its scale where ``scaled`` allows one, and the accumulator."""
+    factors: list[tuple[UnresolvedOperand, UnresolvedOperand | None]] = []
+    for _ in range(2):
+        factor = parser.parse_unresolved_operand()
+        scale = (
+            parser.parse_unresolved_operand() if scaled and parser.parse_optional_keyword("scale") else None
+        )
+        factors.append((factor, scale))
+        parser.parse_punctuation(",")
+    return factors, parser.parse_unresolved_operand()
+
+
+def _print_dot_parts(
+    printer: Printer,
+    factors: Sequence[tuple[SSAValue, SSAValue | None]],
+    last: SSAValue,
+    separators: tuple[str, str, str],
+    scale_separator: str,
+    print_value: Callable[[SSAValue], None],
+) -> None:
+    """Print the two factors, each with its scale after ``scale_separator``,
+    and ``last``, each after its separator, with ``print_value``."""
+    *factor_separators, last_separator = separators
+    for separator, (factor, scale) in zip(factor_separators, factors, strict=True):
+        printer.print_string(separator)
+        print_value(factor)
+        if scale is not None:
+            printer.print_string(scale_separator)
+            print_value(scale)
+    printer.print_string(last_separator)
+    print_value(last)
+
+
+def _print_dot_operands(
+    printer: Printer, factors: Sequence[tuple[SSAValue, SSAValue | None]], c: SSAValue
+) -> None:
+    """Print what ``_parse_dot_operands`` reads."""
+    _print_dot_parts(printer, factors, c, (" ", ", ", ", "), " scale ", printer.print_operand)
+
+
+def _parse_dot_types(
+    parser: Parser, scaled: Sequence[bool]
+) -> tuple[list[tuple[Attribute, Attribute | None]], Attribute]:
+    """`` `:` type($a) (`,` type($a_scale)^)? `*` type($b) (`,` type($b_scale)^)? `->` type($d)``:
+    the factors' types, each with its scale's where ``scaled`` says it has one, and the result's."""
+    parser.parse_punctuation(":")
+    factors: list[tuple[Attribute, Attribute | None]] = []
+    for separator, has_scale in zip(("", "*"), scaled, strict=True):
+        if separator:
+            parser.parse_punctuation(separator)
+        factor_type = parser.parse_type()
+        scale_type = parser.parse_type() if has_scale and parser.parse_punctuation(",") else None
+        factors.append((factor_type, scale_type))
+    parser.parse_punctuation("->")
+    return factors, parser.parse_type()
+
+
+def _print_dot_types(
+    printer: Printer, factors: Sequence[tuple[SSAValue, SSAValue | None]], d: SSAValue
+) -> None:
+    """Print what ``_parse_dot_types`` reads."""
+    _print_dot_parts(
+        printer, factors, d, (" : ", " * ", " -> "), ", ", lambda value: printer.print_attribute(value.type)
+    )
 
 
 @irdl_op_definition
@@ -174,44 +243,30 @@ class DotOp(PropertySyntax, IRDLOperation):
     def parse(cls, parser: Parser) -> DotOp:
         # $a `,` $b `,` $c (`,` `inputPrecision` `=` $inputPrecision^)? attr-dict
         # `:` type($a) `*` type($b) `->` type($d)
-        operands = [parser.parse_unresolved_operand()]
-        for _ in range(2):
-            parser.parse_punctuation(",")
-            operands.append(parser.parse_unresolved_operand())
+        factors, c = _parse_dot_operands(parser, scaled=False)
         properties: dict[str, Attribute] = {}
         if parser.parse_optional_punctuation(",") is not None:
             parser.parse_keyword("inputPrecision")
             parser.parse_punctuation("=")
             properties["inputPrecision"] = parse_enum(parser, InputPrecision, "inputPrecision").to_attr()
         properties, attributes = cls.parse_properties(parser, properties)
-        parser.parse_punctuation(":")
-        a_type = parser.parse_type()
-        parser.parse_punctuation("*")
-        b_type = parser.parse_type()
-        parser.parse_punctuation("->")
-        d_type = parser.parse_type()
+        factor_types, d_type = _parse_dot_types(parser, (False, False))
+        operands = [factor for factor, _ in factors] + [c]
+        types = [factor_type for factor_type, _ in factor_types] + [d_type]
         return cls.build(
-            operands=[
-                parser.resolve_operand(u, t) for u, t in zip(operands, (a_type, b_type, d_type), strict=True)
-            ],
+            operands=[parser.resolve_operand(u, t) for u, t in zip(operands, types, strict=True)],
             result_types=[d_type],
             properties=properties,
             attributes=attributes,
         )
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        print_operands(printer, self.operands)
+        _print_dot_operands(printer, ((self.a, None), (self.b, None)), self.c)
         precision = self.input_precision_value
         if self.input_precision is not None and precision != InputPrecision.IEEE:
             printer.print_string(f", inputPrecision = {precision.mnemonic}")
         self.print_properties(printer, {"inputPrecision"})
-        printer.print_string(" : ")
-        printer.print_attribute(self.a.type)
-        printer.print_string(" * ")
-        printer.print_attribute(self.b.type)
-        printer.print_string(" -> ")
-        printer.print_attribute(self.d.type)
+        _print_dot_types(printer, ((self.a, None), (self.b, None)), self.d)
 
 
 ScaledOperandConstr = TensorType.constr(FloatConstr | EqAttrConstraint(IntegerType(8)))
@@ -343,13 +398,7 @@ class DotScaledOp(PropertySyntax, IRDLOperation):
         # $a (`scale` $a_scale^)? `,` $b (`scale` $b_scale^)? `,` $c
         # `lhs` `=` $a_elem_type `rhs` `=` $b_elem_type attr-dict
         # `:` type($a) (`,` type($a_scale)^)? `*` type($b) (`,` type($b_scale)^)? `->` type($d)
-        a = parser.parse_unresolved_operand()
-        a_scale = parser.parse_unresolved_operand() if parser.parse_optional_keyword("scale") else None
-        parser.parse_punctuation(",")
-        b = parser.parse_unresolved_operand()
-        b_scale = parser.parse_unresolved_operand() if parser.parse_optional_keyword("scale") else None
-        parser.parse_punctuation(",")
-        c = parser.parse_unresolved_operand()
+        factors, c = _parse_dot_operands(parser, scaled=True)
         properties: dict[str, Attribute] = {}
         for keyword, prop in (("lhs", "a_elem_type"), ("rhs", "b_elem_type")):
             parser.parse_keyword(keyword)
@@ -358,14 +407,9 @@ class DotScaledOp(PropertySyntax, IRDLOperation):
         properties, attributes = cls.parse_properties(
             parser, properties, ("a_elem_type", "b_elem_type", "fastMath", "lhs_k_pack", "rhs_k_pack")
         )
-        parser.parse_punctuation(":")
-        a_type = parser.parse_type()
-        a_scale_type = parser.parse_type() if a_scale is not None and parser.parse_punctuation(",") else None
-        parser.parse_punctuation("*")
-        b_type = parser.parse_type()
-        b_scale_type = parser.parse_type() if b_scale is not None and parser.parse_punctuation(",") else None
-        parser.parse_punctuation("->")
-        d_type = parser.parse_type()
+        factor_types, d_type = _parse_dot_types(parser, [scale is not None for _, scale in factors])
+        (a, a_scale), (b, b_scale) = factors
+        (a_type, a_scale_type), (b_type, b_scale_type) = factor_types
         scales = [
             [] if u is None or t is None else [parser.resolve_operand(u, t)]
             for u, t in ((a_scale, a_scale_type), (b_scale, b_scale_type))
@@ -383,31 +427,10 @@ class DotScaledOp(PropertySyntax, IRDLOperation):
         )
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.a)
-        if self.a_scale is not None:
-            printer.print_string(" scale ")
-            printer.print_operand(self.a_scale)
-        printer.print_string(", ")
-        printer.print_operand(self.b)
-        if self.b_scale is not None:
-            printer.print_string(" scale ")
-            printer.print_operand(self.b_scale)
-        printer.print_string(", ")
-        printer.print_operand(self.c)
+        factors = ((self.a, self.a_scale), (self.b, self.b_scale))
+        _print_dot_operands(printer, factors, self.c)
         for keyword, attr in (("lhs", self.a_elem_type), ("rhs", self.b_elem_type)):
             member = ScaleDotElemType.from_attr(attr)
             printer.print_string(f" {keyword} = {member.mnemonic if member is not None else attr}")
         self.print_properties(printer, {"a_elem_type", "b_elem_type"})
-        printer.print_string(" : ")
-        printer.print_attribute(self.a.type)
-        if self.a_scale is not None:
-            printer.print_string(", ")
-            printer.print_attribute(self.a_scale.type)
-        printer.print_string(" * ")
-        printer.print_attribute(self.b.type)
-        if self.b_scale is not None:
-            printer.print_string(", ")
-            printer.print_attribute(self.b_scale.type)
-        printer.print_string(" -> ")
-        printer.print_attribute(self.d.type)
+        _print_dot_types(printer, factors, self.d)
