@@ -247,11 +247,11 @@ class BufferViewDimOp(IRDLOperation):
         )
 
     def print(self, printer: Printer) -> None:
-        printer.print_string("<")
-        printer.print_operand(self.buffer_view)
-        printer.print_string(" : ")
-        printer.print_attribute(self.buffer_view.type)
-        printer.print_string(f">[{self.index.value.data}]")
+        with printer.in_angle_brackets():
+            printer.print_operand(self.buffer_view)
+            printer.print_string(" : ")
+            printer.print_attribute(self.buffer_view.type)
+        printer.print_string(f"[{self.index.value.data}]")
         print_attr_dict_and_type(printer, self.attributes, self.result.type)
 
 

@@ -43,7 +43,7 @@ from xdsl.traits import (
 )
 from xdsl.utils.exceptions import VerifyException
 
-from passviz.ir.function_like import FUNCTION_LIKE_FIELDS, FunctionLikeOp
+from passviz.ir.function_like import FUNCTION_LIKE_FIELDS, FunctionLikeOp, verify_returned_values
 from passviz.ir.op_syntax import parse_function, print_function
 
 
@@ -155,18 +155,12 @@ class ReturnOp(IRDLOperation):
         function = self.parent_op()
         if not isinstance(function, FuncOp):
             return  # HasParent says so
-        results = function.function_type.outputs.data
-        if len(self.operands_) != len(results):
-            raise VerifyException(
-                f"'util.return' op has {len(self.operands_)} operands, "
-                f"but enclosing function-like op returns {len(results)}"
-            )
-        for index, (value, result) in enumerate(zip(self.operands_, results, strict=True)):
-            if value.type != result:
-                raise VerifyException(
-                    f"'util.return' op type of return operand {index} ({value.type}) doesn't match "
-                    f"function result type ({result}) in function @{function.sym_name.data}"
-                )
+        verify_returned_values(
+            function,
+            self.operands_,
+            "'util.return' op has {count} operands, but enclosing function-like op returns {expected}",
+            "'util.return' op ",
+        )
 
 
 def _parse_global_value(parser: Parser) -> tuple[Attribute | None, Attribute | None]:
