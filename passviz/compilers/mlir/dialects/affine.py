@@ -20,7 +20,7 @@ from typing import Self, TypeVar
 from xdsl.dialects import affine, arith, func
 from xdsl.dialects.builtin import AffineMapAttr, IndexType, IntegerAttr, MemRefType
 from xdsl.interfaces import HasCanonicalizationPatternsInterface, HasFolderInterface
-from xdsl.ir import Attribute, BlockArgument, Dialect, Operation, SSAValue
+from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap, AffineSymExpr
 from xdsl.irdl import (
     AnyAttr,
@@ -36,6 +36,8 @@ from xdsl.irdl import (
 from xdsl.parser import Parser
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.traits import MemoryReadEffect, MemoryWriteEffect, Pure
+
+from passviz.compilers.mlir.dialects import replacing
 
 
 def constant_index(value: SSAValue) -> int | None:
@@ -293,9 +295,5 @@ class ApplyOp(affine.ApplyOp, HasFolderInterface, HasCanonicalizationPatternsInt
 _OURS: dict[type, type] = {affine.LoadOp: LoadOp, affine.StoreOp: StoreOp, affine.ApplyOp: ApplyOp}
 """xDSL's ops that passviz replaces, and their replacements."""
 
-Affine = Dialect(
-    "affine",
-    [_OURS.get(op, op) for op in affine.Affine.operations],
-    list(affine.Affine.attributes),
-)
+Affine = replacing(affine.Affine, _OURS)
 """The affine dialect as passviz registers it."""

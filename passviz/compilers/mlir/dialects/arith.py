@@ -41,7 +41,7 @@ from xdsl.dialects.builtin import (
     UnrankedTensorType,
     VectorType,
 )
-from xdsl.ir import Attribute, Dialect, Operation, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import (
     AnyAttr,
     AnyOf,
@@ -63,6 +63,7 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.type import get_element_type_or_self, have_compatible_shape
 
+from passviz.compilers.mlir.dialects import replacing
 from passviz.ir.hints import isa
 from passviz.ir.op_syntax import parse_operands
 from passviz.ir.xdsl_compat import check_comparison_operands, comparison_predicate
@@ -675,10 +676,7 @@ _REPLACED: dict[type[Operation], type[Operation]] = {
 """xDSL's scalar-only ops and the shaped ones that replace them."""
 
 
-Arith = Dialect(
-    "arith",
-    [_REPLACED.get(op, op) for op in arith.Arith.operations] + [RemFOp, IndexCastUIOp],
-    list(arith.Arith.attributes),
-    [arith.ArithConstantMaterializationInterface()],
+Arith = replacing(
+    arith.Arith, _REPLACED, [RemFOp, IndexCastUIOp], [arith.ArithConstantMaterializationInterface()]
 )
 """The arith dialect as passviz registers it: xDSL's, with MLIR's shaped operands."""

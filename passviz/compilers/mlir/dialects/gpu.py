@@ -9,9 +9,10 @@ from __future__ import annotations
 from typing import Self
 
 from xdsl.dialects import gpu
-from xdsl.ir import Dialect
 from xdsl.parser import Parser
 from xdsl.printer import Printer
+
+from passviz.compilers.mlir.dialects import replacing
 
 
 class BarrierOp(gpu.BarrierOp):
@@ -28,9 +29,5 @@ class BarrierOp(gpu.BarrierOp):
         return op
 
 
-GPU = Dialect(
-    "gpu",
-    [BarrierOp if op is gpu.BarrierOp else op for op in gpu.GPU.operations],
-    list(gpu.GPU.attributes),
-)
+GPU = replacing(gpu.GPU, {gpu.BarrierOp: BarrierOp})
 """The gpu dialect as passviz registers it."""

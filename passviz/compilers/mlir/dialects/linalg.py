@@ -45,7 +45,7 @@ from xdsl.dialects.linalg.abstract_ops import ConvOperation, LinalgStructuredOpe
 from xdsl.dialects.linalg.attrs import IteratorType, IteratorTypeAttr
 from xdsl.dialects.linalg.ops import GenericOp as _XdslGenericOp
 from xdsl.dialects.linalg.ops import IndexOp, YieldOp
-from xdsl.ir import Attribute, Block, BlockArgument, Dialect, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap
 from xdsl.irdl import (
     IRDLOperation,
@@ -66,6 +66,7 @@ from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.hints import isa
 
 from passviz.compilers.mlir.dialects import arith as casts
+from passviz.compilers.mlir.dialects import replacing
 from passviz.ir.mlir_parser import AtCurrentToken
 from passviz.ir.xdsl_compat import print_new_line
 
@@ -903,11 +904,10 @@ _REPLACED: dict[type[Operation], type[Operation]] = {
     xdsl_linalg.ReduceOp: ReduceOp,
 }
 
-Linalg = Dialect(
-    "linalg",
-    [_REPLACED.get(op, op) for op in _XdslLinalg.operations]
-    + [MapOp, SoftmaxOp, DepthwiseConv2DNhwcHwcOp, DepthwiseConv2DNhwcHwcQOp, BatchMatmulOp, BatchMatvecOp],
-    [*_XdslLinalg.attributes],
+Linalg = replacing(
+    _XdslLinalg,
+    _REPLACED,
+    [MapOp, SoftmaxOp, DepthwiseConv2DNhwcHwcOp, DepthwiseConv2DNhwcHwcQOp, BatchMatmulOp, BatchMatvecOp],
 )
 """The linalg dialect as passviz registers it."""
 

@@ -16,12 +16,13 @@ from typing import Self
 from xdsl.dialects import scf
 from xdsl.dialects.builtin import IndexType
 from xdsl.dialects.utils import parse_assignment
-from xdsl.ir import Attribute, Dialect, Region
+from xdsl.ir import Attribute, Region
 from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
 from xdsl.traits import SingleBlockImplicitTerminator, ensure_terminator
 from xdsl.utils.exceptions import VerifyException
 
+from passviz.compilers.mlir.dialects import replacing
 from passviz.ir.xdsl_compat import print_while_pair
 
 
@@ -221,9 +222,5 @@ _OURS: dict[type, type] = {
 }
 """xDSL's ops that passviz replaces, and their replacements."""
 
-SCF = Dialect(
-    "scf",
-    [_OURS.get(op, op) for op in scf.Scf.operations],
-    list(scf.Scf.attributes),
-)
+SCF = replacing(scf.Scf, _OURS)
 """The scf dialect as passviz registers it."""

@@ -22,12 +22,13 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.dialects.utils.dynamic_index_list import print_dynamic_index_list
 from xdsl.dialects.utils.reshape_ops_utils import ContiguousArrayOfIntArray
-from xdsl.ir import Attribute, Dialect, Operation, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import irdl_op_definition, operand_def, prop_def, result_def, traits_def, var_operand_def
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.traits import Pure
 
+from passviz.compilers.mlir.dialects import replacing
 from passviz.ir.hints import isa
 
 
@@ -134,9 +135,5 @@ _REPLACED: dict[type[Operation], type[Operation]] = {
     tensor.YieldOp: YieldOp,
 }
 
-Tensor = Dialect(
-    "tensor",
-    [_REPLACED.get(op, op) for op in tensor.Tensor.operations],
-    list(tensor.Tensor.attributes),
-)
+Tensor = replacing(tensor.Tensor, _REPLACED)
 """The tensor dialect as passviz registers it."""
