@@ -76,6 +76,7 @@ from passviz.compilers.triton.dialects.tt.types import (
     shape_of,
     verify_enum_attr,
 )
+from passviz.ir.op_syntax import parse_operands
 
 
 def _zero_float_sign(attr: Attribute | None) -> bool | None:
@@ -184,10 +185,7 @@ class ClampFOp(IRDLOperation):
     @classmethod
     def parse(cls, parser: Parser) -> ClampFOp:
         # $x `,` $min `,` $max `,` `propagateNan` `=` $propagateNan attr-dict `:` type($result)
-        operands = [parser.parse_unresolved_operand()]
-        for _ in range(2):
-            parser.parse_punctuation(",")
-            operands.append(parser.parse_unresolved_operand())
+        operands = parse_operands(parser, 3)
         parser.parse_punctuation(",")
         parser.parse_keyword("propagateNan")
         parser.parse_punctuation("=")

@@ -87,6 +87,7 @@ from passviz.compilers.triton.dialects.tt.types import (
     verify_enum_attr,
 )
 from passviz.ir.hints import isa
+from passviz.ir.op_syntax import parse_operands
 
 
 class LoadOpMemoryEffect(MemoryEffect):
@@ -225,10 +226,7 @@ class _LoadStoreSyntax(_CachedMemoryOp):
 
     @classmethod
     def parse(cls, parser: Parser) -> Self:
-        unresolved: list[UnresolvedOperand] = [parser.parse_unresolved_operand()]
-        for _ in range(cls._REQUIRED_OPERANDS - 1):
-            parser.parse_punctuation(",")
-            unresolved.append(parser.parse_unresolved_operand())
+        unresolved = parse_operands(parser, cls._REQUIRED_OPERANDS)
         while len(unresolved) < len(cls._OPERANDS) and parser.parse_optional_punctuation(","):
             unresolved.append(parser.parse_unresolved_operand())
         properties, attributes = cls.parse_properties(parser)

@@ -26,7 +26,9 @@ from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
 
 from passviz.compilers.triton.dialects.tt.types import EnumT, TritonI32Enum, is_ptr_like
+from passviz.ir import op_syntax
 from passviz.ir.hints import isa
+from passviz.ir.op_syntax import parse_attr_dict_and_type, parse_operands
 
 
 def parse_attr_dict_into_properties(
@@ -75,19 +77,10 @@ def print_attr_dict_with_properties(
     printer.print_op_attributes(dict(sorted(entries.items())))
 
 
-def parse_attr_dict_and_type(parser: Parser) -> tuple[dict[str, Attribute], Attribute]:
-    """``attr-dict `:` type($x)``: the discardable attributes and the type."""
-    attributes = parser.parse_optional_attr_dict()
-    parser.parse_punctuation(":")
-    return attributes, parser.parse_type()
-
-
 def print_attr_dict_and_type(printer: Printer, op: Operation, type_: Attribute) -> None:
     """Print `` {...} : type``: ``attr-dict `:` type($x)``, the attr-dict sorted
     by name as MLIR's (``op``'s discardable attributes)."""
-    print_attr_dict_with_properties(printer, op, ())
-    printer.print_string(" : ")
-    printer.print_attribute(type_)
+    op_syntax.print_attr_dict_and_type(printer, dict(sorted(op.attributes.items())), type_)
 
 
 def without_defaults(
@@ -433,10 +426,7 @@ class SameOperandTypeSyntax:
         if cls._OPERAND_COUNT is None:
             unresolved = parse_operand_list(parser)
         else:
-            unresolved = [parser.parse_unresolved_operand()]
-            for _ in range(cls._OPERAND_COUNT - 1):
-                parser.parse_punctuation(",")
-                unresolved.append(parser.parse_unresolved_operand())
+            unresolved = parse_operands(parser, cls._OPERAND_COUNT)
         attributes, type_ = parse_attr_dict_and_type(parser)
         result_type = type_
         if cls._RESULT_TYPE_WRITTEN:
