@@ -520,6 +520,21 @@ def _accessed_type(ptr_type: Attribute, offset_type: Attribute) -> Attribute:
     return _shaped_like(offset_type, get_pointee_type(ptr_type))
 
 
+def _parse_optional_named_operand(parser: Parser, keyword: str) -> UnresolvedOperand | None:
+    """``(keyword `=` $operand^)?``."""
+    if parser.parse_optional_keyword(keyword) is None:
+        return None
+    parser.parse_punctuation("=")
+    return parser.parse_unresolved_operand()
+
+
+def _print_optional_named_operand(printer: Printer, keyword: str, value: SSAValue | None) -> None:
+    """Print `` keyword = %value`` where ``value`` is given (what ``_parse_optional_named_operand`` reads)."""
+    if value is not None:
+        printer.print_string(f" {keyword} = ")
+        printer.print_operand(value)
+
+
 def _parse_ptr_and_offset(parser: Parser) -> tuple[UnresolvedOperand, UnresolvedOperand]:
     """``%ptr[%offset]``."""
     ptr = parser.parse_unresolved_operand()
@@ -607,13 +622,8 @@ class GatherOp(IRDLOperation):
         # $ptr `[` $offset `]` (`mask` `=` $mask^)? (`default` `=` $other^)?
         # attr-dict `:` `(` type($ptr) `,` type($offset) `)` `->` type($result)
         ptr, offset = _parse_ptr_and_offset(parser)
-        mask = other = None
-        if parser.parse_optional_keyword("mask") is not None:
-            parser.parse_punctuation("=")
-            mask = parser.parse_unresolved_operand()
-        if parser.parse_optional_keyword("default") is not None:
-            parser.parse_punctuation("=")
-            other = parser.parse_unresolved_operand()
+        mask = _parse_optional_named_operand(parser, "mask")
+        other = _parse_optional_named_operand(parser, "default")
         attributes = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
         ptr_type, offset_type = _parse_types_of_ptr_and_offset(parser)
@@ -632,12 +642,8 @@ class GatherOp(IRDLOperation):
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
         _print_ptr_and_offset(printer, self.ptr, self.offset)
-        if self.mask is not None:
-            printer.print_string(" mask = ")
-            printer.print_operand(self.mask)
-        if self.other is not None:
-            printer.print_string(" default = ")
-            printer.print_operand(self.other)
+        _print_optional_named_operand(printer, "mask", self.mask)
+        _print_optional_named_operand(printer, "default", self.other)
         printer.print_op_attributes(self.attributes)
         printer.print_string(" : ")
         _print_types_of_ptr_and_offset(printer, self.ptr, self.offset)
@@ -689,10 +695,7 @@ class ScatterOp(IRDLOperation):
         value = parser.parse_unresolved_operand()
         parser.parse_keyword("into")
         ptr, offset = _parse_ptr_and_offset(parser)
-        mask = None
-        if parser.parse_optional_keyword("mask") is not None:
-            parser.parse_punctuation("=")
-            mask = parser.parse_unresolved_operand()
+        mask = _parse_optional_named_operand(parser, "mask")
         attributes = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
         value_type = parser.parse_type()
@@ -712,9 +715,7 @@ class ScatterOp(IRDLOperation):
         printer.print_operand(self.value)
         printer.print_string(" into ")
         _print_ptr_and_offset(printer, self.ptr, self.offset)
-        if self.mask is not None:
-            printer.print_string(" mask = ")
-            printer.print_operand(self.mask)
+        _print_optional_named_operand(printer, "mask", self.mask)
         printer.print_op_attributes(self.attributes)
         printer.print_string(" : ")
         printer.print_attribute(self.value.type)
