@@ -65,7 +65,7 @@ from xdsl.utils.type import get_element_type_or_self, have_compatible_shape
 
 from passviz.compilers.mlir.dialects import replacing
 from passviz.ir.hints import isa
-from passviz.ir.op_syntax import parse_operands
+from passviz.ir.op_syntax import parse_attr_dict_and_type, parse_operands
 from passviz.ir.xdsl_compat import check_comparison_operands, comparison_predicate
 
 # ---------------------------------------------------------------------------
@@ -431,6 +431,11 @@ class FPToUIOp(_FloatToIntCast, arith.FPToUIOp):
 
 
 class _IndexCast(_CastOp, abc.ABC):
+    """``index_cast``, ``index_castui``: between ``index`` and integers."""
+
+    input = operand_def(INDEX_CAST_TYPE)
+    result = result_def(INDEX_CAST_TYPE)
+
     @staticmethod
     def elements_compatible(source: Attribute, target: Attribute) -> bool:
         """``areIndexCastCompatible``: exactly one side is ``index``."""
@@ -441,18 +446,12 @@ class _IndexCast(_CastOp, abc.ABC):
 class IndexCastOp(_IndexCast, arith.IndexCastOp):
     """``arith.index_cast``: between ``index`` and integers, sign-extending."""
 
-    input = operand_def(INDEX_CAST_TYPE)
-    result = result_def(INDEX_CAST_TYPE)
-
 
 @irdl_op_definition
 class IndexCastUIOp(_IndexCast):
     """``arith.index_castui``: between ``index`` and integers, zero-extending."""
 
     name = "arith.index_castui"
-
-    input = operand_def(INDEX_CAST_TYPE)
-    result = result_def(INDEX_CAST_TYPE)
 
     traits = traits_def(Pure())
 
@@ -520,13 +519,9 @@ class _Comparison(arith.ComparisonOperation, abc.ABC):
     def parse(cls, parser: Parser) -> Self:
         predicate = parser.parse_keyword_in(cls._PREDICATES, " as the comparison predicate")
         parser.parse_punctuation(",")
-        lhs = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        rhs = parser.parse_unresolved_operand()
+        lhs, rhs = parse_operands(parser, 2)
         flags = cls.parse_flags(parser)
-        attributes = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        type_ = parser.parse_type()
+        attributes, type_ = parse_attr_dict_and_type(parser)
         operands = parser.resolve_operands([lhs, rhs], [type_, type_], parser.pos)
         op = cls.create(
             operands=operands,
