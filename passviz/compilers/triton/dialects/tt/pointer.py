@@ -40,6 +40,7 @@ from passviz.compilers.triton.dialects.tt.syntax import (
     print_stripped_type,
     print_types,
     ptr_like_type_or_error,
+    resolve_operand_and_groups,
 )
 from passviz.compilers.triton.dialects.tt.traits import (
     Elementwise,
@@ -291,7 +292,7 @@ class MakeTensorPtrOp(PropertySyntax, IRDLOperation):
     @classmethod
     def parse(cls, parser: Parser) -> MakeTensorPtrOp:
         # $base `,` `[` $shape `]` `,` `[` $strides `]` `,` `[` $offsets `]` attr-dict `:` type($result)
-        base, (shape, strides, offsets) = parse_operand_and_groups(parser, 3)
+        base, groups = parse_operand_and_groups(parser, 3)
         properties, attributes = cls.parse_properties(parser)
         parser.parse_punctuation(":")
         pos = parser.pos
@@ -299,13 +300,9 @@ class MakeTensorPtrOp(PropertySyntax, IRDLOperation):
         if not isa(result_type.pointee_type, TensorType[Attribute]):
             parser.raise_error(f"expected a pointer to a tensor, got {result_type}", pos, parser.pos)
         element = cast(TypeAttribute, result_type.pointee_type.get_element_type())
+        base_type = PointerType(element, result_type.address_space)
         return cls.build(
-            operands=[
-                parser.resolve_operand(base, PointerType(element, result_type.address_space)),
-                [parser.resolve_operand(u, i64) for u in shape],
-                [parser.resolve_operand(u, i64) for u in strides],
-                [parser.resolve_operand(u, i32) for u in offsets],
-            ],
+            operands=resolve_operand_and_groups(parser, base, base_type, groups, (i64, i64, i32)),
             result_types=[result_type],
             properties=properties,
             attributes=attributes,
@@ -374,18 +371,14 @@ class MakeTensorDescOp(PropertySyntax, IRDLOperation):
     @classmethod
     def parse(cls, parser: Parser) -> MakeTensorDescOp:
         # $base `,` `[` $shape `]` `,` `[` $strides `]` attr-dict `:` type($base) `,` type($result)
-        base, (shape, strides) = parse_operand_and_groups(parser, 2)
+        base, groups = parse_operand_and_groups(parser, 2)
         properties, attributes = cls.parse_properties(parser)
         parser.parse_punctuation(":")
         base_type = parse_type_of(parser, PointerType, "a !tt.ptr")
         parser.parse_punctuation(",")
         result_type = parse_type_of(parser, TensorDescType, "a !tt.tensordesc")
         return cls.build(
-            operands=[
-                parser.resolve_operand(base, base_type),
-                [parser.resolve_operand(u, i32) for u in shape],
-                [parser.resolve_operand(u, i64) for u in strides],
-            ],
+            operands=resolve_operand_and_groups(parser, base, base_type, groups, (i32, i64)),
             result_types=[result_type],
             properties=properties,
             attributes=attributes,

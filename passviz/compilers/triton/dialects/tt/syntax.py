@@ -222,6 +222,21 @@ def parse_operand_and_groups(
     return first, groups
 
 
+def resolve_operand_and_groups(
+    parser: Parser,
+    first: UnresolvedOperand,
+    first_type: Attribute,
+    groups: Sequence[Sequence[UnresolvedOperand]],
+    group_types: Sequence[Attribute],
+) -> list[SSAValue | list[SSAValue]]:
+    """What ``parse_operand_and_groups`` read, resolved as ``build`` takes it:
+    ``first`` of ``first_type``, and each group's operands of its type."""
+    resolved: list[SSAValue | list[SSAValue]] = [parser.resolve_operand(first, first_type)]
+    for group, type_ in zip(groups, group_types, strict=True):
+        resolved.append([parser.resolve_operand(u, type_) for u in group])
+    return resolved
+
+
 def print_operand_and_groups(printer: Printer, first: SSAValue, groups: Iterable[Iterable[SSAValue]]) -> None:
     """Print `` %base, [%a, %b], [%c]``, what ``parse_operand_and_groups`` reads."""
     printer.print_string(" ")
