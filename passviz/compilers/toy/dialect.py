@@ -7,6 +7,7 @@ and so on, with the tutorial's verifiers.
 
 from __future__ import annotations
 
+import abc
 from collections.abc import Sequence
 from typing import ClassVar, cast
 
@@ -201,18 +202,27 @@ class _ReshapePatterns(HasCanonicalizationPatternsInterface):
         return RESHAPE_PATTERNS
 
 
-@irdl_op_definition
-class TransposeOp(IRDLOperation, _TransposePatterns):
-    """``toy.transpose(%0 : tensor<2x3xf64>) to tensor<3x2xf64>``."""
+class _TensorToTensorOp(IRDLOperation):
+    """What ``toy.transpose``, ``toy.reshape`` and ``toy.cast`` share: one f64 tensor in, one
+    out, no side effect, and (the first two's syntax) ``(%v : t) to t2``."""
 
-    name = "toy.transpose"
     input = operand_def(F64Tensor)
     output = result_def(F64Tensor)
     traits = traits_def(Pure())
-    assembly_format = "`(` $input `:` type($input) `)` attr-dict `to` type($output)"
+    assembly_format: ClassVar[str | None] = "`(` $input `:` type($input) `)` attr-dict `to` type($output)"
+
+    def __init__(self, value: SSAValue, result_type: Attribute) -> None:
+        super().__init__(operands=[value], result_types=[result_type])
+
+
+@irdl_op_definition
+class TransposeOp(_TensorToTensorOp, _TransposePatterns):
+    """``toy.transpose(%0 : tensor<2x3xf64>) to tensor<3x2xf64>``."""
+
+    name = "toy.transpose"
 
     def __init__(self, value: SSAValue, result_type: Attribute | None = None) -> None:
-        super().__init__(operands=[value], result_types=[result_type or unranked()])
+        super().__init__(value, result_type or unranked())
 
     def verify_(self) -> None:
         input_type, result_type = self.input.type, self.output.type
@@ -223,17 +233,14 @@ class TransposeOp(IRDLOperation, _TransposePatterns):
 
 
 @irdl_op_definition
-class ReshapeOp(IRDLOperation, _ReshapePatterns):
+class ReshapeOp(_TensorToTensorOp, _ReshapePatterns):
     """``toy.reshape(%0 : tensor<6xf64>) to tensor<2x3xf64>``: the same data, a static shape."""
 
     name = "toy.reshape"
-    input = operand_def(F64Tensor)
     output = result_def(TensorType[Float64Type])
-    traits = traits_def(Pure())
-    assembly_format = "`(` $input `:` type($input) `)` attr-dict `to` type($output)"
 
     def __init__(self, value: SSAValue, result_type: TensorType[Float64Type]) -> None:
-        super().__init__(operands=[value], result_types=[result_type])
+        super().__init__(value, result_type)
 
     def verify_(self) -> None:
         output_type = self.output.type
@@ -253,17 +260,11 @@ class ReshapeOp(IRDLOperation, _ReshapePatterns):
 
 
 @irdl_op_definition
-class CastOp(IRDLOperation, HasFolderInterface):
+class CastOp(_TensorToTensorOp, HasFolderInterface):
     """``toy.cast %0 : tensor<2x3xf64> to tensor<*xf64>``: the same value, a more or less known shape."""
 
     name = "toy.cast"
-    input = operand_def(F64Tensor)
-    output = result_def(F64Tensor)
-    traits = traits_def(Pure())
     assembly_format = "$input attr-dict `:` type($input) `to` type($output)"
-
-    def __init__(self, value: SSAValue, result_type: Attribute) -> None:
-        super().__init__(operands=[value], result_types=[result_type])
 
     def fold(self) -> Sequence[SSAValue | Attribute] | None:
         """A cast to the type it already has is its input (MLIR's ``CastOpInterface`` folder)."""
@@ -422,19 +423,39 @@ class SimplifyRedundantTranspose(RewritePattern):
         rewriter.replace(op, [], [inner.input])
 
 
-class ReshapeReshapeOptPattern(RewritePattern):
-    """``Reshape(Reshape(x)) = Reshape(x)``: one reshape to the outer one's type."""
+class _ReshapeOfPattern(RewritePattern, abc.ABC):
+    """A pattern on a ``toy.reshape`` of a value an ``INNER`` op makes, which ``rebuilt``
+    builds again in the reshape's type (the tutorial's DRR patterns over a reshape)."""
+
+    INNER: ClassVar[type[Operation]]
+    """The op whose result is reshaped."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: ReshapeOp, rewriter: PatternRewriter, /) -> None:
         inner = op.input.owner
-        if not isinstance(inner, ReshapeOp):
+        if not isinstance(inner, self.INNER):
             return
         output_type = op.output.type
         assert isinstance(output_type, TensorType)
-        made = ReshapeOp(inner.input, output_type)
+        made = self.rebuilt(inner, output_type)
+        if made is None:
+            return
         made.location = op.location  # MLIR fuses the matched ops' locations; the root's is the one to see
         rewriter.replace(op, made)
+
+    @abc.abstractmethod
+    def rebuilt(self, inner: Operation, output_type: TensorType[Float64Type]) -> Operation | None:
+        """The op that replaces the reshape of ``inner``'s value to ``output_type``, if any."""
+
+
+class ReshapeReshapeOptPattern(_ReshapeOfPattern):
+    """``Reshape(Reshape(x)) = Reshape(x)``: one reshape to the outer one's type."""
+
+    INNER = ReshapeOp
+
+    def rebuilt(self, inner: Operation, output_type: TensorType[Float64Type]) -> Operation | None:
+        assert isinstance(inner, ReshapeOp)
+        return ReshapeOp(inner.input, output_type)
 
 
 class RedundantReshapeOptPattern(RewritePattern):
@@ -447,27 +468,22 @@ class RedundantReshapeOptPattern(RewritePattern):
         rewriter.replace(op, [], [op.input])
 
 
-class FoldConstantReshapeOptPattern(RewritePattern):
+class FoldConstantReshapeOptPattern(_ReshapeOfPattern):
     """``Reshape(Constant(x)) = Constant(x')``: the constant's data in the reshape's type."""
 
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: ReshapeOp, rewriter: PatternRewriter, /) -> None:
-        constant = op.input.owner
-        if not isinstance(constant, ConstantOp):
-            return
-        new_type = op.output.type
-        assert isinstance(new_type, TensorType)
-        values = constant.float_values()
-        count = new_type.element_count()
+    INNER = ConstantOp
+
+    def rebuilt(self, inner: Operation, output_type: TensorType[Float64Type]) -> Operation | None:
+        assert isinstance(inner, ConstantOp)
+        values = inner.float_values()
+        count = output_type.element_count()
         if len(values) == 1:  # a splat reshapes to any shape, as a splat attribute does in MLIR
             if count > MAX_SPLAT_ELEMENTS:
-                return
+                return None
             values = values * count
         elif len(values) != count:
-            return
-        made = ConstantOp.from_values(values, new_type.get_shape())
-        made.location = op.location
-        rewriter.replace(op, made)
+            return None
+        return ConstantOp.from_values(values, output_type.get_shape())
 
 
 TRANSPOSE_PATTERNS: tuple[RewritePattern, ...] = (SimplifyRedundantTranspose(),)
