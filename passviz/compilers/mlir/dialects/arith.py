@@ -48,6 +48,7 @@ from xdsl.irdl import (
     AttrConstraint,
     EqAttrConstraint,
     IRDLOperation,
+    Operand,
     ParamAttrConstraint,
     VarConstraint,
     irdl_op_definition,
@@ -543,14 +544,19 @@ class _Comparison(arith.ComparisonOperation, abc.ABC):
         printer.print_attribute(self.operands[0].type)
 
 
+def _same_type_operands(constraint: AttrConstraint) -> tuple[Operand, Operand]:
+    """A comparison's ``lhs`` and ``rhs``: of one type, which ``constraint`` allows (ODS's
+    ``AllTypesMatch<["lhs", "rhs"]>``)."""
+    same = VarConstraint("_T", constraint)
+    return operand_def(same), operand_def(same)
+
+
 @irdl_op_definition
 class CmpiOp(_Comparison, arith.CmpiOp):
     """``arith.cmpi``: compares integers (elementwise) into ``i1`` of the operands' shape."""
 
-    _T: ClassVar = VarConstraint("_T", INT_OR_INDEX_LIKE)
     _PREDICATES: ClassVar[Sequence[str]] = CMPI_COMPARISON_OPERATIONS
-    lhs = operand_def(_T)
-    rhs = operand_def(_T)
+    lhs, rhs = _same_type_operands(INT_OR_INDEX_LIKE)
 
     def __init__(
         self, operand1: Operation | SSAValue, operand2: Operation | SSAValue, arg: int | str
@@ -562,10 +568,8 @@ class CmpiOp(_Comparison, arith.CmpiOp):
 class CmpfOp(_Comparison, arith.CmpfOp):
     """``arith.cmpf``: compares floats (elementwise) into ``i1`` of the operands' shape."""
 
-    _T: ClassVar = VarConstraint("_T", FLOAT_LIKE)
     _PREDICATES: ClassVar[Sequence[str]] = CMPF_COMPARISON_OPERATIONS
-    lhs = operand_def(_T)
-    rhs = operand_def(_T)
+    lhs, rhs = _same_type_operands(FLOAT_LIKE)
     fastmath = prop_def(FastMathFlagsAttr, default_value=_NO_FASTMATH)
 
     def __init__(
