@@ -616,6 +616,16 @@ def _print_ins_outs(printer: Printer, source: SSAValue, init: SSAValue) -> None:
         printer.print_string(")")
 
 
+def _print_body(printer: Printer, region: Region) -> None:
+    """A body on a line of its own, indented, its arguments before it: ``(%in: f32, %out: f32) {...}``."""
+    with printer.indented():
+        print_new_line(printer)
+        printer.print_string("(")
+        printer.print_list(region.block.args, printer.print_block_argument)
+        printer.print_string(") ")
+        printer.print_region(region, print_entry_block_args=False)
+
+
 def _print_dims(printer: Printer, key: str, values: Sequence[int]) -> None:
     printer.print_string(f" {key} = [" + ", ".join(str(v) for v in values) + "] ")
 
@@ -639,20 +649,31 @@ class TransposeOp(xdsl_linalg.TransposeOp):
         _print_dims(printer, "permutation", self.permutation.get_values())
 
 
+class _DimensionsOp(IRDLOperation):
+    """What ``linalg.broadcast`` and ``linalg.reduce`` share besides their body: an input, an
+    init, the result, the dimensions added or reduced over, and MLIR's
+    `` ins(%a : t) outs(%b : t) dimensions = [..]``."""
+
+    input = operand_def(base(MemRefType) | base(AnyTensorType))
+    init = operand_def(base(MemRefType) | base(AnyTensorType))
+    result = var_result_def(AnyTensorType)
+    dimensions = prop_def(DenseArrayBase.constr(i64))
+
+    traits = traits_def(PayloadEffects())
+
+    def print(self, printer: Printer) -> None:
+        _print_ins_outs(printer, self.input, self.init)
+        _print_dims(printer, "dimensions", self.dimensions.get_values())
+
+
 @irdl_op_definition
-class BroadcastOp(StructuredInterface, xdsl_linalg.BroadcastOp):
+class BroadcastOp(StructuredInterface, _DimensionsOp, xdsl_linalg.BroadcastOp):
     """xDSL's ``linalg.broadcast``, printed as MLIR prints it, with its loops and maps (one
     parallel loop per init dimension; the input indexed by those not added)."""
 
     name = "linalg.broadcast"
 
-    input = operand_def(base(MemRefType) | base(AnyTensorType))
-    init = operand_def(base(MemRefType) | base(AnyTensorType))
-    result = var_result_def(AnyTensorType)
     hidden_region = region_def("single_block")
-    dimensions = prop_def(DenseArrayBase.constr(i64))
-
-    traits = traits_def(PayloadEffects())
 
     def get_indexing_maps(self) -> ArrayAttr[AffineMapAttr]:
         rank = _rank(self.init)
@@ -662,25 +683,15 @@ class BroadcastOp(StructuredInterface, xdsl_linalg.BroadcastOp):
     def get_iterator_types(self) -> ArrayAttr[IteratorTypeAttr]:
         return ArrayAttr((IteratorTypeAttr.parallel(),) * _rank(self.init))
 
-    def print(self, printer: Printer) -> None:
-        _print_ins_outs(printer, self.input, self.init)
-        _print_dims(printer, "dimensions", self.dimensions.get_values())
-
 
 @irdl_op_definition
-class ReduceOp(StructuredInterface, xdsl_linalg.ReduceOp):
+class ReduceOp(StructuredInterface, _DimensionsOp, xdsl_linalg.ReduceOp):
     """xDSL's ``linalg.reduce``, printed as MLIR prints it, with its loops and maps (one loop
     per input dimension, those reduced over reductions; the init indexed by the others)."""
 
     name = "linalg.reduce"
 
-    input = operand_def(base(MemRefType) | base(AnyTensorType))
-    init = operand_def(base(MemRefType) | base(AnyTensorType))
-    result = var_result_def(AnyTensorType)
     region: Region = region_def("single_block")
-    dimensions = prop_def(DenseArrayBase.constr(i64))
-
-    traits = traits_def(PayloadEffects())
 
     def get_indexing_maps(self) -> ArrayAttr[AffineMapAttr]:
         rank = _rank(self.input)
@@ -695,14 +706,8 @@ class ReduceOp(StructuredInterface, xdsl_linalg.ReduceOp):
         )
 
     def print(self, printer: Printer) -> None:
-        _print_ins_outs(printer, self.input, self.init)
-        _print_dims(printer, "dimensions", self.dimensions.get_values())
-        with printer.indented():
-            print_new_line(printer)
-            printer.print_string("(")
-            printer.print_list(self.region.block.args, printer.print_block_argument)
-            printer.print_string(") ")
-            printer.print_region(self.region, print_entry_block_args=False)
+        super().print(printer)
+        _print_body(printer, self.region)
 
 
 def _payload(body: Block, inputs: int) -> Operation | None:
@@ -826,12 +831,7 @@ class MapOp(StructuredInterface, IRDLOperation):
         printer.print_op_attributes(self.attributes)
         if payload is not None:
             return
-        with printer.indented():
-            print_new_line(printer)
-            printer.print_string("(")
-            printer.print_list(self.mapper.block.args, printer.print_block_argument)
-            printer.print_string(") ")
-            printer.print_region(self.mapper, print_entry_block_args=False)
+        _print_body(printer, self.mapper)
 
 
 def _print_outs(printer: Printer, init: SSAValue) -> None:
