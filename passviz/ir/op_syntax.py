@@ -10,7 +10,8 @@ that every one of them writes before the name.
 `` {attrs} : type`` of many ops' syntax (``attr-dict `:` type(...)``);
 ``parse_index_operands`` and ``print_operand_group`` a bracketed list of
 operands that may be left out, such as IREE's dynamic dimensions ``{%d0, %d1}``;
-``parse_operands`` a fixed number of comma-separated operands.
+``parse_operands`` a fixed number of comma-separated operands;
+``print_operands_and_attr_dict`` an op's operands and attributes (``$operands attr-dict``).
 """
 
 from __future__ import annotations
@@ -163,3 +164,10 @@ def parse_operands(parser: Parser, count: int) -> list[UnresolvedOperand]:
         parser.parse_punctuation(",")
         operands.append(parser.parse_unresolved_operand())
     return operands
+
+
+def print_operands_and_attr_dict(printer: Printer, op: Operation) -> None:
+    """`` %a, %b {attrs}``: ``op``'s operands and attributes (``$operands attr-dict``)."""
+    printer.print_string(" ")
+    printer.print_list(op.operands, printer.print_operand)
+    printer.print_op_attributes(op.attributes)

@@ -52,7 +52,7 @@ from xdsl.traits import (
 from xdsl.utils.exceptions import VerifyException
 
 from passviz.ir.callables import FunctionTypeCallable
-from passviz.ir.op_syntax import parse_function, print_function
+from passviz.ir.op_syntax import parse_function, print_function, print_operands_and_attr_dict
 from passviz.rewrite.calls import DirectCall
 from passviz.rewrite.inliner import DialectInlinerInterface, branch_to
 
@@ -161,9 +161,7 @@ class _BinaryOp(IRDLOperation):
         return op
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_list(self.operands, printer.print_ssa_value)
-        printer.print_op_attributes(self.attributes)
+        print_operands_and_attr_dict(printer, self)
         printer.print_string(" : ")
         result_type = self.result.type
         if all(operand.type == result_type for operand in self.operands):

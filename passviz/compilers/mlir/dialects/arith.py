@@ -66,7 +66,7 @@ from xdsl.utils.type import get_element_type_or_self, have_compatible_shape
 
 from passviz.compilers.mlir.dialects import replacing
 from passviz.ir.hints import isa
-from passviz.ir.op_syntax import parse_attr_dict_and_type, parse_operands
+from passviz.ir.op_syntax import parse_attr_dict_and_type, parse_operands, print_operands_and_attr_dict
 from passviz.ir.xdsl_compat import check_comparison_operands, comparison_predicate
 
 # ---------------------------------------------------------------------------
@@ -630,9 +630,7 @@ class SelectOp(arith.SelectOp):
         return op
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_list(self.operands, printer.print_operand)
-        printer.print_op_attributes(self.attributes)
+        print_operands_and_attr_dict(printer, self)
         printer.print_string(" : ")
         if _is_mappable(self.cond.type):
             printer.print_attribute(self.cond.type)
