@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from passviz.cli import main
-from passviz.trace.diverge import normalized_ir, pass_key
+from passviz.trace.diverge import normalized_ir, pass_key, passes
 from tests.conftest import need
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -94,8 +94,11 @@ def _ported_against_captured(kernel_name: str, tmp_path: Path, capsys: pytest.Ca
     status = main(["diverge", str(tmp_path / "ported.passviz.json"), str(tmp_path / "captured.passviz.json")])
     printed = capsys.readouterr().out
     assert status == 0, printed
-    # Every pass of make_ttir lined up with the real one (the rest of the compile is B's alone).
-    assert "aligned 8 passes both ran" in printed and "no divergence" in printed
+    # Every pass of make_ttir (8 in Triton 3.6, 7 in 3.9) lined up with the real one; the rest of
+    # the compile is B's alone.
+    ported_passes = passes(ported)
+    assert len(ported_passes) >= 7 and f"aligned {len(ported_passes)} passes both ran" in printed
+    assert "A alone ran" not in printed and "no divergence" in printed
     assert "B alone ran:" in printed and "convert-triton-to-tritongpu" in printed
 
 

@@ -17,7 +17,7 @@
 import cytoscape from 'cytoscape';
 
 import type { DiffGraph, StatusEdge, StatusNode } from '../model/diff';
-import { collapsedLabel, GAP, MAX_LEAF_WIDTH, sameFrame, type Frame } from '../model/layout';
+import { BOX_PADDING, collapsedLabel, GAP, MAX_LEAF_WIDTH, sameFrame, type Frame } from '../model/layout';
 import { PLACEHOLDER } from '../model/irtext';
 import { afterNextPaint, el } from './dom';
 import { Minimap, MINIMAP_HEIGHT, MINIMAP_WIDTH } from './minimap';
@@ -1188,8 +1188,14 @@ export class GraphPane {
     const area = this.visibleArea();
     const outside = this.targets.filter(id => {
       const f = this.frames.get(id)!;
-      return f.x - f.width / 2 < area.x - 1 || f.x + f.width / 2 > area.x + area.w + 1 ||
-        f.y - f.height / 2 < area.y - 1 || f.y + f.height / 2 > area.y + area.h + 1;
+      const left = f.x - f.width / 2;
+      const right = f.x + f.width / 2;
+      const top = f.y - f.height / 2;
+      const inside = left >= area.x - 1 && right <= area.x + area.w + 1 && top >= area.y - 1 && f.y + f.height / 2 <= area.y + area.h + 1;
+      // A box bigger than the view (a module whose attributes a pass changed) is shown by its
+      // label: its top edge in view, the box across the view.
+      const labelled = f.box && top >= area.y - 1 && top + BOX_PADDING.top <= area.y + area.h + 1 && left < area.x + area.w && right > area.x;
+      return !inside && !labelled;
     }).length;
     this.outside = outside;
     this.offscreen.hidden = outside === 0;
