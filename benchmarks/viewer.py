@@ -8,8 +8,10 @@
   still), as when a person reads a step before the next; the viewer uses
   that time to build the next step's graph ahead.  The IR, details and
   source panes fill in right after the frame that shows the graph.
-- Jump: p95 of a jump to a random step of a trace of 2,000+ steps (the
-  viewer replays from its nearest checkpoint; target: at most 200 ms).
+- Jump: p95 of a jump to a random step of a trace of 2,000+ steps, until
+  the step is painted (the viewer's worker replays from its nearest
+  checkpoint and builds the graph while the page paints; target: at most
+  200 ms).
 - Scrub: → held down (key repeat at 30 Hz) for 3 s on that trace: steps
   advanced per key press the page received and the p95 gap between painted
   frames (smooth: every press advances, frames stay under 50 ms apart).
