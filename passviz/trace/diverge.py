@@ -263,10 +263,9 @@ def diverge(a: Trace, b: Trace) -> Divergence:
         after_a, after_b = normalized_ir(replay_a.text()), normalized_ir(replay_b.text())
         if after_a != after_b:
             result.first = index
-            result.steps = _first_differing_steps(a, b, (start_a, pass_a.step), (start_b, pass_b.step))
-            if result.steps is not None:
-                step_a, step_b = result.steps
-                after_a, after_b = normalized_ir(a.ir_at(step_a)), normalized_ir(b.ir_at(step_b))
+            found = _first_differing_steps(a, b, (start_a, pass_a.step), (start_b, pass_b.step))
+            if found is not None:
+                result.steps, (after_a, after_b) = found
             result.diff = list(
                 difflib.unified_diff(
                     after_a, after_b, f"A: after {pass_a.label}", f"B: after {pass_b.label}", lineterm=""
@@ -279,20 +278,28 @@ def diverge(a: Trace, b: Trace) -> Divergence:
 
 def _first_differing_steps(
     a: Trace, b: Trace, span_a: tuple[int, int], span_b: tuple[int, int]
-) -> tuple[int, int] | None:
-    """The first pair of steps, in order within the spans (after the first, up to the last), whose
-    names differ or after which the IR differs; None unless both record the pass step by step."""
+) -> tuple[tuple[int, int], tuple[list[str], list[str]]] | None:
+    """The first pair of rewrite steps, in order within the spans (after the first, up to the last),
+    whose names differ or after which the IR differs, and the IR after each (normalized); None
+    unless both record the pass rewrite by rewrite, or where they rewrite alike."""
     steps_a = [s for s in a.steps[span_a[0] + 1 : span_a[1] + 1] if s.kind == "rewrite"]
     steps_b = [s for s in b.steps[span_b[0] + 1 : span_b[1] + 1] if s.kind == "rewrite"]
     if not steps_a or not steps_b:
         return None
     replay_a, replay_b = a.replay(), b.replay()
+
+    def at(step_a: int, step_b: int) -> tuple[list[str], list[str]]:
+        replay_a.advance_to(step_a)
+        replay_b.advance_to(step_b)
+        return normalized_ir(replay_a.text()), normalized_ir(replay_b.text())
+
     for step_a, step_b in zip(steps_a, steps_b, strict=False):
-        replay_a.advance_to(step_a.index)
-        replay_b.advance_to(step_b.index)
-        if step_a.name != step_b.name or normalized_ir(replay_a.text()) != normalized_ir(replay_b.text()):
-            return step_a.index, step_b.index
-    shorter = min(len(steps_a), len(steps_b))
-    if len(steps_a) != len(steps_b):
-        return steps_a[min(shorter, len(steps_a) - 1)].index, steps_b[min(shorter, len(steps_b) - 1)].index
-    return None
+        texts = at(step_a.index, step_b.index)
+        if step_a.name != step_b.name or texts[0] != texts[1]:
+            return (step_a.index, step_b.index), texts
+    if len(steps_a) == len(steps_b):
+        return None
+    # One side rewrote more: its first extra rewrite, against the other side's last.
+    shared = min(len(steps_a), len(steps_b))
+    pair = (steps_a[min(shared, len(steps_a) - 1)].index, steps_b[min(shared, len(steps_b) - 1)].index)
+    return pair, at(*pair)

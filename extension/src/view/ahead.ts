@@ -19,8 +19,6 @@ export class AheadWorker {
   private readonly url: string | null;
   private requests = 0;
   private readonly waiting = new Map<number, (result: AheadResult | null) => void>();
-  /** How many steps the worker laid out that the page used (tests and tools read it). */
-  used = 0;
 
   private constructor(worker: Worker, url: string) {
     this.worker = worker;

@@ -162,6 +162,8 @@ export class TraceViewer {
   private ahead: { step: number; diff: DiffGraph; layout: StructureLayout; frames: Map<string, Frame> } | null = null;
   /** The step the worker is laying out now, with the layout count it was asked at. */
   private pending: { step: number; generation: number; result: Promise<AheadResult | null> } | null = null;
+  /** How many steps the page drew from the worker's graphs. */
+  private laidAhead = 0;
   private readonly edgeFilter: EdgeFilter = { use: true, branch: true };
   private current = -2;
   private selected: string | null;
@@ -753,13 +755,13 @@ export class TraceViewer {
     shareFrames(laid.frames, this.layout.lastFrames);
     const diff = this.model.diffs.set(laid.step, laid.diff);
     this.ahead = { step: laid.step, diff, layout: this.layout.withMemory(laid.memory), frames: laid.frames };
-    this.aheadWorker!.used += 1;
+    this.laidAhead += 1;
     return diff;
   }
 
   /** How many steps the page drew from the worker's graphs (tests and tools read it). */
   get stepsLaidAhead(): number {
-    return this.aheadWorker?.used ?? 0;
+    return this.laidAhead;
   }
 
   /**
