@@ -71,6 +71,7 @@ OBJECTS = {
     "DispatchVocabulary": "$defs/dispatch",
     "ImportInfo": "$defs/imported",
     "StageOutput": "$defs/stageOutput",
+    "CompiledKernel": "$defs/compiledKernel",
     "InitialState": "$defs/initial",
     "StepRecord": "$defs/step",
     "EndRecord": "$defs/end",

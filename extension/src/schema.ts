@@ -115,8 +115,36 @@ export interface ImportInfo {
   printing: string;
   /** What the dump lacks or what was left out. */
   notes?: string[];
-  /** What the compile made after its MLIR passes, stage by stage (`passviz triton`: LLVM IR, PTX, SASS). */
+  /**
+   * What the compile made after its MLIR passes, stage by stage (`passviz triton`: LLVM IR, PTX, SASS);
+   * with `--llvm-passes`, LLVM's IR after each of its own passes too (`llvm: PASS`), between them.
+   */
   outputs?: StageOutput[];
+  /** The GPU binary the compile built and how Triton launches it (`passviz run --gpu` runs it). */
+  kernel?: CompiledKernel;
+}
+
+/** A compile's GPU binary and its launch metadata, as Triton gives them. */
+export interface CompiledKernel {
+  /** The kernel's symbol in the binary. */
+  name: string;
+  /** The GPU it was built for (`cuda:90`). */
+  target: string;
+  /** The binary (a cubin), base64. */
+  binary: string;
+  /** Each argument the launch passes, in order, and its Triton type: the constexprs are compiled in. */
+  signature: Record<string, string>;
+  num_warps: number;
+  num_ctas: number;
+  /** Dynamic shared memory per program, in bytes. */
+  shared: number;
+  global_scratch_size: number;
+  global_scratch_align: number;
+  profile_scratch_size: number;
+  profile_scratch_align: number;
+  cooperative: boolean;
+  pdl: boolean;
+  triton_version: string;
 }
 
 /** A compile stage's output that is text but no MLIR (LLVM IR, PTX, SASS). */

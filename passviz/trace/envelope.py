@@ -529,7 +529,7 @@ def _meta_problem(meta: object) -> str | None:
 def _imported_problem(imported: object) -> str | None:
     """What is wrong with a header's ``meta.imported`` (``ImportInfo``), or None."""
     fields, problem = _object_fields(
-        imported, {"dump", "printing", "notes", "outputs"}, "the header's meta.imported"
+        imported, {"dump", "printing", "notes", "outputs", "kernel"}, "the header's meta.imported"
     )
     if problem is not None:
         return problem
@@ -548,6 +548,36 @@ def _imported_problem(imported: object) -> str | None:
             return problem
         if not isinstance(parts.get("stage"), str) or not isinstance(parts.get("text"), str):
             return "a meta.imported.outputs item needs a string stage and text"
+    if "kernel" in fields:
+        return _kernel_problem(fields["kernel"])
+    return None
+
+
+_KERNEL_TEXTS = ("name", "target", "binary", "triton_version")
+_KERNEL_COUNTS = ("num_warps", "num_ctas", "shared", "global_scratch_size", "global_scratch_align")
+_KERNEL_COUNTS_MORE = ("profile_scratch_size", "profile_scratch_align")
+_KERNEL_FLAGS = ("cooperative", "pdl")
+
+
+def _kernel_problem(kernel: object) -> str | None:
+    """What is wrong with a header's ``meta.imported.kernel`` (``CompiledKernel``), or None."""
+    counts = (*_KERNEL_COUNTS, *_KERNEL_COUNTS_MORE)
+    allowed = {*_KERNEL_TEXTS, *counts, *_KERNEL_FLAGS, "signature"}
+    fields, problem = _object_fields(kernel, allowed, "the header's meta.imported.kernel")
+    if problem is not None:
+        return problem
+    for name in _KERNEL_TEXTS:
+        if not isinstance(fields.get(name), str):
+            return f"the header's meta.imported.kernel.{name} is not a string"
+    for name in counts:
+        value = fields.get(name)
+        if type(value) is not int or value < 0:
+            return f"the header's meta.imported.kernel.{name} is not a count"
+    for name in _KERNEL_FLAGS:
+        if type(fields.get(name)) is not bool:
+            return f"the header's meta.imported.kernel.{name} is not true or false"
+    if not _string_map(fields.get("signature")):
+        return "the header's meta.imported.kernel.signature is not a map of strings"
     return None
 
 

@@ -244,7 +244,11 @@ class ImportInfo(TypedDict):
     ``MLIR_ENABLE_DUMP`` dump, which prints the module before each pass)."""
     outputs: NotRequired[list[StageOutput]]
     """What the compile made after its MLIR passes, stage by stage (``passviz triton``: LLVM IR,
-    PTX, SASS), in the order it made them."""
+    PTX, SASS), in the order it made them; with ``--llvm-passes``, LLVM's IR after each of its own
+    passes too (``llvm: PASS``), between them."""
+    kernel: NotRequired[CompiledKernel]
+    """The GPU binary the compile built and how Triton launches it (``passviz triton``), so that
+    ``passviz run --gpu`` runs exactly that."""
 
 
 class StageOutput(TypedDict):
@@ -254,6 +258,34 @@ class StageOutput(TypedDict):
     """The stage as the compiler names it (``llir``, ``ptx``, ``sass``)."""
     text: str
     """Its output, as the compiler wrote it."""
+
+
+class CompiledKernel(TypedDict):
+    """A compile's GPU binary and its launch metadata, as Triton gives them (``compiled.asm["cubin"]``,
+    ``compiled.metadata``)."""
+
+    name: str
+    """The kernel's symbol in the binary."""
+    target: str
+    """The GPU it was built for (``cuda:90``)."""
+    binary: str
+    """The binary (a cubin), base64."""
+    signature: dict[str, str]
+    """Each argument the launch passes, in order, and its Triton type (``*fp32``, ``i32``): the
+    constexprs are compiled in."""
+    num_warps: int
+    num_ctas: int
+    shared: int
+    """Dynamic shared memory per program, in bytes."""
+    global_scratch_size: int
+    global_scratch_align: int
+    profile_scratch_size: int
+    profile_scratch_align: int
+    cooperative: bool
+    """Whether the launch must be cooperative."""
+    pdl: bool
+    """Whether the launch uses programmatic dependent launch."""
+    triton_version: str
 
 
 class TraceMeta(TypedDict):
