@@ -8,12 +8,21 @@ file for the compile's duration; a stage hook (Triton's
 stream as each stage starts, so the imported steps are grouped by stage
 (``ttir``, ``ttgir``, ``llir``).  The dump is read by ``passviz.importer``
 (no dialect needed); what the compile made after its MLIR passes (LLVM IR,
-PTX, SASS) is kept as text in ``meta.imported.outputs``, and the kernel's
-source file in the trace's sources.
+PTX, SASS) is kept as text in ``meta.imported.outputs``, the cubin and how
+Triton launches it in ``meta.imported.kernel`` (``passviz run --gpu`` runs
+it), and the kernel's source file in the trace's sources.
+
+With ``llvm_passes``, Triton's ``LLVM_IR_ENABLE_DUMP`` is on too: LLVM prints
+its IR after each of its own passes (``make_llir``'s optimization pipeline,
+``make_ptx``'s code generation) into the same stream.  Those dumps are cut out
+of the MLIR dump and kept as outputs named ``llvm: PASS`` (``llvm mir: PASS``
+for the machine passes), each one that changed the IR, before the stage's own
+output.
 """
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import importlib
 import importlib.util
@@ -29,13 +38,19 @@ from typing import Any
 from passviz.importer import TextReplayer, import_text
 from passviz.importer.reader import ReadError
 from passviz.ir.errors import InputError
-from passviz.trace.model import StageOutput, Trace
+from passviz.trace.model import CompiledKernel, StageOutput, Trace
 
 DEFAULT_TARGET = "cuda:90"
 """The GPU ``passviz triton`` compiles for: an H100 (compute capability 9.0)."""
 
 _TARGET = re.compile(r"^(cuda|hip):(\w+)$")
-_KNOBS_ENV = ("MLIR_ENABLE_DUMP", "MLIR_DUMP_PATH", "TRITON_ALWAYS_COMPILE", "TRITON_CACHE_DIR")
+_KNOBS_ENV = (
+    "MLIR_ENABLE_DUMP",
+    "MLIR_DUMP_PATH",
+    "LLVM_IR_ENABLE_DUMP",
+    "TRITON_ALWAYS_COMPILE",
+    "TRITON_CACHE_DIR",
+)
 """The environment the capture sets for the compile, and puts back afterwards."""
 
 
@@ -125,13 +140,17 @@ def _stderr_to(path: Path) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def _compile_settings(cache: str) -> Iterator[None]:
-    """The environment a captured compile runs in: the dump on, a fresh cache (a cache hit dumps
-    nothing), put back as it was afterwards."""
+def _compile_settings(cache: str, llvm_passes: bool = False) -> Iterator[None]:
+    """The environment a captured compile runs in: the dump on (LLVM's too with ``llvm_passes``),
+    a fresh cache (a cache hit dumps nothing), put back as it was afterwards."""
     before = {name: os.environ.get(name) for name in _KNOBS_ENV}
     os.environ.update(MLIR_ENABLE_DUMP="1", TRITON_ALWAYS_COMPILE="1", TRITON_CACHE_DIR=cache)
     # A dump path would take the dump away from the stream the stage lines go to.
     os.environ.pop("MLIR_DUMP_PATH", None)
+    if llvm_passes:
+        os.environ["LLVM_IR_ENABLE_DUMP"] = "1"
+    else:
+        os.environ.pop("LLVM_IR_ENABLE_DUMP", None)
     try:
         yield
     finally:
@@ -183,6 +202,52 @@ def _sass(cubin: bytes) -> str | None:
         return None
 
 
+_LLVM_BANNER = re.compile(r"^(#? ?;? ?)\*\*\* IR Dump After (.*?) \*\*\*:?$")
+"""LLVM's ``print-after-all`` banner: ``; *** IR Dump After PASS on SCOPE ***`` (the new pass
+manager), ``*** IR Dump After NAME (arg) ***`` (code generation's IR passes) or ``# *** IR Dump
+After NAME (arg) ***:`` (its machine passes)."""
+_LLVM_NOISE = re.compile(
+    r"^(Running (pass|analysis)|Invalidating (analysis|all)|Clearing all analysis|Skipping pass)\b"
+)
+"""The pass manager's log lines that come with ``LLVM_IR_ENABLE_DUMP``: no IR."""
+_LLVM_SCOPE = re.compile(r" on \S+$")
+_STAGE_LINE = re.compile(r"^// -----// passviz stage ([\w.-]+) //----- //$")
+
+
+def split_llvm_dumps(text: str) -> tuple[str, list[tuple[str | None, str, str]]]:
+    """``text`` (a captured compile's stream) without LLVM's own dumps, and those dumps: each one's
+    compile stage (``llir``, ``ptx``), name (``llvm: InstCombinePass``, ``llvm mir: ...``) and IR,
+    in the order they came. A dump runs from its banner to the next banner, MLIR's or LLVM's."""
+    kept: list[str] = []
+    dumps: list[tuple[str | None, str, list[str]]] = []
+    stage: str | None = None
+    # Where the lines go: the MLIR dump (True), the last LLVM dump (False), or nowhere (None:
+    # the pass manager's log before a dump's banner).
+    into_mlir: bool | None = True
+    for line in text.split("\n"):
+        if line.startswith("// -----// "):
+            marked = _STAGE_LINE.match(line)
+            stage = marked.group(1) if marked else stage
+            into_mlir = True
+        elif (banner := _LLVM_BANNER.match(line)) is not None:
+            kind = "llvm mir" if banner.group(1).startswith("#") else "llvm"
+            # ``PASS on add_kernel``: the scope is the kernel's (or ``[module]``), the same every time.
+            name = _LLVM_SCOPE.sub("", banner.group(2).strip())
+            dumps.append((stage, f"{kind}: {name}", []))
+            into_mlir = False
+            continue
+        elif _LLVM_NOISE.match(line):
+            into_mlir = None
+            continue
+        if into_mlir:
+            kept.append(line)
+        elif into_mlir is False:
+            dumps[-1][2].append(line)
+    return "\n".join(kept), [
+        (where, name, "\n".join(lines).strip("\n") + "\n") for where, name, lines in dumps
+    ]
+
+
 def _check_arguments(
     kernel: object, name: str, signature: Mapping[str, str], constexprs: Mapping[str, object]
 ) -> None:
@@ -210,13 +275,17 @@ def capture_triton(
     constexprs: Mapping[str, object] | None = None,
     *,
     target: str = DEFAULT_TARGET,
+    llvm_passes: bool = False,
     **options: object,
 ) -> Trace:
     """The trace of ``triton.compile`` on ``kernel`` (a ``@triton.jit`` function) for ``target``
     (``cuda:90``): every MLIR pass of its ``ttir``, ``ttgir`` and ``llir`` stages a step, grouped by
-    stage, then its LLVM IR, PTX and SASS as text. ``signature`` gives each argument's Triton type
-    (``*fp16``, ``i32``, ``constexpr``), ``constexprs`` the constants' values, ``options`` Triton's
-    compile options (``num_warps``, ``num_stages``, ...). Runs on a machine without a GPU."""
+    stage, then its LLVM IR, PTX and SASS as text, and its cubin with Triton's launch metadata.
+    ``signature`` gives each argument's Triton type (``*fp16``, ``i32``, ``constexpr``),
+    ``constexprs`` the constants' values, ``options`` Triton's compile options (``num_warps``,
+    ``num_stages``, ...). ``llvm_passes`` keeps LLVM's IR after each of its passes too; Triton's
+    switch for it turns LLVM's ``print-after-all`` on for the rest of the process, so later
+    compiles in the process print to standard error. Runs on a machine without a GPU."""
     try:
         triton: Any = importlib.import_module("triton")
         backends: Any = importlib.import_module("triton.backends.compiler")
@@ -233,12 +302,14 @@ def capture_triton(
         raise InputError(f"{name}: {type(exc).__name__}: {exc}") from None
     with tempfile.TemporaryDirectory(prefix="passviz-triton-") as work:
         dump = Path(work) / "dump.txt"
+        settings = _compile_settings(str(Path(work) / "cache"), llvm_passes)
         try:
-            with _compile_settings(str(Path(work) / "cache")), _stage_marking(knobs), _stderr_to(dump):
+            with settings, _stage_marking(knobs), _stderr_to(dump):
                 compiled = triton.compile(source, target=gpu, options=dict(options))
         except Exception as exc:  # a kernel Triton refuses: its message, located by Triton
             raise InputError(f"triton.compile of {name} failed: {type(exc).__name__}: {exc}") from None
         text = dump.read_text(encoding="utf-8", errors="replace")
+    text, llvm_dumps = split_llvm_dumps(text) if llvm_passes else (text, [])
     try:
         trace = import_text(
             text, name=f"triton.compile of {name} ({target}, Triton {triton.__version__})"
@@ -246,17 +317,65 @@ def capture_triton(
     except ReadError as exc:
         raise InputError(f"{name}: the compile's IR dump does not read: {exc}") from None
     trace.replayer = TextReplayer
-    outputs = [
-        StageOutput(stage=stage, text=compiled.asm[stage])
-        for stage in ("llir", "ptx")
-        if stage in compiled.asm
-    ]
-    sass = _sass(compiled.asm["cubin"]) if "cubin" in compiled.asm else None
-    if sass is not None:
-        outputs.append(StageOutput(stage="sass", text=sass))
-    trace.meta.setdefault("imported", {"dump": "", "printing": "before"})["outputs"] = outputs
+    imported = trace.meta.setdefault("imported", {"dump": "", "printing": "before"})
+    imported["outputs"] = _outputs(compiled.asm, llvm_dumps)
+    kept = _compiled_kernel(compiled, signature, target, str(triton.__version__))
+    if kept is not None:
+        imported["kernel"] = kept
     function: Any = getattr(kernel, "fn", kernel)
     file = inspect.getsourcefile(function) if inspect.isfunction(function) else None
     if file is not None and Path(file).is_file():
         trace.sources = {file: Path(file).read_text(encoding="utf-8")}
     return trace
+
+
+def _outputs(asm: Mapping[str, Any], llvm_dumps: list[tuple[str | None, str, str]]) -> list[StageOutput]:
+    """The compile's text outputs in the order it made them: each stage's LLVM pass dumps that
+    changed the IR (from the one before of their kind), then the stage's own output; then SASS."""
+    outputs: list[StageOutput] = []
+    last: dict[str, str] = {}
+    for stage in ("llir", "ptx"):
+        for where, name, text in llvm_dumps:
+            kind = name.partition(":")[0]
+            if where == stage and last.get(kind) != text:
+                outputs.append(StageOutput(stage=name, text=text))
+                last[kind] = text
+        if isinstance(asm.get(stage), str):
+            outputs.append(StageOutput(stage=stage, text=asm[stage]))
+    cubin = asm.get("cubin")
+    sass = _sass(cubin) if isinstance(cubin, bytes) else None
+    if sass is not None:
+        outputs.append(StageOutput(stage="sass", text=sass))
+    return outputs
+
+
+def _compiled_kernel(
+    compiled: Any, signature: Mapping[str, str], target: str, version: str
+) -> CompiledKernel | None:
+    """The cubin and Triton's launch metadata for it (as ``passviz.run.gpu_compile.GpuKernel``
+    holds them), or None for a target that builds no cubin."""
+    cubin = compiled.asm.get("cubin")
+    if not isinstance(cubin, bytes):
+        return None
+    meta = compiled.metadata
+
+    def count(field: str, default: int) -> int:
+        value = getattr(meta, field, None)
+        return default if value is None else int(value)
+
+    return CompiledKernel(
+        name=str(meta.name),
+        target=target,
+        binary=base64.b64encode(cubin).decode("ascii"),
+        signature={argument: kind for argument, kind in signature.items() if kind != "constexpr"},
+        num_warps=count("num_warps", 4),
+        num_ctas=count("num_ctas", 1),
+        shared=count("shared", 0),
+        global_scratch_size=count("global_scratch_size", 0),
+        global_scratch_align=count("global_scratch_align", 1),
+        profile_scratch_size=count("profile_scratch_size", 0),
+        profile_scratch_align=count("profile_scratch_align", 1),
+        cooperative=bool(getattr(meta, "launch_cooperative_grid", False)),
+        pdl=bool(getattr(meta, "launch_pdl", False)),
+        triton_version=version,
+    )
