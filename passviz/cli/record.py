@@ -10,15 +10,19 @@ from typing import TYPE_CHECKING, cast
 
 from xdsl.passes import ModulePass
 
+from passviz.cli.common import CliError
 from passviz.compilers.triton.version import (
     TritonVersion,
     parse_triton_version,
     triton_version,
     use_triton_version,
 )
+from passviz.importer.compiler_run import CompilerRun, resolve_tool, trace_compiler
 from passviz.ir.terminal import one_line
 from passviz.pipelines import load_pass_module, record_file
 from passviz.recording.recorder import RecordOptions, VerifyEach
+from passviz.trace.model import Trace
+from passviz.trace.store import write_trace
 
 if TYPE_CHECKING:
     from passviz.cli.common import Subparsers
@@ -71,12 +75,40 @@ def add_parsers(sub: Subparsers) -> None:
         "syntax and the TTIR patterns (default: the installed Triton's, or 3.6 without one)",
     )
     _add_source_options(trace)
+    _add_compiler_options(trace)
     trace.add_argument(
         "--passes-from",
         action="append",
         default=[],
         metavar="FILE_OR_MODULE",
         help="load extra passes (your own patterns) from a .py file or module",
+    )
+
+
+def _add_compiler_options(command: argparse.ArgumentParser) -> None:
+    """``--compiler``, ``--compiler-arg`` and ``--rewrites``: a real compiler runs the pipeline."""
+    command.add_argument(
+        "--compiler",
+        metavar="TOOL",
+        help="run the pipeline with this MLIR opt tool (iree-opt, mlir-opt, ...: a name on PATH or a path) "
+        "instead of passviz's own passes, one step per pass as the tool printed it (-p: passviz's "
+        "'canonicalize,cse' or MLIR's 'builtin.module(...)')",
+    )
+    command.add_argument(
+        "--compiler-arg",
+        action="append",
+        default=[],
+        metavar="ARG",
+        help="give ARG to the compiler on every run (repeat): --compiler-arg=--allow-unregistered-dialect",
+    )
+    command.add_argument(
+        "--rewrites",
+        nargs="?",
+        const="*",
+        default=None,
+        metavar="PASS[,PASS]",
+        help="with --compiler: record these passes (by default every pass whose patterns MLIR's debug "
+        "counter sees: canonicalize and the greedy ones) pattern application by pattern application",
     )
 
 
@@ -107,6 +139,8 @@ def _cmd_trace(args: argparse.Namespace) -> int:
 
 
 def _trace(args: argparse.Namespace) -> int:
+    if args.compiler is not None or args.rewrites is not None:
+        return _trace_compiler(args)
     extra: dict[str, type[ModulePass]] = {}
     for source in args.passes_from:
         extra.update(load_pass_module(source))
@@ -129,19 +163,65 @@ def _trace(args: argparse.Namespace) -> int:
         )
         print(f"passviz: interrupted; {partial}", file=sys.stderr)
         return 130
-    trace = run.trace
+    return _report(run.trace, args.output)
+
+
+def _report(trace: Trace, output: str) -> int:
+    """Say where the trace went, or which step failed (exit code 1)."""
     flagged = trace.failed_steps
     if flagged:
         step = flagged[0]
         assert step.flag is not None
         where = f"step {step.index} ({step.pass_name or 'pipeline'})"
         print(
-            f"passviz: error: {where}: {one_line(step.flag['message'])} (trace written to {args.output})",
+            f"passviz: error: {where}: {one_line(step.flag['message'])} (trace written to {output})",
             file=sys.stderr,
         )
+        for line in step.flag.get("detail", "").splitlines()[:1]:
+            print(f"passviz: {one_line(line)}", file=sys.stderr)
         return 1
-    print(f"recorded {len(trace.steps)} steps to {args.output}")
+    print(f"recorded {len(trace.steps)} steps to {output}")
     return 0
+
+
+_OWN_PASS_OPTIONS: dict[str, tuple[str, object]] = {
+    "verify_each": ("--verify-each", "pass"),
+    "max_iterations": ("--max-iterations", None),
+    "max_rewrites": ("--max-rewrites", None),
+    "exact_steps": ("--exact-steps", False),
+    "triton_version": ("--triton-version", None),
+    "passes_from": ("--passes-from", []),
+}
+"""The options that shape passviz's own passes (a real compiler's run takes none), with their defaults."""
+
+
+def _trace_compiler(args: argparse.Namespace) -> int:
+    """``trace --compiler``: the real compiler runs the pipeline; its IR printing is the trace."""
+    if args.compiler is None:
+        raise CliError("--rewrites needs --compiler (passviz's own passes record every rewrite already)")
+    for key, (flag, default) in _OWN_PASS_OPTIONS.items():
+        if getattr(args, key) != default:
+            raise CliError(f"{flag} shapes passviz's own passes; it does not apply with --compiler")
+    rewrites: bool | frozenset[str] = False
+    if args.rewrites == "*":
+        rewrites = True
+    elif args.rewrites is not None:
+        rewrites = frozenset(p.strip() for p in args.rewrites.split(",") if p.strip())
+    if args.output is None:
+        args.output = Path(args.input).name.rsplit(".", 1)[0] + ".passviz.json.gz"
+    if Path(args.output).exists() and Path(args.output).resolve() == Path(args.input).resolve():
+        raise CliError(f"{args.output}: the trace would overwrite the input; write it elsewhere (-o)")
+    if not Path(args.input).is_file():
+        raise CliError(f"{args.input}: no such file")
+    run = CompilerRun(resolve_tool(args.compiler), tuple(args.compiler_arg), args.timeout)
+    trace = trace_compiler(run, args.input, args.pipeline, rewrites=rewrites).trace
+    write_trace(trace, args.output)
+    rewritten = sum(step.kind == "rewrite" for step in trace.steps)
+    if rewritten:
+        print(f"{rewritten} of the steps are pattern applications ({args.compiler}'s debug counter)")
+    for note in trace.meta.get("imported", {}).get("notes", [])[1:]:
+        print(one_line(f"note: {note}"))
+    return _report(trace, args.output)
 
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {"trace": _cmd_trace}
