@@ -190,6 +190,7 @@ def test_canonicalize_rewrite_by_rewrite_is_iree_opts(tmp_path: Path) -> None:
     args = [str(source), "-p", "canonicalize", "--compiler", "iree-opt", "--rewrites", "-o", str(output)]
     assert main(["trace", *args]) == 0
     trace = load_trace(output)
+    assert trace.sources == {str(source): text}  # the viewer's source pane shows the input's lines
     kinds = [(step.kind, step.name) for step in trace.steps]
     rewrites = [name for kind, name in kinds if kind == "rewrite" and name != WITHOUT_PATTERNS]
     # passviz's own canonicalize, a port, applies the same patterns to the same ops.
@@ -257,6 +258,7 @@ def test_errors_are_one_located_line(tmp_path: Path, capsys: pytest.CaptureFixtu
         encoding="utf-8",
     )
     out = str(tmp_path / "t.json")
+    err = ""
     cases = [
         (
             [str(good), "-p", "canonicalize", "--compiler", "no-such-opt-tool"],
@@ -290,3 +292,28 @@ def test_errors_are_one_located_line(tmp_path: Path, capsys: pytest.CaptureFixtu
     trace = load_trace(out)
     failed = trace.failed_steps[0]
     assert failed.flag is not None and "op was not bufferized" in failed.flag.get("detail", "")
+
+
+@pytest.mark.iree
+def test_a_conversion_the_counter_breaks_stays_one_step(tmp_path: Path) -> None:
+    need(iree_opt_missing())
+    source = tmp_path / "if.mlir"
+    source.write_text(
+        "func.func @f(%a: i32, %b: i1) -> i32 {\n"
+        "  %y = scf.if %b -> i32 {\n    %z = arith.addi %a, %a : i32\n    scf.yield %z : i32\n"
+        "  } else {\n    scf.yield %a : i32\n  }\n  return %y : i32\n}\n",
+        encoding="utf-8",
+    )
+    pipeline = "canonicalize,convert-scf-to-cf"
+    trace = trace_compiler(CompilerRun(iree_opt()), str(source), pipeline, rewrites=True).trace
+    assert [(s.kind, s.pass_name) for s in trace.steps] == [
+        ("pass-end", "canonicalize"),
+        ("pass-end", "convert-scf-to-cf"),
+    ]
+    notes = trace.meta.get("imported", {}).get("notes", [])
+    assert any(
+        note.startswith("convert-scf-to-cf (SCFToControlFlowPass) fails with the debug counter")
+        for note in notes
+    )
+    whole = tool(str(source), f"--pass-pipeline=builtin.module({pipeline})", "--mlir-print-debuginfo")
+    assert_same_ir(whole.stdout, ir_after(trace, 1), "the pipeline's output")

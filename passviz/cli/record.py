@@ -22,6 +22,7 @@ from passviz.ir.terminal import one_line
 from passviz.pipelines import load_pass_module, record_file
 from passviz.recording.recorder import RecordOptions, VerifyEach
 from passviz.trace.model import Trace
+from passviz.trace.sources import SourcePolicy, read_sources
 from passviz.trace.store import write_trace
 
 if TYPE_CHECKING:
@@ -215,6 +216,8 @@ def _trace_compiler(args: argparse.Namespace) -> int:
         raise CliError(f"{args.input}: no such file")
     run = CompilerRun(resolve_tool(args.compiler), tuple(args.compiler_arg), args.timeout)
     trace = trace_compiler(run, args.input, args.pipeline, rewrites=rewrites).trace
+    if not args.no_sources and trace.initial is not None:
+        trace.sources = read_sources(trace.initial, SourcePolicy.for_input(args.input, tuple(args.sources)))
     write_trace(trace, args.output)
     rewritten = sum(step.kind == "rewrite" for step in trace.steps)
     if rewritten:

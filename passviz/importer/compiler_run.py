@@ -86,6 +86,14 @@ class RewriteRecord:
         return self.patterns[count - self.first - 1]
 
 
+class _CounterBreaks(Exception):
+    """A pass that fails when the debug counter refuses some of its patterns (a dialect conversion)."""
+
+    def __init__(self, count: int) -> None:
+        super().__init__(count)
+        self.count = count
+
+
 def resolve_tool(name: str) -> str:
     """The path of the compiler ``name`` (a path, or a name on ``PATH``)."""
     if os.sep in name or (os.altsep and os.altsep in name):
@@ -374,7 +382,14 @@ def _record_rewrites(
             notes.append(f"step of {banner.label}: the pass failed; recorded as one step")
             continue
         rank = sum(_base(b.argument) == _base(banner.argument) for b in banners[:index])
-        record = _bisect(run, input_path, pipeline, banner, rank, start, execution.patterns, jobs)
+        try:
+            record = _bisect(run, input_path, pipeline, banner, rank, start, execution.patterns, jobs)
+        except _CounterBreaks as broken:
+            notes.append(
+                f"{_base(banner.argument)} ({banner.label}) fails with the debug counter at {broken.count} "
+                "(a dialect conversion fails when some of its patterns may not apply): recorded as one step"
+            )
+            continue
         record.execution = index
         records[index] = record
         found = len(record.changes)
@@ -383,7 +398,7 @@ def _record_rewrites(
             f"among {record.attempts} attempts, found in {record.runs} runs with "
             f"--mlir-debug-counter=apply-pattern-count=N (N from {start} to {start + record.attempts})"
         )
-    if records:
+    if any(record.changes for record in records.values()):
         notes.append(
             "the debug counter stops pattern applications only: folds, constants moved and deduplicated, "
             "dead ops erased, regions simplified and a pass's own edits are no patterns, so a rewrite step "
@@ -426,6 +441,8 @@ def _bisect(
             if "IR Dump" in done.stderr
             else []
         )
+        if len(after) > rank and after[rank].failed:
+            raise _CounterBreaks(count)
         if len(after) <= rank:
             raise InputError(
                 f"{Path(run.tool).name} printed no IR after {banner.label} with the debug counter "
