@@ -230,6 +230,8 @@ def test_stepping_one_steps_the_other_and_the_divergence_is_marked(
             {"press": "d"},
             {"inspect": "pressed"},
             {"shot": "side-by-side-divergence"},
+            {"click": 'input[aria-label="one above the other"]'},
+            {"inspect": "stacked"},
         ],
         "side-by-side",
     )
@@ -263,6 +265,9 @@ def test_stepping_one_steps_the_other_and_the_divergence_is_marked(
     assert seen["end"]["steps"] == [8, 9]
     assert seen["pressed"]["steps"] == [2, 3]
     assert seen["pressed"]["badges"][0] == "● first divergence: after this step A and B differ"
+    # One above the other, for a narrow screen: full width each, A on top.
+    top, bottom = seen["stacked"]["viewers"][0]["box"], seen["stacked"]["viewers"][1]["box"]
+    assert seen["stacked"]["stacked"] and top["y"] + top["h"] <= bottom["y"] and top["w"] > 1700
 
 
 @pytest.mark.browser

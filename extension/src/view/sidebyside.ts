@@ -37,10 +37,10 @@ const PAIR_STYLE = `
 .pv-pair-panes { flex: 1 1 auto; min-height: 0; display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 4px; }
 .pv-pair-stacked .pv-pair-panes { grid-template-columns: minmax(0, 1fr); grid-template-rows: minmax(0, 1fr) minmax(0, 1fr); }
 .pv-pair-side { display: flex; flex-direction: column; min-width: 0; min-height: 0; }
-.pv-pair-head { display: flex; align-items: baseline; gap: 8px; padding: 2px 6px; min-width: 0; }
+.pv-pair-head { display: flex; align-items: center; gap: 8px; padding: 2px 6px; min-width: 0; box-sizing: border-box; min-height: 3em; }
 .pv-pair-name { font-weight: bold; font-size: 15px; }
 .pv-pair-title { color: #57606a; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; min-width: 0; flex: 0 1 auto; }
-.pv-pair-badge { margin-left: auto; padding: 1px 8px; border-radius: 10px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; min-width: 0; flex: 0 1 auto; }
+.pv-pair-badge { margin-left: auto; padding: 1px 8px; border-radius: 10px; min-width: 0; flex: 0 1 auto; font-size: 12px; }
 .pv-pair-badge-aligned { background: #ddf4ff; color: #0550ae; }
 .pv-pair-badge-unpaired { background: #fff8c5; color: #6f4e00; border: 1px dashed #bf8700; }
 .pv-pair-badge-diverged { background: #ffebe9; color: #82071e; border: 1px solid #cf222e; font-weight: bold; }
