@@ -52,7 +52,6 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     TensorType,
 )
-from xdsl.dialects.linalg.abstract_ops import ConvOperation
 from xdsl.dialects.linalg.attrs import IteratorType
 from xdsl.dialects.linalg.ops import FillOp, IndexOp
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, Region, SSAValue
@@ -69,7 +68,6 @@ from passviz.compilers.iree.passes.dispatch_common import (
     dispatch_regions,
     dps_inits,
     is_inside,
-    is_linalg,
     nested_in,
     record_decision,
     record_no_fusion,
@@ -80,13 +78,15 @@ from passviz.compilers.iree.passes.dispatch_common import (
 )
 from passviz.compilers.iree.passes.dispatch_workgroups import EraseDeadLinalgOp
 from passviz.compilers.iree.passes.elementwise_op_fusion import outside_dispatch
-from passviz.compilers.mlir.dialects import affine
-from passviz.compilers.mlir.dialects.linalg import (
-    DepthwiseConv2DNhwcHwcOp,
-    DepthwiseConv2DNhwcHwcQOp,
-    GenericOp,
-    SoftmaxOp,
+from passviz.compilers.iree.structured import (
+    is_convolution,
+    is_leftover_candidate,
+    loop_iterators,
+    operand_maps,
+    root_reason,
 )
+from passviz.compilers.mlir.dialects import affine
+from passviz.compilers.mlir.dialects.linalg import GenericOp, SoftmaxOp, is_structured
 from passviz.compilers.mlir.passes.canonicalize import apply_patterns_greedily
 from passviz.compilers.mlir.version import behaves_as_iree
 from passviz.ir.hints import isa
@@ -180,27 +180,11 @@ def _functions(module: ModuleOp) -> list[Operation]:
     ]
 
 
-def iterator_types(op: Operation) -> list[IteratorType] | None:
-    """The loops of a linalg op (TilingInterface's ``getLoopIteratorTypes``), or None."""
-    if isinstance(op, SoftmaxOp):
-        assert isa(op.input.type, TensorType[Attribute])
-        return [IteratorType.PARALLEL] * len(op.input.type.get_shape())
-    getter = getattr(op, "get_iterator_types", None)
-    if getter is None or not is_linalg(op):
-        return None
-    return [attr.data for attr in getter().data]
+iterator_types = loop_iterators
+"""A linalg op's loops (structured or tileable), or None: ``structured.loop_iterators``."""
 
-
-def indexing_maps(op: Operation) -> list[AffineMap] | None:
-    """A linalg op's indexing maps, one per operand (inputs, then inits)."""
-    if isinstance(op, SoftmaxOp):
-        assert isa(op.input.type, TensorType[Attribute])
-        rank = len(op.input.type.get_shape())
-        return [AffineMap.identity(rank), AffineMap.identity(rank)]
-    getter = getattr(op, "get_indexing_maps", None)
-    if getter is None or not is_linalg(op):
-        return None
-    return [attr.data for attr in getter().data]
+indexing_maps = operand_maps
+"""A linalg op's indexing maps, one per operand: ``structured.operand_maps``."""
 
 
 def _operand_map(op: Operation, index: int) -> AffineMap | None:
@@ -243,11 +227,6 @@ def is_bit_extend(op: Operation) -> bool:
     return not any(inner.dialect_name() == "math" for inner in op.body.block.ops)
 
 
-def is_convolution(op: Operation) -> bool:
-    """MLIR's ``ConvolutionOpInterface``."""
-    return isinstance(op, ConvOperation | DepthwiseConv2DNhwcHwcOp | DepthwiseConv2DNhwcHwcQOp)
-
-
 def is_convolution_like(op: Operation) -> bool:
     """MLIR's ``isaConvolutionOpInterface`` for a ``linalg.generic``, roughly: two inputs and
     one init, a multiply-accumulate body, and an input indexed by a sum of loops (``d1 + d4``)."""
@@ -263,25 +242,13 @@ def is_convolution_like(op: Operation) -> bool:
 
 
 def is_root(op: Operation) -> bool:
-    """IREE's ``isRootOp``."""
-    if is_bit_extend(op):
-        return False
-    if isinstance(op, SoftmaxOp):
-        return True
-    loops = iterator_types(op)
-    if loops is None:
-        return False
-    if isinstance(op, GenericOp):
-        return IteratorType.REDUCTION in loops
-    return not isinstance(op, FillOp)
+    """IREE's ``isRootLikeOp``: not a bit extension (cloned into its consumers instead), and a
+    root as its loops say (``structured.root_reason``)."""
+    return not is_bit_extend(op) and root_reason(op) is not None
 
 
 def _why_root(op: Operation) -> str:
-    if isinstance(op, GenericOp):
-        return "a linalg.generic with a reduction loop"
-    if isinstance(op, SoftmaxOp):
-        return "a tileable op"
-    return "a named linalg op"
+    return root_reason(op) or "a root"
 
 
 def is_clonable(op: Operation) -> bool:
@@ -326,11 +293,6 @@ def _int_or_float(type_: Attribute) -> bool:
 # Loop compatibility (hasCompatibleOuterParallelLoops and friends)
 # ===----------------------------------------------------------------------=== #
 
-
-LEFTOVER_ROOTS = ("tensor.pad",)
-"""The ops besides linalg's that IREE's second walk gives a dispatch of their own when no
-dispatch took them (``decideFusableLinalgOps``; a pad left over without
-``fuse-pad-with-producers``)."""
 
 PACK_LIKE = ("iree_encoding.set_encoding", "tensor.pack")
 """IREE's ``isPackLikeOp``: consumers that fuse with the linalg op producing their source."""
@@ -573,14 +535,11 @@ class _Decider:
         for op in reversed(list(block.ops)):
             # IREE's second walk: linalg ops and pads no dispatch took (not a fill nor a bit
             # extension, which are better cloned into their consumers).
-            leftover = iterator_types(op) is not None or op.name in LEFTOVER_ROOTS
-            if self.groups.grouped(op) or not leftover:
+            if self.groups.grouped(op) or not is_leftover_candidate(op):
                 continue
             if isinstance(op, FillOp) or is_bit_extend(op):
                 continue
-            self._new_root(
-                op, f"a {'linalg op' if iterator_types(op) is not None else op.name} no dispatch took"
-            )
+            self._new_root(op, f"a {'linalg op' if is_structured(op) else op.name} no dispatch took")
             self._fuse_producers(op)
             roots.append(op)
         self._fuse_consumers(roots[::-1])
@@ -694,7 +653,20 @@ def reify_dynamic_dims(value: SSAValue) -> list[SSAValue]:
         return list(op.dynamic_sizes)
     if isinstance(op, tensor.PadOp):
         return _padded_dims(op)
+    sliced = _sliced_or_expanded_dims(op)
+    if sliced is not None:
+        return sliced
     raise PassFailedException(located(op, f"cannot reify the dynamic dimensions of a result of {op.name}"))
+
+
+def _sliced_or_expanded_dims(op: Operation) -> list[SSAValue] | None:
+    """``reifyResultShapes`` of a slice or an expansion: the dynamic sizes it was given (a
+    rank-reducing slice's too, as MLIR drops only unit sizes, which are static)."""
+    if isinstance(op, tensor.ExtractSliceOp):
+        return list(op.sizes)
+    if isinstance(op, tensor.ExpandShapeOp):
+        return list(op.dynamic_output_shape)
+    return None
 
 
 def _padded_dims(pad: tensor.PadOp) -> list[SSAValue]:
