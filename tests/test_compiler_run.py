@@ -20,6 +20,7 @@ from passviz.importer import TextReplayer
 from passviz.importer.compiler_run import (
     WITHOUT_PATTERNS,
     CompilerRun,
+    candidates,
     change_points,
     read_executions,
     tool_pipeline,
@@ -126,9 +127,30 @@ def test_change_points_are_every_change_of_a_step_function() -> None:
         seen.append(count)
         return str(sum(c <= count for c in changes))
 
-    assert change_points(evaluate, 0, 1000, jobs=3) == sorted(changes)
+    assert change_points(evaluate, range(1001), jobs=3) == sorted(changes)
     assert len(seen) < 120
-    assert change_points(lambda count: "same", 10, 20, jobs=2) == []
+    seen.clear()
+    assert change_points(evaluate, range(1001), jobs=3, first=[699, 700, 999, 1000]) == sorted(changes)
+    assert change_points(evaluate, [0, 4, 500, 700, 1000], jobs=1) == [4, 700, 1000]
+    assert change_points(lambda count: "same", range(10, 21), jobs=2) == []
+
+
+def test_only_the_last_attempt_on_an_op_can_have_applied() -> None:
+    patterns = ["A1", "A2", "A3", "B1", "A1", "A1", "A2", "A3", "A1"]
+    ops = [
+        "%0 = t.a",
+        "%0 = t.a",
+        "%0 = t.a",
+        "t.b",
+        "%1 = t.a",
+        "%1 = t.a",
+        "%1 = t.a",
+        "%1 = t.a",
+        "%2 = t.a",
+    ]
+    # Runs: A1-A3 on %0 (all failed, or A3 applied), B1, A1 on %1 (stopped early: applied),
+    # A1-A3 on %1 again, A1 on %2 (the log's end).
+    assert candidates(patterns, ops) == ([3, 4, 5, 8, 9], [5, 9])
 
 
 def test_action_log_gives_each_leaf_execution_its_attempts() -> None:

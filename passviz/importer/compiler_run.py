@@ -58,6 +58,8 @@ class Execution:
     """The pass's class (``CanonicalizerPass``)."""
     patterns: list[str] = field(default_factory=lambda: list[str]())
     """Each pattern the pass attempted, in order (the debug counter counts each attempt)."""
+    ops: list[str] = field(default_factory=lambda: list[str]())
+    """The op each attempt was on, as the log prints it."""
     nested: bool = False
     """Whether passes ran inside it (a pass manager's adaptor, which the IR printing skips)."""
 
@@ -220,50 +222,98 @@ def read_executions(log: str) -> list[Execution]:
             if open_:
                 open_.pop()
         elif (attempt := _ATTEMPT.search(line)) is not None and open_:
-            open_[-1].patterns.append(_pattern_name(attempt.group(1)))
+            pattern, op = _split_attempt(attempt.group(1))
+            open_[-1].patterns.append(pattern)
+            open_[-1].ops.append(op)
     return [e for e in executions if not e.nested]
 
 
-def _pattern_name(text: str) -> str:
-    """A pattern's name from an attempt's log text ``NAME (the op it was tried on)``."""
+def _split_attempt(text: str) -> tuple[str, str]:
+    """An attempt's log text ``NAME (the op it was tried on)`` as the pattern's name and the op."""
+    op = ""
     depth = 0
     for index in range(len(text) - 1, -1, -1):
         depth += {")": 1, "(": -1}.get(text[index], 0)
         if depth == 0 and text[index] == "(":
-            text = text[:index]
+            text, op = text[:index], text[index + 1 : -1]
             break
+    return _pattern_name(text), op
+
+
+def _pattern_name(text: str) -> str:
+    """A pattern's name as passviz's own steps say it: its class (``mlir::linalg::FoldX`` is ``FoldX``)."""
     text = text.strip().replace(_ANONYMOUS, "")
     depth = 0
     for index in range(len(text) - 1, 0, -1):
         depth += {">": 1, "<": -1}.get(text[index], 0)
         if depth == 0 and text[index - 1 : index + 1] == "::":
-            # ``mlir::linalg::FoldX`` is ``FoldX``, as passviz's own steps name a pattern by its class.
             return text[index + 1 :]
     return text
 
 
-def change_points(evaluate: Callable[[int], str], low: int, high: int, jobs: int) -> list[int]:
-    """The counter values in ``(low, high]`` at which ``evaluate``'s snapshot changes, found by
-    splitting every interval whose ends differ, ``jobs`` runs at a time.  An interval whose ends
-    print alike counts as unchanged (a rewrite that a later one undoes within it goes unseen)."""
-    cache: dict[int, str] = {}
+def candidates(patterns: Sequence[str], ops: Sequence[str]) -> tuple[list[int], list[int]]:
+    """Which attempts (numbered from 1) may have applied, and which surely did, by the log alone.
 
-    def runs(points: Sequence[int]) -> None:
-        todo = sorted(set(points) - set(cache))
+    The pattern applicator tries an op's patterns in one order and stops at the first that
+    applies, so an application ends a run of attempts on one op (the same text, no pattern twice):
+    only a run's last attempt may be one.  A run shorter than the longest run on an op of that
+    name stopped early: its last attempt applied."""
+    ends: list[int] = []
+    longest: dict[str, int] = {}
+    runs: list[tuple[str, int]] = []
+    start = 0
+    for index in range(len(patterns)):
+        last = index + 1 == len(patterns)
+        if last or ops[index + 1] != ops[index] or patterns[index + 1] in patterns[start : index + 1]:
+            name = _op_name(ops[index])
+            runs.append((name, index + 1 - start))
+            longest[name] = max(longest.get(name, 0), index + 1 - start)
+            ends.append(index + 1)
+            start = index + 1
+    sure = [end for end, (name, size) in zip(ends, runs, strict=True) if size < longest[name]]
+    return ends, sure
+
+
+def _op_name(op: str) -> str:
+    """The name of the op a log prints (``%0 = arith.addi %a, %b : i32`` is ``arith.addi``)."""
+    found = re.match(r'(?:%[^=]*=\s*)?("[^"]*"|[\w.$-]+)', op)
+    return found.group(1) if found else op
+
+
+def change_points(
+    evaluate: Callable[[int], str], points: Sequence[int], jobs: int, first: Sequence[int] = ()
+) -> list[int]:
+    """The counter values among ``points[1:]`` at which ``evaluate``'s snapshot changes, the
+    snapshot changing nowhere else in ``points[0]..points[-1]``: every interval whose ends differ
+    split, ``jobs`` runs at a time, after running ``first`` (values likely to bound changes).  An
+    interval whose ends print alike counts as unchanged (a rewrite that a later one undoes
+    within it goes unseen)."""
+    cache: dict[int, str] = {}
+    position = {point: index for index, point in enumerate(points)}
+
+    def runs(values: Sequence[int]) -> None:
+        todo = sorted(set(values) - set(cache))
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
             cache.update(zip(todo, pool.map(evaluate, todo), strict=True))
 
-    runs([low, high])
-    intervals = [(low, high)] if cache[low] != cache[high] else []
+    known = sorted({points[0], points[-1], *(p for p in first if p in position)}, key=position.__getitem__)
+    runs(known)
+    intervals = [
+        (position[a], position[b]) for a, b in zip(known, known[1:], strict=False) if cache[a] != cache[b]
+    ]
     while any(b - a > 1 for a, b in intervals):
         wide = [(a, b) for a, b in intervals if b - a > 1]
         parts = max(2, jobs // len(wide) + 1)
         cuts = {(a, b): sorted({a, b, *(a + (b - a) * k // parts for k in range(1, parts))}) for a, b in wide}
-        runs([point for points in cuts.values() for point in points])
+        runs([points[index] for indices in cuts.values() for index in indices])
         intervals = [interval for interval in intervals if interval[1] - interval[0] <= 1]
-        for points in cuts.values():
-            intervals += [(a, b) for a, b in zip(points, points[1:], strict=False) if cache[a] != cache[b]]
-    return sorted(b for _, b in intervals)
+        for indices in cuts.values():
+            intervals += [
+                (a, b)
+                for a, b in zip(indices, indices[1:], strict=False)
+                if cache[points[a]] != cache[points[b]]
+            ]
+    return sorted(points[b] for _, b in intervals)
 
 
 def _banner_line(banner: Banner, name: str | None = None) -> str:
@@ -383,7 +433,7 @@ def _record_rewrites(
             continue
         rank = sum(_base(b.argument) == _base(banner.argument) for b in banners[:index])
         try:
-            record = _bisect(run, input_path, pipeline, banner, rank, start, execution.patterns, jobs)
+            record = _bisect(run, input_path, pipeline, banner, rank, start, execution, jobs)
         except _CounterBreaks as broken:
             notes.append(
                 f"{_base(banner.argument)} ({banner.label}) fails with the debug counter at {broken.count} "
@@ -416,7 +466,7 @@ def _bisect(
     banner: Banner,
     rank: int,
     start: int,
-    patterns: list[str],
+    execution: Execution,
     jobs: int | None,
 ) -> RewriteRecord:
     """The pattern applications of the ``rank``-th execution of ``banner``'s pass, its attempts
@@ -456,9 +506,14 @@ def _bisect(
         evaluate[count] = snapshot(count)
         return evaluate[count]
 
-    attempts = len(patterns)
-    changes = change_points(remembered, start, start + attempts, jobs or os.cpu_count() or 1)
-    return RewriteRecord(-1, banner.argument, start, attempts, changes, runs[0], evaluate, patterns)
+    ends, sure = candidates(execution.patterns, execution.ops)
+    points = [start, *(start + end for end in ends)]
+    # An application surely made is a change to see: the runs just before and at it bound it.
+    surely = set(sure)
+    first = [point for i, end in enumerate(ends) if end in surely for point in (points[i], points[i + 1])]
+    changes = change_points(remembered, points, jobs or os.cpu_count() or 1, first)
+    attempts = len(execution.patterns)
+    return RewriteRecord(-1, banner.argument, start, attempts, changes, runs[0], evaluate, execution.patterns)
 
 
 def _build(
