@@ -335,3 +335,15 @@ def test_passviz_make_ttir_beside_tritons_own_compile(tmp_path: Path) -> None:
     beyond = seen["beyond"]
     assert beyond["steps"] == [ends[-1][0], len(b.steps) - 1]
     assert beyond["badges"][1].startswith("no counterpart in A (after the last pass both ran)")
+
+
+def test_view_with_two_traces_writes_the_side_by_side_page(
+    fake_viewer: None, demo: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "pair.html"
+    assert main(["view", str(demo[0]), str(demo[1]), "-o", str(out), "--no-browser"]) == 0
+    assert capsys.readouterr().out.strip() == str(out)
+    data = json.loads(PAIR_DATA.findall(out.read_text(encoding="utf-8"))[0])
+    assert data["pair"]["divergence"] == [2, 3]
+    assert main(["view", str(demo[0]), str(demo[1]), str(demo[0]), "--no-browser"]) == 1
+    assert "one trace, or two" in capsys.readouterr().err

@@ -31,6 +31,7 @@ from passviz.trace.model import Step, Trace
 from passviz.trace.query import op_names, step_label
 from passviz.trace.sources import describe_sources
 from passviz.trace.summary import step_counts
+from passviz.widget.sidebyside import side_by_side_html
 from passviz.widget.standalone import standalone_html
 
 if TYPE_CHECKING:
@@ -68,8 +69,12 @@ def add_parsers(sub: Subparsers) -> None:
     export.add_argument("trace")
     export.add_argument("--html", required=True, metavar="OUT.html", help="the page to write")
 
-    view = sub.add_parser("view", help="open the trace in the passviz viewer, in a browser")
-    view.add_argument("trace")
+    view = sub.add_parser(
+        "view",
+        help="open the trace in the passviz viewer, in a browser; two traces of one input side by "
+        "side, stepping together",
+    )
+    view.add_argument("trace", nargs="+", metavar="TRACE", help="one trace, or two to compare")
     view.add_argument(
         "-o", "--output", metavar="OUT.html", help="the page to write (default: a new temp file)"
     )
@@ -246,11 +251,17 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
 
 def _cmd_view(args: argparse.Namespace) -> int:
-    page = standalone_html(load(args.trace))
+    traces: list[str] = args.trace
+    if len(traces) > 2:
+        raise CliError("view takes one trace, or two to show side by side")
+    if len(traces) == 2:
+        page = side_by_side_html(load(traces[0]), load(traces[1]))
+    else:
+        page = standalone_html(load(traces[0]))
     if args.output is not None:
         output = Path(args.output)
     else:
-        stem = Path(args.trace).name.split(".")[0] or "trace"
+        stem = Path(traces[0]).name.split(".")[0] or "trace"
         handle, name = tempfile.mkstemp(prefix=f"passviz-{stem}-", suffix=".html")
         os.close(handle)
         output = Path(name)

@@ -29,8 +29,8 @@ from passviz.trace.summary import trace_mime_data
 from passviz.view.page_policy import policy_meta
 from passviz.widget.standalone import (
     ViewerNotBuiltError,
-    _inline_script,  # pyright: ignore[reportPrivateUsage]
-    _inline_style,  # pyright: ignore[reportPrivateUsage]
+    inline_script,
+    inline_style,
     load_viewer_assets,
     script_json,
 )
@@ -83,7 +83,7 @@ def side_by_side_html(a: Trace, b: Trace, result: Divergence | None = None) -> s
     start = divergence_steps(result) or (-1, -1)
     data = {"a": _side(a, start[0]), "b": _side(b, start[1]), "pair": pair_data(a, b, result)}
     names = " vs ".join(one_line(t.meta.get("input", "trace")) or "trace" for t in (a, b))
-    script = _inline_script(assets.js)
+    script = inline_script(assets.js)
     return (
         "<!doctype html>\n"
         '<html lang="en">\n<head>\n'
@@ -91,7 +91,7 @@ def side_by_side_html(a: Trace, b: Trace, result: Divergence | None = None) -> s
         f"{policy_meta([script])}\n"
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f"<title>passviz — {escape(names)}</title>\n"
-        f"<style>{_inline_style(assets.css)}</style>\n"
+        f"<style>{inline_style(assets.css)}</style>\n"
         '</head>\n<body class="passviz-standalone">\n'
         '<div id="passviz-root"></div>\n'
         f'<script type="application/json" id="passviz-pair">{script_json(data)}</script>\n'

@@ -66,12 +66,12 @@ def script_json(data: object) -> str:
     return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
-def _inline_script(js: str) -> str:
+def inline_script(js: str) -> str:
     """The bundle, with ``</script`` and ``<!--`` (in its strings) unable to end the element."""
     return _SCRIPT_UNSAFE.sub(r"\\x3C", js)
 
 
-def _inline_style(css: str) -> str:
+def inline_style(css: str) -> str:
     """The stylesheet, with ``</`` unable to end the element."""
     return css.replace("</", "<\\/")
 
@@ -90,7 +90,7 @@ def standalone_html(trace: Trace, view: dict[str, Any] | None = None) -> str:
     if view:
         data["view"] = view
     name = one_line(trace.meta["input"]) or "trace"
-    script = _inline_script(assets.js)
+    script = inline_script(assets.js)
     return (
         "<!doctype html>\n"
         '<html lang="en">\n<head>\n'
@@ -98,7 +98,7 @@ def standalone_html(trace: Trace, view: dict[str, Any] | None = None) -> str:
         f"{policy_meta([script])}\n"
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f"<title>passviz — {escape(name)}</title>\n"
-        f"<style>{_inline_style(assets.css)}</style>\n"
+        f"<style>{inline_style(assets.css)}</style>\n"
         '</head>\n<body class="passviz-standalone">\n'
         '<div id="passviz-root"></div>\n'
         f'<script type="application/json" id="passviz-trace">{script_json(data)}</script>\n'
