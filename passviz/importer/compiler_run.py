@@ -368,6 +368,10 @@ def trace_compiler(
     one step per pattern application, between a pass-begin and a pass-end."""
     pipeline, offset = tool_pipeline(spec)
     name = Path(run.tool).name
+    if any(flag.lstrip("-").startswith("split-input-file") for flag in run.flags):
+        raise InputError(
+            f"{name} --split-input-file makes several runs of one pipeline: trace one module at a time"
+        )
     printed = run.call(input_path, "--mlir-print-debuginfo", "-o", "-")
     if printed.returncode != 0:
         raise InputError(f"{name} fails on the input: {_first_error(printed.stderr)}")
@@ -445,8 +449,8 @@ def _record_rewrites(
         found = len(record.changes)
         notes.append(
             f"{_base(banner.argument)} ({banner.label}): {found} pattern application{'s' * (found != 1)} "
-            f"among {record.attempts} attempts, found in {record.runs} runs with "
-            f"--mlir-debug-counter=apply-pattern-count=N (N from {start} to {start + record.attempts})"
+            f"among {record.attempts} attempt{'s' * (record.attempts != 1)}, found in {record.runs} runs "
+            f"with --mlir-debug-counter=apply-pattern-count=N (N from {start} to {start + record.attempts})"
         )
     if any(record.changes for record in records.values()):
         notes.append(
