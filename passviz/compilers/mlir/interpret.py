@@ -36,6 +36,7 @@ from xdsl.ir import Attribute, Operation
 
 from passviz.compilers.mlir.dialects import arith as pv_arith
 from passviz.compilers.mlir.dialects import gpu, llvm
+from passviz.compilers.mlir.dialects.linalg_named import NAMED_OPS
 from passviz.interpret.core import (
     calls_callee,
     does_nothing,
@@ -578,3 +579,34 @@ class ControlFunctions(InterpreterFunctions):
     @impl(ub.PoisonOp)
     def run_poison(self, interpreter: Interpreter, op: ub.PoisonOp, args: PythonValues) -> PythonValues:
         return (zeros(op.result.type, op),)
+
+
+# -- linalg's named ops ---------------------------------------------------------------
+
+
+def _run_as_generic(
+    functions: InterpreterFunctions, interpreter: Interpreter, op: Operation, args: PythonValues
+) -> PythonValues:
+    """A named linalg op, run by whatever runs ``linalg.generic`` (a family's table): a named op
+    has the structured op's operands, indexing maps, iterator types and body, which is all a
+    generic's implementation reads."""
+    found = kernel_state(interpreter).implementations.get("linalg.generic")
+    if found is None:
+        raise UnsupportedOpError(op)
+    generic_functions, implementation = found
+    return implementation(generic_functions, interpreter, op, args).values
+
+
+def _named_linalg_functions() -> type[InterpreterFunctions]:
+    namespace: dict[str, object] = {
+        f"run_{name.removeprefix('linalg.')}": impl(op_type)(_run_as_generic)
+        for name, op_type in NAMED_OPS.items()
+    }
+    namespace["__doc__"] = (
+        "linalg's named ops of ``linalg_named.NAMED``, each run as ``linalg.generic`` runs."
+    )
+    return register_impls(type("LinalgNamedFunctions", (InterpreterFunctions,), namespace))
+
+
+LinalgNamedFunctions = _named_linalg_functions()
+"""The interpreter table of linalg's OpDSL named ops (pooling, convolutions, contractions, copy)."""

@@ -21,20 +21,16 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     I64,
     AffineMapAttr,
-    AnyFloat,
     AnyTensorType,
     ArrayAttr,
     ContainerType,
     DenseArrayBase,
     DenseIntElementsAttr,
     DictionaryAttr,
-    FixedBitwidthType,
-    IndexType,
     IntegerAttr,
     IntegerType,
     MemRefType,
     ShapedType,
-    Signedness,
     StringAttr,
     TensorType,
     i64,
@@ -44,8 +40,8 @@ from xdsl.dialects.linalg import ops as xdsl_linalg
 from xdsl.dialects.linalg.abstract_ops import ConvOperation, LinalgStructuredOperation, NamedOperation
 from xdsl.dialects.linalg.attrs import IteratorType, IteratorTypeAttr
 from xdsl.dialects.linalg.ops import GenericOp as _XdslGenericOp
-from xdsl.dialects.linalg.ops import IndexOp, YieldOp
-from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
+from xdsl.dialects.linalg.ops import YieldOp
+from xdsl.ir import Attribute, Block, BlockArgument, Dialect, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap
 from xdsl.irdl import (
     IRDLOperation,
@@ -61,57 +57,20 @@ from xdsl.irdl import (
 )
 from xdsl.parser import Parser
 from xdsl.printer import Printer
-from xdsl.traits import EffectInstance, RecursiveMemoryEffect, get_effects
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.hints import isa
 
-from passviz.compilers.mlir.dialects import arith as casts
 from passviz.compilers.mlir.dialects import replacing
-from passviz.ir.mlir_parser import AtCurrentToken
+from passviz.compilers.mlir.dialects.linalg_base import (
+    PayloadEffects,
+    expect_args,
+    mac_region,
+    maps_attr,
+    parse_operands,
+    parse_result_types,
+)
+from passviz.compilers.mlir.dialects.linalg_named import NAMED_OPS, TypeFnAttr
 from passviz.ir.xdsl_compat import print_new_line
-
-
-def _parse_operands(parser: Parser, keyword: str) -> Sequence[SSAValue]:
-    """``ins(%a, %b : t0, t1)`` (or ``outs(...)``), or nothing where the keyword is absent."""
-    pos = parser.pos
-    if not parser.parse_optional_characters(keyword):
-        return ()
-    parser.parse_punctuation("(")
-    names = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_unresolved_operand)
-    parser.parse_punctuation(":")
-    types = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_type)
-    parser.parse_punctuation(")")
-    return parser.resolve_operands(names, types, pos)
-
-
-def _parse_result_types(parser: Parser) -> Sequence[Attribute]:
-    """``-> t`` or ``-> (t0, t1)``; nothing for none."""
-    if not parser.parse_optional_punctuation("->"):
-        return []
-    if parser.parse_optional_punctuation("(") is None:
-        return [parser.parse_type()]
-    types = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_type)
-    parser.parse_punctuation(")")
-    return types
-
-
-class PayloadEffects(RecursiveMemoryEffect):
-    """A structured op's effects are its payload's, ``linalg.yield`` and ``linalg.index``
-    having none (MLIR's are pure; xDSL 0.74 gives them no effect information at all)."""
-
-    @classmethod
-    def get_effects(cls, op: Operation) -> AbstractSet[EffectInstance] | None:
-        effects: set[EffectInstance] = set()
-        for region in op.regions:
-            for block in region.blocks:
-                for child in block.ops:
-                    if isinstance(child, YieldOp | IndexOp):
-                        continue
-                    child_effects = get_effects(child)
-                    if child_effects is None:
-                        return None
-                    effects.update(child_effects)
-        return effects
 
 
 @irdl_op_definition
@@ -162,14 +121,14 @@ class GenericOp(_XdslGenericOp):
             if not isinstance(properties, DictionaryAttr):
                 parser.raise_error("expected a dictionary of properties", start, parser.pos)
             attrs |= properties.data
-        ins = _parse_operands(parser, "ins")
-        outs = _parse_operands(parser, "outs")
+        ins = parse_operands(parser, "ins")
+        outs = parse_operands(parser, "outs")
         extra: dict[str, Attribute] = {}
         if parser.parse_optional_keyword("attrs"):
             parser.parse_punctuation("=")
             extra = parser.parse_optional_attr_dict()
         body = parser.parse_region()
-        results = _parse_result_types(parser)
+        results = parse_result_types(parser)
         op = cls(
             ins,
             outs,
@@ -186,72 +145,6 @@ class GenericOp(_XdslGenericOp):
 
 def _strided(out: AffineExpr, kernel: AffineExpr, stride: int, dilation: int) -> AffineExpr:
     return out * stride + kernel * dilation
-
-
-def _expect_args(inputs: Sequence[SSAValue], outputs: Sequence[SSAValue], count: int) -> None:
-    """Refuse, as MLIR's parser does, a named op given other than ``count`` ins and outs."""
-    if len(inputs) + len(outputs) != count:
-        raise AtCurrentToken(
-            f"[parseNamedStructuredOpRegion] ods-gen generated region expects {count} args, "
-            f"got {len(inputs) + len(outputs)}"
-        )
-
-
-def _bits(type_: Attribute) -> int:
-    return type_.bitwidth if isinstance(type_, FixedBitwidthType) else 64
-
-
-def cast_to(value: SSAValue, target: Attribute, unsigned: bool = False) -> SSAValue:
-    """MLIR's ``convertScalarToDtype`` (OpDSL's ``cast_signed`` and ``cast_unsigned``): ``value``
-    as a ``target``, widened, narrowed or converted by the arith op MLIR's named ops build."""
-    source = value.type
-    if source == target:
-        return value
-    source_bits, target_bits = _bits(source), _bits(target)
-    zero = unsigned or (isinstance(source, IntegerType) and source_bits == 1)
-    integer = cast("IntegerType[int, Signedness]", target)
-    made: Operation
-    if isinstance(source, IndexType) or isinstance(target, IndexType):
-        made = casts.IndexCastOp(value, target)
-    elif isinstance(source, IntegerType) and isinstance(target, IntegerType):
-        if source_bits < target_bits:
-            made = casts.ExtUIOp(value, integer) if zero else casts.ExtSIOp(value, integer)
-        else:
-            made = casts.TruncIOp(value, integer)
-    elif isinstance(source, IntegerType) and isinstance(target, AnyFloat):
-        made = casts.UIToFPOp(value, target) if zero else casts.SIToFPOp(value, target)
-    elif isinstance(source, AnyFloat) and isinstance(target, IntegerType):
-        made = casts.FPToUIOp(value, integer) if unsigned else casts.FPToSIOp(value, integer)
-    elif isinstance(source, AnyFloat) and isinstance(target, AnyFloat):
-        made = casts.ExtFOp(value, target) if source_bits < target_bits else casts.TruncFOp(value, target)
-    else:
-        return value
-    return made.results[0]
-
-
-def _mac(args: Sequence[SSAValue], unsigned: bool = False) -> None:
-    """``out + cast(a) * cast(b)``, yielded: the multiply-accumulate of MLIR's matmuls and
-    convolutions, the inputs cast to the accumulator's type as OpDSL's ``cast_signed`` does."""
-    acc = args[-1].type
-    lhs, rhs = cast_to(args[0], acc, unsigned), cast_to(args[1], acc, unsigned)
-    floating = isinstance(acc, AnyFloat)
-    mul: Operation = arith.MulfOp(lhs, rhs) if floating else arith.MuliOp(lhs, rhs)
-    add = arith.AddfOp(args[-1], mul.results[0]) if floating else arith.AddiOp(args[-1], mul.results[0])
-    YieldOp(add)
-
-
-def _mac_region(inputs: Sequence[SSAValue], outputs: Sequence[SSAValue]) -> Region:
-    """``out + cast(a) * cast(b)`` over the element types, the body of the named matmuls and
-    convolutions: the inputs cast to the accumulator's type (an i8 x i8 -> i32 matmul or
-    convolution sign-extends them, an f16 one into f32 ``arith.extf``s them)."""
-    _expect_args(inputs, outputs, 3)
-    arg_types = NamedOperation.body_arg_types((*inputs, *outputs))
-
-    @Builder.implicit_region(arg_types)
-    def region(args: tuple[BlockArgument, ...]) -> None:
-        _mac(args)
-
-    return region
 
 
 class _ConvBase(ConvOperation):
@@ -294,7 +187,7 @@ class _ConvBase(ConvOperation):
 
     @classmethod
     def get_hidden_region(cls, inputs: Sequence[SSAValue], outputs: Sequence[SSAValue]) -> Region:
-        return _mac_region(inputs, outputs)
+        return mac_region(inputs, outputs)
 
 
 def _pair(attr: DenseIntElementsAttr | None) -> tuple[int, int]:
@@ -350,7 +243,7 @@ class DepthwiseConv2DNhwcHwcQOp(_DepthwiseBase):
 
     @classmethod
     def get_hidden_region(cls, inputs: Sequence[SSAValue], outputs: Sequence[SSAValue]) -> Region:
-        _expect_args(inputs, outputs, 5)
+        expect_args(inputs, outputs, 5)
         arg_types = cls.body_arg_types((*inputs, *outputs))
         acc = arg_types[-1]
 
@@ -387,12 +280,12 @@ class _ContractionBase(NamedOperation):
             ins=inputs,
             outs=outputs,
             result_types=[o.type for o in outputs],
-            hidden_region=_mac_region(inputs, outputs),
+            hidden_region=mac_region(inputs, outputs),
         )
 
     @classmethod
     def get_hidden_region(cls, inputs: Sequence[SSAValue], outputs: Sequence[SSAValue]) -> Region:
-        return _mac_region(inputs, outputs)
+        return mac_region(inputs, outputs)
 
     def get_iterator_types(self) -> ArrayAttr[IteratorTypeAttr]:
         kinds = {"p": IteratorTypeAttr.parallel(), "r": IteratorTypeAttr.reduction()}
@@ -438,9 +331,9 @@ class _MappedContraction(_ContractionBase):
                 parser.raise_error("indexing_maps must be a list of affine maps")
             maps = parsed
         attrs = parser.parse_optional_attr_dict()
-        ins = _parse_operands(parser, "ins")
-        outs = _parse_operands(parser, "outs")
-        results = _parse_result_types(parser)
+        ins = parse_operands(parser, "ins")
+        outs = parse_operands(parser, "outs")
+        results = parse_result_types(parser)
         op = cls(ins, outs, results, maps)
         if maps is None:
             op.properties.pop("indexing_maps", None)
@@ -455,17 +348,13 @@ class _MappedContraction(_ContractionBase):
         super().print(printer)
 
 
-def _maps(*maps: AffineMap) -> ArrayAttr[AffineMapAttr]:
-    return ArrayAttr(AffineMapAttr(m) for m in maps)
-
-
 @irdl_op_definition
 class MatmulOp(_MappedContraction):
     """``linalg.matmul``: ``C[i, j] += A[i, k] * B[k, j]`` (maps given where transposed)."""
 
     name = "linalg.matmul"
     ITERATORS: ClassVar[str] = "ppr"
-    DEFAULT_MAPS: ClassVar[ArrayAttr[AffineMapAttr]] = _maps(
+    DEFAULT_MAPS: ClassVar[ArrayAttr[AffineMapAttr]] = maps_attr(
         AffineMap.from_callable(lambda i, _, k: (i, k)),
         AffineMap.from_callable(lambda _, j, k: (k, j)),
         AffineMap.from_callable(lambda i, j, _: (i, j)),
@@ -481,7 +370,7 @@ class BatchMatmulOp(_MappedContraction):
 
     name = "linalg.batch_matmul"
     ITERATORS: ClassVar[str] = "pppr"
-    DEFAULT_MAPS: ClassVar[ArrayAttr[AffineMapAttr]] = _maps(
+    DEFAULT_MAPS: ClassVar[ArrayAttr[AffineMapAttr]] = maps_attr(
         AffineMap.from_callable(lambda b, i, _, k: (b, i, k)),
         AffineMap.from_callable(lambda b, _, j, k: (b, k, j)),
         AffineMap.from_callable(lambda b, i, j, _: (b, i, j)),
@@ -526,10 +415,10 @@ class SoftmaxOp(IRDLOperation):
         parser.parse_keyword("dimension")
         with parser.in_parens():
             dimension = parser.parse_integer()
-        ins = _parse_operands(parser, "ins")
-        outs = _parse_operands(parser, "outs")
+        ins = parse_operands(parser, "ins")
+        outs = parse_operands(parser, "outs")
         attrs = parser.parse_optional_attr_dict()
-        results = _parse_result_types(parser)
+        results = parse_result_types(parser)
         if len(ins) != 1 or len(outs) != 1:
             parser.raise_error("linalg.softmax takes one input and one output")
         op = cls(
@@ -571,7 +460,7 @@ class FillOp(xdsl_linalg.FillOp):
 
     @classmethod
     def get_hidden_region(cls, inputs: Sequence[SSAValue], outputs: Sequence[SSAValue]) -> Region:
-        _expect_args(inputs, outputs, 2)
+        expect_args(inputs, outputs, 2)
         return super().get_hidden_region(inputs, outputs)
 
 
@@ -678,7 +567,7 @@ class BroadcastOp(StructuredInterface, _DimensionsOp, xdsl_linalg.BroadcastOp):
     def get_indexing_maps(self) -> ArrayAttr[AffineMapAttr]:
         rank = _rank(self.init)
         added = set(self.dimensions.get_values())
-        return _maps(_identity_dropping(rank, added), AffineMap.identity(rank))
+        return maps_attr(_identity_dropping(rank, added), AffineMap.identity(rank))
 
     def get_iterator_types(self) -> ArrayAttr[IteratorTypeAttr]:
         return ArrayAttr((IteratorTypeAttr.parallel(),) * _rank(self.init))
@@ -696,7 +585,7 @@ class ReduceOp(StructuredInterface, _DimensionsOp, xdsl_linalg.ReduceOp):
     def get_indexing_maps(self) -> ArrayAttr[AffineMapAttr]:
         rank = _rank(self.input)
         reduced = set(self.dimensions.get_values())
-        return _maps(AffineMap.identity(rank), _identity_dropping(rank, reduced))
+        return maps_attr(AffineMap.identity(rank), _identity_dropping(rank, reduced))
 
     def get_iterator_types(self) -> ArrayAttr[IteratorTypeAttr]:
         reduced = set(self.dimensions.get_values())
@@ -752,7 +641,7 @@ class MapOp(StructuredInterface, IRDLOperation):
 
     def get_indexing_maps(self) -> ArrayAttr[AffineMapAttr]:
         rank = _rank(self.init)
-        return _maps(*(AffineMap.identity(rank) for _ in range(len(self.inputs) + 1)))
+        return maps_attr(*(AffineMap.identity(rank) for _ in range(len(self.inputs) + 1)))
 
     def get_iterator_types(self) -> ArrayAttr[IteratorTypeAttr]:
         return ArrayAttr((IteratorTypeAttr.parallel(),) * _rank(self.init))
@@ -794,8 +683,8 @@ class MapOp(StructuredInterface, IRDLOperation):
             payload_name = parser.parse_identifier()
             payload_attrs = parser.parse_optional_attr_dict()
             parser.parse_punctuation("}")
-        ins = _parse_operands(parser, "ins")
-        outs = _parse_operands(parser, "outs")
+        ins = parse_operands(parser, "ins")
+        outs = parse_operands(parser, "outs")
         if len(outs) != 1:
             parser.raise_error("linalg.map takes one init")
         attrs = parser.parse_optional_attr_dict()
@@ -904,10 +793,21 @@ _REPLACED: dict[type[Operation], type[Operation]] = {
     xdsl_linalg.ReduceOp: ReduceOp,
 }
 
+_BY_NAME = {op.name: op for op in _XdslLinalg.operations}
+
 Linalg = replacing(
-    _XdslLinalg,
-    _REPLACED,
-    [MapOp, SoftmaxOp, DepthwiseConv2DNhwcHwcOp, DepthwiseConv2DNhwcHwcQOp, BatchMatmulOp, BatchMatvecOp],
+    Dialect(_XdslLinalg.name, list(_XdslLinalg.operations), [*_XdslLinalg.attributes, TypeFnAttr]),
+    # xDSL's named ops that NAMED defines as MLIR does (casts, window sizes, payload order)
+    _REPLACED | {_BY_NAME[name]: op for name, op in NAMED_OPS.items() if name in _BY_NAME},
+    [
+        MapOp,
+        SoftmaxOp,
+        DepthwiseConv2DNhwcHwcOp,
+        DepthwiseConv2DNhwcHwcQOp,
+        BatchMatmulOp,
+        BatchMatvecOp,
+        *(op for name, op in NAMED_OPS.items() if name not in _BY_NAME),
+    ],
 )
 """The linalg dialect as passviz registers it."""
 
