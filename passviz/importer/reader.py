@@ -120,7 +120,8 @@ class Op:
         while stack:
             op = stack.pop()
             yield op
-            stack.extend(reversed([child for r in op.regions for b in r.blocks for child in b.ops]))
+            if op.regions:
+                stack.extend(reversed([child for r in op.regions for b in r.blocks for child in b.ops]))
 
 
 @dataclass(eq=False)
@@ -212,12 +213,51 @@ def expand_aliases(text: str) -> tuple[str, dict[str, str]]:
     return _ALIAS_REF.sub(lambda m: sub(m, frozenset()), body), expanded
 
 
-def read_ir(text: str) -> Snapshot:
+@dataclass(frozen=True)
+class _Line:
+    """An op printed on one line, read once, as any line of the same shape (the same text but
+    for its values' and blocks' names) reads: its parts, each name a slot (an index into the
+    line's names, in order) resolved where the line is read again."""
+
+    results: tuple[tuple[int, int], ...]
+    """Each result group's slot and count (0: one value, ``%x``; n: ``%x:n``)."""
+    name: str
+    parts: tuple[str, ...]
+    """The op's text parts, ``""`` where ``slots`` puts a value or a block."""
+    slots: tuple[tuple[int, int, int], ...]
+    """(index in ``parts``, ``_USE`` / ``_DEF`` (defined in the op's header) / ``_BLOCK``, slot)."""
+    loc: str | None
+
+
+_USE, _DEF, _BLOCK = 0, 1, 2
+
+_NAMES = re.compile(r'("(?:[^"\\\n]|\\.)*"|%[\w$.\-]+(?:\#\d+)?|\^[\w$.\-]+)')
+"""A string (left in the shape) or a value's or block's name, as ``_TOKEN`` finds them."""
+
+LineCache = dict[str, _Line]
+"""One-line ops by their shape (``_shape``): snapshots of one dump print most lines again, with
+the same text or values renumbered, and reading a line is most of reading a snapshot."""
+
+
+def _shape(line: str) -> tuple[str, list[str]]:
+    """``line`` with each value and block name as ``\\x00``, and those names in order."""
+    pieces = _NAMES.split(line)
+    names: list[str] = []
+    for index in range(1, len(pieces), 2):
+        token = pieces[index]
+        if token[0] != '"':
+            names.append(token[1:])
+            pieces[index] = "\x00"
+    return "".join(pieces), names
+
+
+def read_ir(text: str, lines: LineCache | None = None) -> Snapshot:
     """The IR printed in ``text``: one top-level op, or several (read as a module holding them,
-    as MLIR reads a file of ops)."""
+    as MLIR reads a file of ops); ``lines``: the one-line ops read before (of earlier snapshots
+    of the same dump), which this read uses and adds to."""
     text = _RESOURCES.sub("", text)
     body, aliases = expand_aliases(text)
-    reader = _Reader(body)
+    reader = _Reader(body, lines)
     tops = reader.top_level()
     if not tops:
         raise ReadError("no IR in the text")
@@ -235,9 +275,12 @@ def read_ir(text: str) -> Snapshot:
 
 
 class _Reader:
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, lines: LineCache | None = None) -> None:
         self.text = text if text.endswith("\n") else text + "\n"
         self.pos = 0
+        self.lines = lines
+        self.defs: list[Use] = []
+        """The header definitions (``%x : type``, ``%x = ...``) of the op ``_op_body`` read last."""
 
     # -- lines -------------------------------------------------------------------------
 
@@ -265,7 +308,7 @@ class _Reader:
             self._skip_blank()
             if self.pos >= len(self.text):
                 break
-            ops.append(self._op(scope, None))
+            ops.append(self._op(scope, None, self._line_indent(self.pos)[0]))
         scope.close()
         return ops
 
@@ -296,7 +339,7 @@ class _Reader:
                     header_defs = []
                 for arg in block.args:
                     inner.names[arg.name] = arg
-            child = self._op(inner, block)
+            child = self._op(inner, block, indent)
             child.parent = block
             block.ops.append(child)
         if not region.blocks and header_defs:
@@ -340,10 +383,95 @@ class _Reader:
 
     # -- ops -------------------------------------------------------------------------------
 
-    def _op(self, scope: _Scope, block: Block | None) -> Op:
+    def _op(self, scope: _Scope, block: Block | None, indent: int) -> Op:
+        """The op on the line at ``self.pos``, indented ``indent``, and the lines it goes on to."""
         text = self.text
-        indent, _ = self._line_indent(self.pos)
         pos = self.pos + indent
+        lines = self.lines
+        if lines is None:
+            return self._read_op(scope, block, indent, pos)
+        eol = text.find("\n", pos)
+        shape, names = _shape(text[pos:eol])
+        known = lines.get(shape)
+        if known is not None and not self._continues(eol + 1, indent):
+            self.pos = eol + 1
+            return self._again(known, names, scope, block)
+        op = self._read_op(scope, block, indent, pos)
+        if not op.regions and self.pos == eol + 1 and "\x00" not in text[pos:eol]:
+            remembered = self._remember(op, text[pos:eol], len(names))
+            if remembered is not None:
+                lines[shape] = remembered
+        return op
+
+    def _remember(self, op: Op, line: str, count: int) -> _Line | None:
+        """``op``, read from ``line`` alone (``count`` names in it), as a ``_Line`` to read lines
+        of its shape by; None if its parts do not hold each name once, in order."""
+        defs = {id(use) for use in self.defs}
+        found = _RESULTS.match(line)
+        groups = found.group(1).split(",") if found is not None else []
+        results = tuple((slot, int(group.partition(":")[2] or 0)) for slot, group in enumerate(groups))
+        parts: list[str] = []
+        slots: list[tuple[int, int, int]] = []
+        slot = len(groups)
+        for part in op.parts:
+            if isinstance(part, str):
+                parts.append(part)
+                continue
+            kind = _BLOCK if isinstance(part, BlockUse) else _DEF if id(part) in defs else _USE
+            slots.append((len(parts), kind, slot))
+            parts.append("")
+            slot += 1
+        if slot != count:
+            return None
+        named = _OP_NAME.match(line, found.end() if found is not None else 0)
+        assert named is not None
+        name = named.group(1) if named.group(1) is not None else named.group(2)
+        return _Line(results, name, tuple(parts), tuple(slots), op.loc)
+
+    def _again(self, line: _Line, names: list[str], scope: _Scope, block: Block | None) -> Op:
+        """The op of shape ``line`` with ``names``, read again: its values resolved in ``scope``
+        as ``_op_body`` resolves them."""
+        results: list[Value] = []
+        for slot, count in line.results:
+            if count:
+                results += [Value(f"{names[slot]}#{i}") for i in range(count)]
+            else:
+                results.append(Value(names[slot]))
+        parts: list[Part] = [*line.parts]
+        defs: dict[str, Value] = {}
+        for index, kind, slot in line.slots:
+            name = names[slot]
+            if kind == _USE:
+                found = scope.lookup(name) or defs.get(name)
+                use = Use(name, found)
+                if found is None:
+                    scope.pending.append(use)
+                parts[index] = use
+            elif kind == _DEF:
+                value = Value(name)
+                defs.setdefault(name, value)
+                parts[index] = Use(name, value)
+            else:
+                successor = BlockUse(name)
+                scope.block_uses.append(successor)
+                parts[index] = successor
+        self._define(results, scope)
+        return Op(_qualified(line.name, block), results, parts, loc=line.loc)
+
+    def _define(self, results: list[Value], scope: _Scope) -> None:
+        for value in results:
+            scope.names[value.name] = value
+        if len(results) > 1 and all("#" in r.name for r in results):
+            scope.names.setdefault(results[0].name.partition("#")[0], results[0])
+
+    def _continues(self, pos: int, indent: int) -> bool:
+        """Whether the line at ``pos`` goes on with the op (``indent``) of the line before, which
+        closed all its brackets."""
+        nxt_indent, first = self._line_indent(pos)
+        return nxt_indent > indent and first not in ("", "}", "^", "\n") and not _blank(self.text, pos)
+
+    def _read_op(self, scope: _Scope, block: Block | None, indent: int, pos: int) -> Op:
+        text = self.text
         results: list[Value] = []
         match = _RESULTS.match(text, pos)
         if match is not None:
@@ -359,18 +487,11 @@ class _Reader:
             line = text[pos : text.find("\n", pos)]
             raise ReadError(f"not an op: {line[:80]!r}")
         name = found.group(1) if found.group(1) is not None else found.group(2)
-        if "." not in name:
-            parent = block.region.op if block is not None and block.region is not None else None
-            dialect = parent.name.partition(".")[0] if parent is not None and "." in parent.name else ""
-            name = "builtin.module" if name == "module" else f"{dialect}.{name}" if dialect else name
-        op = Op(name, results)
+        op = Op(_qualified(name, block), results)
         op.parts.append(text[pos : found.end()])
         self.pos = found.end()
         self._op_body(op, scope, indent)
-        for value in results:
-            scope.names[value.name] = value
-        if len(results) > 1 and all("#" in r.name for r in results):
-            scope.names.setdefault(results[0].name.partition("#")[0], results[0])
+        self._define(results, scope)
         return op
 
     def _op_body(self, op: Op, scope: _Scope, indent: int) -> None:
@@ -382,6 +503,7 @@ class _Reader:
         loc_depth = -1
         loc_end = -1
         header_defs: list[Value] = []
+        defs: list[Use] = []
         header = True
         pos = self.pos
         while pos < len(text):
@@ -394,7 +516,9 @@ class _Reader:
                 if header and (text.startswith(":", pos) or text.startswith(" = ", pos)):
                     value = Value(token[1:])
                     header_defs.append(value)
-                    parts.append(Use(value.name, value))
+                    defined = Use(value.name, value)
+                    defs.append(defined)
+                    parts.append(defined)
                     continue
                 found = scope.lookup(token[1:])
                 if found is None and header and not any(v.name == token[1:] for v in header_defs):
@@ -469,6 +593,7 @@ class _Reader:
         if header:
             self._adopt_header_uses(op, scope, [])
         _merge_strings(parts)
+        self.defs = defs
 
     def _adopt_header_uses(self, op: Op, scope: _Scope, header_defs: list[Value]) -> None:
         """Give the header's unknown names to the region about to be read (as its entry block's
@@ -489,6 +614,16 @@ class _Reader:
                 part.value = names[part.name]
                 if part in scope.pending:
                     scope.pending.remove(part)
+
+
+def _qualified(name: str, block: Block | None) -> str:
+    """An op's name as printed, with the dialect MLIR leaves out in its parent's dialect's
+    regions (``return`` in ``func.func``) put back."""
+    if "." in name:
+        return name
+    parent = block.region.op if block is not None and block.region is not None else None
+    dialect = parent.name.partition(".")[0] if parent is not None and "." in parent.name else ""
+    return "builtin.module" if name == "module" else f"{dialect}.{name}" if dialect else name
 
 
 def _ends_line(text: str, pos: int) -> bool:
