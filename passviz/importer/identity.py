@@ -24,6 +24,9 @@ class Ids:
     (blocks), ``v`` (values)."""
 
     next: Counter[str] = field(default_factory=lambda: Counter[str]())
+    keys: dict[Op, str] = field(default_factory=lambda: dict[Op, str]())
+    """What each op of the snapshot matched last computes (``_Matcher._key``), as the next match
+    finds it: kept from the match that gave the op its id, which computed it then."""
 
     def fresh(self, top: Op) -> None:
         """Give every unnamed node under ``top`` a new id."""
@@ -60,21 +63,30 @@ _Lookup = Callable[["Op", "str | None"], "list[Op] | None"]
 
 
 class _Matcher:
-    def __init__(self, old: Op, new: Op) -> None:
+    def __init__(self, old: Op, new: Op, known: dict[Op, str]) -> None:
         self.old = old
         self.new = new
         self.old_ops = list(old.walk())
         self.new_ops = list(new.walk())
+        self.unmatched = self.new_ops
+        """The new ops not matched yet, in order (as of the last phase that matched some)."""
         self.omap: dict[Op, Op] = {}
         self.taken: set[Op] = set()
         self.vmap: dict[Value, str] = {}
         self.bmap: dict[Block, Block] = {}
         self.stats = MatchStats()
+        self.known = known
+        """Old ops' keys, computed before."""
+        self.keys: dict[Op, str] = {}
+        """New ops' keys that no later match changes (every value and successor in them matched)."""
 
     def run(self) -> MatchStats:
         if self.old.name == self.new.name and len(self.old.regions) == len(self.new.regions):
             self._pair(self.new, self.old, "root")
-        old_keys = {op: self._key(op, old=True) for op in self.old_ops if op is not self.old}
+        known = self.known
+        old_keys = {
+            op: known.get(op) or self._key(op, old=True)[0] for op in self.old_ops if op is not self.old
+        }
         in_block: dict[Hashable, list[Op]] = defaultdict(list)
         anywhere: dict[Hashable, list[Op]] = defaultdict(list)
         by_loc_block: dict[Hashable, list[Op]] = defaultdict(list)
@@ -88,8 +100,8 @@ class _Matcher:
             if op.loc is not None:
                 by_loc[shape].append(op)
         phases: tuple[tuple[str, _Lookup], ...] = (
-            ("compute", lambda op, block: in_block.get((block, self._key(op, old=False)))),
-            ("moved", lambda op, block: anywhere.get(self._key(op, old=False))),
+            ("compute", lambda op, block: in_block.get((block, self._new_key(op)))),
+            ("moved", lambda op, block: anywhere.get(self._new_key(op))),
             # By name and location, first only ops whose operands are all matched (one that
             # uses an op still unmatched may yet match by what it computes), then any.
             (
@@ -99,7 +111,7 @@ class _Matcher:
             ("moved-modified", lambda op, block: by_loc.get(_shape(op)) if self._known(op, True) else None),
             ("modified", lambda op, block: by_loc_block.get((block, _shape(op)))),
             ("moved-modified", lambda op, block: by_loc.get(_shape(op)) if op.loc is not None else None),
-            ("created-moved", lambda op, block: anywhere.get(self._key(op, old=False))),
+            ("created-moved", lambda op, block: anywhere.get(self._new_key(op))),
         )
         progress = True
         while progress:
@@ -124,7 +136,7 @@ class _Matcher:
     def _phase(self, phase: str, lookup: _Lookup) -> bool:
         """Match what ``lookup`` (an op and its matched block's id: old candidates) finds."""
         found = False
-        for op in self.new_ops:
+        for op in self.unmatched:
             if op in self.omap:
                 continue
             parent = self.bmap.get(op.parent) if op.parent is not None else None
@@ -140,6 +152,8 @@ class _Matcher:
                     self._pair(op, old, phase)
                     found = True
                     break
+        if found:
+            self.unmatched = [op for op in self.unmatched if op not in self.omap]
         return found
 
     def _known(self, op: Op, located: bool = False) -> bool:
@@ -148,34 +162,60 @@ class _Matcher:
             return False
         return all(v in self.vmap for v in op.operands)
 
-    def _key(self, op: Op, *, old: bool) -> Hashable:
+    def _new_key(self, op: Op) -> str:
+        """A new op's key, by the ids of the old values and blocks its own matched."""
+        key = self.keys.get(op)
+        if key is not None:
+            return key
+        key, complete = self._key(op, old=False)
+        if complete:
+            self.keys[op] = key
+        return key
+
+    def _key(self, op: Op, *, old: bool) -> tuple[str, bool]:
+        """What ``op`` computes: its name, its text, the ids of the values and blocks it uses
+        (a new op's: of the old ones they matched, ``?`` where none yet); and whether each of
+        those is matched (the key is final)."""
         parts: list[str] = [op.name, str(len(op.results)), str(len(op.regions))]
         # The values an op's header defines (a function's arguments, a loop's induction
         # variable) are its own, not what it computes from.
-        own = {id(v) for r in op.regions if r.args_in_header and r.blocks for v in r.blocks[0].args}
+        own: set[int] = (
+            {id(v) for r in op.regions if r.args_in_header and r.blocks for v in r.blocks[0].args}
+            if op.regions
+            else set()
+        )
+        vmap, bmap = self.vmap, self.bmap
+        complete = True
         for part in op.parts:
             if isinstance(part, str):
                 parts.append(part)
             elif isinstance(part, Use):
-                if part.value is not None and id(part.value) in own:
-                    parts.append("%@")
-                elif part.value is None:
+                value = part.value
+                if value is None:
                     parts.append("%" + part.name)
+                elif id(value) in own:
+                    parts.append("%@")
                 elif old:
-                    parts.append("%" + part.value.id)
+                    parts.append("%" + value.id)
                 else:
-                    parts.append("%" + self.vmap.get(part.value, "?"))
+                    matched = vmap.get(value)
+                    if matched is None:
+                        complete = False
+                        matched = "?"
+                    parts.append("%" + matched)
             elif isinstance(part, BlockUse):
-                if part.block is None:
+                block = part.block
+                if block is None:
                     parts.append("^" + part.name)
                 elif old:
-                    parts.append("^" + part.block.id)
+                    parts.append("^" + block.id)
                 else:
-                    matched = self.bmap.get(part.block)
-                    parts.append("^" + (matched.id if matched is not None else "?"))
+                    paired = bmap.get(block)
+                    complete = complete and paired is not None
+                    parts.append("^" + (paired.id if paired is not None else "?"))
             else:
                 parts.append("{}")
-        return "\x00".join(parts)
+        return "\x00".join(parts), complete
 
     def _pair(self, new: Op, old: Op, phase: str) -> None:
         self.omap[new] = old
@@ -229,8 +269,13 @@ def _pair_blocks(new: list[Block], old: list[Block]) -> list[tuple[Block, Block]
 
 def match(old: Op, new: Op, ids: Ids) -> MatchStats:
     """Give ``new``'s nodes the ids of the ``old`` nodes they match; new ids to the rest."""
-    stats = _Matcher(old, new).run()
+    matcher = _Matcher(old, new, ids.keys)
+    stats = matcher.run()
     ids.fresh(new)
+    # The keys final in this match are the next one's, once ``new`` is the snapshot matched from.
+    for op in matcher.old_ops:
+        ids.keys.pop(op, None)
+    ids.keys.update(matcher.keys)
     return stats
 
 
