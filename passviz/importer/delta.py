@@ -36,45 +36,64 @@ class Flat:
 
 
 def value_info(value: Value) -> ValueInfo:
-    info = ValueInfo(id=value.id, type=value.type)
+    """The value as a trace records it: its id, type, and its name where it is not a number."""
     base = value.name.partition("#")[0]
     if base and not base[0].isdigit():
-        info["name"] = base
-    return info
+        return {"id": value.id, "type": value.type, "name": base}
+    return {"id": value.id, "type": value.type}
 
 
 def op_text(op: Op) -> str:
     """The op's text as a trace records it: values as ``%<id>``, successors as ``^<id>``, each
     region as a placeholder (``{...-args}`` when its entry block's arguments print in the header)."""
-    out: list[str] = []
-    if op.results:
-        out.append(", ".join(f"%{v.id}" for v in op.results) + " = ")
+    return _record(op)[0]
+
+
+def _record(op: Op) -> tuple[str, list[str], list[str]]:
+    """The op's text as a trace records it (``op_text``), and the ids of its operands and
+    successors, in order: one pass over its parts."""
+    out: list[str] = ["%" + ", %".join([v.id for v in op.results]) + " = "] if op.results else []
+    operands: list[str] = []
+    successors: list[str] = []
     for part in op.parts:
         if isinstance(part, str):
             out.append(part)
         elif isinstance(part, Use):
-            out.append(f"%{part.value.id}" if part.value is not None else f"%{part.name}")
+            value = part.value
+            if value is None:
+                out.append("%" + part.name)
+            else:
+                out.append("%" + value.id)
+                operands.append(value.id)
         elif isinstance(part, BlockUse):
-            out.append(f"^{part.block.id}" if part.block is not None else f"^{part.name}")
+            block = part.block
+            if block is None:
+                out.append("^" + part.name)
+            else:
+                out.append("^" + block.id)
+                successors.append(block.id)
         else:
             region = op.regions[part.index] if part.index < len(op.regions) else None
             flags = "-args" if region is not None and region.args_in_header else ""
             out.append(REGION_PLACEHOLDER.replace("}", flags + "}"))
-    return "".join(out)
+    return "".join(out), operands, successors
 
 
 def flatten(top: Op) -> Flat:
     flat = Flat(top.id)
+    ops = flat.ops
     for op in top.walk():
-        flat.ops[op.id] = FlatOp(
+        text, operands, successors = _record(op)
+        parent = op.parent
+        ops[op.id] = FlatOp(
             name=op.name,
-            block=op.parent.id if op.parent is not None and op is not top else None,
-            operands=[v.id for v in op.operands],
+            block=parent.id if parent is not None and op is not top else None,
+            operands=operands,
             results=[value_info(v) for v in op.results],
-            successors=[b.id for b in op.successors],
+            successors=successors,
             regions=[r.id for r in op.regions],
             loc=op.loc,
-            text=op_text(op),
+            text=text,
         )
         for region in op.regions:
             flat.regions[region.id] = [b.id for b in region.blocks]
@@ -119,7 +138,8 @@ def diff(old: Flat | None, new: Flat) -> Delta:
     texts: dict[str, str] = {i: new.ops[i].text for i in new.ops if i not in old_ops}
     for op_id, op in new.ops.items():
         was = old_ops.get(op_id)
-        if was is None:
+        if was is None or was == op:
+            # (Most ops of a snapshot are as they were: one comparison of all their fields.)
             continue
         change = OpChange(id=op_id)
         for key in _COMPARED:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from passviz.importer.delta import Flat, diff, flatten
 from passviz.importer.identity import Ids, MatchStats, match
-from passviz.importer.reader import Block, Op, ReadError, Region, RegionMark, Snapshot, read_ir
+from passviz.importer.reader import Block, LineCache, Op, ReadError, Region, RegionMark, Snapshot, read_ir
 from passviz.trace.model import Delta, Flag, ImportInfo, InitialState, Step, Trace, TraceMeta
 from passviz.version import __version__
 
@@ -90,7 +90,7 @@ class Sections:
 
 def split_dump(text: str) -> Sections:
     """``text`` cut at its banners (a banner may start mid-line: streams interleave)."""
-    text = re.sub(r"(?<!^)(?<!\n)(// -----// )", r"\n\1", text)
+    text = _own_lines(text)
     sections = Sections()
     matches = list(_BANNER.finditer(text))
     stage: str | None = None
@@ -110,6 +110,23 @@ def split_dump(text: str) -> Sections:
     if not matches:
         raise ReadError("no IR dump banner (// -----// IR Dump ... //----- //) in the text")
     return sections
+
+
+_MARK = "// -----// "
+
+
+def _own_lines(text: str) -> str:
+    """``text`` with a line break before each banner that starts mid-line (not at its start):
+    by splitting at the banners, which is much faster than a look-behind over the whole dump."""
+    pieces = text.split(_MARK)
+    out = [pieces[0]]
+    last = pieces[0][-1:]
+    for piece in pieces[1:]:
+        if last not in ("", "\n"):
+            out.append("\n")
+        out += [_MARK, piece]
+        last = piece[-1:] or _MARK[-1]
+    return "".join(out)
 
 
 def read_tree_dir(folder: Path) -> str:
@@ -135,7 +152,11 @@ class ImportReport:
 
 def _diagnostics(text: str) -> tuple[str, list[str]]:
     """``text`` without the diagnostics printed into it, and the diagnostics."""
+    if not any(f": {kind}: " in text for kind in ("error", "warning", "note", "remark")):
+        return text, []  # (a diagnostic says one of these: no need to look line by line)
     found = [m.group(0) for m in _DIAGNOSTIC.finditer(text)]
+    if not found:
+        return text, found
     lines = text.split("\n")
     kept: list[str] = []
     skip = 0
@@ -265,8 +286,9 @@ def import_text(text: str, *, name: str = "<dump>", input_ir: str | None = None)
     text, preamble = _diagnostics(text)
     sections = split_dump(text)
     importer = _Importer()
+    lines: LineCache = {}
     if input_ir is not None:
-        importer.start(read_ir(input_ir))
+        importer.start(read_ir(input_ir, lines))
     pending: Banner | None = None
     diagnostics = preamble
     printing: set[str] = set()
@@ -287,7 +309,7 @@ def import_text(text: str, *, name: str = "<dump>", input_ir: str | None = None)
             diagnostics = found
             continue
         try:
-            snapshot = read_ir(body)
+            snapshot = read_ir(body, lines)
         except ReadError as exc:
             importer.notes.append(f"{banner.label}: its IR does not read ({exc}); left out")
             continue
