@@ -69,7 +69,7 @@ from passviz.compilers.mlir.dialects.linalg_base import (
     parse_operands,
     parse_result_types,
 )
-from passviz.compilers.mlir.dialects.linalg_named import NAMED_OPS, TypeFnAttr
+from passviz.compilers.mlir.dialects.linalg_named import NAMED_OPS, TypeFnAttr, is_unsigned
 from passviz.ir.xdsl_compat import print_new_line
 
 
@@ -301,6 +301,9 @@ class _MappedContraction(_ContractionBase):
 
     DEFAULT_MAPS: ClassVar[ArrayAttr[AffineMapAttr]]
     """The maps of the plain op."""
+    HONOURS_CAST: ClassVar[bool] = True
+    """Whether ``cast = #linalg.type_fn<cast_unsigned>`` makes the body zero-extend (IREE
+    3.13's MLIR keeps it on ``batch_reduce_matmul`` but sign-extends all the same)."""
 
     def __init__(
         self,
@@ -311,8 +314,8 @@ class _MappedContraction(_ContractionBase):
     ) -> None:
         del res  # the results are the outputs' types
         super().__init__(inputs, outputs)
-        if maps is not None:
-            self.properties["indexing_maps"] = maps
+        # MLIR's parser fills in the default maps: its generic form always has them.
+        self.properties["indexing_maps"] = maps if maps is not None else self.DEFAULT_MAPS
 
     def get_default_indexing_maps(self) -> Sequence[AffineMap]:
         return tuple(m.data for m in self.get_indexing_maps().data)
@@ -335,8 +338,13 @@ class _MappedContraction(_ContractionBase):
         outs = parse_operands(parser, "outs")
         results = parse_result_types(parser)
         op = cls(ins, outs, results, maps)
-        if maps is None:
-            op.properties.pop("indexing_maps", None)
+        cast_attr = attrs.pop("cast", None)
+        if cast_attr is not None:
+            op.properties["cast"] = cast_attr
+            # cast_unsigned: the inputs zero-extended (arith.extui), not sign-extended
+            unsigned = is_unsigned(cast_attr) and cls.HONOURS_CAST
+            op.body.detach_block(0)
+            op.body.add_block(mac_region(ins, outs, unsigned=unsigned).detach_block(0))
         op.attributes |= attrs
         return op
 
@@ -362,6 +370,8 @@ class MatmulOp(_MappedContraction):
 
     indexing_maps = opt_prop_def(ArrayAttr[AffineMapAttr])
     """The operands' maps where they differ from the default."""
+    cast = opt_prop_def(TypeFnAttr)
+    """``#linalg.type_fn<cast_unsigned>`` where the inputs widen unsigned."""
 
 
 @irdl_op_definition
@@ -378,6 +388,27 @@ class BatchMatmulOp(_MappedContraction):
 
     indexing_maps = opt_prop_def(ArrayAttr[AffineMapAttr])
     """The operands' maps where they differ from the default."""
+    cast = opt_prop_def(TypeFnAttr)
+    """``#linalg.type_fn<cast_unsigned>`` where the inputs widen unsigned."""
+
+
+@irdl_op_definition
+class BatchReduceMatmulOp(_MappedContraction):
+    """``linalg.batch_reduce_matmul``: ``C[i, j] += A[b, i, k] * B[b, k, j]``, summed over the batch."""
+
+    name = "linalg.batch_reduce_matmul"
+    ITERATORS: ClassVar[str] = "rppr"
+    HONOURS_CAST: ClassVar[bool] = False
+    DEFAULT_MAPS: ClassVar[ArrayAttr[AffineMapAttr]] = maps_attr(
+        AffineMap.from_callable(lambda b, i, _, k: (b, i, k)),
+        AffineMap.from_callable(lambda b, _, j, k: (b, k, j)),
+        AffineMap.from_callable(lambda _, i, j, __: (i, j)),
+    )
+
+    indexing_maps = opt_prop_def(ArrayAttr[AffineMapAttr])
+    """The operands' maps where they differ from the default."""
+    cast = opt_prop_def(TypeFnAttr)
+    """``#linalg.type_fn<cast_unsigned>`` where the inputs widen unsigned."""
 
 
 @irdl_op_definition
@@ -806,6 +837,7 @@ Linalg = replacing(
         DepthwiseConv2DNhwcHwcQOp,
         BatchMatmulOp,
         BatchMatvecOp,
+        BatchReduceMatmulOp,
         *(op for name, op in NAMED_OPS.items() if name not in _BY_NAME),
     ],
 )
