@@ -23,8 +23,9 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, tensor
-from xdsl.dialects.builtin import IndexType, ModuleOp, StringAttr, TensorType
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, ModuleOp, StringAttr, TensorType
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
+from xdsl.ir.affine import AffineMap
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
@@ -47,7 +48,7 @@ from passviz.compilers.iree.passes.dispatch_common import (
     used_values_defined_above,
 )
 from passviz.compilers.iree.passes.pattern_pass import IreePatternPass
-from passviz.compilers.mlir.dialects.linalg import FillOp
+from passviz.compilers.mlir.dialects.linalg import FillOp, GenericOp
 from passviz.compilers.mlir.passes.canonicalize import CanonicalizationTables
 from passviz.compilers.mlir.version import behaves_as_iree
 from passviz.ir.hints import isa
@@ -365,18 +366,147 @@ class FoldFillWithTensorReshape(RewritePattern):
         rewriter.replace(op, FillOp([fill.inputs[0]], [reshape.results[0]], [op.results[0].type]))
 
 
+class EraseIdentityGeneric(RewritePattern):
+    """MLIR's ``EraseIdentityLinalgOp`` (a ``linalg.generic`` canonicalization): a generic on
+    tensors whose maps are all identities and whose body only yields its block arguments
+    is replaced by the operands those arguments stand for (where the types agree)."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, GenericOp) or not all(isa(v.type, TensorType[Attribute]) for v in op.operands):
+            return
+        if not all(m.data == AffineMap.identity(m.data.num_dims) for m in op.indexing_maps.data):
+            return
+        body = op.body.block
+        yield_ = body.last_op
+        if yield_ is None or yield_ is not body.first_op:
+            return
+        replacements: list[SSAValue] = []
+        for value, result in zip(yield_.operands, op.results, strict=True):
+            if value.owner is not body or not isinstance(value, BlockArgument):
+                return
+            operand = op.operands[value.index]
+            if operand.type != result.type:
+                return
+            replacements.append(operand)
+        rewriter.replace(op, [], replacements)
+
+
+def _mixed(static: Sequence[int], dynamic: Sequence[SSAValue]) -> list[SSAValue | int]:
+    """MLIR's ``getMixedValues``: each static entry, or the next dynamic value where it is ``?``."""
+    values = iter(dynamic)
+    return [next(values) if v == DYNAMIC_INDEX else v for v in static]
+
+
+class MergeConsecutiveExtractSlice(RewritePattern):
+    """MLIR's ``MergeConsecutiveExtractSlice`` (which IREE's flow canonicalizer adds): a slice of
+    a slice reads the first slice's source at the summed offsets.  Only unit strides and
+    static offsets, without rank reduction: other slices stay."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, tensor.ExtractSliceOp):
+            return
+        producer = op.source.owner
+        if not isinstance(producer, tensor.ExtractSliceOp):
+            return
+        slices = (producer, op)
+        if any(s.offsets or s.strides or set(s.static_strides.get_values()) - {1} for s in slices):
+            return
+        source, middle = producer.source.type, producer.result.type
+        if not isa(source, TensorType[Attribute]) or not isa(middle, TensorType[Attribute]):
+            return
+        if len(source.get_shape()) != len(middle.get_shape()):
+            return
+        offsets = [
+            a + b
+            for a, b in zip(producer.static_offsets.get_values(), op.static_offsets.get_values(), strict=True)
+        ]
+        sizes = _mixed(op.static_sizes.get_values(), op.sizes)
+        merged = tensor.ExtractSliceOp(producer.source, offsets, sizes, [1] * len(offsets), op.result.type)
+        rewriter.replace(op, merged)
+
+
+def _usable_at(value: SSAValue, op: Operation) -> bool:
+    """IREE's ``isValueUsableForOp``: ``value`` is defined where ``op`` may use it (a block
+    argument of ``op``'s block or an enclosing one, or an op before ``op`` or before the op
+    holding it in that block)."""
+    holder: Operation | None = op
+    while holder is not None:
+        block = holder.parent_block()
+        if block is None:
+            return False
+        if value.owner is block:
+            return True
+        defining = value.owner
+        if isinstance(defining, Operation) and defining.parent_block() is block:
+            return block.get_operation_index(defining) < block.get_operation_index(holder)
+        holder = block.parent_op()
+    return False
+
+
+def _operand_dims(user: Operation, index: int) -> list[SSAValue] | None:
+    """``ShapeAwareOpInterface::getOperandDynamicDims``: the dimensions a dispatch or a shape
+    tie gives its operand ``index`` (None for other ops and other operands)."""
+    if isinstance(user, flow.DispatchWorkgroupsOp | flow.DispatchOp):
+        arguments = list(user.arguments)
+        start = len(user.workload)
+        if not start <= index < start + len(arguments):
+            return None
+        return dims_in_list(index - start, arguments, list(user.argument_dims))
+    if isinstance(user, flow.TensorTieShapeOp) and index == 0:
+        return list(user.dynamic_dims)
+    return None
+
+
+class ResolveShapedDim(RewritePattern):
+    """IREE's ``ResolveShapedDim`` (a flow canonicalization of ``tensor.dim``): the dimension is
+    one a shape-aware op already holds: up the value's tied chain, else one a dispatch or shape
+    tie using the value was given, where it is usable."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, tensor.DimOp) or not isinstance(op.index.owner, arith.ConstantOp):
+            return
+        index = op.index.owner.value
+        source = op.source.type
+        if not isinstance(index, IntegerAttr) or not isa(source, TensorType[Attribute]):
+            return
+        shape = source.get_shape()
+        position = index.value.data
+        if not 0 <= position < len(shape) or shape[position] != DYNAMIC_INDEX:
+            return
+        dims = find_dynamic_dims(op.source)
+        if dims is None:
+            for use in op.source.uses:
+                found = _operand_dims(use.operation, use.index)
+                if found is not None and all(_usable_at(d, op) for d in found):
+                    dims = found
+                    break
+        if dims is None:
+            return
+        offset = sum(1 for size in shape[:position] if size == DYNAMIC_INDEX)
+        rewriter.replace(op, [], [dims[offset]])
+
+
 def flow_patterns(tables: CanonicalizationTables) -> Callable[[Operation], Sequence[RewritePattern]]:
     """The canonicalizer's patterns with IREE's closure optimization, dead linalg ops erased
     and reshapes of fills folded (MLIR's fill patterns, which passviz's canonicalizer lacks)."""
     closure = (ClosureOptimization(),)
     dead = (EraseDeadLinalgOp(),)
     reshape = (FoldFillWithTensorReshape(),)
+    resolve = (ResolveShapedDim(),)
+    identity = (EraseIdentityGeneric(),)
+    merge = (MergeConsecutiveExtractSlice(),)
 
     def patterns(inner: Operation) -> Sequence[RewritePattern]:
         if isinstance(inner, flow.DispatchWorkgroupsOp):
             return closure
         if isinstance(inner, tensor.CollapseShapeOp | tensor.ExpandShapeOp):
             return (*reshape, *tables.patterns(inner))
+        if isinstance(inner, tensor.ExtractSliceOp):
+            return (*merge, *tables.patterns(inner))
+        if isinstance(inner, tensor.DimOp):
+            return (*resolve, *tables.patterns(inner))
+        if isinstance(inner, GenericOp):
+            return (*dead, *identity, *tables.patterns(inner))
         if dps_inits(inner) is not None:
             return (*dead, *tables.patterns(inner))
         return tables.patterns(inner)

@@ -644,8 +644,11 @@ def reify_dynamic_dims(value: SSAValue) -> list[SSAValue]:
     if tied is not None and tied.type == value.type:
         return reify_dynamic_dims(tied)
     if isinstance(op, SoftmaxOp):
-        # Not tied (not a structured op); MLIR's reifyResultShapes gives its input's shape.
-        return reify_dynamic_dims(op.input)
+        # Not tied (not a structured op): MLIR's reifyResultShapes makes a tensor.dim of its
+        # input per dynamic dimension, where the op is.
+        ops, found = dim_ops(op.input)
+        Rewriter.insert_op(ops, InsertPoint.before(op))
+        return found
     dims = result_dims_of(op, value)
     if dims is not None:
         return dims
@@ -675,7 +678,14 @@ def _padded_dims(pad: tensor.PadOp) -> list[SSAValue]:
     source_type = pad.source.type
     assert isa(source_type, TensorType[Attribute])
     source_shape = source_type.get_shape()
-    source_dims = iter(reify_dynamic_dims(pad.source))
+    if isinstance(pad.source, BlockArgument):
+        # MLIR makes a tensor.dim of the source where the pad is (one of an op's result folds
+        # to what reifies it, which the recursion stands for).
+        made, dims = dim_ops(pad.source)
+        Rewriter.insert_op(made, InsertPoint.before(pad))
+        source_dims = iter(dims)
+    else:
+        source_dims = iter(reify_dynamic_dims(pad.source))
     sizes = {i: next(source_dims) for i, size in enumerate(source_shape) if size == DYNAMIC_INDEX}
     low, high = iter(pad.low), iter(pad.high)
     lows = [next(low) if v == DYNAMIC_INDEX else v for v in pad.static_low.get_values()]
