@@ -294,7 +294,8 @@ class MLIRParser(MlirErrorPositions, Parser):
                 "nested too deeply for the Python stack here (the passviz command line reads "
                 f"{MAX_NESTING:,} levels)"
             )
-        elif isinstance(exc, VerifyException):
+        elif isinstance(exc, VerifyException | AtCurrentToken):
+            # the op's own words, as MLIR says them (an AtCurrentToken is MLIR's message)
             message = first_line(str(exc)) or f"invalid {what}"
         else:
             message = f"invalid {what}: {type(exc).__name__}: {first_line(str(exc))}"

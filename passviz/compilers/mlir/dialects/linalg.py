@@ -40,7 +40,7 @@ from xdsl.dialects.linalg import ops as xdsl_linalg
 from xdsl.dialects.linalg.abstract_ops import ConvOperation, LinalgStructuredOperation, NamedOperation
 from xdsl.dialects.linalg.attrs import IteratorType, IteratorTypeAttr
 from xdsl.dialects.linalg.ops import GenericOp as _XdslGenericOp
-from xdsl.dialects.linalg.ops import YieldOp
+from xdsl.dialects.linalg.ops import IndexOp, YieldOp
 from xdsl.ir import Attribute, Block, BlockArgument, Dialect, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap
 from xdsl.irdl import (
@@ -66,6 +66,7 @@ from passviz.compilers.mlir.dialects.linalg_base import (
     expect_args,
     mac_region,
     maps_attr,
+    parse_named,
     parse_operands,
     parse_result_types,
 )
@@ -188,6 +189,10 @@ class _ConvBase(ConvOperation):
     @classmethod
     def get_hidden_region(cls, inputs: Sequence[SSAValue], outputs: Sequence[SSAValue]) -> Region:
         return mac_region(inputs, outputs)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        return parse_named(cls, parser, lambda ins, outs, _: cls.get_hidden_region(ins, outs))
 
 
 def _pair(attr: DenseIntElementsAttr | None) -> tuple[int, int]:
@@ -493,6 +498,10 @@ class FillOp(xdsl_linalg.FillOp):
     def get_hidden_region(cls, inputs: Sequence[SSAValue], outputs: Sequence[SSAValue]) -> Region:
         expect_args(inputs, outputs, 2)
         return super().get_hidden_region(inputs, outputs)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        return parse_named(cls, parser, lambda ins, outs, _: cls.get_hidden_region(ins, outs))
 
 
 def _identity_dropping(rank: int, dropped: AbstractSet[int]) -> AffineMap:
@@ -812,9 +821,26 @@ class CheckedYieldOp(YieldOp):
                 )
 
 
+class CheckedIndexOp(IndexOp):
+    """``linalg.index``, verified as MLIR verifies it: along one of the enclosing op's loops."""
+
+    def verify_(self) -> None:
+        super().verify_()
+        parent = self.parent_op()
+        if not isinstance(parent, GenericOp):
+            return
+        loops = len(parent.iterator_types)
+        if self.dim.value.data >= loops:
+            raise VerifyException(
+                f"'linalg.index' op expected dim ({self.dim.value.data}) to be lower than the number "
+                f"of loops ({loops}) of the enclosing LinalgOp"
+            )
+
+
 _REPLACED: dict[type[Operation], type[Operation]] = {
     _XdslGenericOp: GenericOp,
     YieldOp: CheckedYieldOp,
+    IndexOp: CheckedIndexOp,
     xdsl_linalg.Conv2DNhwc_HwcfOp: Conv2DNhwcHwcfOp,
     xdsl_linalg.Conv2DNchwFchwOp: Conv2DNchwFchwOp,
     xdsl_linalg.MatmulOp: MatmulOp,

@@ -3,9 +3,9 @@ and the payload builders of MLIR's named ops (OpDSL's casts and binary functions
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from typing import Self, cast
+from typing import Self, TypeVar, cast
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith
@@ -122,6 +122,43 @@ class PayloadEffects(RecursiveMemoryEffect):
         return effects
 
 
+class UnsupportedPayload(AtCurrentToken):
+    """A named op's payload MLIR refuses to build for these element types (a subtraction of
+    ``i1``s), reported where the op's operands begin, as MLIR reports it."""
+
+
+_NamedT = TypeVar("_NamedT", bound=NamedOperation)
+
+BodyBuilder = Callable[[Sequence[SSAValue], Sequence[SSAValue], Mapping[str, Attribute]], Region]
+"""A named op's body from its inputs, outputs and properties."""
+
+
+def parse_named(cls: type[_NamedT], parser: Parser, body: BodyBuilder) -> _NamedT:
+    """MLIR's named-op syntax, ``{attrs} ins(...) outs(...) -> types``, the body ``body`` builds.
+
+    xDSL's parser reports any failure to build the body as "Could not build linalg op" on the
+    token after the op; this one reports MLIR's reason where MLIR does: a wrong number of
+    operands after the op, a payload MLIR cannot build at the operands."""
+    attrs = parser.parse_optional_attr_dict()
+    operands_at = parser.pos
+    ins = parse_operands(parser, "ins")
+    outs = parse_operands(parser, "outs")
+    results = parse_result_types(parser)
+    defined = cls.get_irdl_definition().properties
+    properties = {k: v for k, v in attrs.items() if k in defined}
+    try:
+        region = body(ins, outs, properties)
+    except UnsupportedPayload as exc:
+        parser.raise_error(str(exc), operands_at, operands_at)
+    return cls.build(
+        operands=(ins, outs),
+        result_types=(results,),
+        properties=properties,
+        attributes={k: v for k, v in attrs.items() if k not in defined},
+        regions=(region,),
+    )
+
+
 def expect_args(inputs: Sequence[SSAValue], outputs: Sequence[SSAValue], count: int) -> None:
     """Refuse, as MLIR's parser does, a named op given other than ``count`` ins and outs."""
     if len(inputs) + len(outputs) != count:
@@ -186,7 +223,7 @@ def binary(function: str, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
     if type_ == IntegerType(1):
         build = boolean
     if build is None:
-        raise AtCurrentToken(f"unsupported operation: {function} with i1 operands")
+        raise UnsupportedPayload(f"unsupported operation: {function} with bools")
     # Built by the ops' constructors, with their default flags (fastmath, overflowFlags) as MLIR's.
     return build(lhs, rhs).results[0]
 

@@ -51,6 +51,7 @@ from passviz.compilers.mlir.dialects.linalg_base import (
     binary,
     cast_to,
     expect_args,
+    parse_named,
 )
 
 # -- the casts' attribute -------------------------------------------------------------
@@ -351,11 +352,12 @@ class NamedStructuredOp(NamedOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> Self:
-        op = super().parse(parser)
-        if is_unsigned(op.properties.get("cast")):
-            op.body.detach_block(0)
-            op.body.add_block(payload_region(cls.SPEC, op.inputs, op.outputs, unsigned=True).detach_block(0))
-        return op
+        def body(
+            ins: Sequence[SSAValue], outs: Sequence[SSAValue], properties: Mapping[str, Attribute]
+        ) -> Region:
+            return payload_region(cls.SPEC, ins, outs, is_unsigned(properties.get("cast")))
+
+        return parse_named(cls, parser, body)
 
     def print(self, printer: Printer) -> None:
         # MLIR prints the properties and attributes as one dictionary, sorted by name.
