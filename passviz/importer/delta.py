@@ -79,7 +79,8 @@ def _record(op: Op) -> tuple[str, list[str], list[str]]:
     return "".join(out), operands, successors
 
 
-def flatten(top: Op) -> Flat:
+def flatten(top: Op, holder: str | None = None) -> Flat:
+    """The records of ``top`` and all it holds; ``holder``: the block holding ``top``, if any."""
     flat = Flat(top.id)
     ops = flat.ops
     for op in top.walk():
@@ -87,7 +88,7 @@ def flatten(top: Op) -> Flat:
         parent = op.parent
         ops[op.id] = FlatOp(
             name=op.name,
-            block=parent.id if parent is not None and op is not top else None,
+            block=parent.id if parent is not None and op is not top else holder,
             operands=operands,
             results=[value_info(v) for v in op.results],
             successors=successors,
@@ -101,6 +102,47 @@ def flatten(top: Op) -> Flat:
                 flat.block_ops[block.id] = [o.id for o in block.ops]
                 flat.block_args[block.id] = [value_info(v) for v in block.args]
     return flat
+
+
+def splice(flat: Flat, old: Op, new: Op) -> tuple[Flat, Delta]:
+    """The records ``flat`` with op ``old`` and all it holds replaced by ``new`` (in its place in
+    its block, an op-scoped dump's op), and the delta between: only ``new`` is flattened and
+    compared, with the ops beside it, not the whole module."""
+    assert new.parent is not None
+    block = new.parent.id
+    part_new = flatten(new, block)
+    part_old = Flat(old.id)
+    for op in old.walk():
+        part_old.ops[op.id] = flat.ops[op.id]
+        for region in op.regions:
+            part_old.regions[region.id] = flat.regions[region.id]
+            for inner in region.blocks:
+                part_old.block_ops[inner.id] = flat.block_ops[inner.id]
+                part_old.block_args[inner.id] = flat.block_args[inner.id]
+    before = flat.block_ops[block]
+    after = [op.id for op in new.parent.ops]
+    # The ops beside it, as they were, so that the delta places ``new`` among them.
+    for op_id in (*before, *after):
+        if op_id not in part_old.ops and op_id not in part_new.ops and op_id in flat.ops:
+            part_old.ops[op_id] = part_new.ops[op_id] = flat.ops[op_id]
+    part_old.block_ops = {block: before, **part_old.block_ops}
+    part_new.block_ops = {block: after, **part_new.block_ops}
+    delta = diff(part_old, part_new)
+    whole = Flat(flat.root, dict(flat.ops), dict(flat.block_ops), dict(flat.block_args), dict(flat.regions))
+    for op_id in part_old.ops:
+        whole.ops.pop(op_id, None)
+    for table, gone in (
+        (whole.regions, part_old.regions),
+        (whole.block_ops, part_old.block_ops),
+        (whole.block_args, part_old.block_args),
+    ):
+        for key in gone:
+            table.pop(key, None)
+    whole.ops.update(part_new.ops)
+    whole.regions.update(part_new.regions)
+    whole.block_ops.update(part_new.block_ops)
+    whole.block_args.update(part_new.block_args)
+    return whole, delta
 
 
 _ABSENT: tuple[object, ...] = (None, [], {})
@@ -138,7 +180,7 @@ def diff(old: Flat | None, new: Flat) -> Delta:
     texts: dict[str, str] = {i: new.ops[i].text for i in new.ops if i not in old_ops}
     for op_id, op in new.ops.items():
         was = old_ops.get(op_id)
-        if was is None or was == op:
+        if was is None or was is op or was == op:
             # (Most ops of a snapshot are as they were: one comparison of all their fields.)
             continue
         change = OpChange(id=op_id)
@@ -200,4 +242,4 @@ def _stable(before: list[str], after: list[str], old_ops: dict[str, FlatOp], blo
     return stay
 
 
-__all__ = ["Flat", "RegionMark", "diff", "flatten", "op_text"]
+__all__ = ["Flat", "RegionMark", "diff", "flatten", "op_text", "splice"]

@@ -5,13 +5,24 @@ trace: one step per printed pass, ops matched from each snapshot to the next."""
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-from passviz.importer.delta import Flat, diff, flatten
+from passviz.importer.delta import Flat, diff, flatten, splice
 from passviz.importer.identity import Ids, MatchStats, match
-from passviz.importer.reader import Block, LineCache, Op, ReadError, Region, RegionMark, Snapshot, read_ir
+from passviz.importer.reader import (
+    Block,
+    LineCache,
+    Op,
+    ReadError,
+    Region,
+    RegionMark,
+    Snapshot,
+    read_ir,
+    spelled_name,
+)
 from passviz.trace.model import Delta, Flag, ImportInfo, InitialState, Step, Trace, TraceMeta
 from passviz.version import __version__
 
@@ -154,23 +165,34 @@ def _diagnostics(text: str) -> tuple[str, list[str]]:
     """``text`` without the diagnostics printed into it, and the diagnostics."""
     if not any(f": {kind}: " in text for kind in ("error", "warning", "note", "remark")):
         return text, []  # (a diagnostic says one of these: no need to look line by line)
-    found = [m.group(0) for m in _DIAGNOSTIC.finditer(text)]
-    if not found:
-        return text, found
+    if _DIAGNOSTIC.search(text) is None:
+        return text, []
     lines = text.split("\n")
+    found: list[str] = []
     kept: list[str] = []
     skip = 0
+    rest = False
     for index, line in enumerate(lines):
+        if rest:
+            if not line.startswith(_MARK):
+                found[-1] += "\n" + line
+                continue
+            rest = False
         if skip:
             skip -= 1
             continue
         if _DIAGNOSTIC.match(line):
-            # MLIR follows a diagnostic with the source line and a caret under the column.
-            if index + 2 < len(lines) and re.fullmatch(r"\s*\^[~^]*\s*", lines[index + 2]):
+            found.append(line)
+            if next((k for k in reversed(kept) if k.strip()), "") == "}":
+                # After the IR (its closing brace): the diagnostic's lines go on to the next
+                # banner (a message of several lines and paragraphs, as iree-compile warns).
+                rest = True
+            elif index + 2 < len(lines) and re.fullmatch(r"\s*\^[~^]*\s*", lines[index + 2]):
+                # MLIR follows a diagnostic with the source line and a caret under the column.
                 skip = 2
             continue
         kept.append(line)
-    return "\n".join(kept), found
+    return "\n".join(kept), [diagnostic.rstrip() for diagnostic in found]
 
 
 def _wrap(op: Op) -> Op:
@@ -185,12 +207,59 @@ def _wrap(op: Op) -> Op:
     return module
 
 
-def _find(top: Op, name: str, symbol: str | None) -> Op | None:
-    """The op an op-scoped dump printed: the op of that name and symbol in ``top``."""
+def _find(top: Op, name: str, symbol: str | None, printed: Op | None = None) -> Op | None:
+    """The op an op-scoped dump printed: the op of that name and symbol in ``top``; of several
+    (each executable's ``hal.executable.variant @embedded_elf_x86_64``, initializers, which have
+    no symbol), the one most like ``printed``, if one is."""
     named = [op for op in top.walk() if op.name == name and op is not top]
     if symbol is not None:
         named = [op for op in named if op.symbol() == symbol]
-    return named[0] if len(named) == 1 else None
+    if len(named) == 1:
+        return named[0]
+    if not named or printed is None:
+        return None
+    wanted = _contents(printed)
+    scores = sorted(
+        ((sum((_contents(op) & wanted).values()), index) for index, op in enumerate(named)), reverse=True
+    )
+    if scores[0][0] == 0 or scores[0][0] == scores[1][0]:
+        return None
+    return named[scores[0][1]]
+
+
+def _contents(op: Op) -> Counter[tuple[str, str | None]]:
+    """The ops nested in ``op``, by name and the symbol each names first."""
+    return Counter((nested.name, nested.symbol()) for nested in op.walk())
+
+
+def _respell(new: Op, old: Op) -> None:
+    """Name ``new``, printed on its own, as ``old`` was named in the module it replaces it in:
+    MLIR prints a nested module ``builtin.module`` (a variant's region holds ``hal`` ops by
+    default) and the same module printed on its own ``module``."""
+    first, was = new.parts[0] if new.parts else None, old.parts[0] if old.parts else None
+    if new.name != old.name or not isinstance(first, str) or not isinstance(was, str):
+        return
+    spelled, spelled_was = spelled_name(first), spelled_name(was)
+    if spelled and spelled_was and spelled != spelled_was:
+        new.parts[0] = spelled_was + first[len(spelled) :]
+
+
+def _children(module: Op) -> Counter[tuple[str, str | None]]:
+    """The ops directly in ``module``, by name and the symbol each names first."""
+    return Counter((op.name, op.symbol()) for region in module.regions for b in region.blocks for op in b.ops)
+
+
+def _likeness(
+    ops: Counter[tuple[str, str | None]], wanted: Counter[tuple[str, str | None]]
+) -> tuple[int, int]:
+    """How alike two modules' ops are: how many are the same by name and symbol, then by name."""
+    names = Counter[str]()
+    wanted_names = Counter[str]()
+    for (name, _), count in ops.items():
+        names[name] += count
+    for (name, _), count in wanted.items():
+        wanted_names[name] += count
+    return sum((ops & wanted).values()), sum((names & wanted_names).values())
 
 
 class _Importer:
@@ -225,11 +294,12 @@ class _Importer:
         assert self.top is not None
         self._aliases(snapshot)
         new = snapshot.top
-        if new.name == "builtin.module":
+        old = self._printed(new)
+        whole = old is self.top
+        if whole:
             stats = match(self.top, new, self.ids)
             self.top = new
         else:
-            old = _find(self.top, new.name, new.symbol())
             if old is None or old.parent is None:
                 self.notes.append(
                     f"{banner.label}: the {new.name} {new.symbol() or ''} it printed is not in the module; "
@@ -237,13 +307,35 @@ class _Importer:
                 )
                 return
             stats = match(old, new, self.ids)
+            _respell(new, old)
             block = old.parent
             new.parent = block
             block.ops[block.ops.index(old)] = new
-        flat = flatten(self.top)
-        delta = diff(self.flat, flat)
+        if whole or old is None or self.flat is None:
+            flat = flatten(self.top)
+            delta = diff(self.flat, flat)
+        else:
+            flat, delta = splice(self.flat, old, new)
         self.flat = flat
         self._append(banner, delta, stats, diagnostics)
+
+    def _printed(self, new: Op) -> Op | None:
+        """The op of the module that the snapshot ``new`` printed: the module itself, or the op
+        an op-scoped dump printed, a module nested in it too (as IREE prints the module inside
+        each executable's variant while it translates that variant)."""
+        assert self.top is not None
+        if new.name != "builtin.module":
+            return _find(self.top, new.name, new.symbol(), new)
+        nested = [op for op in self.top.walk() if op.name == "builtin.module" and op is not self.top]
+        if not nested:
+            return self.top
+        wanted = _children(new)
+        scores = [(_likeness(_children(op), wanted), op) for op in [self.top, *nested]]
+        best = max(score for score, _ in scores)
+        winners = [op for score, op in scores if score == best]
+        if self.top in winners:
+            return self.top
+        return winners[0] if len(winners) == 1 else None
 
     def unchanged(self, banner: Banner) -> None:
         """A pass whose output prints as its input did, letter for letter: a step that changes

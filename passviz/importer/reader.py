@@ -40,6 +40,8 @@ _TOKEN = re.compile(
 _RESULTS = re.compile(r"((?:%[\w$.\-]+(?::\d+)?)(?:\s*,\s*%[\w$.\-]+(?::\d+)?)*)\s*=\s*")
 _OP_NAME = re.compile(r'"((?:[^"\\\n]|\\.)*)"|([A-Za-z_][\w$.\-]*)')
 _LABEL = re.compile(r"\^([\w$.\-]+)")
+_QUALIFIED_NAME = re.compile(r"[A-Za-z_][\w$]*\.[A-Za-z_]")
+"""The start of an op's name with its dialect (``scf.yield``)."""
 _INDENT = re.compile(r"[ \t]*")
 
 
@@ -540,7 +542,7 @@ class _Reader:
                 scope.block_uses.append(use)
                 parts.append(use)
             elif kind == "open":
-                if token == "{" and _ends_line(text, pos):
+                if token == "{" and _ends_line(text, pos) and (depth == 0 or self._holds_ops(pos)):
                     parts.append(RegionMark(len(op.regions)))
                     self.pos = text.find("\n", pos) + 1
                     self._adopt_header_uses(op, scope, header_defs)
@@ -595,6 +597,18 @@ class _Reader:
         _merge_strings(parts)
         self.defs = defs
 
+    def _holds_ops(self, pos: int) -> bool:
+        """Whether the lines after the ``{`` ending the line at ``pos`` are a region's (ops, block
+        labels, its ``}``), not a bracketed list inside an op's text (``slices({``, then
+        ``[0, 1] = %c8192,``)."""
+        saved = self.pos
+        self.pos = self.text.find("\n", pos) + 1
+        self._skip_blank()
+        indent, first = self._line_indent(self.pos)
+        start = self.pos + indent
+        self.pos = saved
+        return first in ("%", "^", '"', "}") or _QUALIFIED_NAME.match(self.text, start) is not None
+
     def _adopt_header_uses(self, op: Op, scope: _Scope, header_defs: list[Value]) -> None:
         """Give the header's unknown names to the region about to be read (as its entry block's
         arguments), or leave them to resolve later (forward references)."""
@@ -614,6 +628,13 @@ class _Reader:
                 part.value = names[part.name]
                 if part in scope.pending:
                     scope.pending.remove(part)
+
+
+def spelled_name(text: str) -> str | None:
+    """The op's name as ``text`` (an op's first part) spells it at its start (``module``,
+    ``builtin.module``, ``"tt.func"``), or None."""
+    found = _OP_NAME.match(text)
+    return found.group(0) if found is not None else None
 
 
 def _qualified(name: str, block: Block | None) -> str:
