@@ -23,10 +23,11 @@ from passviz.compilers.mlir.interpret import LinalgNamedFunctions
 from passviz.compilers.registry import interpreter_functions
 from passviz.interpret.core import KernelInterpreter
 from passviz.ir.printer import print_module
-from passviz.pipelines import parse_ir
+from passviz.pipelines import parse_ir, record
 from passviz.pipelines.input import parse_located, verify_input
 from tests.conftest import iree_opt_missing, need
 from tests.iree_support import run_iree_opt
+from tests.test_iree_pipeline import nested_pipeline
 
 _SIZES = {"o": 3, "k": 2, "b": 2, "n": 2}
 """A loop's trip count by its name's first letter (3 elsewhere): output positions 3,
@@ -191,6 +192,32 @@ def test_unsigned_casts_equal_iree_opt(name: str) -> None:
     generic = "--mlir-print-op-generic"
     assert run_iree_opt(_generic(module), generic) == run_iree_opt(theirs, generic)
     assert "arith.extui" in _generic(module)
+
+
+_MODEL = """func.func @net(%x: tensor<1x10x10x3xi8>, %k: tensor<4x3x3x3xi8>, %zi: i32, %zk: i32) -> tensor<1x4x4x4xi32> {
+  %c0 = arith.constant 0 : i32
+  %0 = tensor.empty() : tensor<1x8x8x4xi32>
+  %1 = linalg.fill ins(%c0 : i32) outs(%0 : tensor<1x8x8x4xi32>) -> tensor<1x8x8x4xi32>
+  %2 = linalg.conv_2d_nhwc_fhwc_q ins(%x, %k, %zi, %zk : tensor<1x10x10x3xi8>, tensor<4x3x3x3xi8>, i32, i32) outs(%1 : tensor<1x8x8x4xi32>) -> tensor<1x8x8x4xi32>
+  %min = arith.constant -2147483648 : i32
+  %3 = tensor.empty() : tensor<1x4x4x4xi32>
+  %4 = linalg.fill ins(%min : i32) outs(%3 : tensor<1x4x4x4xi32>) -> tensor<1x4x4x4xi32>
+  %w = tensor.empty() : tensor<2x2xi32>
+  %5 = linalg.pooling_nhwc_max {strides = dense<2> : vector<2xi64>} ins(%2, %w : tensor<1x8x8x4xi32>, tensor<2x2xi32>) outs(%4 : tensor<1x4x4x4xi32>) -> tensor<1x4x4x4xi32>
+  return %5 : tensor<1x4x4x4xi32>
+}
+"""
+"""An int8 quantized convolution into i32, max-pooled: both dispatch roots of their own."""
+
+
+@pytest.mark.iree
+def test_model_through_iree_flow_equals_iree_opt() -> None:
+    """A quantized convolution and a pooling through passviz's ``iree-flow``: iree-opt's module."""
+    need(iree_opt_missing())
+    run = record(_MODEL, "iree-flow")
+    assert run.trace.status == "ok", run.trace.failed_steps
+    pipeline = f"--pass-pipeline={nested_pipeline('func.func')}"
+    assert run_iree_opt(print_module(run.module)) == run_iree_opt(_MODEL, pipeline)
 
 
 def test_attributes_print_sorted() -> None:
