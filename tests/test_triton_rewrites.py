@@ -1,0 +1,157 @@
+"""``record_rewrites``: a captured Triton compile's pass expanded rewrite by rewrite from MLIR's
+pattern log, checked against Triton itself (the pass's output as ``MLIR_ENABLE_DUMP`` printed
+it in the capture) on the tutorial matmul, under Triton 3.6 and (slow) 3.9."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from passviz.importer import TextReplayer
+from passviz.ir.errors import InputError
+from passviz.trace.model import Step, Trace
+from tests.conftest import need, triton_39_python
+from tests.test_import_dump import assert_same_ir
+
+PASS = "tritongpu-remove-layout-conversions"
+ROOT = Path(__file__).resolve().parents[1]
+PATTERN_NAME = r"^[\w:() ]+::\w+$"
+"""A C++ pattern class's qualified name, as MLIR's log prints it."""
+
+
+@pytest.fixture(scope="module")
+def matmul() -> tuple[Trace, Trace]:
+    """The tutorial matmul captured by the installed Triton, and the same with the pass expanded."""
+    from tests.triton_oracle import triton_missing
+
+    need(triton_missing())
+    import passviz
+    from passviz.compilers.triton.rewrites import record_rewrites
+    from tests.triton_kernels import KERNELS
+
+    kernel = KERNELS["matmul"]
+    captured = passviz.capture_triton(kernel.fn, kernel.signature, dict(kernel.constexprs))
+    return captured, record_rewrites(captured, [PASS])
+
+
+def _texts(trace: Trace) -> list[str]:
+    """The IR after each step of ``trace``, replayed from its deltas."""
+    replayer = TextReplayer(trace)
+    texts: list[str] = []
+    for step in trace.steps:
+        replayer.advance_to(step.index)
+        texts.append(replayer.text())
+    return texts
+
+
+def _runs(trace: Trace) -> list[tuple[list[Step], Step]]:
+    """Each expanded run of the pass: its pattern steps and the pass's own step after them."""
+    runs: list[tuple[list[Step], Step]] = []
+    patterns: list[Step] = []
+    for step in trace.steps:
+        if step.kind == "rewrite":
+            patterns.append(step)
+        elif patterns:
+            runs.append((patterns, step))
+            patterns = []
+    return runs
+
+
+@pytest.mark.triton
+def test_pass_expands_into_pattern_steps_ending_at_its_output(matmul: tuple[Trace, Trace]) -> None:
+    captured, expanded = matmul
+    runs = _runs(expanded)
+    assert runs, "the pass applied no pattern in the matmul"
+    passes = [s for s in captured.steps if s.name == "TritonGPURemoveLayoutConversions"]
+    assert len(runs) <= len(passes)
+    assert len(expanded.steps) == len(captured.steps) + sum(len(p) for p, _ in runs)
+    texts = _texts(expanded)
+    oracle = _texts(captured)
+    for patterns, end in runs:
+        assert end.name == "TritonGPURemoveLayoutConversions" and end.kind == "pass-end"
+        for step in patterns:
+            assert re.match(PATTERN_NAME, step.name or ""), step.name
+            assert step.changed, f"step {step.index} ({step.name}) changed nothing"
+            assert step.pass_index == end.pass_index and step.pass_name == end.pass_name
+        # What the log cannot show is after the last application: the greedy driver erasing
+        # the ops left dead; nothing created, no op's text changed.
+        residual = end.delta
+        assert not residual.get("ops_created") and not residual.get("texts"), end.index
+        for change in residual.get("ops_modified", []):
+            assert set(change) <= {"id", "loc"}, change
+    # Every step after an expanded pass (renamed to the expansion's ids) still shows the IR the
+    # capture showed: the pass-end steps equal Triton's output of the pass, and so on to the end.
+    offset = 0
+    for step in expanded.steps:
+        if step.kind == "rewrite":
+            offset += 1
+            continue
+        assert_same_ir(oracle[step.index - offset], texts[step.index], f"step {step.index}")
+
+
+@pytest.mark.triton
+def test_each_application_shows_what_the_log_says_it_did(matmul: tuple[Trace, Trace]) -> None:
+    """Erasing and replacing applications erase an op; each replacing one's root is its op."""
+    _, expanded = matmul
+    rewrites = [s for s in expanded.steps if s.kind == "rewrite"]
+    assert any(s.root is not None for s in rewrites)
+    for step in rewrites:
+        if step.root is not None:
+            assert step.root in step.delta.get("ops_erased", []) or step.root in {
+                c["id"] for c in step.delta.get("ops_modified", [])
+            }
+
+
+@pytest.mark.triton
+def test_a_pass_it_cannot_expand_says_so(matmul: tuple[Trace, Trace]) -> None:
+    from passviz.compilers.triton.rewrites import record_rewrites
+
+    captured, _ = matmul
+    with pytest.raises(InputError, match="ran no such pass.*tritongpu-remove-layout-conversions"):
+        record_rewrites(captured, ["no-such-pass"])
+    # A pass the compile ran that no add function of Triton's adds alone.
+    with pytest.raises(InputError, match="cannot run this pass alone.*it can run:.*tritongpu-coalesce"):
+        record_rewrites(captured, ["ConvertTritonGPUToLLVM"])
+
+
+TRITON_39 = """
+import json, sys
+sys.path.insert(0, {root!r})
+import passviz
+from passviz.compilers.triton.rewrites import record_rewrites
+from passviz.importer import TextReplayer
+from tests.triton_kernels import KERNELS
+kernel = KERNELS["matmul"]
+captured = passviz.capture_triton(kernel.fn, kernel.signature, dict(kernel.constexprs))
+expanded = record_rewrites(captured, [{name!r}])
+replayer = TextReplayer(expanded)
+replayer.advance_to(len(expanded.steps) - 1)
+final = TextReplayer(captured)
+final.advance_to(len(captured.steps) - 1)
+steps = [dict(kind=s.kind, name=s.name, changed=s.changed, delta=s.delta) for s in expanded.steps]
+json.dump(dict(steps=steps, count=len(captured.steps), final=replayer.text(), oracle=final.text()), sys.stdout)
+"""
+
+
+@pytest.mark.triton
+@pytest.mark.slow
+def test_triton_39_log_expands_the_same_way() -> None:
+    python = triton_39_python()
+    script = textwrap.dedent(TRITON_39.format(root=str(ROOT), name=PASS))
+    done = subprocess.run(
+        [str(python), "-c", script], capture_output=True, text=True, check=False, cwd=ROOT, timeout=600
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    result: dict[str, Any] = json.loads(done.stdout)
+    rewrites = [s for s in result["steps"] if s["kind"] == "rewrite"]
+    assert len(rewrites) >= 5 and all(s["changed"] for s in rewrites)
+    assert len(result["steps"]) == result["count"] + len(rewrites)
+    assert_same_ir(result["oracle"], result["final"], "the last step")
+    print(len(rewrites), "pattern steps under Triton 3.9", file=sys.stderr)
