@@ -326,10 +326,12 @@ class _Importer:
         assert self.top is not None
         if new.name != "builtin.module":
             return _find(self.top, new.name, new.symbol(), new)
+        wanted = _children(new)
+        if _children(self.top) == wanted:
+            return self.top  # (the module's ops by name and symbol, as they were: no need to look further)
         nested = [op for op in self.top.walk() if op.name == "builtin.module" and op is not self.top]
         if not nested:
             return self.top
-        wanted = _children(new)
         scores = [(_likeness(_children(op), wanted), op) for op in [self.top, *nested]]
         best = max(score for score, _ in scores)
         winners = [op for score, op in scores if score == best]

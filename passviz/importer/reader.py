@@ -86,14 +86,34 @@ class RegionMark:
 Part = str | Use | BlockUse | RegionMark
 
 
+def _values() -> list[Value]:
+    return []  # (not ``list[Value]()``: a generic alias's call costs several times a list's)
+
+
+def _parts() -> list[Part]:
+    return []
+
+
+def _regions() -> list[Region]:
+    return []
+
+
+def _ops() -> list[Op]:
+    return []
+
+
+def _blocks() -> list[Block]:
+    return []
+
+
 @dataclass(eq=False)
 class Op:
     """An op as printed: its name, results, text (values, successors and regions as parts) and location."""
 
     name: str
-    results: list[Value] = field(default_factory=lambda: list[Value]())
-    parts: list[Part] = field(default_factory=lambda: list[Part]())
-    regions: list[Region] = field(default_factory=lambda: list[Region]())
+    results: list[Value] = field(default_factory=_values)
+    parts: list[Part] = field(default_factory=_parts)
+    regions: list[Region] = field(default_factory=_regions)
     loc: str | None = None
     parent: Block | None = None
     id: str = ""
@@ -131,8 +151,8 @@ class Block:
     """A block: its label as printed (None: an entry block without one), arguments and ops."""
 
     label: str | None
-    args: list[Value] = field(default_factory=lambda: list[Value]())
-    ops: list[Op] = field(default_factory=lambda: list[Op]())
+    args: list[Value] = field(default_factory=_values)
+    ops: list[Op] = field(default_factory=_ops)
     region: Region | None = None
     id: str = ""
 
@@ -141,7 +161,7 @@ class Block:
 class Region:
     """A region: its blocks; ``args_in_header`` when its entry block's arguments print in its op's header."""
 
-    blocks: list[Block] = field(default_factory=lambda: list[Block]())
+    blocks: list[Block] = field(default_factory=_blocks)
     args_in_header: bool = False
     op: Op | None = None
     id: str = ""
