@@ -82,6 +82,26 @@ _CASES = {
         "dimension #0 to be 8, but found 4",
         False,
     ),
+    "pooling_shapes": (
+        """func.func @f(%a: tensor<1x6x6x2xf32>, %w: tensor<2x2xf32>, %o: tensor<1x4x3x2xf32>) -> tensor<1x4x3x2xf32> {
+  %0 = linalg.pooling_nhwc_max {strides = dense<2> : vector<2xi64>} ins(%a, %w : tensor<1x6x6x2xf32>, tensor<2x2xf32>) outs(%o : tensor<1x4x3x2xf32>) -> tensor<1x4x3x2xf32>
+  return %0 : tensor<1x4x3x2xf32>
+}
+""",
+        "the input does not verify: 'linalg.pooling_nhwc_max' op inferred input/output operand #0 has "
+        "shape's dimension #1 to be greater than or equal to 8, but found 6",
+        False,
+    ),
+    "pooling_strides": (
+        """func.func @f(%a: tensor<1x6x6x2xf32>, %w: tensor<2x2xf32>, %o: tensor<1x3x3x2xf32>) -> tensor<1x3x3x2xf32> {
+  %0 = linalg.pooling_nhwc_max {strides = dense<2> : vector<3xi64>} ins(%a, %w : tensor<1x6x6x2xf32>, tensor<2x2xf32>) outs(%o : tensor<1x3x3x2xf32>) -> tensor<1x3x3x2xf32>
+  return %0 : tensor<1x3x3x2xf32>
+}
+""",
+        "the input does not verify: 'linalg.pooling_nhwc_max' op attribute 'strides' failed to satisfy "
+        "constraint: 64-bit signless int elements attribute of shape [2]",
+        False,
+    ),
     "pooling_operands": (
         """func.func @f(%a: tensor<1x6x6x2xf32>, %o: tensor<1x3x3x2xf32>) -> tensor<1x3x3x2xf32> {
   %0 = linalg.pooling_nhwc_max {strides = dense<2> : vector<2xi64>} ins(%a : tensor<1x6x6x2xf32>) outs(%o : tensor<1x3x3x2xf32>) -> tensor<1x3x3x2xf32>

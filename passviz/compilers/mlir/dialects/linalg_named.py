@@ -23,6 +23,7 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     AffineMapAttr,
     ArrayAttr,
+    ContainerType,
     DenseIntElementsAttr,
     DenseIntOrFPElementsAttr,
     FloatAttr,
@@ -42,6 +43,7 @@ from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap
 from xdsl.irdl import irdl_attr_definition, irdl_op_definition, opt_prop_def, traits_def
 from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
+from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.hints import isa
 from xdsl.utils.str_enum import StrEnum
 
@@ -350,6 +352,20 @@ class NamedStructuredOp(NamedOperation):
     def get_indexing_maps(self) -> ArrayAttr[AffineMapAttr]:
         return ArrayAttr(AffineMapAttr(m) for m in self.get_default_indexing_maps())
 
+    def verify_(self) -> None:
+        count = len(self.SPEC.window)
+        for key in ("strides", "dilations"):
+            attr = self.properties.get(key)
+            if attr is None:
+                continue
+            type_ = attr.get_type() if isinstance(attr, DenseIntOrFPElementsAttr) else None
+            if not isa(type_, ShapedType) or type_.get_shape() != (count,) or _element(type_) != i64:
+                raise VerifyException(
+                    f"'{self.name}' op attribute '{key}' failed to satisfy constraint: 64-bit signless "
+                    f"int elements attribute of shape [{count}]"
+                )
+        super().verify_()
+
     @classmethod
     def parse(cls, parser: Parser) -> Self:
         def body(
@@ -380,6 +396,10 @@ class NamedStructuredOp(NamedOperation):
             return
         with printer.in_parens():
             printer.print_list(self.res.types, printer.print_attribute)
+
+
+def _element(type_: ShapedType) -> Attribute:
+    return cast(ContainerType[Attribute], type_).get_element_type()
 
 
 def _class_name(name: str) -> str:
