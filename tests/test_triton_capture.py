@@ -1,21 +1,37 @@
 """``passviz triton``: a real Triton compile captured as a trace, checked against Triton itself.
 
-The oracle is a separate process that compiles the same kernel as a user
-would to see its passes: ``triton.compile`` with ``MLIR_ENABLE_DUMP=1`` and
-``MLIR_DUMP_PATH``, keeping ``compiled.asm``.  The captured trace must step
-through that dump's passes, in its order and under its names, each step
-showing that pass's snapshot (modulo value names), grouped by stage
-(``ttir``, ``ttgir``, ``llir``); its LLVM IR and PTX must be the oracle's,
-byte for byte.  Under Triton 3.6 (``cuda:90``) and 3.9 (``cuda:100``).
+The oracle is a separate process that compiles the same kernels as a user
+would to see their passes: ``triton.compile`` with ``MLIR_ENABLE_DUMP=1`` and
+``MLIR_DUMP_PATH``, keeping ``compiled.asm`` and ``compiled.metadata``.  Each
+captured trace must step through its dump's passes, in its order and under its
+names, each step showing that pass's snapshot (modulo value names), grouped by
+stage (``ttir``, ``ttgir``, ``llir``); its LLVM IR and PTX must be the
+oracle's, byte for byte, and the cubin it keeps the oracle's with Triton's
+launch metadata.  The matrix: the tutorials' vector add, fused softmax,
+matmul, layer norm and flash attention, for ``cuda:90`` and ``cuda:100``,
+under the installed Triton (3.6 in CI's first stage, 3.9 in its second) and
+under the Triton 3.9 of ``.venv-triton39``.
+
+For CI's time, each Triton compiles the whole matrix in two processes: the
+oracle (a fork per compile, so that each dump has its own file: Triton opens
+``MLIR_DUMP_PATH`` once per process) and ``passviz triton`` run for every case
+in one process.  Pytest-xdist workers share the results (a file lock); each
+case's checks are a test of their own.
 """
 
 from __future__ import annotations
 
+import base64
+import fcntl
+import hashlib
+import importlib
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -30,85 +46,334 @@ from tests.test_import_dump import assert_same_ir
 ROOT = Path(__file__).resolve().parents[1]
 KERNELS = ROOT / "tests" / "triton_kernels.py"
 SIGNATURE = "x_ptr=*fp32,y_ptr=*fp32,output_ptr=*fp32,n_elements=i32,BLOCK_SIZE=constexpr"
+MATRIX = ("vector_add", "fused_softmax", "matmul", "layer_norm", "flash_attention")
+TARGETS = ("cuda:90", "cuda:100")
+CASES = [(kernel, target) for kernel in MATRIX for target in TARGETS]
 
 ORACLE = """
-import json, sys
+import base64, json, os, sys
 sys.path.insert(0, {root!r})
 import triton
 from triton.backends.compiler import GPUTarget
 from triton.compiler import ASTSource
-from tests.triton_kernels import add_kernel
-signature = {{"x_ptr": "*fp32", "y_ptr": "*fp32", "output_ptr": "*fp32", "n_elements": "i32", "BLOCK_SIZE": "constexpr"}}
-compiled = triton.compile(ASTSource(add_kernel, signature, {{"BLOCK_SIZE": 1024}}), target=GPUTarget("cuda", {arch}, 32))
-json.dump({{k: v for k, v in compiled.asm.items() if isinstance(v, str)}}, open({asm!r}, "w"))
+from tests.triton_kernels import KERNELS
+folder = sys.argv[1]
+for name, target in json.loads(sys.argv[2]):
+    case = os.path.join(folder, f"{{name}}-{{target.replace(':', '')}}")
+    pid = os.fork()
+    if pid == 0:
+        # The child's first dump opens MLIR_DUMP_PATH; its exit (a normal one) flushes it.
+        os.environ["MLIR_DUMP_PATH"] = case + ".oracle.mlir"
+        kernel = KERNELS[name]
+        backend, arch = target.split(":")
+        compiled = triton.compile(
+            ASTSource(kernel.fn, kernel.signature, kernel.constexprs), target=GPUTarget(backend, int(arch), 32)
+        )
+        meta = compiled.metadata
+        asm = {{key: value for key, value in compiled.asm.items() if isinstance(value, str)}}
+        launch = {{"name": meta.name, "num_warps": meta.num_warps, "shared": meta.shared}}
+        result = {{"asm": asm, "cubin": base64.b64encode(compiled.asm["cubin"]).decode(), "launch": launch}}
+        with open(case + ".oracle.json", "w") as out:
+            json.dump({{**result, "version": triton.__version__}}, out)
+        sys.exit(0)
+    if os.waitpid(pid, 0)[1] != 0:
+        sys.exit(f"the oracle's compile of {{name}} for {{target}} failed")
+# LLVM's own dumps of the vector add for cuda:90 (LLVM_IR_ENABLE_DUMP), which go to standard error.
+pid = os.fork()
+if pid == 0:
+    os.environ.update(LLVM_IR_ENABLE_DUMP="1", MLIR_DUMP_PATH=os.path.join(folder, "llvm.oracle.mlir"))
+    os.dup2(os.open(os.path.join(folder, "llvm.oracle.txt"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC), 2)
+    kernel = KERNELS["vector_add"]
+    triton.compile(ASTSource(kernel.fn, kernel.signature, kernel.constexprs), target=GPUTarget("cuda", 90, 32))
+    sys.exit(0)
+if os.waitpid(pid, 0)[1] != 0:
+    sys.exit("the oracle's compile with LLVM_IR_ENABLE_DUMP failed")
 """
+"""The oracle: each case compiled by Triton with its own switches, in a fork of one process; then
+the vector add with LLVM's dumps on."""
+
+CAPTURE = """
+import json, os, sys
+sys.path.insert(0, {root!r})
+from passviz import capture_triton
+from passviz.cli import main
+from passviz.trace.store import write_trace
+from tests.triton_kernels import KERNELS
+folder = sys.argv[1]
+for name, target in json.loads(sys.argv[2]):
+    kernel = KERNELS[name]
+    case = os.path.join(folder, f"{{name}}-{{target.replace(':', '')}}")
+    signature = ",".join(f"{{argument}}={{kind}}" for argument, kind in kernel.signature.items())
+    constexprs = [f"--constexpr={{key}}={{value}}" for key, value in kernel.constexprs.items()]
+    if name != "vector_add":
+        write_trace(capture_triton(kernel.fn, kernel.signature, dict(kernel.constexprs), target=target), case + ".passviz.json")
+        continue
+    # The command line too, where the kernel calls no other: passviz triton runs the file as a module
+    # of its own name, which Triton puts in the names of the functions a kernel calls.
+    spec = f"{{os.path.join({root!r}, 'tests', 'triton_kernels.py')}}:{{kernel.fn.fn.__name__}}"
+    command = ["triton", spec, "--signature", signature, *constexprs, "--target", target]
+    if main([*command, "-o", case + ".passviz.json"]) != 0:
+        sys.exit(f"passviz triton failed on {{name}} for {{target}}")
+# Last: LLVM's print-after-all stays on in the process once Triton has turned it on.
+kernel = KERNELS["vector_add"]
+trace = capture_triton(kernel.fn, kernel.signature, dict(kernel.constexprs), target="cuda:90", llvm_passes=True)
+write_trace(trace, os.path.join(folder, "llvm.passviz.json"))
+"""
+"""``passviz.capture_triton`` on each case in one process, and ``passviz triton``'s command line
+(``passviz.cli.main``) on the vector add; then the vector add with ``llvm_passes``."""
 
 
-def _oracle(python: str, arch: int, tmp_path: Path) -> tuple[str, dict[str, str]]:
-    """What a user sees of the compile with Triton's own switches: the dump and ``compiled.asm``."""
-    dump, asm = tmp_path / "oracle-dump.txt", tmp_path / "oracle-asm.json"
-    env = {
-        **os.environ,
-        "MLIR_ENABLE_DUMP": "1",
-        "MLIR_DUMP_PATH": str(dump),
-        "TRITON_ALWAYS_COMPILE": "1",
-        "TRITON_CACHE_DIR": str(tmp_path / "oracle-cache"),
-    }
-    script = ORACLE.format(root=str(ROOT), arch=arch, asm=str(asm))
-    done = subprocess.run(
-        [python, "-c", script], env=env, capture_output=True, text=True, timeout=300, cwd=tmp_path
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    return dump.read_text(encoding="utf-8"), json.loads(asm.read_text(encoding="utf-8"))
+def _shared_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder every pytest-xdist worker of this run sees (the run's own without xdist)."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
 
 
-def _capture(python: str, target: str, tmp_path: Path) -> Path:
-    out = tmp_path / "add.passviz.json"
-    command = [
-        python, "-m", "passviz.cli", "triton", f"{KERNELS}:add_kernel",
-        "--signature", SIGNATURE, "--constexpr", "BLOCK_SIZE=1024", "--target", target, "-o", str(out),
-    ]  # fmt: skip
-    done = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=ROOT)
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.startswith("captured ") and "ttir" in done.stdout and "ptx" in done.stdout
-    return out
+def _matrix(python: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The oracle's and the capture's results for every case under ``python``'s Triton, made once a
+    test run (the first worker to ask makes them, the others wait on the lock and read them)."""
+    key = hashlib.sha1(str(python.absolute()).encode()).hexdigest()[:12]
+    folder = _shared_folder(tmp_path_factory) / f"triton-matrix-{key}"
+    with open(folder.parent / f"{folder.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        failed = folder / "failed.txt"
+        if failed.exists():
+            pytest.fail(failed.read_text())
+        if (folder / "done").exists():
+            return folder
+        folder.mkdir(exist_ok=True)
+        cases = json.dumps(CASES)
+        env = {**os.environ, "MLIR_ENABLE_DUMP": "1", "TRITON_ALWAYS_COMPILE": "1"}
+        # Triton 3.9 warns, on standard error, where the LLVM dumps go, that this is unset; 1 is its default.
+        env["TRITON_DEFAULT_FP_FUSION"] = "1"
+        env.pop("MLIR_DUMP_PATH", None)
+        runs = [
+            subprocess.Popen(
+                [str(python), "-c", script.format(root=str(ROOT)), str(folder), cases],
+                env={**env, "TRITON_CACHE_DIR": str(folder / f"cache-{side}")},
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                cwd=folder,
+            )
+            for side, script in (("oracle", ORACLE), ("capture", CAPTURE))
+        ]
+        for side, run in zip(("the oracle", "the capture"), runs, strict=True):
+            out, err = run.communicate(timeout=600)
+            (folder / f"log-{run.pid}.txt").write_text(out)
+            if run.returncode != 0:
+                failed.write_text(f"{side} under {python} failed:\n{err[-3000:]}")
+                pytest.fail(failed.read_text())
+        (folder / "done").touch()
+    return folder
 
 
-def _check(python: str, arch: int, tmp_path: Path) -> None:
-    oracle, asm = _oracle(python, arch, tmp_path)
-    trace = read_trace(_capture(python, f"cuda:{arch}", tmp_path), validate=True)
-    banners = split_dump(oracle).banners
+def _check(folder: Path, kernel: str, target: str) -> None:
+    """The captured trace of ``kernel`` for ``target`` against the oracle's compile of it."""
+    case = folder / f"{kernel}-{target.replace(':', '')}"
+    oracle = json.loads(case.with_suffix(".oracle.json").read_text(encoding="utf-8"))
+    asm = oracle["asm"]
+    # Schema-validated once (its jsonschema check takes seconds on a long trace), checked by the
+    # envelope's own checks on every case.
+    trace = read_trace(case.with_suffix(".passviz.json"), validate=kernel == "vector_add")
+    banners = split_dump(case.with_suffix(".oracle.mlir").read_text(encoding="utf-8")).banners
+    where = f"{kernel} for {target} under Triton {oracle['version']}"
     # One step per pass the oracle printed (its last pass has no after: the dump prints before).
-    assert [step.name for step in trace.steps] == [banner.label for banner in banners[:-1]]
+    assert [step.name for step in trace.steps] == [banner.label for banner in banners[:-1]], where
     replayer = TextReplayer(trace)
     for step in trace.steps:
+        before, after = banners[step.index].text, banners[step.index + 1].text
+        if after == before:
+            # The pass changed nothing (the dump printed the same text): nor did the step, and the
+            # IR after it is the one checked after the step before.
+            assert not step.changed, f"{where}: step {step.index} ({step.name}) changed the IR"
+            continue
         replayer.advance_to(step.index)
-        assert_same_ir(banners[step.index + 1].text, replayer.text(), f"step {step.index} ({step.name})")
+        expected, shown = (
+            _values_by_definition(_blocks_by_region(text)) for text in (after, replayer.text())
+        )
+        assert_same_ir(expected, shown, f"{where}: step {step.index} ({step.name})")
     # Grouped by stage, in the compile's order; the layouts come with the ttgir stage.
     stages = list(dict.fromkeys(step.pass_name for step in trace.steps))
-    assert stages == ["ttir", "ttgir", "llir"]
+    assert stages == ["ttir", "ttgir", "llir"], where
     first_ttgir = next(step for step in trace.steps if step.pass_name == "ttgir")
-    assert (first_ttgir.name or "").startswith("ConvertTritonToTritonGPU")
+    assert (first_ttgir.name or "").startswith("ConvertTritonToTritonGPU"), where
     # After the MLIR passes: the compile's own LLVM IR and PTX, byte for byte, and its SASS.
-    outputs = {output["stage"]: output["text"] for output in trace.meta["imported"].get("outputs", [])}
-    assert outputs["llir"] == asm["llir"] and outputs["ptx"] == asm["ptx"]
-    assert "sass" not in outputs or ("add_kernel" in outputs["sass"] and "EXIT" in outputs["sass"])
+    imported = trace.meta.get("imported", {"dump": "", "printing": ""})
+    outputs = {output["stage"]: output["text"] for output in imported.get("outputs", [])}
+    assert outputs["llir"] == asm["llir"], where
+    assert outputs["ptx"] == asm["ptx"], where
+    symbol = oracle["launch"]["name"]
+    assert "sass" not in outputs or f"Function:{symbol}\n" in outputs["sass"], where
+    # The cubin Triton built, and what its launch needs, as Triton's metadata says.
+    assert "kernel" in imported, where
+    kept = imported["kernel"]
+    assert kept["target"] == target and kept["triton_version"] == oracle["version"], where
+    assert {name: kept[name] for name in ("name", "num_warps", "shared")} == oracle["launch"], where
+    _assert_same_cubin(base64.b64decode(kept["binary"]), base64.b64decode(oracle["cubin"]), where)
     # The kernel's Python source goes with the trace (the source pane shows each op's line).
-    assert str(KERNELS) in trace.sources
+    assert str(KERNELS) in trace.sources, where
+
+
+def _blocks_by_region(text: str) -> str:
+    """``text`` with each block label qualified by the region it is in (``^bb0`` in the third region
+    opened: ``^r3.bb0``): MLIR numbers blocks per region, so two regions may each have a ``^bb0``,
+    which ``assert_same_ir``'s renaming would take for one block."""
+    lines: list[str] = []
+    regions = [0]
+    opened = 0
+    for line in text.split("\n"):
+        stripped = line.strip()
+        if stripped.startswith("}") and len(regions) > 1:
+            regions.pop()
+        lines.append(_BLOCK.sub(f"^r{regions[-1]}.\\g<name>", line))
+        if stripped.endswith("{") and not stripped.startswith("#"):
+            opened += 1
+            regions.append(opened)
+    return "\n".join(lines)
+
+
+_BLOCK = re.compile(r"\^(?P<name>[\w$.\-]+)")
+
+
+def _values_by_definition(text: str) -> str:
+    """``text`` with each value renamed by its definition (``%d7.0``: the one defined at line 7,
+    column 0): MLIR names values per region too, so sibling regions may reuse a name (three loops'
+    ``%off``), which ``assert_same_ir``'s renaming would take for one value. A name is defined in a
+    line's leading results (``%a, %b = ...``) or where ``:`` or `` =`` follows it (block and function
+    arguments, ``scf.for``'s induction variable and ``iter_args``); any other is a use of its
+    latest definition."""
+    latest: dict[str, str] = {}
+    lines: list[str] = []
+    for line in text.split("\n"):
+        results = _RESULTS.match(line)
+        leading = results.end(1) if results is not None else 0
+        parts: list[str] = []
+        at = 0
+        for found in _VALUE.finditer(line):
+            name = found.group("value")
+            if name is None:
+                continue
+            if found.start() < leading or found.group("defined") is not None or name not in latest:
+                latest[name] = f"%d{len(lines)}.{found.start()}"
+            parts += [line[at : found.start()], latest[name]]
+            at = found.end("value")
+        lines.append("".join([*parts, line[at:]]))
+    return "\n".join(lines)
+
+
+_VALUE = re.compile(r'"(?:[^"\\\n]|\\.)*"|(?P<value>%[\w$.\-]+)(?P<defined>(?=:)|(?= =[^=]))?')
+_RESULTS = re.compile(r"^\s*(%[\w$.\-]+(?::\d+)?(?:, %[\w$.\-]+(?::\d+)?)*) =[^=]")
+
+
+def _assert_same_cubin(kept: bytes, built: bytes, where: str) -> None:
+    """The same cubin: its bytes, or where ptxas assembled the same PTX otherwise (for Blackwell it
+    does, from one process to the next: a few uniform registers allocated otherwise), the same size
+    and the same SASS instructions, register numbers aside."""
+    if kept == built:
+        return
+    disasm: Any = importlib.import_module("triton.tools.disasm")
+
+    assert len(kept) == len(built), f"{where}: the kept cubin is not the one Triton built"
+    unnumbered = [_REGISTER.sub(r"\1", str(disasm.get_sass(cubin))) for cubin in (kept, built)]
+    assert unnumbered[0] == unnumbered[1], f"{where}: the kept cubin's SASS is not the built one's"
+
+
+_REGISTER = re.compile(r"\b(U?R|U?P)(?!Z\b|T\b)\d+\b")
 
 
 @pytest.mark.triton
-def test_capture_under_triton_36_is_what_mlir_enable_dump_shows(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("kernel", "target"), CASES)
+def test_capture_under_triton_36_is_what_mlir_enable_dump_shows(
+    kernel: str, target: str, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """The installed Triton: 3.6 in CI's first stage, 3.9 in its second (``-m triton``)."""
     from tests.triton_oracle import triton_missing
 
     need(triton_missing())
-    _check(sys.executable, 90, tmp_path)
+    _check(_matrix(Path(sys.executable), tmp_path_factory), kernel, target)
 
 
 @pytest.mark.triton
 @pytest.mark.slow
-def test_capture_under_triton_39_is_what_mlir_enable_dump_shows(tmp_path: Path) -> None:
-    _check(str(triton_39_python()), 100, tmp_path)
+@pytest.mark.parametrize(("kernel", "target"), CASES)
+def test_capture_under_triton_39_is_what_mlir_enable_dump_shows(
+    kernel: str, target: str, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    python = triton_39_python()
+    if python.absolute() == Path(sys.executable).absolute():
+        pytest.skip("Triton 3.9 is the installed one: its cases run as the installed Triton's")
+    _check(_matrix(python, tmp_path_factory), kernel, target)
+
+
+@pytest.mark.triton
+def test_llvm_passes_are_the_dumps_llvm_ir_enable_dump_prints(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """``llvm_passes``: LLVM's IR after each of its passes that changed it, as Triton's
+    ``LLVM_IR_ENABLE_DUMP`` prints it, named by the pass, in order: ``make_llir``'s optimizations
+    before the LLVM IR, ``make_ptx``'s code generation (IR, then machine passes) before the PTX;
+    the compile's outputs and MLIR passes as without."""
+    from tests.triton_oracle import triton_missing
+
+    need(triton_missing())
+    folder = _matrix(Path(sys.executable), tmp_path_factory)
+    trace = read_trace(folder / "llvm.passviz.json", validate=True)
+    outputs = trace.meta.get("imported", {"dump": "", "printing": ""}).get("outputs", [])
+    stages = [output["stage"] for output in outputs]
+    llvm = [(o["stage"], o["text"]) for o in outputs if o["stage"].startswith("llvm")]
+    assert llvm == _changed_llvm_dumps((folder / "llvm.oracle.txt").read_text(encoding="utf-8"))
+    first_machine = next(i for i, stage in enumerate(stages) if stage.startswith("llvm mir: "))
+    assert "llvm: InstCombinePass" in stages[: stages.index("llir")]
+    assert stages.index("llir") < first_machine < stages.index("ptx") < stages.index("sass")
+    oracle = json.loads((folder / "vector_add-cuda90.oracle.json").read_text(encoding="utf-8"))
+    texts = {output["stage"]: output["text"] for output in outputs}
+    assert texts["llir"] == oracle["asm"]["llir"] and texts["ptx"] == oracle["asm"]["ptx"]
+    plain = read_trace(folder / "vector_add-cuda90.passviz.json")
+    assert [step.name for step in trace.steps] == [step.name for step in plain.steps]
+
+
+def _changed_llvm_dumps(text: str) -> list[tuple[str, str]]:
+    """Each dump of ``print-after-all`` output whose IR differs from the dump before of its kind (IR
+    or machine IR), as ``(llvm: PASS, IR)`` or ``(llvm mir: PASS, MIR)``; the pass manager's log
+    lines and what came before the first dump left out."""
+    found: list[tuple[str, str]] = []
+    last: dict[str, str] = {}
+    for part in re.split(r"^(?=(?:; |# )?\*\*\* IR Dump After )", text, flags=re.M)[1:]:
+        banner, _, body = part.partition("\n")
+        kind = "llvm mir" if banner.startswith("#") else "llvm"
+        name = re.sub(r" on \S+$", "", banner.split("IR Dump After ", 1)[1].rsplit(" ***", 1)[0])
+        lines = [line for line in body.split("\n") if not re.match(r"(Running|Invalidating|Clearing) ", line)]
+        ir = "\n".join(lines).strip("\n") + "\n"
+        if last.get(kind) != ir:
+            found.append((f"{kind}: {name}", ir))
+            last[kind] = ir
+    return found
+
+
+@pytest.mark.triton
+def test_run_on_a_captured_trace_says_what_it_can_do(
+    tmp_path_factory: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``passviz run`` on a captured trace: no CPU run of an imported trace's IR, and ``--gpu``
+    without a GPU says why, with the exit status of ``--gpu`` on any trace without a GPU."""
+    from passviz.cli import _parser, main  # pyright: ignore[reportPrivateUsage]
+    from passviz.cli.common import CliError
+    from passviz.cli.importing import run_imported
+    from passviz.run.gpu_launch import pycuda_missing
+    from tests.triton_oracle import triton_missing
+
+    need(triton_missing())
+    path = _matrix(Path(sys.executable), tmp_path_factory) / "vector_add-cuda90.passviz.json"
+    trace = read_trace(path)
+    with pytest.raises(CliError, match="has no IR the CPU interpreter can run; run --gpu launches the cubin"):
+        run_imported(_parser().parse_args(["run", str(path)]), trace)
+    if pycuda_missing() is None:
+        pytest.skip("pycuda is installed: tests/gpu launches the kept cubin")
+    with pytest.raises(CliError, match="^--gpu: running on the GPU needs pycuda"):
+        run_imported(_parser().parse_args(["run", str(path), "--gpu"]), trace)
+    assert main(["run", str(path), "--gpu"]) == 1
+    assert "passviz: error: --gpu: running on the GPU needs pycuda" in capsys.readouterr().err
 
 
 @pytest.mark.triton

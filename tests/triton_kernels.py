@@ -1,7 +1,9 @@
 """Triton kernels, compiled by real Triton to TTIR.
 
-Four tutorial kernels: vector add, fused softmax, matmul and layer norm
-(forward) in the shape of Triton's tutorials 01, 02, 03 and 05.  Then one
+Five tutorial kernels: vector add, fused softmax, matmul, layer norm
+(forward) and flash attention (forward) in the shape of Triton's tutorials 01,
+02, 03, 05 and 06 (06's with pointers where it builds tensor descriptors, and
+small blocks).  Then one
 small kernel for each construct that once broke ``make-ttir``: dropout
 (``tl.rand``), a spin lock (``scf.while`` without operands), ``tl.assume``,
 ``tl.debug_barrier`` and an early ``return`` (a function of several blocks). ``ttir(name)`` compiles one for an
@@ -225,6 +227,105 @@ def const_pointer_kernel(x_ptr, output_ptr, BLOCK_SIZE: tl.constexpr):
     tl.store(output_ptr + offsets, tl.load(x_ptr + offsets) * 2)
 
 
+@triton.jit
+def _attn_fwd_inner(
+    acc,
+    l_i,
+    m_i,
+    q,
+    K,
+    V,
+    offset_y,
+    start_m,
+    qk_scale,
+    BLOCK_M: tl.constexpr,
+    HEAD_DIM: tl.constexpr,
+    BLOCK_N: tl.constexpr,
+    STAGE: tl.constexpr,
+    offs_m: tl.constexpr,
+    offs_n: tl.constexpr,
+    N_CTX: tl.constexpr,
+):
+    # The keys and values this stage visits: below the diagonal (1), on it (2), or all (3).
+    if STAGE == 1:
+        lo, hi = 0, start_m * BLOCK_M
+    elif STAGE == 2:
+        lo, hi = start_m * BLOCK_M, (start_m + 1) * BLOCK_M
+        lo = tl.multiple_of(lo, BLOCK_M)
+    else:
+        lo, hi = 0, N_CTX
+    offs_d = tl.arange(0, HEAD_DIM)
+    for start_n in tl.range(lo, hi, BLOCK_N):
+        start_n = tl.multiple_of(start_n, BLOCK_N)
+        rows = offset_y + start_n + offs_n
+        k = tl.load(K + rows[None, :] * HEAD_DIM + offs_d[:, None])
+        qk = tl.dot(q, k)
+        if STAGE == 2:
+            mask = offs_m[:, None] >= (start_n + offs_n[None, :])
+            qk = qk * qk_scale + tl.where(mask, 0, -1.0e6)
+            m_ij = tl.maximum(m_i, tl.max(qk, 1))
+            qk -= m_ij[:, None]
+        else:
+            m_ij = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
+            qk = qk * qk_scale - m_ij[:, None]
+        p = tl.math.exp2(qk)
+        alpha = tl.math.exp2(m_i - m_ij)
+        l_ij = tl.sum(p, 1)
+        acc = acc * alpha[:, None]
+        v = tl.load(V + rows[:, None] * HEAD_DIM + offs_d[None, :])
+        acc = tl.dot(p.to(tl.float16), v, acc)
+        l_i = l_i * alpha + l_ij
+        m_i = m_ij
+    return acc, l_i, m_i
+
+
+@triton.jit
+def attn_fwd_kernel(
+    sm_scale,
+    M,
+    Q,
+    K,
+    V,
+    Out,
+    H,
+    HEAD_DIM: tl.constexpr,
+    BLOCK_M: tl.constexpr,
+    BLOCK_N: tl.constexpr,
+    N_CTX: tl.constexpr,
+    STAGE: tl.constexpr,
+):
+    # Tutorial 06's forward, with pointers for its descriptors: Q, K, V and Out are
+    # [Z * H * N_CTX, HEAD_DIM] row-major.
+    start_m = tl.program_id(0)
+    off_hz = tl.program_id(1)
+    off_z = off_hz // H
+    off_h = off_hz % H
+    offset_y = off_z * (N_CTX * H) + off_h * N_CTX
+    offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = tl.arange(0, BLOCK_N)
+    offs_d = tl.arange(0, HEAD_DIM)
+    m_i = tl.zeros([BLOCK_M], dtype=tl.float32) - float("inf")
+    l_i = tl.zeros([BLOCK_M], dtype=tl.float32) + 1.0
+    acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
+    qk_scale = sm_scale
+    qk_scale *= 1.44269504  # 1/log(2)
+    q = tl.load(Q + (offset_y + offs_m)[:, None] * HEAD_DIM + offs_d[None, :])
+    if STAGE & 1:
+        acc, l_i, m_i = _attn_fwd_inner(
+            acc, l_i, m_i, q, K, V, offset_y, start_m, qk_scale,
+            BLOCK_M, HEAD_DIM, BLOCK_N, 4 - STAGE, offs_m, offs_n, N_CTX,
+        )  # fmt: skip
+    if STAGE & 2:
+        acc, l_i, m_i = _attn_fwd_inner(
+            acc, l_i, m_i, q, K, V, offset_y, start_m, qk_scale,
+            BLOCK_M, HEAD_DIM, BLOCK_N, 2, offs_m, offs_n, N_CTX,
+        )  # fmt: skip
+    m_i += tl.math.log2(l_i)
+    acc = acc / l_i[:, None]
+    tl.store(M + off_hz * N_CTX + offs_m, m_i)
+    tl.store(Out + (offset_y + offs_m)[:, None] * HEAD_DIM + offs_d[None, :], acc.to(tl.float16))
+
+
 @dataclass(frozen=True)
 class Kernel:
     """A kernel and the specialization it is compiled for."""
@@ -304,6 +405,20 @@ KERNELS: dict[str, Kernel] = {
             "BLOCK_SIZE": "constexpr",
         },
         {"BLOCK_SIZE": 1024},
+    ),
+    "flash_attention": Kernel(
+        attn_fwd_kernel,
+        {
+            "sm_scale": "fp32",
+            "M": "*fp32",
+            "Q": "*fp16",
+            "K": "*fp16",
+            "V": "*fp16",
+            "Out": "*fp16",
+            "H": "i32",
+            **{name: "constexpr" for name in ("HEAD_DIM", "BLOCK_M", "BLOCK_N", "N_CTX", "STAGE")},
+        },
+        {"HEAD_DIM": 64, "BLOCK_M": 64, "BLOCK_N": 32, "N_CTX": 128, "STAGE": 3},
     ),
     "dropout": Kernel(
         dropout_kernel,
