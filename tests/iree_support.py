@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 from tests.conftest import iree_opt
 
@@ -144,3 +146,35 @@ DISPATCH_PASSES = (
     "iree-flow-outline-dispatch-regions",
 )
 """The dispatch half of the Flow pipeline, in IREE's order."""
+
+
+@dataclass(frozen=True)
+class IreeOptResult:
+    """iree-opt's output for one input of a batch, or None and its error."""
+
+    output: str | None
+    error: str = ""
+
+
+_SPLIT = "\n// -----\n"
+
+
+def run_iree_opt_batch(texts: Sequence[str], *flags: str) -> list[IreeOptResult]:
+    """iree-opt's output for each of ``texts`` under ``flags``, all in one run
+    (``--split-input-file``); where that run fails, each input runs alone to tell which did."""
+    if not texts:
+        return []
+    command = [iree_opt(), "--split-input-file", "--mlir-disable-threading", *flags, "-"]
+    done = subprocess.run(command, input=_SPLIT.join(texts), capture_output=True, text=True, timeout=600)
+    outputs = done.stdout.split(_SPLIT)
+    if done.returncode == 0 and len(outputs) == len(texts):
+        # Each output framed alike wherever it stood in the batch (the last ends the file).
+        return [IreeOptResult(o.rstrip() + "\n") for o in outputs]
+    found: list[IreeOptResult] = []
+    for text in texts:
+        alone = subprocess.run(command, input=text, capture_output=True, text=True, timeout=120)
+        ok = alone.returncode == 0
+        found.append(
+            IreeOptResult(alone.stdout.rstrip() + "\n") if ok else IreeOptResult(None, alone.stderr.strip())
+        )
+    return found
