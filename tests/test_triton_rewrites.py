@@ -17,6 +17,7 @@ import pytest
 from passviz.importer import TextReplayer
 from passviz.ir.errors import InputError
 from passviz.trace.model import Step, Trace
+from passviz.trace.store import read_trace, write_trace
 from tests.conftest import need, triton_39_python
 from tests.test_import_dump import assert_same_ir
 
@@ -41,13 +42,13 @@ def matmul() -> tuple[Trace, Trace]:
     return captured, record_rewrites(captured, [PASS])
 
 
-def _texts(trace: Trace) -> list[str]:
-    """The IR after each step of ``trace``, replayed from its deltas."""
+def _texts(trace: Trace, wanted: set[int]) -> dict[int, str]:
+    """The IR after each ``wanted`` step of ``trace``, replayed from its deltas."""
     replayer = TextReplayer(trace)
-    texts: list[str] = []
-    for step in trace.steps:
-        replayer.advance_to(step.index)
-        texts.append(replayer.text())
+    texts: dict[int, str] = {}
+    for index in sorted(wanted):
+        replayer.advance_to(index)
+        texts[index] = replayer.text()
     return texts
 
 
@@ -72,8 +73,6 @@ def test_pass_expands_into_pattern_steps_ending_at_its_output(matmul: tuple[Trac
     passes = [s for s in captured.steps if s.name == "TritonGPURemoveLayoutConversions"]
     assert len(runs) <= len(passes)
     assert len(expanded.steps) == len(captured.steps) + sum(len(p) for p, _ in runs)
-    texts = _texts(expanded)
-    oracle = _texts(captured)
     for patterns, end in runs:
         assert end.name == "TritonGPURemoveLayoutConversions" and end.kind == "pass-end"
         for step in patterns:
@@ -86,27 +85,56 @@ def test_pass_expands_into_pattern_steps_ending_at_its_output(matmul: tuple[Trac
         assert not residual.get("ops_created") and not residual.get("texts"), end.index
         for change in residual.get("ops_modified", []):
             assert set(change) <= {"id", "loc"}, change
-    # Every step after an expanded pass (renamed to the expansion's ids) still shows the IR the
-    # capture showed: the pass-end steps equal Triton's output of the pass, and so on to the end.
-    offset = 0
-    for step in expanded.steps:
-        if step.kind == "rewrite":
-            offset += 1
-            continue
-        assert_same_ir(oracle[step.index - offset], texts[step.index], f"step {step.index}")
+    # The pass's steps show the IR Triton printed after the pass, and every step after (their ids
+    # renamed to the expansion's) the IR the capture showed, to the last one.
+    original = {
+        s.index: s.index - sum(1 for r in expanded.steps[: s.index] if r.kind == "rewrite")
+        for s in expanded.steps
+    }
+    checked = {end.index for _, end in runs} | {end.index + 1 for _, end in runs} | {len(expanded.steps) - 1}
+    checked = {i for i in checked if i < len(expanded.steps)}
+    texts = _texts(expanded, checked)
+    oracle = _texts(captured, {original[i] for i in checked})
+    for index in checked:
+        assert_same_ir(oracle[original[index]], texts[index], f"step {index}")
 
 
 @pytest.mark.triton
-def test_each_application_shows_what_the_log_says_it_did(matmul: tuple[Trace, Trace]) -> None:
-    """Erasing and replacing applications erase an op; each replacing one's root is its op."""
+def test_expanded_trace_is_written_and_read_back(matmul: tuple[Trace, Trace], tmp_path: Path) -> None:
+    _, expanded = matmul
+    write_trace(expanded, tmp_path / "matmul.passviz.json.gz")
+    back = read_trace(tmp_path / "matmul.passviz.json.gz")
+    assert [(s.kind, s.name, s.pass_name, s.delta) for s in back.steps] == [
+        (s.kind, s.name, s.pass_name, s.delta) for s in expanded.steps
+    ]
+
+
+@pytest.mark.triton
+def test_each_application_shows_what_the_pattern_does(matmul: tuple[Trace, Trace]) -> None:
+    """CanonicalizeConvertFromConvert replaces a ``ttg.convert_layout`` (Triton's pattern folds a
+    convert of a convert): each of its steps erases or makes one; a step's root is an op it
+    erased or changed."""
     _, expanded = matmul
     rewrites = [s for s in expanded.steps if s.kind == "rewrite"]
     assert any(s.root is not None for s in rewrites)
+    names: dict[str, str] = {}
+    for step in [*expanded.steps]:
+        for info in step.delta.get("ops_created", []):
+            names[info["id"]] = info["name"]
+    assert expanded.initial is not None
+    for info in expanded.initial["delta"].get("ops_created", []):
+        names[info["id"]] = info["name"]
     for step in rewrites:
         if step.root is not None:
             assert step.root in step.delta.get("ops_erased", []) or step.root in {
                 c["id"] for c in step.delta.get("ops_modified", [])
             }
+        if step.name == "mlir::triton::gpu::CanonicalizeConvertFromConvert":
+            touched = [
+                *step.delta.get("ops_erased", []),
+                *(c["id"] for c in step.delta.get("ops_created", [])),
+            ]
+            assert "ttg.convert_layout" in {names.get(i) for i in touched}, step.index
 
 
 @pytest.mark.triton

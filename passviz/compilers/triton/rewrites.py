@@ -25,6 +25,7 @@ import re
 import subprocess
 import sys
 import tempfile
+from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -48,6 +49,8 @@ _PROCESSING = re.compile(r"^\s*Processing operation : '([^']+)'\((0x[0-9a-fA-F]+
 _APPLIED = "-> success : pattern applied successfully"
 _FAILED = re.compile(r"^\s*\} -> failure\b")
 _DUMP = "// *** IR Dump After Pattern Application ***"
+_CHILD_SECONDS = 600
+"""How long the child may run the passes (each takes seconds; a hang is said, not waited out)."""
 _ID = re.compile(r"\b([obrv])(\d+)\b")
 
 
@@ -256,6 +259,7 @@ def _chain(before: Op, applications: Sequence[Application], base: Ids, known: _K
             )
         located = {op.id: op for op in old.walk()}
         _match_unlocated(old, printed, ids)
+        _follow_log(application, located, printed, ids)
         known.fill(printed)
         _keep_located_text(printed, located)
         if old is top:
@@ -273,6 +277,39 @@ def _chain(before: Op, applications: Sequence[Application], base: Ids, known: _K
         flat = new_flat
     base.next = ids.next
     return _Chain(deltas, roots, top, flat)
+
+
+def _follow_log(application: Application, old: Mapping[str, Op], printed: Op, ids: Ids) -> None:
+    """Where the log says the pattern replaced an op by a new one of its kind (``convert_layout``
+    by another) and the match took the new one for the old, changed: the new one gets new ids,
+    so the step erases the old op and creates the new, as the rewriter did."""
+    inserted = {address for kind, _, address in application.events if kind == "Insert"}
+    erased = Counter(
+        name for kind, name, address in application.events if kind == "Erase" and address not in inserted
+    )
+    made = Counter(
+        name
+        for kind, name, address in application.events
+        if kind == "Insert" and address not in {a for k, _, a in application.events if k == "Erase"}
+    )
+    kept = {op.id for op in printed.walk()}
+    gone = Counter(op.name for op in old.values() if op.id not in kept)
+    renewed = False
+    for name, count in erased.items():
+        wanted = min(count - gone[name], made[name])
+        for op in printed.walk():
+            if wanted <= 0:
+                break
+            was = old.get(op.id)
+            if op.name != name or was is None or op.regions or op_text(op) == op_text(was):
+                continue
+            op.id = ""
+            for value in op.results:
+                value.id = ""
+            wanted -= 1
+            renewed = True
+    if renewed:
+        ids.fresh(printed)
 
 
 def _unlocated(text: str) -> str:
@@ -335,12 +372,14 @@ def _read_state(state: IRData) -> Op:
 
 @dataclass
 class _Target:
-    """A step of the trace to expand: the pass's argument, and the IR around it."""
+    """A step of the trace to expand: the pass's argument, and the IR before it (as text, for
+    Triton to parse) and around it (as the trace holds it, once the steps before are final)."""
 
     index: int
     argument: str
-    before: IRData
-    after: IRData
+    text: str
+    before: IRData | None = None
+    after: IRData | None = None
 
 
 def _pass_steps(trace: Trace) -> list[tuple[str, str]]:
@@ -376,13 +415,10 @@ def _targets(trace: Trace, passes: Sequence[str]) -> list[_Target]:
     targets: list[_Target] = []
     for step in trace.steps:
         if step.index in wanted:
-            before = copy.deepcopy(state)
-            apply_delta(state, step.delta)
-            targets.append(_Target(step.index, wanted[step.index], before, copy.deepcopy(state)))
-        else:
-            apply_delta(state, step.delta)
-        if len(targets) == len(wanted):
-            break
+            targets.append(_Target(step.index, wanted[step.index], ir_text(state)))
+            if len(targets) == len(wanted):
+                break
+        apply_delta(state, step.delta)
     return targets
 
 
@@ -397,13 +433,17 @@ def _run_child(
         ir.write_text(text, encoding="utf-8")
         request["jobs"].append({"pass": argument, "ir": str(ir), "log": str(folder / f"job{number}.log")})
     with open(folder / "stderr.txt", "wb") as stderr:
-        done = subprocess.run(
-            [python, "-m", "passviz.compilers.triton.rewrite_child"],
-            input=json.dumps(request, default=str).encode(),
-            stdout=subprocess.PIPE,
-            stderr=stderr,
-            check=False,
-        )
+        try:
+            done = subprocess.run(
+                [python, "-m", "passviz.compilers.triton.rewrite_child"],
+                input=json.dumps(request, default=str).encode(),
+                stdout=subprocess.PIPE,
+                stderr=stderr,
+                check=False,
+                timeout=_CHILD_SECONDS,
+            )
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise InputError(f"--rewrites: running the passes alone in Triton failed: {exc}") from None
     try:
         answer: dict[str, Any] = json.loads(done.stdout)
     except ValueError:
@@ -432,12 +472,14 @@ def _expand(
     the ids the steps after the pass must take: the chain's matching decides which op of the
     output is which (its op by op view), where the trace's matched the pass's input to its
     output at once and may have told alike ops apart otherwise."""
+    assert target.before is not None and target.after is not None
     scratch = Ids(next=base.next.copy())
     first = _chain(_read_state(target.before), applications, scratch, _Known())
     output = _read_state(target.after)
-    probe = read_ir(ir_text(target.after)).top
+    after_text = ir_text(target.after)
+    probe = read_ir(after_text).top
     if not _align(first.last, probe):
-        probe = read_ir(ir_text(target.after)).top
+        probe = read_ir(after_text).top
         _match_unlocated(first.last, probe, scratch)
     ids: dict[str, str] = {}
     for mine, theirs in zip(_nodes(probe), _nodes(output), strict=True):
@@ -547,7 +589,7 @@ def record_rewrites(
             python or sys.executable,
             target,
             options or {},
-            [(t.argument, ir_text(t.before)) for t in targets],
+            [(t.argument, t.text) for t in targets],
             Path(work),
         )
     jobs = {item.index: (item, answer, log) for item, answer, log in zip(targets, answers, logs, strict=True)}
@@ -559,9 +601,11 @@ def record_rewrites(
     result = dataclasses.replace(trace, steps=[], meta=copy.deepcopy(trace.meta))
     for step in trace.steps:
         delta = step.delta
+        root = step.root
         for ids in renames:
             delta = cast(Delta, _renamed(delta, ids))
-        step = dataclasses.replace(step, delta=delta)
+            root = ids.get(root, root) if root is not None else None
+        step = dataclasses.replace(step, delta=delta, root=root)
         job = jobs.get(step.index)
         before = copy.deepcopy(state) if job is not None else None
         apply_delta(state, delta)
@@ -619,7 +663,7 @@ def _applications(
             f"--rewrites {item.argument}: passviz cannot run this pass alone in this Triton; "
             f"it can run: {', '.join(known)}"
         )
-    if error is not None and "pipeline" not in answer:
+    if error is not None:
         raise InputError(f"{where}: {error}")
     if "Processing operation" not in log and "* Pattern" not in log:
         raise InputError(
