@@ -79,6 +79,10 @@ class _Matcher:
         """Old ops' keys, computed before."""
         self.keys: dict[Op, str] = {}
         """New ops' keys that no later match changes (every value and successor in them matched)."""
+        self.pairs = 0
+        """How many ops have been matched: a key not final holds as long as this stays."""
+        self.partial: dict[Op, tuple[int, str]] = {}
+        """New ops' keys not final, each with ``pairs`` when it was computed."""
 
     def run(self) -> MatchStats:
         if self.old.name == self.new.name and len(self.old.regions) == len(self.new.regions):
@@ -167,9 +171,14 @@ class _Matcher:
         key = self.keys.get(op)
         if key is not None:
             return key
+        partial = self.partial.get(op)
+        if partial is not None and partial[0] == self.pairs:
+            return partial[1]
         key, complete = self._key(op, old=False)
         if complete:
             self.keys[op] = key
+        else:
+            self.partial[op] = (self.pairs, key)
         return key
 
     def _key(self, op: Op, *, old: bool) -> tuple[str, bool]:
@@ -218,6 +227,7 @@ class _Matcher:
         return "\x00".join(parts), complete
 
     def _pair(self, new: Op, old: Op, phase: str) -> None:
+        self.pairs += 1
         self.omap[new] = old
         self.taken.add(old)
         self.stats.by_phase[phase] = self.stats.by_phase.get(phase, 0) + 1

@@ -24,6 +24,8 @@ _ALIAS_LINE = re.compile(r"^([#!][A-Za-z_][\w$.\-]*) = (.*)$", re.M)
 """An alias definition: ``#map = affine_map<...>``, ``#loc3 = loc(...)``, ``!t = ...``."""
 
 _ALIAS_REF = re.compile(r'"(?:[^"\\\n]|\\.)*"|[#!][A-Za-z_][\w$.\-]*')
+_ALIAS_CUT = re.compile(r'("(?:[^"\\\n]|\\.)*"|[#!][A-Za-z_][\w$.\-]*)')
+"""``_ALIAS_REF`` as one group, to split a text at."""
 """A string (left alone) or something that may name an alias."""
 
 _TOKEN = re.compile(
@@ -232,7 +234,13 @@ def expand_aliases(text: str) -> tuple[str, dict[str, str]]:
 
     for name in raw:
         expand(name, frozenset())
-    return _ALIAS_REF.sub(lambda m: sub(m, frozenset()), body), expanded
+    if not expanded:
+        return body, expanded
+    # Cut at strings and names (odd pieces), each name that is an alias written out: as ``sub``
+    # does, without a call for each of the many strings and attribute names a dump holds.
+    pieces = _ALIAS_CUT.split(body)
+    pieces[1::2] = [expanded.get(token, token) for token in pieces[1::2]]
+    return "".join(pieces), expanded
 
 
 @dataclass(frozen=True)
