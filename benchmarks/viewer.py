@@ -67,7 +67,8 @@ def _page(ops: int, folder: Path) -> tuple[Path, int]:
     return page, len(trace.steps)
 
 
-def _measure(page: Path, *mode: str) -> dict[str, Any]:
+def measure_page(page: Path, *mode: str) -> dict[str, Any]:
+    """``viewer_page.mjs``'s figures for ``page`` in ``mode`` (open, step N, jump N, scrub S)."""
     done = subprocess.run(
         ["node", str(ROOT / "benchmarks" / "viewer_page.mjs"), str(page), *mode],
         cwd=ROOT,
@@ -79,7 +80,8 @@ def _measure(page: Path, *mode: str) -> dict[str, Any]:
     return json.loads(done.stdout)
 
 
-def _p95(values: list[float]) -> float:
+def p95(values: list[float]) -> float:
+    """The 95th percentile of ``values`` (the nearest rank below)."""
     ordered = sorted(values)
     return ordered[int(0.95 * (len(ordered) - 1))]
 
@@ -90,12 +92,12 @@ SCRUB_GAP_TARGET_MS = 50.0
 
 def _figures(args: argparse.Namespace, pages: dict[str, Path]) -> list[str]:
     """The four figures on ``pages``, one line each, with their ratios to the targets."""
-    opened = _measure(pages["open"], "open")
-    stepped = _measure(pages["step"], "step", str(args.steps))
-    jumped = _measure(pages["jump"], "jump", str(args.steps))
-    scrubbed = _measure(pages["jump"], "scrub", "3")
-    step_p95 = _p95(stepped["latencies"])
-    jump_p95 = _p95(jumped["latencies"])
+    opened = measure_page(pages["open"], "open")
+    stepped = measure_page(pages["step"], "step", str(args.steps))
+    jumped = measure_page(pages["jump"], "jump", str(args.steps))
+    scrubbed = measure_page(pages["jump"], "scrub", "3")
+    step_p95 = p95(stepped["latencies"])
+    jump_p95 = p95(jumped["latencies"])
     lines = [
         f"open     {args.open_ops} ops, {opened['nodes']} nodes drawn: {opened['open']:.2f} s "
         f"= {opened['open'] / OPEN_TARGET_S:.2f} x the {OPEN_TARGET_S:.0f} s target",

@@ -1,7 +1,8 @@
 // Times passviz's standalone viewer page in Debian's headless Chromium.  Prints JSON.
 //
 //   node viewer_page.mjs PAGE.html open
-//   node viewer_page.mjs PAGE.html step N      N presses of → (one at a time)
+//   node viewer_page.mjs PAGE.html step N [FROM]   N presses of → (one at a time), from step FROM
+//                                                  (default: the first step drawn on opening)
 //   node viewer_page.mjs PAGE.html jump N      N jumps to random steps (goto)
 //   node viewer_page.mjs PAGE.html scrub S     → held down for S seconds (key repeat at 30 Hz)
 //
@@ -16,7 +17,7 @@ import { resolve } from "node:path";
 
 const require = createRequire(resolve("tests/browser/package.json"));
 const { chromium } = require("playwright-core");
-const [pagePath, mode, countArg] = process.argv.slice(2);
+const [pagePath, mode, countArg, fromArg] = process.argv.slice(2);
 const count = Number(countArg || 40);
 
 const browser = await chromium.launch({
@@ -39,6 +40,11 @@ result.steps = await page.evaluate(() => window.passvizViewers[0].stepCount);
 await page.evaluate(() => window.passvizViewers[0].rendered);
 
 if (mode === "step") {
+  if (fromArg !== undefined) {
+    await page.evaluate((step) => window.passvizViewers[0].goto(step), Number(fromArg));
+    await page.evaluate(() => window.passvizViewers[0].rendered);
+    result.nodes = await page.evaluate(() => window.passvizViewers[0].inspect().nodes.length);
+  }
   result.latencies = [];
   for (let i = 0; i < count; i++) {
     const ms = await page.evaluate(() => new Promise((done) => {
