@@ -36,7 +36,7 @@ from xdsl.ir import Attribute, Operation
 
 from passviz.compilers.mlir.dialects import arith as pv_arith
 from passviz.compilers.mlir.dialects import gpu, llvm
-from passviz.compilers.mlir.dialects.linalg_named import NAMED_OPS
+from passviz.compilers.mlir.dialects.linalg_named import NAMED_OPS, ElementwiseOp
 from passviz.interpret.core import (
     calls_callee,
     does_nothing,
@@ -600,7 +600,7 @@ def _run_as_generic(
 def _named_linalg_functions() -> type[InterpreterFunctions]:
     namespace: dict[str, object] = {
         f"run_{name.removeprefix('linalg.')}": impl(op_type)(_run_as_generic)
-        for name, op_type in NAMED_OPS.items()
+        for name, op_type in (*NAMED_OPS.items(), (ElementwiseOp.name, ElementwiseOp))
     }
     namespace["__doc__"] = (
         "linalg's named ops of ``linalg_named.NAMED``, each run as ``linalg.generic`` runs."
@@ -609,4 +609,5 @@ def _named_linalg_functions() -> type[InterpreterFunctions]:
 
 
 LinalgNamedFunctions = _named_linalg_functions()
-"""The interpreter table of linalg's OpDSL named ops (pooling, convolutions, contractions, copy)."""
+"""The interpreter table of linalg's OpDSL named ops (pooling, convolutions, contractions, copy)
+and ``linalg.elementwise``."""

@@ -70,7 +70,13 @@ from passviz.compilers.mlir.dialects.linalg_base import (
     parse_operands,
     parse_result_types,
 )
-from passviz.compilers.mlir.dialects.linalg_named import NAMED_OPS, TypeFnAttr, is_unsigned
+from passviz.compilers.mlir.dialects.linalg_named import (
+    NAMED_OPS,
+    ElementwiseKindAttr,
+    ElementwiseOp,
+    TypeFnAttr,
+    is_unsigned,
+)
 from passviz.ir.xdsl_compat import print_new_line
 
 
@@ -853,7 +859,11 @@ _REPLACED: dict[type[Operation], type[Operation]] = {
 _BY_NAME = {op.name: op for op in _XdslLinalg.operations}
 
 Linalg = replacing(
-    Dialect(_XdslLinalg.name, list(_XdslLinalg.operations), [*_XdslLinalg.attributes, TypeFnAttr]),
+    Dialect(
+        _XdslLinalg.name,
+        list(_XdslLinalg.operations),
+        [*_XdslLinalg.attributes, TypeFnAttr, ElementwiseKindAttr],
+    ),
     # xDSL's named ops that NAMED defines as MLIR does (casts, window sizes, payload order)
     _REPLACED | {_BY_NAME[name]: op for name, op in NAMED_OPS.items() if name in _BY_NAME},
     [
@@ -864,6 +874,7 @@ Linalg = replacing(
         BatchMatmulOp,
         BatchMatvecOp,
         BatchReduceMatmulOp,
+        ElementwiseOp,
         *(op for name, op in NAMED_OPS.items() if name not in _BY_NAME),
     ],
 )

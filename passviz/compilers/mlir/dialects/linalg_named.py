@@ -19,9 +19,10 @@ from enum import auto
 from typing import Any, ClassVar, Self, cast
 
 from xdsl.builder import Builder
-from xdsl.dialects import arith
+from xdsl.dialects import arith, math
 from xdsl.dialects.builtin import (
     AffineMapAttr,
+    AnyFloat,
     ArrayAttr,
     ContainerType,
     DenseIntElementsAttr,
@@ -38,9 +39,9 @@ from xdsl.dialects.linalg.abstract_ops import NamedOperation
 from xdsl.dialects.linalg.attrs import IteratorTypeAttr
 from xdsl.dialects.linalg.ops import YieldOp
 from xdsl.dialects.utils import EnumAttribute
-from xdsl.ir import Attribute, BlockArgument, Region, SSAValue
+from xdsl.ir import Attribute, BlockArgument, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap
-from xdsl.irdl import irdl_attr_definition, irdl_op_definition, opt_prop_def, traits_def
+from xdsl.irdl import irdl_attr_definition, irdl_op_definition, opt_prop_def, prop_def, traits_def
 from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
@@ -50,10 +51,13 @@ from xdsl.utils.str_enum import StrEnum
 from passviz.compilers.mlir.dialects.linalg_base import (
     NamedIndexOp,
     PayloadEffects,
+    UnsupportedPayload,
     binary,
     cast_to,
     expect_args,
     parse_named,
+    parse_operands,
+    parse_result_types,
 )
 
 # -- the casts' attribute -------------------------------------------------------------
@@ -433,3 +437,186 @@ NAMED_OPS: dict[str, type[NamedStructuredOp]] = {f"linalg.{spec.name}": _define(
 def named_op(name: str) -> type[NamedStructuredOp]:
     """The op class of ``linalg.<name>``."""
     return NAMED_OPS[f"linalg.{name}"]
+
+
+# -- linalg.elementwise -----------------------------------------------------------------
+
+
+class ElementwiseKind(StrEnum):
+    """MLIR's ``ElementwiseKind``: the function ``linalg.elementwise`` applies."""
+
+    EXP = auto()
+    LOG = auto()
+    ABS = auto()
+    CEIL = auto()
+    FLOOR = auto()
+    NEGF = auto()
+    RECIPROCAL = auto()
+    ROUND = auto()
+    SQRT = auto()
+    RSQRT = auto()
+    SQUARE = auto()
+    TANH = auto()
+    ERF = auto()
+    ADD = auto()
+    SUB = auto()
+    MUL = auto()
+    DIV = auto()
+    DIV_UNSIGNED = auto()
+    MAX_SIGNED = auto()
+    MIN_SIGNED = auto()
+    MAX_UNSIGNED = auto()
+    MIN_UNSIGNED = auto()
+    POWF = auto()
+    SELECT = auto()
+
+
+@irdl_attr_definition
+class ElementwiseKindAttr(EnumAttribute[ElementwiseKind]):
+    """``#linalg.elementwise_kind<exp>``."""
+
+    name = "linalg.elementwise_kind"
+
+    @classmethod
+    def parse_parameter(cls, parser: AttrParser) -> ElementwiseKind:
+        with parser.in_angle_brackets():
+            return super().parse_parameter(parser)
+
+    def print_parameter(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            super().print_parameter(printer)
+
+
+def _reciprocal(x: SSAValue) -> Operation:
+    one = arith.ConstantOp(FloatAttr(1.0, cast(AnyFloat, x.type)))
+    return arith.DivfOp(one, x)
+
+
+_UNARY: dict[str, Callable[[SSAValue], Operation]] = {
+    "exp": math.ExpOp,
+    "log": math.LogOp,
+    "abs": math.AbsFOp,
+    "ceil": math.CeilOp,
+    "floor": math.FloorOp,
+    "negf": arith.NegfOp,
+    "reciprocal": _reciprocal,
+    "round": math.RoundOp,
+    "sqrt": math.SqrtOp,
+    "rsqrt": math.RsqrtOp,
+    "square": lambda x: arith.MulfOp(x, x),
+    "tanh": math.TanhOp,
+    "erf": math.ErfOp,
+}
+"""Each unary kind's op, as MLIR's ``buildUnaryFn`` makes it."""
+
+
+def _elementwise_value(kind: str, args: Sequence[SSAValue]) -> SSAValue:
+    """``kind`` applied to the inputs' elements, as ``ElementwiseOp::regionBuilder`` builds it."""
+    if kind in _UNARY:
+        return _UNARY[kind](args[0]).results[0]
+    if kind == "select":
+        return arith.SelectOp(args[0], args[1], args[2]).result
+    if kind == "powf":
+        return math.PowFOp(args[0], args[1]).result
+    floating = isinstance(args[0].type, AnyFloat)
+    if floating and kind.endswith("_unsigned"):
+        # iree-opt 3.13 aborts on these (an unsigned function of floats): refused instead
+        raise UnsupportedPayload(f"unsupported operation: {kind} not on integers")
+    if kind in ("div", "div_unsigned"):
+        made = arith.DivfOp if floating else arith.DivUIOp if kind == "div_unsigned" else arith.DivSIOp
+        return made(args[0], args[1]).results[0]
+    return binary(kind, args[0], args[1])
+
+
+def elementwise_arity(kind: str) -> int:
+    """How many inputs ``linalg.elementwise`` of ``kind`` takes."""
+    return 1 if kind in _UNARY else 3 if kind == "select" else 2
+
+
+@irdl_op_definition
+class ElementwiseOp(NamedOperation):
+    """``linalg.elementwise <exp> [indexing_maps = [...]] ins(...) outs(...) -> t`` (IREE 3.13's
+    MLIR spells the kind so): one function of the inputs' elements, every loop parallel, the
+    operands indexed by the identity unless ``indexing_maps`` says otherwise."""
+
+    name = "linalg.elementwise"
+
+    PRINT_ATTRS_IN_FRONT: ClassVar[bool] = True
+
+    kind = prop_def(ElementwiseKindAttr)
+    """The function applied."""
+    indexing_maps = prop_def(ArrayAttr[AffineMapAttr])
+    """The operands' maps: the identity over the output's dimensions by default."""
+
+    traits = traits_def(PayloadEffects())
+
+    @classmethod
+    def get_hidden_region(cls, inputs: Sequence[SSAValue], outputs: Sequence[SSAValue]) -> Region:
+        raise NotImplementedError("linalg.elementwise's body depends on its kind")
+
+    @staticmethod
+    def build_body(kind: str, inputs: Sequence[SSAValue], outputs: Sequence[SSAValue]) -> Region:
+        """The body MLIR builds for ``kind`` over these operands' element types."""
+        expect_args(inputs, outputs, elementwise_arity(kind) + 1)
+        arg_types = NamedOperation.body_arg_types((*inputs, *outputs))
+
+        @Builder.implicit_region(arg_types)
+        def region(args: tuple[BlockArgument, ...]) -> None:
+            YieldOp(_elementwise_value(kind, args))
+
+        return region
+
+    def get_default_indexing_maps(self) -> Sequence[AffineMap]:
+        return tuple(m.data for m in self.indexing_maps.data)
+
+    def get_indexing_maps(self) -> ArrayAttr[AffineMapAttr]:
+        return self.indexing_maps
+
+    def get_iterator_types(self) -> ArrayAttr[IteratorTypeAttr]:
+        return ArrayAttr((IteratorTypeAttr.parallel(),) * self.indexing_maps.data[-1].data.num_dims)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        with parser.in_angle_brackets():
+            kind_name = parser.parse_identifier()
+        if kind_name not in ElementwiseKind.__members__.values():
+            parser.raise_error(
+                "expected ::mlir::linalg::ElementwiseKind to be one of: "
+                + ", ".join(str(k) for k in ElementwiseKind)
+            )
+        maps: Attribute | None = None
+        if parser.parse_optional_keyword("indexing_maps") is not None:
+            parser.parse_punctuation("=")
+            maps = parser.parse_attribute()
+        attrs = parser.parse_optional_attr_dict()
+        ins = parse_operands(parser, "ins")
+        outs = parse_operands(parser, "outs")
+        results = parse_result_types(parser)
+        if maps is None:
+            rank = len(outs[0].type.get_shape()) if outs and isinstance(outs[0].type, ShapedType) else 0
+            maps = ArrayAttr(AffineMapAttr(AffineMap.identity(rank)) for _ in (*ins, *outs))
+        op = cls.build(
+            operands=(ins, outs),
+            result_types=(results,),
+            properties={"kind": ElementwiseKindAttr(ElementwiseKind(kind_name)), "indexing_maps": maps},
+            attributes=attrs,
+            regions=(cls.build_body(kind_name, ins, outs),),
+        )
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" <{self.kind.data.value}>")
+        rank = self.get_num_loops()
+        if any(m.data != AffineMap.identity(rank) for m in self.indexing_maps.data):
+            printer.print_string(" indexing_maps = ")
+            printer.print_attribute(self.indexing_maps)
+        printer.print_op_attributes(self.attributes)
+        for keyword, values in (("ins", self.inputs), ("outs", self.outputs)):
+            printer.print_string(f" {keyword}(")
+            printer.print_list(values, printer.print_ssa_value)
+            printer.print_string(" : ")
+            printer.print_list(values.types, printer.print_attribute)
+            printer.print_string(")")
+        if self.res:
+            printer.print_string(" -> ")
+            printer.print_list(self.res.types, printer.print_attribute)
