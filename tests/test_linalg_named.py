@@ -239,7 +239,7 @@ def _elementwise_module() -> tuple[str, int]:
     """Every ``linalg.elementwise`` kind on f32 (select choosing by an i1), and the integer
     ones on i32, each in a function of its own; and how many ops that is."""
     functions: list[str] = []
-    for kind in ElementwiseKind:
+    for kind in (str(k) for k in ElementwiseKind):
         # an unsigned function of floats aborts iree-opt 3.13 (passviz refuses it)
         types = ([] if kind.endswith("_unsigned") else ["f32"]) + (["i32"] if kind in _INTEGER_KINDS else [])
         for element in types:
