@@ -552,19 +552,20 @@ _REFERENCE = re.compile(r"([%^])([obrv]\d+)\b")
 def _renamed(data: Any, ids: Mapping[str, str]) -> Any:
     """``data`` (a step's delta, as JSON data) with each id ``ids`` names replaced, in fields and
     keys and in the op texts that name values (``%v3``) and blocks (``^b2``); names are kept."""
+    if isinstance(data, str):
+        if data in ids:
+            return ids[data]
+        if "%" in data or "^" in data:
+            return _REFERENCE.sub(lambda m: m.group(1) + ids.get(m.group(2), m.group(2)), data)
+        return data
+    if isinstance(data, list):
+        return [_renamed(item, ids) for item in cast(list[Any], data)]
     if isinstance(data, dict):
         table = cast(dict[str, Any], data)
         return {
             ids.get(key, key): (value if key == "name" else _renamed(value, ids))
             for key, value in table.items()
         }
-    if isinstance(data, list):
-        return [_renamed(item, ids) for item in cast(list[Any], data)]
-    if isinstance(data, str):
-        if data in ids:
-            return ids[data]
-        if "%" in data or "^" in data:
-            return _REFERENCE.sub(lambda m: m.group(1) + ids.get(m.group(2), m.group(2)), data)
     return data
 
 
@@ -599,6 +600,8 @@ def record_rewrites(
     assert trace.initial is not None  # _targets said so
     state = initial_state(trace.initial)
     result = dataclasses.replace(trace, steps=[], meta=copy.deepcopy(trace.meta))
+    # Past the last pass expanded, the steps are only renamed: no state to keep.
+    last = max(jobs)
     for step in trace.steps:
         delta = step.delta
         root = step.root
@@ -607,11 +610,13 @@ def record_rewrites(
             root = ids.get(root, root) if root is not None else None
         step = dataclasses.replace(step, delta=delta, root=root)
         job = jobs.get(step.index)
-        before = copy.deepcopy(state) if job is not None else None
-        apply_delta(state, delta)
-        if job is None or before is None:
+        if job is None:
+            if step.index < last:
+                apply_delta(state, delta)
             result.steps.append(dataclasses.replace(step, index=len(result.steps)))
             continue
+        before = copy.deepcopy(state)
+        apply_delta(state, delta)
         item, answer, log = job
         applications = _applications(item, answer, log, known)
         if not applications:
