@@ -102,6 +102,15 @@ _CASES = {
         "constraint: 64-bit signless int elements attribute of shape [2]",
         False,
     ),
+    "contract_without_maps": (
+        """func.func @f(%a: tensor<4x8xi8>, %b: tensor<8x16xi8>, %c: tensor<4x16xi32>) -> tensor<4x16xi32> {
+  %0 = linalg.contract ins(%a, %b : tensor<4x8xi8>, tensor<8x16xi8>) outs(%c : tensor<4x16xi32>) -> tensor<4x16xi32>
+  return %0 : tensor<4x16xi32>
+}
+""",
+        "expected 'indexing_maps' attribute",
+        True,
+    ),
     "pooling_operands": (
         """func.func @f(%a: tensor<1x6x6x2xf32>, %o: tensor<1x3x3x2xf32>) -> tensor<1x3x3x2xf32> {
   %0 = linalg.pooling_nhwc_max {strides = dense<2> : vector<2xi64>} ins(%a : tensor<1x6x6x2xf32>) outs(%o : tensor<1x3x3x2xf32>) -> tensor<1x3x3x2xf32>

@@ -125,7 +125,7 @@ def _named_ops(module: ModuleOp) -> list[NamedStructuredOp]:
     return [op for op in module.walk() if isinstance(op, NamedStructuredOp)]
 
 
-def check_against_iree_opt(text: str, count: int) -> None:
+def check_against_iree_opt(text: str, count: int, inline_maps: bool = False) -> None:
     """``text``'s ``count`` structured ops, read from iree-opt's output, print as iree-opt
     prints them; printed in generic form, iree-opt reads back the bodies it builds itself;
     their maps and iterators are those of iree-opt's ``--linalg-generalize-named-ops``."""
@@ -134,8 +134,11 @@ def check_against_iree_opt(text: str, count: int) -> None:
     verify_input(parsed.module, "in.mlir", op_starts=parsed.op_starts)
     ours, expected_lines = _op_lines(print_module(parsed.module)), _op_lines(theirs)
     assert len(ours) == len(expected_lines) == count
-    for mine, expected_line in zip(ours, expected_lines, strict=True):
-        assert mine == expected_line
+    if inline_maps:  # passviz prints maps inline where iree-opt names them #map: read back
+        assert run_iree_opt(print_module(parsed.module)) == theirs
+    else:
+        for mine, expected_line in zip(ours, expected_lines, strict=True):
+            assert mine == expected_line
     generic = "--mlir-print-op-generic"
     assert run_iree_opt(_generic(parsed.module), generic) == run_iree_opt(theirs, generic)
     generalized = parse_ir(run_iree_opt(theirs, "--linalg-generalize-named-ops"))
@@ -290,6 +293,23 @@ def test_elementwise_with_maps_equals_iree_opt() -> None:
     assert run_iree_opt(print_module(module)) == run_iree_opt(text)
     generic = "--mlir-print-op-generic"
     assert run_iree_opt(_generic(module), generic) == run_iree_opt(text, generic)
+
+
+_CONTRACT = """func.func @f(%a: tensor<4x8xi8>, %b: tensor<16x8xi8>, %c: tensor<4x16xi32>, %x: tensor<2x4x8xf16>, %y: tensor<2x8x16xf16>, %z: tensor<4x16xf32>) -> (tensor<4x16xi32>, tensor<4x16xf32>) {
+  %0 = linalg.contract indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] ins(%a, %b : tensor<4x8xi8>, tensor<16x8xi8>) outs(%c : tensor<4x16xi32>) -> tensor<4x16xi32>
+  %1 = linalg.contract indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] {cast = #linalg.type_fn<cast_unsigned>} ins(%a, %b : tensor<4x8xi8>, tensor<16x8xi8>) outs(%0 : tensor<4x16xi32>) -> tensor<4x16xi32>
+  %2 = linalg.contract indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d3, d0, d2)>, affine_map<(d0, d1, d2, d3) -> (d3, d2, d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1)>] ins(%x, %y : tensor<2x4x8xf16>, tensor<2x8x16xf16>) outs(%z : tensor<4x16xf32>) -> tensor<4x16xf32>
+  return %1, %2 : tensor<4x16xi32>, tensor<4x16xf32>
+}
+"""
+"""``linalg.contract``: a transposed int8 matmul, signed and unsigned, and an f16 batch-reduce."""
+
+
+@pytest.mark.iree
+def test_contract_equals_iree_opt() -> None:
+    """``linalg.contract``'s bodies, maps and iterators (its batch a reduction) as iree-opt's."""
+    need(iree_opt_missing())
+    check_against_iree_opt(_CONTRACT, 3, inline_maps=True)
 
 
 def test_attributes_print_sorted() -> None:

@@ -77,7 +77,7 @@ from passviz.compilers.mlir.dialects.linalg_named import (
     TypeFnAttr,
     is_unsigned,
 )
-from passviz.ir.xdsl_compat import print_new_line
+from passviz.ir.xdsl_compat import current_token, print_new_line
 
 
 @irdl_op_definition
@@ -420,6 +420,33 @@ class BatchReduceMatmulOp(_MappedContraction):
     """The operands' maps where they differ from the default."""
     cast = opt_prop_def(TypeFnAttr)
     """``#linalg.type_fn<cast_unsigned>`` where the inputs widen unsigned."""
+
+
+@irdl_op_definition
+class ContractOp(_MappedContraction):
+    """``linalg.contract indexing_maps = [...] ins(%a, %b) outs(%c)``: ``C += A * B`` over the
+    maps given (no default); a loop the output's map uses is parallel, the others reductions."""
+
+    name = "linalg.contract"
+    DEFAULT_MAPS: ClassVar[ArrayAttr[AffineMapAttr]] = ArrayAttr(())
+
+    indexing_maps = opt_prop_def(ArrayAttr[AffineMapAttr])
+    """The operands' maps."""
+    cast = opt_prop_def(TypeFnAttr)
+    """``#linalg.type_fn<cast_unsigned>`` where the inputs widen unsigned."""
+
+    def get_iterator_types(self) -> ArrayAttr[IteratorTypeAttr]:
+        maps = self.get_indexing_maps().data
+        out = {e.position for e in maps[-1].data.results if isinstance(e, AffineDimExpr)}
+        parallel, reduction = IteratorTypeAttr.parallel(), IteratorTypeAttr.reduction()
+        return ArrayAttr(parallel if d in out else reduction for d in range(maps[-1].data.num_dims))
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        token = current_token(parser).span
+        if token.text != "indexing_maps":
+            parser.raise_error("expected 'indexing_maps' attribute", token.start, token.end)
+        return super().parse(parser)
 
 
 @irdl_op_definition
@@ -874,6 +901,7 @@ Linalg = replacing(
         BatchMatmulOp,
         BatchMatvecOp,
         BatchReduceMatmulOp,
+        ContractOp,
         ElementwiseOp,
         *(op for name, op in NAMED_OPS.items() if name not in _BY_NAME),
     ],
