@@ -327,12 +327,16 @@ def test_attributes_print_sorted() -> None:
 
 
 def _run(text: str, *args: Any) -> Any:
+    return _run_all(text, *args)[0]
+
+
+def _run_all(text: str, *args: Any) -> Any:
     module = parse_ir(text)
     interpreter = KernelInterpreter(module)
     for functions in (*interpreter_functions(), LinalgNamedFunctions()):
         interpreter.register_implementations(functions)
     function = next(op for op in module.walk() if op.name == "func.func")
-    return interpreter.call(function, args)[0]
+    return interpreter.call(function, args)
 
 
 _POOL = """func.func @f(%i: tensor<1x7x7x3x{t}>, %w: tensor<3x3x{t}>, %o: tensor<1x3x3x3x{t}>) -> tensor<1x3x3x3x{t}> {{
@@ -416,6 +420,22 @@ def test_elementwise_runs_as_numpy_computes() -> None:
     r = rng.standard_normal(8).astype(np.float32)
     got = _run(text, a, r, np.zeros((4, 8), np.float32))
     np.testing.assert_allclose(got, np.exp(a - r), rtol=1e-6)
+
+
+def test_contract_runs_as_numpy_computes() -> None:
+    """``_CONTRACT``: the i8 contraction against a transposed B (unsigned the second time,
+    accumulating on the first) and the f16 batch-reduce into f32."""
+    rng = np.random.default_rng(4)
+    a = rng.integers(-128, 128, (4, 8), dtype=np.int8)
+    b = rng.integers(-128, 128, (16, 8), dtype=np.int8)
+    x = rng.standard_normal((2, 4, 8)).astype(np.float16)
+    y = rng.standard_normal((2, 8, 16)).astype(np.float16)
+    got, reduced = _run_all(_CONTRACT, a, b, np.zeros((4, 16), np.int32), x, y, np.zeros((4, 16), np.float32))
+    signed = a.astype(np.int64) @ b.T.astype(np.int64)
+    unsigned = a.view(np.uint8).astype(np.int64) @ b.view(np.uint8).T.astype(np.int64)
+    np.testing.assert_array_equal(got, (signed + unsigned).astype(np.int32))
+    expected = np.einsum("bmk,bkn->mn", x.astype(np.float32), y.astype(np.float32))
+    np.testing.assert_allclose(reduced, expected, rtol=1e-4, atol=1e-4)
 
 
 def test_every_op_is_structured() -> None:

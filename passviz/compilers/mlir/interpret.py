@@ -36,6 +36,7 @@ from xdsl.ir import Attribute, Operation
 
 from passviz.compilers.mlir.dialects import arith as pv_arith
 from passviz.compilers.mlir.dialects import gpu, llvm
+from passviz.compilers.mlir.dialects.linalg import BatchReduceMatmulOp, ContractOp
 from passviz.compilers.mlir.dialects.linalg_named import NAMED_OPS, ElementwiseOp
 from passviz.interpret.core import (
     calls_callee,
@@ -600,7 +601,10 @@ def _run_as_generic(
 def _named_linalg_functions() -> type[InterpreterFunctions]:
     namespace: dict[str, object] = {
         f"run_{name.removeprefix('linalg.')}": impl(op_type)(_run_as_generic)
-        for name, op_type in (*NAMED_OPS.items(), (ElementwiseOp.name, ElementwiseOp))
+        for name, op_type in (
+            *NAMED_OPS.items(),
+            *((op.name, op) for op in (ElementwiseOp, ContractOp, BatchReduceMatmulOp)),
+        )
     }
     namespace["__doc__"] = (
         "linalg's named ops of ``linalg_named.NAMED``, each run as ``linalg.generic`` runs."
@@ -609,5 +613,5 @@ def _named_linalg_functions() -> type[InterpreterFunctions]:
 
 
 LinalgNamedFunctions = _named_linalg_functions()
-"""The interpreter table of linalg's OpDSL named ops (pooling, convolutions, contractions, copy)
-and ``linalg.elementwise``."""
+"""The interpreter table of linalg's OpDSL named ops (pooling, convolutions, contractions, copy),
+``linalg.elementwise``, ``linalg.contract`` and ``linalg.batch_reduce_matmul``."""
