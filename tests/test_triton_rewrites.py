@@ -39,7 +39,7 @@ def matmul() -> tuple[Trace, Trace]:
 
     kernel = KERNELS["matmul"]
     captured = passviz.capture_triton(kernel.fn, kernel.signature, dict(kernel.constexprs))
-    return captured, record_rewrites(captured, [PASS])
+    return captured, record_rewrites(captured, [PASS], target="cuda:90")
 
 
 def _texts(trace: Trace, wanted: set[int]) -> dict[int, str]:
@@ -143,10 +143,10 @@ def test_a_pass_it_cannot_expand_says_so(matmul: tuple[Trace, Trace]) -> None:
 
     captured, _ = matmul
     with pytest.raises(InputError, match="ran no such pass.*tritongpu-remove-layout-conversions"):
-        record_rewrites(captured, ["no-such-pass"])
+        record_rewrites(captured, ["no-such-pass"], target="cuda:90")
     # A pass the compile ran that no add function of Triton's adds alone.
     with pytest.raises(InputError, match="cannot run this pass alone.*it can run:.*tritongpu-coalesce"):
-        record_rewrites(captured, ["ConvertTritonGPUToLLVM"])
+        record_rewrites(captured, ["ConvertTritonGPUToLLVM"], target="cuda:90")
 
 
 TRITON_39 = """
@@ -158,7 +158,7 @@ from passviz.importer import TextReplayer
 from tests.triton_kernels import KERNELS
 kernel = KERNELS["matmul"]
 captured = passviz.capture_triton(kernel.fn, kernel.signature, dict(kernel.constexprs))
-expanded = record_rewrites(captured, [{name!r}])
+expanded = record_rewrites(captured, [{name!r}], target="cuda:90")
 replayer = TextReplayer(expanded)
 replayer.advance_to(len(expanded.steps) - 1)
 final = TextReplayer(captured)

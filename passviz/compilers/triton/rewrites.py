@@ -31,7 +31,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
-from passviz.compilers.triton.capture import DEFAULT_TARGET
 from passviz.importer.delta import Flat, diff, flatten, op_text
 from passviz.importer.identity import Ids, match
 from passviz.importer.reader import Block, Op, ReadError, Region, Value, read_ir
@@ -573,15 +572,15 @@ def record_rewrites(
     trace: Trace,
     passes: Sequence[str],
     *,
-    target: str = DEFAULT_TARGET,
+    target: str,
     options: Mapping[str, object] | None = None,
     python: str | None = None,
 ) -> Trace:
     """``trace`` (``capture_triton``'s) with each step of ``passes`` (pass arguments such as
     ``tritongpu-remove-layout-conversions``, or names) expanded into one ``rewrite`` step per
     pattern application MLIR's log shows, each named after its pattern, before the pass's own
-    step (what is left after the last application).  ``target`` and ``options``: the compile's,
-    for passes that take options; ``python``: the interpreter with the Triton that compiled it."""
+    step (what is left after the last application).  ``target`` (``cuda:90``) and ``options``: the
+    compile's, for passes that take options; ``python``: the interpreter with the Triton that compiled it."""
     if not passes:
         return trace
     targets = _targets(trace, passes)
