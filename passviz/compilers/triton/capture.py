@@ -2,11 +2,14 @@
 
 The installed Triton (3.6 or 3.9) compiles the kernel for a GPU target, on a
 machine without one, with ``MLIR_ENABLE_DUMP`` on: its MLIR prints the module
-before each pass.  The dump goes to the process's standard error, which is a
-file for the compile's duration; a stage hook (Triton's
-``knobs.runtime.add_stages_inspection_hook``) writes a line into the same
-stream as each stage starts, so the imported steps are grouped by stage
-(``ttir``, ``ttgir``, ``llir``).  The dump is read by ``passviz.importer``
+before each pass.  The compile runs in a fork of the process, its dump going to
+a file through Triton's ``MLIR_DUMP_PATH`` (buffered: printed to standard error,
+every token is a write of its own, which makes the compile several times as
+slow); a stage hook (Triton's ``knobs.runtime.add_stages_inspection_hook``)
+marks each stage in the same stream as it starts, so that the imported steps
+are grouped by stage (``ttir``, ``ttgir``, ``llir``).  Without a fork, the
+compile runs in the process, its dump on standard error, which is a file for
+the compile's duration.  The dump is read by ``passviz.importer``
 (no dialect needed); what the compile made after its MLIR passes (LLVM IR,
 PTX, SASS) is kept as text in ``meta.imported.outputs``, the cubin and how
 Triton launches it in ``meta.imported.kernel`` (``passviz run --gpu`` runs
@@ -14,10 +17,10 @@ it), and the kernel's source file in the trace's sources.
 
 With ``llvm_passes``, Triton's ``LLVM_IR_ENABLE_DUMP`` is on too: LLVM prints
 its IR after each of its own passes (``make_llir``'s optimization pipeline,
-``make_ptx``'s code generation) into the same stream.  Those dumps are cut out
-of the MLIR dump and kept as outputs named ``llvm: PASS`` (``llvm mir: PASS``
-for the machine passes), each one that changed the IR, before the stage's own
-output.
+``make_ptx``'s code generation) on standard error.  Those dumps are kept as
+outputs named ``llvm: PASS`` (``llvm mir: PASS`` for the machine passes), each
+one that changed the IR, before the stage's own output; the fork's exit takes
+along the ``print-after-all`` that Triton's switch turns on for good.
 """
 
 from __future__ import annotations
@@ -27,11 +30,13 @@ import contextlib
 import importlib
 import importlib.util
 import inspect
+import json
 import os
 import re
 import sys
 import tempfile
 from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -163,11 +168,164 @@ def _compile_settings(cache: str, llvm_passes: bool = False) -> Iterator[None]:
 
 def _stage_marking(knobs: Any) -> contextlib.AbstractContextManager[None]:
     """Triton's stage hook, set for the compile: each stage writes ``passviz stage NAME`` into the
-    dump as it starts (``passviz.importer`` groups the passes after it under that stage)."""
+    dump (standard error) as it starts (``passviz.importer`` groups the passes after it under that
+    stage)."""
+
+    def mark(name: str) -> None:
+        os.write(2, f"\n// -----// passviz stage {name} //----- //\n".encode())
+
+    @contextlib.contextmanager
+    def installed() -> Iterator[None]:
+        before = knobs.runtime.add_stages_inspection_hook
+        knobs.runtime.add_stages_inspection_hook = _stage_hook(mark)
+        try:
+            yield
+        finally:
+            knobs.runtime.add_stages_inspection_hook = before
+
+    return installed()
+
+
+@dataclass
+class _Compiled:
+    """What ``triton.compile`` gave, as plain data (from a forked child)."""
+
+    asm: dict[str, Any]
+    """``compiled.asm``: text by stage, the cubin as bytes."""
+    metadata: dict[str, Any]
+    """The fields of ``compiled.metadata`` a launch needs."""
+    dump: str
+    """The MLIR dump, each stage's passes after a ``passviz stage NAME`` banner."""
+    stream: str
+    """What the compile wrote to standard error (LLVM's dumps with ``llvm_passes``), each stage
+    after a ``passviz stage NAME`` banner too."""
+
+
+_LAUNCH_FIELDS = (
+    "name",
+    "num_warps",
+    "num_ctas",
+    "shared",
+    "global_scratch_size",
+    "global_scratch_align",
+    "profile_scratch_size",
+    "profile_scratch_align",
+    "launch_cooperative_grid",
+    "launch_pdl",
+)
+_MARKER = re.compile(r'passviz\.stage = "([\w.-]+)"')
+
+
+def _compile_forked(
+    triton: Any, source: Any, gpu: Any, options: Mapping[str, object], work: Path, llvm_passes: bool
+) -> _Compiled | None:
+    """``triton.compile`` in a fork of this process, its MLIR dump written to a file through Triton's
+    ``MLIR_DUMP_PATH``, which LLVM buffers: printed to standard error, each token is a write of its
+    own, which takes the compile several times as long. Triton opens that file once a process, so
+    the fork is what lets every capture have its own; the fork's exit also takes along what LLVM's
+    switches change for good (``LLVM_IR_ENABLE_DUMP`` turns ``print-after-all`` on). None where
+    there is no fork, or where the dump went elsewhere (this process had opened Triton's dump file
+    before): the caller compiles in this process. An InputError for a kernel Triton refuses."""
+    fork = getattr(os, "fork", None)
+    if fork is None:
+        return None
+    result, dump, stream = work / "result.json", work / "dump.txt", work / "stream.txt"
+    pid = fork()
+    if pid == 0:  # the child: compile, write what it gave, and leave without unwinding the caller
+        code = 1
+        try:
+            _child_compile(triton, source, gpu, options, work, llvm_passes)
+            code = 0
+        except BaseException as exc:  # noqa: BLE001 (anything the child raises goes to the parent)
+            result.write_text(json.dumps({"error": f"{type(exc).__name__}: {exc}"}))
+        finally:
+            os._exit(code)
+    os.waitpid(pid, 0)
+    if not result.exists():
+        raise InputError("triton.compile died in the capture's child process")
+    found = json.loads(result.read_text(encoding="utf-8"))
+    if "error" in found:
+        raise InputError(f"triton.compile of {_kernel_name(source.fn)} failed: {found['error']}")
+    text = dump.read_text(encoding="utf-8", errors="replace") if dump.exists() else ""
+    if not _MARKER.search(text):
+        return None
+    asm = dict(found["asm"])
+    asm["cubin"] = base64.b64decode(found["cubin"]) if found.get("cubin") is not None else None
+    return _Compiled(
+        asm={key: value for key, value in asm.items() if value is not None},
+        metadata=found["metadata"],
+        dump=_marked_stages(text),
+        stream=stream.read_text(encoding="utf-8", errors="replace"),
+    )
+
+
+def _child_compile(
+    triton: Any, source: Any, gpu: Any, options: Mapping[str, object], work: Path, llvm_passes: bool
+) -> None:
+    """The forked child's compile (``_compile_forked``): standard error to a file, the dump on,
+    each stage marked in both streams, the result written as JSON."""
+    os.dup2(os.open(work / "stream.txt", os.O_WRONLY | os.O_CREAT | os.O_TRUNC), 2)
+    os.environ.update(
+        MLIR_ENABLE_DUMP="1",
+        MLIR_DUMP_PATH=str(work / "dump.txt"),
+        TRITON_ALWAYS_COMPILE="1",
+        TRITON_CACHE_DIR=str(work / "cache"),
+    )
+    if llvm_passes:
+        os.environ["LLVM_IR_ENABLE_DUMP"] = "1"
+    else:
+        os.environ.pop("LLVM_IR_ENABLE_DUMP", None)
+    libtriton: Any = importlib.import_module("triton._C.libtriton")
+    knobs: Any = importlib.import_module("triton.knobs")
+    context = libtriton.ir.context()
+    libtriton.ir.load_dialects(context)
+
+    def mark(name: str, padding: int = 0) -> None:
+        # Into the buffered dump through the dump itself: a pass manager printing a module that
+        # names the stage; the padding pushes what LLVM holds out to the file before the exit.
+        os.write(2, f"\n// -----// passviz stage {name} //----- //\n".encode())
+        path = work / f"stage-{name}.mlir"
+        pad = f', passviz.stage_padding = "{"." * padding}"' if padding else ""
+        path.write_text(f'module attributes {{passviz.stage = "{name}"{pad}}} {{\n}}\n')
+        manager = libtriton.ir.pass_manager(context)
+        manager.enable_debug()
+        libtriton.passes.common.add_symbol_dce(manager)
+        manager.run(libtriton.ir.parse_mlir_module(str(path), context), "passviz")
+
+    knobs.runtime.add_stages_inspection_hook = _stage_hook(mark)
+    compiled = triton.compile(source, target=gpu, options=dict(options))
+    mark("end", padding=1 << 20)
+    metadata = {field: getattr(compiled.metadata, field, None) for field in _LAUNCH_FIELDS}
+    cubin = compiled.asm.get("cubin")
+    found = {
+        "asm": {key: value for key, value in compiled.asm.items() if isinstance(value, str)},
+        "cubin": base64.b64encode(cubin).decode("ascii") if isinstance(cubin, bytes) else None,
+        "metadata": metadata,
+    }
+    (work / "result.json").write_text(json.dumps(found))
+
+
+def _marked_stages(text: str) -> str:
+    """The dump with each stage marker's section (its module names the stage) as a ``passviz stage
+    NAME`` banner, and nothing from the end marker on (its padding)."""
+    parts: list[str] = []
+    for section in re.split(r"(?m)^(?=// -----// )", text):
+        marker = _MARKER.search(section) if "passviz.stage" in section else None
+        if marker is None:
+            parts.append(section)
+        elif marker.group(1) == "end":
+            break
+        else:
+            parts.append(f"// -----// passviz stage {marker.group(1)} //----- //\n")
+    return "".join(parts)
+
+
+def _stage_hook(mark: Callable[[str], None]) -> Callable[..., Any]:
+    """Triton's stage inspection hook: each stage calls ``mark(NAME)`` as it starts."""
 
     def marked(name: str, stage: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
         def run(source: Any, metadata: Any) -> Any:
-            os.write(2, f"\n// -----// passviz stage {name} //----- //\n".encode())
+            mark(name)
             return stage(source, metadata)
 
         return run
@@ -181,16 +339,7 @@ def _stage_marking(knobs: Any) -> contextlib.AbstractContextManager[None]:
             stages[name] = marked(name, stages[name])
         return None
 
-    @contextlib.contextmanager
-    def installed() -> Iterator[None]:
-        before = knobs.runtime.add_stages_inspection_hook
-        knobs.runtime.add_stages_inspection_hook = hook
-        try:
-            yield
-        finally:
-            knobs.runtime.add_stages_inspection_hook = before
-
-    return installed()
+    return hook
 
 
 def _sass(cubin: bytes) -> str | None:
@@ -283,9 +432,9 @@ def capture_triton(
     stage, then its LLVM IR, PTX and SASS as text, and its cubin with Triton's launch metadata.
     ``signature`` gives each argument's Triton type (``*fp16``, ``i32``, ``constexpr``),
     ``constexprs`` the constants' values, ``options`` Triton's compile options (``num_warps``,
-    ``num_stages``, ...). ``llvm_passes`` keeps LLVM's IR after each of its passes too; Triton's
-    switch for it turns LLVM's ``print-after-all`` on for the rest of the process, so later
-    compiles in the process print to standard error. Runs on a machine without a GPU."""
+    ``num_stages``, ...). ``llvm_passes`` keeps LLVM's IR after each of its passes too (where the
+    process cannot fork, Triton's switch for it leaves LLVM's ``print-after-all`` on, so that later
+    compiles in the process print to standard error). Runs on a machine without a GPU."""
     try:
         triton: Any = importlib.import_module("triton")
         backends: Any = importlib.import_module("triton.backends.compiler")
@@ -301,15 +450,11 @@ def capture_triton(
     except Exception as exc:  # Triton's own message says what is wrong with the signature
         raise InputError(f"{name}: {type(exc).__name__}: {exc}") from None
     with tempfile.TemporaryDirectory(prefix="passviz-triton-") as work:
-        dump = Path(work) / "dump.txt"
-        settings = _compile_settings(str(Path(work) / "cache"), llvm_passes)
-        try:
-            with settings, _stage_marking(knobs), _stderr_to(dump):
-                compiled = triton.compile(source, target=gpu, options=dict(options))
-        except Exception as exc:  # a kernel Triton refuses: its message, located by Triton
-            raise InputError(f"triton.compile of {name} failed: {type(exc).__name__}: {exc}") from None
-        text = dump.read_text(encoding="utf-8", errors="replace")
-    text, llvm_dumps = split_llvm_dumps(text) if llvm_passes else (text, [])
+        compiled = _compile_forked(triton, source, gpu, options, Path(work), llvm_passes)
+        if compiled is None:
+            compiled = _compile_here(triton, knobs, source, gpu, options, Path(work), llvm_passes)
+    text, stream = compiled.dump, compiled.stream
+    llvm_dumps = split_llvm_dumps(stream)[1] if llvm_passes else []
     try:
         trace = import_text(
             text, name=f"triton.compile of {name} ({target}, Triton {triton.__version__})"
@@ -327,6 +472,35 @@ def capture_triton(
     if file is not None and Path(file).is_file():
         trace.sources = {file: Path(file).read_text(encoding="utf-8")}
     return trace
+
+
+def _compile_here(
+    triton: Any,
+    knobs: Any,
+    source: Any,
+    gpu: Any,
+    options: Mapping[str, object],
+    work: Path,
+    llvm_passes: bool,
+) -> _Compiled:
+    """``triton.compile`` in this process, its dump (and LLVM's) on standard error, which goes to a
+    file for the compile's duration (``_compile_forked`` where there is a fork: this is slower)."""
+    dump = work / "here.txt"
+    try:
+        with (
+            _compile_settings(str(work / "cache-here"), llvm_passes),
+            _stage_marking(knobs),
+            _stderr_to(dump),
+        ):
+            compiled = triton.compile(source, target=gpu, options=dict(options))
+    except Exception as exc:  # a kernel Triton refuses: its message, located by Triton
+        raise InputError(
+            f"triton.compile of {_kernel_name(source.fn)} failed: {type(exc).__name__}: {exc}"
+        ) from None
+    text = dump.read_text(encoding="utf-8", errors="replace")
+    metadata = {field: getattr(compiled.metadata, field, None) for field in _LAUNCH_FIELDS}
+    mlir = split_llvm_dumps(text)[0] if llvm_passes else text
+    return _Compiled(dict(compiled.asm), metadata, mlir, text)
 
 
 def _outputs(asm: Mapping[str, Any], llvm_dumps: list[tuple[str | None, str, str]]) -> list[StageOutput]:
@@ -350,7 +524,7 @@ def _outputs(asm: Mapping[str, Any], llvm_dumps: list[tuple[str | None, str, str
 
 
 def _compiled_kernel(
-    compiled: Any, signature: Mapping[str, str], target: str, version: str
+    compiled: _Compiled, signature: Mapping[str, str], target: str, version: str
 ) -> CompiledKernel | None:
     """The cubin and Triton's launch metadata for it (as ``passviz.run.gpu_compile.GpuKernel``
     holds them), or None for a target that builds no cubin."""
@@ -360,11 +534,11 @@ def _compiled_kernel(
     meta = compiled.metadata
 
     def count(field: str, default: int) -> int:
-        value = getattr(meta, field, None)
+        value = meta.get(field)
         return default if value is None else int(value)
 
     return CompiledKernel(
-        name=str(meta.name),
+        name=str(meta["name"]),
         target=target,
         binary=base64.b64encode(cubin).decode("ascii"),
         signature={argument: kind for argument, kind in signature.items() if kind != "constexpr"},
@@ -375,7 +549,7 @@ def _compiled_kernel(
         global_scratch_align=count("global_scratch_align", 1),
         profile_scratch_size=count("profile_scratch_size", 0),
         profile_scratch_align=count("profile_scratch_align", 1),
-        cooperative=bool(getattr(meta, "launch_cooperative_grid", False)),
-        pdl=bool(getattr(meta, "launch_pdl", False)),
+        cooperative=bool(meta.get("launch_cooperative_grid")),
+        pdl=bool(meta.get("launch_pdl")),
         triton_version=version,
     )
