@@ -1,8 +1,9 @@
 """``passviz triton`` benchmark: capturing a whole Triton compile against Triton's own dump of it.
 
 For each tutorial kernel of ``tests/triton_kernels.py`` (vector add, fused
-softmax, matmul, layer norm), side by side in one run, each in a fresh child
-process with a fresh cache (a cache hit compiles and dumps nothing):
+softmax, matmul, layer norm, flash attention), side by side in one run, each in
+a fresh child process with a fresh cache (a cache hit compiles and dumps
+nothing):
 
 - Triton: ``triton.compile`` with ``MLIR_ENABLE_DUMP=1`` and the dump written to
   a file (``MLIR_DUMP_PATH``), what a user runs today to see the IR pass by pass;
@@ -10,11 +11,14 @@ process with a fresh cache (a cache hit compiles and dumps nothing):
   the dump, read into a trace (every pass a step, ops matched from pass to
   pass), the LLVM IR, PTX and SASS kept.
 
-Goal: passviz at most 1.3x Triton.  ``--busy N`` measures again with N other
-processes each keeping a core busy.  The figures are printed as ratios, never
-asserted.  Needs ``pip install -e '.[triton]'``.
+Goal: passviz at most 1.3x Triton, in wall-clock time; the CPU time (the
+process's and its children's: passviz compiles in a fork) is printed beside it.
+``--busy N`` measures again with N other processes each keeping a core busy.
+``--profile KERNEL`` prints where a capture of that kernel spends its time
+(cProfile, the capturing process; the fork's compile shows as ``waitpid``).  The
+figures are printed as ratios, never asserted.  Needs ``pip install -e '.[triton]'``.
 
-    python benchmarks/capture.py [--runs 3] [--busy 1]
+    python benchmarks/capture.py [--runs 3] [--busy 1] [--profile matmul]
 """
 
 from __future__ import annotations
@@ -33,10 +37,10 @@ sys.path.insert(0, str(ROOT))
 from busy import busy_cores  # noqa: E402  (this folder: the script's own)
 
 GOAL = 1.3
-KERNELS = ("vector_add", "fused_softmax", "matmul", "layer_norm")
+KERNELS = ("vector_add", "fused_softmax", "matmul", "layer_norm", "flash_attention")
 
 CHILD = """
-import json, os, sys, time
+import json, os, resource, sys, time
 sys.path.insert(0, {root!r})
 import triton
 from triton.backends.compiler import GPUTarget
@@ -44,20 +48,26 @@ from triton.compiler import ASTSource
 import passviz
 from tests.triton_kernels import KERNELS
 kernel = KERNELS[{name!r}]
-start = time.perf_counter()
+
+def cpu():
+    used = [resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
+    return sum(usage.ru_utime + usage.ru_stime for usage in used)
+
+start, used = time.perf_counter(), cpu()
 if {side!r} == "triton":
     source = ASTSource(kernel.fn, kernel.signature, kernel.constexprs)
     triton.compile(source, target=GPUTarget("cuda", 90, 32))
     steps = 0
 else:
     steps = len(passviz.capture_triton(kernel.fn, kernel.signature, dict(kernel.constexprs)).steps)
-print(json.dumps({{"seconds": time.perf_counter() - start, "steps": steps}}))
+print(json.dumps({{"seconds": time.perf_counter() - start, "cpu": cpu() - used, "steps": steps}}))
 """
 
 
-def _timed(side: str, name: str, folder: Path) -> tuple[float, int, int]:
-    """Seconds of one compile of kernel ``name`` by ``side`` in a fresh process, the steps captured,
-    and the bytes of the dump Triton wrote (0 for passviz, which keeps it in memory)."""
+def _timed(side: str, name: str, folder: Path) -> tuple[float, float, int, int]:
+    """Seconds (wall-clock, then CPU) of one compile of kernel ``name`` by ``side`` in a fresh
+    process, the steps captured, and the bytes of the dump Triton wrote (0 for passviz, whose dump
+    goes with its temporary folder)."""
     dump = folder / f"{side}-{name}.mlir"
     env = {
         **os.environ,
@@ -70,7 +80,7 @@ def _timed(side: str, name: str, folder: Path) -> tuple[float, int, int]:
     done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
     result = json.loads(done.stdout.strip().splitlines()[-1])
     size = dump.stat().st_size if dump.exists() else 0
-    return float(result["seconds"]), int(result["steps"]), size
+    return float(result["seconds"]), float(result["cpu"]), int(result["steps"]), size
 
 
 def _figures(runs: int) -> list[str]:
@@ -78,17 +88,37 @@ def _figures(runs: int) -> list[str]:
     with tempfile.TemporaryDirectory() as work:
         folder = Path(work)
         for name in KERNELS:
-            triton = min(_timed("triton", name, folder)[0] for _ in range(runs))
+            tritons = [_timed("triton", name, folder) for _ in range(runs)]
             captured = [_timed("passviz", name, folder) for _ in range(runs)]
-            passviz = min(seconds for seconds, _, _ in captured)
-            steps = captured[0][1]
-            dumped = _timed("triton", name, folder)[2]
+            triton, triton_cpu = min(t[0] for t in tritons), min(t[1] for t in tritons)
+            passviz, passviz_cpu = min(c[0] for c in captured), min(c[1] for c in captured)
+            steps, dumped = captured[0][2], tritons[0][3]
             lines.append(
-                f"{name:<14} triton.compile + MLIR_ENABLE_DUMP {triton:6.2f} s ({dumped / 1e6:.1f} MB)   "
+                f"{name:<15} triton.compile + MLIR_ENABLE_DUMP {triton:6.2f} s ({dumped / 1e6:.1f} MB)   "
                 f"passviz triton {passviz:6.2f} s ({steps} passes)   "
-                f"= {passviz / triton:.2f} x (goal <= {GOAL})"
+                f"= {passviz / triton:.2f} x (goal <= {GOAL}); CPU {passviz_cpu:.2f} / {triton_cpu:.2f} s "
+                f"= {passviz_cpu / triton_cpu:.2f} x"
             )
     return lines
+
+
+def _profile(name: str) -> None:
+    """cProfile's top functions of a capture of kernel ``name`` (after one of the vector add, so
+    that the imports and Triton's first compile are not counted)."""
+    import cProfile
+    import pstats
+
+    import passviz
+    from tests.triton_kernels import KERNELS
+
+    warm = KERNELS["vector_add"]
+    passviz.capture_triton(warm.fn, warm.signature, dict(warm.constexprs))
+    kernel = KERNELS[name]
+    profile = cProfile.Profile()
+    profile.runcall(passviz.capture_triton, kernel.fn, kernel.signature, dict(kernel.constexprs))
+    stats = pstats.Stats(profile)
+    stats.sort_stats("cumulative").print_stats(25)
+    stats.sort_stats("tottime").print_stats(15)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -98,7 +128,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--runs", type=int, default=3, help="timed runs of each side (best is kept)")
     parser.add_argument("--busy", type=int, default=0, help="also measure with this many busy processes")
+    parser.add_argument("--profile", metavar="KERNEL", help="print where a capture of KERNEL spends its time")
     args = parser.parse_args(argv)
+    if args.profile:
+        _profile(args.profile)
+        return 0
     for busy in sorted({0, args.busy}):
         with busy_cores(busy):
             lines = _figures(args.runs)

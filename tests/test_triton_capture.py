@@ -377,9 +377,12 @@ def test_run_on_a_captured_trace_says_what_it_can_do(
 
 
 @pytest.mark.triton
-def test_capture_from_python_leaves_the_process_as_it_was(capfd: pytest.CaptureFixture[str]) -> None:
+def test_capture_from_python_leaves_the_process_as_it_was(
+    capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """``passviz.capture_triton`` in the user's own process (a notebook's kernel): the dump goes
-    to the trace, not to the user's standard error, which works as before afterwards."""
+    to the trace, not to the user's standard error, which works as before afterwards; where the
+    process cannot fork, the compile runs in it, to the same trace."""
     from tests.triton_oracle import triton_missing
 
     need(triton_missing())
@@ -394,10 +397,17 @@ def test_capture_from_python_leaves_the_process_as_it_was(capfd: pytest.CaptureF
     err = capfd.readouterr().err
     assert "IR Dump" not in err and "still here" in err and "fd 2 too" in err
     assert {name: os.environ.get(name) for name in before} == before
-    # A second capture of the same kernel compiles again (a cache hit would dump nothing).
-    assert len(
-        passviz.capture_triton(add_kernel, parse_signature(SIGNATURE), {"BLOCK_SIZE": 1024}).steps
-    ) == len(trace.steps)
+    # A second capture of the same kernel compiles again (a cache hit would dump nothing), here
+    # in this process, its dump on standard error for the compile's duration.
+    monkeypatch.delattr(os, "fork")
+    again = passviz.capture_triton(add_kernel, parse_signature(SIGNATURE), {"BLOCK_SIZE": 1024})
+    assert [step.name for step in again.steps] == [step.name for step in trace.steps]
+    assert [step.pass_name for step in again.steps] == [step.pass_name for step in trace.steps]
+    kept = [t.meta.get("imported", {"dump": "", "printing": ""}).get("kernel") for t in (again, trace)]
+    assert kept[0] is not None and kept[0] == kept[1]
+    os.write(2, b"fd 2 after\n")
+    err = capfd.readouterr().err
+    assert "IR Dump" not in err and "fd 2 after" in err
 
 
 def test_command_line_arguments_read_or_say_why() -> None:
