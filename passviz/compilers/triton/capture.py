@@ -36,6 +36,7 @@ import re
 import sys
 import tempfile
 from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -453,17 +454,21 @@ def capture_triton(
         compiled = _compile_forked(triton, source, gpu, options, Path(work), llvm_passes)
         if compiled is None:
             compiled = _compile_here(triton, knobs, source, gpu, options, Path(work), llvm_passes)
-    text, stream = compiled.dump, compiled.stream
-    llvm_dumps = split_llvm_dumps(stream)[1] if llvm_passes else []
-    try:
-        trace = import_text(
-            text, name=f"triton.compile of {name} ({target}, Triton {triton.__version__})"
-        ).trace
-    except ReadError as exc:
-        raise InputError(f"{name}: the compile's IR dump does not read: {exc}") from None
+    llvm_dumps = split_llvm_dumps(compiled.stream)[1] if llvm_passes else []
+    cubin = compiled.asm.get("cubin")
+    # cuobjdump disassembles while the dump is read: a process of its own, it needs no GIL.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        sass = pool.submit(_sass, cubin) if isinstance(cubin, bytes) else None
+        try:
+            trace = import_text(
+                compiled.dump, name=f"triton.compile of {name} ({target}, Triton {triton.__version__})"
+            ).trace
+        except ReadError as exc:
+            raise InputError(f"{name}: the compile's IR dump does not read: {exc}") from None
+        disassembled = sass.result() if sass is not None else None
     trace.replayer = TextReplayer
     imported = trace.meta.setdefault("imported", {"dump": "", "printing": "before"})
-    imported["outputs"] = _outputs(compiled.asm, llvm_dumps)
+    imported["outputs"] = _outputs(compiled.asm, llvm_dumps, disassembled)
     kept = _compiled_kernel(compiled, signature, target, str(triton.__version__))
     if kept is not None:
         imported["kernel"] = kept
@@ -503,9 +508,12 @@ def _compile_here(
     return _Compiled(dict(compiled.asm), metadata, mlir, text)
 
 
-def _outputs(asm: Mapping[str, Any], llvm_dumps: list[tuple[str | None, str, str]]) -> list[StageOutput]:
+def _outputs(
+    asm: Mapping[str, Any], llvm_dumps: list[tuple[str | None, str, str]], sass: str | None
+) -> list[StageOutput]:
     """The compile's text outputs in the order it made them: each stage's LLVM pass dumps that
-    changed the IR (from the one before of their kind), then the stage's own output; then SASS."""
+    changed the IR (from the one before of their kind), then the stage's own output; then the
+    cubin's SASS."""
     outputs: list[StageOutput] = []
     last: dict[str, str] = {}
     for stage in ("llir", "ptx"):
@@ -516,8 +524,6 @@ def _outputs(asm: Mapping[str, Any], llvm_dumps: list[tuple[str | None, str, str
                 last[kind] = text
         if isinstance(asm.get(stage), str):
             outputs.append(StageOutput(stage=stage, text=asm[stage]))
-    cubin = asm.get("cubin")
-    sass = _sass(cubin) if isinstance(cubin, bytes) else None
     if sass is not None:
         outputs.append(StageOutput(stage="sass", text=sass))
     return outputs
