@@ -410,6 +410,45 @@ def test_capture_from_python_leaves_the_process_as_it_was(
     assert "IR Dump" not in err and "fd 2 after" in err
 
 
+def test_a_kept_cubin_is_launched_as_triton_describes_it() -> None:
+    """``meta.imported.kernel`` as the GPU launch takes it (``GpuKernel``), and the inputs ``run
+    --gpu`` makes from its signature when none are given."""
+    from passviz.cli.importing import gpu_kernel, kept_specs
+    from passviz.run.inputs import parse_arg
+    from passviz.trace.model import CompiledKernel
+
+    kept = CompiledKernel(
+        name="k",
+        target="cuda:100",
+        binary=base64.b64encode(b"\x7fELF").decode(),
+        signature={"x": "*kfp32", "y": "*bf16", "n": "i32", "eps": "fp32"},
+        num_warps=8,
+        num_ctas=1,
+        shared=1024,
+        global_scratch_size=16,
+        global_scratch_align=8,
+        profile_scratch_size=0,
+        profile_scratch_align=1,
+        cooperative=False,
+        pdl=False,
+        triton_version="3.9.0",
+    )
+    kernel = gpu_kernel(kept)
+    assert (kernel.name, kernel.cubin, kernel.capability, kernel.block, kernel.shared) == (
+        "k", b"\x7fELF", 100, 256, 1024
+    )  # fmt: skip
+    assert kernel.signature == ("*kfp32", "*bf16", "i32", "fp32") and kernel.unsupported() is None
+    assert (kernel.global_scratch.size, kernel.global_scratch.align) == (16, 8)
+    specs = kept_specs(kept)
+    assert specs == ["x=4096:f32", "y=4096:bf16", "n=64", "eps=0.5"]
+    assert [str(parse_arg(spec)) for spec in specs] == [
+        "x=4096:f32:random",
+        "y=4096:bf16:random",
+        "n=64",
+        "eps=0.5",
+    ]
+
+
 def test_command_line_arguments_read_or_say_why() -> None:
     assert parse_target("cuda:90") == ("cuda", 90, 32) and parse_target("cuda:100")[1] == 100
     assert parse_signature("x=*fp16, n=i32,B=constexpr") == {"x": "*fp16", "n": "i32", "B": "constexpr"}

@@ -241,12 +241,14 @@ def kept_specs(kept: CompiledKernel, size: int = 64) -> list[str]:
     """``--arg`` specs for the kept kernel's arguments when none are given, as ``run`` makes them
     for other traces: each pointer a buffer of ``size * size`` random elements, each integer
     ``size``, each float 0.5."""
+    from passviz.run.gpu_launch import element_of
+
     specs: list[str] = []
     for name, kind in kept["signature"].items():
         if kind.startswith("*"):
-            element = kind[1:].removeprefix("k") if kind[1:].startswith("kf") else kind[1:]
-            specs.append(f"{name}={size * size}:{element.replace('fp', 'f')}")
-        elif kind.startswith(("fp", "bf", "f")):
+            # Triton's element types as the --arg specs spell them: fp32 is f32 (bf16 stays).
+            specs.append(f"{name}={size * size}:{element_of(kind).replace('fp', 'f')}")
+        elif kind.startswith(("fp", "bf")):
             specs.append(f"{name}=0.5")
         else:
             specs.append(f"{name}={size}")
