@@ -18,7 +18,7 @@ from xdsl.ir import Attribute, Operation
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr, AffineMap
 from xdsl.pattern_rewriter import PatternRewriter
 
-from passviz.compilers.iree.passes.pattern_pass import IreePatternPass
+from passviz.compilers.iree.passes.pattern_pass import FoldInverseReshape, IreePatternPass
 from passviz.compilers.mlir.dialects.linalg import Conv2DNchwFchwOp, Conv2DNhwcHwcfOp, generalize
 from passviz.ir.hints import isa
 from passviz.rewrite.patterns import RootedPattern
@@ -65,7 +65,9 @@ class Convert1x1FilterConvToMatmul(RootedPattern):
 
 
 @dataclass(frozen=True)
-class Convert1X1FilterConv2DToMatmul(IreePatternPass, patterns=lambda: [Convert1x1FilterConvToMatmul()]):
+class Convert1X1FilterConv2DToMatmul(
+    IreePatternPass, patterns=lambda: [Convert1x1FilterConvToMatmul(), FoldInverseReshape()]
+):
     """Turn 2-D convolutions with a 1x1 filter into matmul-like generics."""
 
     name = "iree-preprocessing-convert-1x1-filter-conv2d-to-matmul"

@@ -23,7 +23,16 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, tensor
-from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, ModuleOp, StringAttr, TensorType
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    DenseArrayBase,
+    IndexType,
+    IntegerAttr,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+    i64,
+)
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineMap
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
@@ -47,8 +56,8 @@ from passviz.compilers.iree.passes.dispatch_common import (
     tied_operand,
     used_values_defined_above,
 )
-from passviz.compilers.iree.passes.pattern_pass import IreePatternPass
-from passviz.compilers.mlir.dialects.linalg import FillOp, GenericOp
+from passviz.compilers.iree.passes.pattern_pass import FoldInverseReshape, IreePatternPass
+from passviz.compilers.mlir.dialects.linalg import FillOp, GenericOp, TransposeOp
 from passviz.compilers.mlir.passes.canonicalize import CanonicalizationTables
 from passviz.compilers.mlir.version import behaves_as_iree
 from passviz.ir.hints import isa
@@ -425,6 +434,60 @@ class MergeConsecutiveExtractSlice(RewritePattern):
         rewriter.replace(op, merged)
 
 
+def _padding_value(pad: tensor.PadOp) -> SSAValue | None:
+    """``PadOp::getConstantPaddingValue``: the value a pad yields, if it is defined outside
+    its body (one value for every padded element)."""
+    yield_ = pad.region.block.last_op
+    if yield_ is None or len(yield_.operands) != 1:
+        return None
+    value = yield_.operands[0]
+    return None if is_inside(value, pad) else value
+
+
+class FoldConsecutiveConstantPadding(RewritePattern):
+    """MLIR's ``FoldConsecutiveConstantPadding`` (a ``tensor.pad`` canonicalization): a pad of a
+    pad by the same value is one pad by the summed amounts (static amounts only here)."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, tensor.PadOp) or not isinstance(op.source.owner, tensor.PadOp):
+            return
+        inner = op.source.owner
+        value = _padding_value(op)
+        if value is None or value != _padding_value(inner) or op.nofold or inner.nofold:
+            return
+        if op.low or op.high or inner.low or inner.high:
+            return
+        sums = [
+            [a + b for a, b in zip(x.get_values(), y.get_values(), strict=True)]
+            for x, y in ((inner.static_low, op.static_low), (inner.static_high, op.static_high))
+        ]
+        result = op.result.type
+        assert isa(result, TensorType[Attribute])
+        region = op.region.clone()
+        rewriter.replace(op, tensor.PadOp(inner.source, [], [], region, sums[0], sums[1], result))
+
+
+class FoldTransposeWithTranspose(RewritePattern):
+    """MLIR's ``FoldTransposeWithTranspose`` (a ``linalg.transpose`` canonicalization): a transpose
+    of a transpose is one transpose by the composed permutation (none where that is the identity
+    and the types agree, as the transpose's folder then does)."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, TransposeOp) or not isinstance(op.inputs[0].owner, TransposeOp):
+            return
+        inner = op.inputs[0].owner
+        if not isa(op.inputs[0].type, TensorType[Attribute]) or len(inner.res) != 1:
+            return
+        defined = inner.permutation.get_values()
+        permutation = [defined[p] for p in op.permutation.get_values()]
+        source = inner.inputs[0]
+        if permutation == sorted(permutation) and source.type == op.res[0].type:
+            rewriter.replace(op, [], [source])
+            return
+        attribute = DenseArrayBase.from_list(i64, permutation)
+        rewriter.replace(op, TransposeOp(source, op.outputs[0], attribute, op.res[0].type))
+
+
 def _usable_at(value: SSAValue, op: Operation) -> bool:
     """IREE's ``isValueUsableForOp``: ``value`` is defined where ``op`` may use it (a block
     argument of ``op``'s block or an enclosing one, or an op before ``op`` or before the op
@@ -495,12 +558,19 @@ def flow_patterns(tables: CanonicalizationTables) -> Callable[[Operation], Seque
     resolve = (ResolveShapedDim(),)
     identity = (EraseIdentityGeneric(),)
     merge = (MergeConsecutiveExtractSlice(),)
+    inverse = (FoldInverseReshape(),)
+    pads = (FoldConsecutiveConstantPadding(),)
+    transposes = (FoldTransposeWithTranspose(),)
 
     def patterns(inner: Operation) -> Sequence[RewritePattern]:
         if isinstance(inner, flow.DispatchWorkgroupsOp):
             return closure
         if isinstance(inner, tensor.CollapseShapeOp | tensor.ExpandShapeOp):
-            return (*reshape, *tables.patterns(inner))
+            return (*inverse, *reshape, *tables.patterns(inner))
+        if isinstance(inner, tensor.PadOp):
+            return (*pads, *tables.patterns(inner))
+        if isinstance(inner, TransposeOp):
+            return (*dead, *transposes, *tables.patterns(inner))
         if isinstance(inner, tensor.ExtractSliceOp):
             return (*merge, *tables.patterns(inner))
         if isinstance(inner, tensor.DimOp):

@@ -643,9 +643,12 @@ def reify_dynamic_dims(value: SSAValue) -> list[SSAValue]:
     tied = tied_operand(value)
     if tied is not None and tied.type == value.type:
         return reify_dynamic_dims(tied)
+    if isinstance(op, SoftmaxOp) and not isinstance(op.input, BlockArgument):
+        # Not tied (not a structured op): MLIR's reifyResultShapes gives its input's shape,
+        # which folds to what reifies that input's.
+        return reify_dynamic_dims(op.input)
     if isinstance(op, SoftmaxOp):
-        # Not tied (not a structured op): MLIR's reifyResultShapes makes a tensor.dim of its
-        # input per dynamic dimension, where the op is.
+        # Of a block argument: a tensor.dim per dynamic dimension, where the op is.
         ops, found = dim_ops(op.input)
         Rewriter.insert_op(ops, InsertPoint.before(op))
         return found
@@ -681,8 +684,8 @@ def _padded_dims(pad: tensor.PadOp) -> list[SSAValue]:
     if isinstance(pad.source, BlockArgument):
         # MLIR makes a tensor.dim of the source where the pad is (one of an op's result folds
         # to what reifies it, which the recursion stands for).
-        made, dims = dim_ops(pad.source)
-        Rewriter.insert_op(made, InsertPoint.before(pad))
+        source_ops, dims = dim_ops(pad.source)
+        Rewriter.insert_op(source_ops, InsertPoint.before(pad))
         source_dims = iter(dims)
     else:
         source_dims = iter(reify_dynamic_dims(pad.source))
