@@ -10,6 +10,7 @@ import { diffBase, llvmPass, outputDiff, OutputsPane } from '../src/view/outputs
 const OUTPUTS: StageOutput[] = [
   { stage: 'llvm: Annotation2MetadataPass', text: 'define void @k() {\n  %1 = add i32 0, 1\n  ret void\n}\n' },
   { stage: 'llvm: InstCombinePass', text: 'define void @k() {\n  ret void\n}\n' },
+  { stage: 'llvm: RequireAnalysisPass<llvm::GlobalsAA, llvm::Module>', text: 'define void @k() {\n  ret void\n}\n' },
   { stage: 'llir', text: 'define void @k() {\n  ret void\n}\n' },
   { stage: 'llvm: CodeGenPrepare (codegenprepare)', text: 'define void @k() {\n  ret void ; prepared\n}\n' },
   { stage: 'llvm mir: NVPTX DAG->DAG Pattern Instruction Selection (nvptx-isel)', text: 'bb.0:\n  Return\n' },
@@ -29,7 +30,7 @@ test('an LLVM pass output names its kind and its pass; a stage output is none', 
 });
 
 test("each LLVM pass is compared with the output before it of its kind, the LLVM IR with the last pass's", () => {
-  expect(OUTPUTS.map((_, index) => diffBase(OUTPUTS, index))).toEqual([null, 0, 1, 1, null, 4, null, null]);
+  expect(OUTPUTS.map((_, index) => diffBase(OUTPUTS, index))).toEqual([null, 0, 1, 2, 2, null, 5, null, null]);
   expect(diffBase(OUTPUTS, 99)).toBeNull();
 });
 
@@ -41,9 +42,9 @@ test("a pass's lines are marked against the IR it was given", () => {
     ['unchanged', '  ret void'],
     ['unchanged', '}']
   ]);
-  expect(outputDiff(OUTPUTS, 2)!.every(line => line.status === 'unchanged')).toBe(true);
+  expect(outputDiff(OUTPUTS, 3)!.every(line => line.status === 'unchanged')).toBe(true);
   expect(outputDiff(OUTPUTS, 0)).toBeNull();
-  expect(outputDiff(OUTPUTS, 6)).toBeNull();
+  expect(outputDiff(OUTPUTS, 7)).toBeNull();
 });
 
 test('the LLVM passes are folded groups of buttons named by the pass, between the stage outputs', () => {
@@ -52,11 +53,12 @@ test('the LLVM passes are folded groups of buttons named by the pass, between th
   const top = [...pane.node.children].map(child =>
     child.tagName === 'DETAILS' ? `[${child.querySelector('summary')!.textContent}]` : child.textContent
   );
-  expect(top).toEqual(['compile outputs', '[LLVM passes (2)]', 'llir', '[LLVM passes (3)]', 'ptx', 'sass']);
+  expect(top).toEqual(['compile outputs', '[LLVM passes (3)]', 'llir', '[LLVM passes (3)]', 'ptx', 'sass']);
   const buttons = [...pane.node.querySelectorAll<HTMLButtonElement>('.pv-output')];
   expect(buttons.map(b => b.textContent)).toEqual([
     'Annotation2MetadataPass',
     'InstCombinePass',
+    'RequireAnalysisPass<…>',
     'llir',
     'CodeGenPrepare (codegenprepare)',
     'NVPTX DAG->DAG Pattern Instruction Selection (nvptx-isel)',
@@ -64,14 +66,15 @@ test('the LLVM passes are folded groups of buttons named by the pass, between th
     'ptx',
     'sass'
   ]);
-  expect(buttons[5].title).toContain("LLVM machine IR after LLVM's pass Register Coalescer");
-  buttons[4].click();
-  expect(shown).toEqual([4]);
+  expect(buttons[6].title).toContain("LLVM machine IR after LLVM's pass Register Coalescer");
+  expect(buttons[2].title).toContain('RequireAnalysisPass<llvm::GlobalsAA, llvm::Module>');
+  buttons[5].click();
+  expect(shown).toEqual([5]);
   const groups = [...pane.node.querySelectorAll('details')];
   expect(groups.map(group => group.open)).toEqual([false, false]);
-  pane.setShown(4);
+  pane.setShown(5);
   expect(groups.map(group => group.open)).toEqual([false, true]);
-  expect(buttons[4].getAttribute('aria-pressed')).toBe('true');
+  expect(buttons[5].getAttribute('aria-pressed')).toBe('true');
   pane.dispose();
 });
 

@@ -112,7 +112,8 @@ export class OutputsPane {
       : `show the ${KINDS[output.stage] ?? output.stage} the compile made after its MLIR passes`;
     const button = el('button', {
       className: pass ? 'pv-output pv-output-llvm' : 'pv-output',
-      text: pass ? pass.pass : output.stage,
+      // `RequireAnalysisPass<llvm::GlobalsAA, llvm::Module, ...>`: the template's arguments in the tooltip only.
+      text: pass ? pass.pass.replace(/<.*>/s, '<…>') : output.stage,
       title,
       attrs: { type: 'button', 'aria-pressed': 'false' }
     }) as HTMLButtonElement;
