@@ -25,7 +25,6 @@ from passviz.compilers.mlir.dialects.linalg_named import (
     NamedStructuredOp,
     elementwise_arity,
 )
-from passviz.compilers.mlir.interpret import LinalgNamedFunctions
 from passviz.compilers.registry import interpreter_functions
 from passviz.interpret.core import KernelInterpreter
 from passviz.ir.printer import print_module
@@ -333,7 +332,7 @@ def _run(text: str, *args: Any) -> Any:
 def _run_all(text: str, *args: Any) -> Any:
     module = parse_ir(text)
     interpreter = KernelInterpreter(module)
-    for functions in (*interpreter_functions(), LinalgNamedFunctions()):
+    for functions in interpreter_functions():
         interpreter.register_implementations(functions)
     function = next(op for op in module.walk() if op.name == "func.func")
     return interpreter.call(function, args)

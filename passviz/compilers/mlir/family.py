@@ -19,7 +19,12 @@ def _interpreter() -> Sequence[InterpreterFunctions]:
     from xdsl.interpreters.cf import CfFunctions
     from xdsl.interpreters.scf import ScfFunctions
 
-    from passviz.compilers.mlir.interpret import ArithFunctions, ControlFunctions, MathFunctions
+    from passviz.compilers.mlir.interpret import (
+        ArithFunctions,
+        ControlFunctions,
+        LinalgNamedFunctions,
+        MathFunctions,
+    )
 
     # ControlFunctions after ScfFunctions: its scf.for (typed induction variables) replaces xDSL's.
     return (
@@ -29,6 +34,7 @@ def _interpreter() -> Sequence[InterpreterFunctions]:
         ArithFunctions(),
         MathFunctions(),
         AffineFunctions(),
+        LinalgNamedFunctions(),
     )
 
 
