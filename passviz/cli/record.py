@@ -167,8 +167,9 @@ def _trace(args: argparse.Namespace) -> int:
     return _report(run.trace, args.output)
 
 
-def _report(trace: Trace, output: str) -> int:
-    """Say where the trace went, or which step failed (exit code 1)."""
+def _report(trace: Trace, output: str, *, diagnostic: bool = False) -> int:
+    """Say where the trace went, or which step failed (exit code 1), with the first line of the
+    compiler's ``diagnostic`` where the flag's detail is one (a passviz pass's detail is a traceback)."""
     flagged = trace.failed_steps
     if flagged:
         step = flagged[0]
@@ -178,7 +179,7 @@ def _report(trace: Trace, output: str) -> int:
             f"passviz: error: {where}: {one_line(step.flag['message'])} (trace written to {output})",
             file=sys.stderr,
         )
-        for line in step.flag.get("detail", "").splitlines()[:1]:
+        for line in step.flag.get("detail", "").splitlines()[:1] if diagnostic else ():
             print(f"passviz: {one_line(line)}", file=sys.stderr)
         return 1
     print(f"recorded {len(trace.steps)} steps to {output}")
@@ -224,7 +225,7 @@ def _trace_compiler(args: argparse.Namespace) -> int:
         print(f"{rewritten} of the steps are pattern applications ({args.compiler}'s debug counter)")
     for note in trace.meta.get("imported", {}).get("notes", [])[1:]:
         print(one_line(f"note: {note}"))
-    return _report(trace, args.output)
+    return _report(trace, args.output, diagnostic=True)
 
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {"trace": _cmd_trace}
