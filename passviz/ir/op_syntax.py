@@ -171,3 +171,14 @@ def print_operands_and_attr_dict(printer: Printer, op: Operation) -> None:
     printer.print_string(" ")
     printer.print_list(op.operands, printer.print_operand)
     printer.print_op_attributes(op.attributes)
+
+
+def parse_result_types(parser: Parser) -> Sequence[Attribute]:
+    """``-> t`` or ``-> (t0, t1)``; nothing for none."""
+    if not parser.parse_optional_punctuation("->"):
+        return []
+    if parser.parse_optional_punctuation("(") is None:
+        return [parser.parse_type()]
+    types = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_type)
+    parser.parse_punctuation(")")
+    return types

@@ -68,7 +68,6 @@ from passviz.compilers.mlir.dialects.linalg_base import (
     maps_attr,
     parse_named,
     parse_operands,
-    parse_result_types,
 )
 from passviz.compilers.mlir.dialects.linalg_named import (
     NAMED_OPS,
@@ -77,6 +76,7 @@ from passviz.compilers.mlir.dialects.linalg_named import (
     TypeFnAttr,
     is_unsigned,
 )
+from passviz.ir.op_syntax import parse_result_types
 from passviz.ir.xdsl_compat import current_token, print_new_line
 
 

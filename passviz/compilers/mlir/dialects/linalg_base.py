@@ -33,6 +33,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from passviz.compilers.mlir.dialects import arith as casts
 from passviz.ir.mlir_parser import AtCurrentToken
+from passviz.ir.op_syntax import parse_result_types
 
 
 @irdl_op_definition
@@ -90,17 +91,6 @@ def parse_operands(parser: Parser, keyword: str) -> Sequence[SSAValue]:
     types = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_type)
     parser.parse_punctuation(")")
     return parser.resolve_operands(names, types, pos)
-
-
-def parse_result_types(parser: Parser) -> Sequence[Attribute]:
-    """``-> t`` or ``-> (t0, t1)``; nothing for none."""
-    if not parser.parse_optional_punctuation("->"):
-        return []
-    if parser.parse_optional_punctuation("(") is None:
-        return [parser.parse_type()]
-    types = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_type)
-    parser.parse_punctuation(")")
-    return types
 
 
 class PayloadEffects(RecursiveMemoryEffect):

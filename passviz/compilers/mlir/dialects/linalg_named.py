@@ -57,8 +57,8 @@ from passviz.compilers.mlir.dialects.linalg_base import (
     expect_args,
     parse_named,
     parse_operands,
-    parse_result_types,
 )
+from passviz.ir.op_syntax import parse_result_types
 
 # -- the casts' attribute -------------------------------------------------------------
 

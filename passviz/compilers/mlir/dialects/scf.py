@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Self
 
 from xdsl.dialects import scf
-from xdsl.dialects.builtin import IndexType
+from xdsl.dialects.builtin import IndexType, i1
 from xdsl.dialects.utils import parse_assignment
 from xdsl.ir import Attribute, Region
 from xdsl.parser import Parser, UnresolvedOperand
@@ -23,6 +23,7 @@ from xdsl.traits import SingleBlockImplicitTerminator, ensure_terminator
 from xdsl.utils.exceptions import VerifyException
 
 from passviz.compilers.mlir.dialects import replacing
+from passviz.ir.op_syntax import parse_result_types
 from passviz.ir.xdsl_compat import print_while_pair
 
 
@@ -172,7 +173,18 @@ class ForOp(scf.ForOp):
 class IfOp(scf.IfOp):
     """``scf.if``, verified as MLIR verifies it: an ``else`` where it has results, and each
     region's ``scf.yield`` giving exactly the results' types (xDSL checks neither, and a pattern
-    such as ``ConvertTrivialIfToSelect`` then fails on the input instead of the verifier)."""
+    such as ``ConvertTrivialIfToSelect`` then fails on the input instead of the verifier); its
+    results read as MLIR reads them, ``-> i32`` as well as ``-> (i32)``."""
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        cond = parser.parse_operand(i1)
+        return_types = parse_result_types(parser)
+        then_region = cls.parse_region_with_yield(parser)
+        else_region = (
+            cls.parse_region_with_yield(parser) if parser.parse_optional_keyword("else") else Region()
+        )
+        return cls(cond, return_types, then_region, else_region, parser.parse_optional_attr_dict())
 
     def verify_(self) -> None:
         super().verify_()
