@@ -84,6 +84,13 @@ def add_parsers(sub: Subparsers) -> None:
         "make_llir's optimizations, make_ptx's code generation), each one that changed it",
     )
     triton.add_argument(
+        "--rewrites",
+        metavar="PASS[,PASS]",
+        default="",
+        help="record these passes rewrite by rewrite from Triton's pattern log, each pattern application "
+        "a step (e.g. tritongpu-remove-layout-conversions)",
+    )
+    triton.add_argument(
         "-o",
         "--output",
         help="the trace file to write (default: KERNEL.passviz.json.gz, in the current directory)",
@@ -131,12 +138,16 @@ def _cmd_triton(args: argparse.Namespace) -> int:
         constexprs,
         target=args.target,
         llvm_passes=args.llvm_passes,
+        rewrites=[name.strip() for name in args.rewrites.split(",") if name.strip()],
         **options,
     )
     output = Path(args.output) if args.output else Path(f"{args.kernel.rpartition(':')[2]}.passviz.json.gz")
     write_trace(trace, output)
-    stages = dict.fromkeys(step.pass_name for step in trace.steps)
-    counts = ", ".join(f"{stage} {sum(s.pass_name == stage for s in trace.steps)}" for stage in stages)
+    passes = [step for step in trace.steps if step.kind != "rewrite"]
+    stages = dict.fromkeys(step.pass_name for step in passes)
+    counts = ", ".join(f"{stage} {sum(s.pass_name == stage for s in passes)}" for stage in stages)
+    if len(passes) < len(trace.steps):
+        counts += f"; {len(trace.steps) - len(passes)} pattern rewrites"
     imported = trace.meta.get("imported", {})
     stages = [o["stage"] for o in imported.get("outputs", [])]
     texts = ", ".join(stage for stage in stages if not stage.startswith("llvm"))
@@ -145,7 +156,7 @@ def _cmd_triton(args: argparse.Namespace) -> int:
         texts += f", and LLVM's IR after {llvm} of its passes"
     if "kernel" in imported:
         texts += ", and the cubin"
-    print(one_line(f"captured {len(trace.steps)} passes ({counts}) and {texts} to {printable(str(output))}"))
+    print(one_line(f"captured {len(passes)} passes ({counts}) and {texts} to {printable(str(output))}"))
     return 0
 
 

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from passviz.cli.common import CliError, load, run_line
+from passviz.cli.importing import run_imported
 from passviz.ir.terminal import one_line
 from passviz.trace.model import RunRecord, Trace
 
@@ -138,6 +139,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from passviz.run.report import save_outputs, step_name, summarize
 
     trace = load(args.trace)
+    if "imported" in trace.meta:
+        # An imported trace's IR is the dump's text, read without dialects: run launches a kept cubin.
+        return run_imported(args, trace)
     # The step is checked before the inputs, which may print what they derived.
     if args.step == "initial":
         step = INITIAL
@@ -260,6 +264,12 @@ def _cmd_bisect(args: argparse.Namespace) -> int:
     from passviz.run.report import describe_bisect
 
     trace = load(args.trace)
+    if "imported" in trace.meta:
+        raise CliError(
+            f"{args.trace}: an imported trace (a compiler's IR dump, read without dialects) has no IR the "
+            "CPU interpreter can run at each step, so there is nothing to bisect; passviz diverge compares "
+            "it with a recorded trace of the same input"
+        )
     limits = _limits(args)
     arguments, grid = _run_inputs(args, trace)
     # Each run interprets a whole kernel: on a long trace the wait is long enough to show.

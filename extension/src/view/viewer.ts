@@ -24,7 +24,7 @@ import { DispatchPane, type DispatchInspection } from './dispatchgraph';
 import { afterNextPaint, el, scrollPending } from './dom';
 import { GraphPane, type DrawnNode, type EdgeFilter, type PageBox } from './graphview';
 import { IRPane, type CompareBase } from './irpane';
-import { OutputsPane } from './outputs';
+import { diffBase, outputDiff, OutputsPane } from './outputs';
 import { RunsPane } from './runs';
 import { SourcePane } from './sourcepane';
 import { Timeline, type TimelineFilter } from './timeline';
@@ -834,7 +834,14 @@ export class TraceViewer {
     if (output === undefined) {
       return;
     }
-    this.irPane.renderText(output.text, `${output.stage}: what the compile made after its MLIR passes`);
+    // An LLVM pass (and the LLVM IR after the last) is shown against the IR it was given.
+    const diff = outputDiff(this.outputs.outputs, index);
+    const base = diffBase(this.outputs.outputs, index);
+    if (diff !== null && base !== null) {
+      this.irPane.render(diff, `${output.stage}, against ${this.outputs.outputs[base].stage}`);
+    } else {
+      this.irPane.renderText(output.text, `${output.stage}: what the compile made after its MLIR passes`);
+    }
     this.outputs.setShown(index);
   }
 

@@ -35,12 +35,13 @@ import os
 import re
 import sys
 import tempfile
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from passviz.compilers.triton.rewrites import record_rewrites
 from passviz.importer import TextReplayer, import_text
 from passviz.importer.reader import ReadError
 from passviz.ir.errors import InputError
@@ -426,6 +427,7 @@ def capture_triton(
     *,
     target: str = DEFAULT_TARGET,
     llvm_passes: bool = False,
+    rewrites: Sequence[str] = (),
     **options: object,
 ) -> Trace:
     """The trace of ``triton.compile`` on ``kernel`` (a ``@triton.jit`` function) for ``target``
@@ -435,7 +437,9 @@ def capture_triton(
     ``constexprs`` the constants' values, ``options`` Triton's compile options (``num_warps``,
     ``num_stages``, ...). ``llvm_passes`` keeps LLVM's IR after each of its passes too (where the
     process cannot fork, Triton's switch for it leaves LLVM's ``print-after-all`` on, so that later
-    compiles in the process print to standard error). Runs on a machine without a GPU."""
+    compiles in the process print to standard error). ``rewrites`` names passes (``tritongpu-remove-
+    layout-conversions``) recorded pattern application by pattern application from Triton's own
+    pattern log (``passviz.compilers.triton.rewrites``). Runs on a machine without a GPU."""
     try:
         triton: Any = importlib.import_module("triton")
         backends: Any = importlib.import_module("triton.backends.compiler")
@@ -476,6 +480,8 @@ def capture_triton(
     file = inspect.getsourcefile(function) if inspect.isfunction(function) else None
     if file is not None and Path(file).is_file():
         trace.sources = {file: Path(file).read_text(encoding="utf-8")}
+    if rewrites:
+        trace = record_rewrites(trace, rewrites, target=target, options=options)
     return trace
 
 
