@@ -296,6 +296,35 @@ def test_a_failing_pass_is_a_flagged_step(tmp_path: Path) -> None:
     assert failed.flag is not None and failed.flag["message"] == "CanonicalizerPass failed"
 
 
+FAILS_TO_BUFFERIZE = """func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = arith.addf %a, %a : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+"""
+
+
+@pytest.mark.iree
+def test_a_failing_pass_after_others_carries_its_diagnostic(tmp_path: Path) -> None:
+    """The diagnostic printed after the last good pass's IR is the failing pass's (MLIR prints it
+    while that pass runs), not the good pass's, nor lost."""
+    need(iree_opt_missing())
+    source = tmp_path / "e.mlir"
+    source.write_text(FAILS_TO_BUFFERIZE, encoding="utf-8")
+    pipeline = "builtin.module(canonicalize,one-shot-bufferize{allow-unknown-ops=false})"
+    done = subprocess.run(
+        [iree_opt(), f"--pass-pipeline={pipeline}", "--mlir-print-ir-after-all", str(source)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode != 0 and "op was not bufferized" in done.stderr
+    trace = import_dump(done.stderr, input_ir=FAILS_TO_BUFFERIZE)
+    good, failed = trace.steps
+    assert good.flag is None
+    assert failed.flag is not None and failed.flag["message"] == "OneShotBufferizePass failed"
+    assert "e.mlir:2:8: error: op was not bufferized" in failed.flag.get("detail", "")
+
+
 def _check_triton(python: str, tmp_path: Path) -> None:
     text = _triton_dump(python, tmp_path)
     report = import_text(text, name="dump.txt")

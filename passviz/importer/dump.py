@@ -377,7 +377,9 @@ class _Importer:
 def import_text(text: str, *, name: str = "<dump>", input_ir: str | None = None) -> ImportReport:
     """The trace of the IR-printing output ``text``; ``input_ir``: the IR before the first pass,
     for a dump printed after each pass (which does not hold it)."""
-    text, preamble = _diagnostics(text)
+    # Diagnostics before the first banner; those after a snapshot are read with its banner's text.
+    # Either kind was printed while the next pass ran: its step carries them.
+    preamble = _diagnostics(text[: max(text.find(_MARK), 0)])[1]
     sections = split_dump(text)
     importer = _Importer()
     lines: LineCache = {}
@@ -416,7 +418,7 @@ def import_text(text: str, *, name: str = "<dump>", input_ir: str | None = None)
             diagnostics = found
             continue
         if banner.when == "after":
-            importer.step(banner, snapshot, diagnostics + found)
+            importer.step(banner, snapshot, diagnostics)
             pending = None
         elif pending is not None:
             importer.step(pending, snapshot, diagnostics)
