@@ -672,7 +672,24 @@ def _sliced_or_expanded_dims(op: Operation) -> list[SSAValue] | None:
         return list(op.sizes)
     if isinstance(op, tensor.ExpandShapeOp):
         return list(op.dynamic_output_shape)
+    if isinstance(op, tensor.CollapseShapeOp):
+        return _collapsed_dims(op)
     return None
+
+
+def _collapsed_dims(op: tensor.CollapseShapeOp) -> list[SSAValue] | None:
+    """``reifyResultShapes`` of a collapse whose dynamic dimensions each come from one source
+    dimension alone (a group of one): the source's; None for a dynamic product of several."""
+    source = op.src.type
+    assert isa(source, TensorType[Attribute])
+    shape = source.get_shape()
+    groups = [[int(i.value.data) for i in group.data] for group in op.reassociation.data]
+    wanted = [group for group in groups if any(shape[i] == DYNAMIC_INDEX for i in group)]
+    if any(len(group) != 1 for group in wanted):
+        return None
+    dims = reify_dynamic_dims(op.src)
+    dynamic = [i for i, size in enumerate(shape) if size == DYNAMIC_INDEX]
+    return [dims[dynamic.index(group[0])] for group in wanted]
 
 
 def _padded_dims(pad: tensor.PadOp) -> list[SSAValue]:
