@@ -252,3 +252,6 @@ def test_real_triton_notebook_captures_the_compile_stage_by_stage() -> None:
     assert ".target sm_90a" in _stdout(_tagged(nb, "ptx")[0])
     assert "status ok" in _stdout(_tagged(nb, "ported")[0])
     assert TRACE_MIME in _bundle(_tagged(nb, "trace-display")[0])
+    patterns = _stdout(_tagged(nb, "patterns")[0])
+    assert "pattern applications" in patterns and "CanonicalizeConvertFromConvert" in patterns
+    assert _stdout(_tagged(nb, "cubin")[0]).startswith("matmul_kernel cuda:90 num_warps 8")
