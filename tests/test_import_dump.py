@@ -141,7 +141,9 @@ def assert_same_ir(snapshot: str, shown: str, where: str) -> None:
     if len(expected) == 1 and not expected[0][0].startswith("module"):
         symbol = re.search(r"@[\w$.\-]+", expected[0][0])
         assert symbol is not None, where
-        got = [c for c in got[1:] if symbol.group(0) + "(" in c[0]]
+        # The op that defines the symbol: a function (``@f(``), an executable (``@f {``).
+        defines = re.compile(re.escape(symbol.group(0)) + r"(?![\w$.\-])")
+        got = [c for c in got[1:] if defines.search(c[0])]
     assert got == expected, where
 
 
@@ -247,6 +249,50 @@ def test_iree_op_scoped_dumps_are_spliced(tmp_path: Path) -> None:
         if step.name in ("CSEPass", "LoopInvariantCodeMotionPass"):
             assert stats.created == 0, step.name
     assert any(s.moved and not s.created for s in report.stats)
+
+
+MLP = """func.func @mlp(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>, %b: tensor<16xf32>) -> tensor<4x16xf32> {
+  %c0 = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x16xf32>
+  %f = linalg.fill ins(%c0 : f32) outs(%e : tensor<4x16xf32>) -> tensor<4x16xf32>
+  %m = linalg.matmul ins(%x, %w : tensor<4x8xf32>, tensor<8x16xf32>) outs(%f : tensor<4x16xf32>) -> tensor<4x16xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%m, %b : tensor<4x16xf32>, tensor<16xf32>) outs(%e : tensor<4x16xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %s = arith.addf %a, %c : f32
+    %z = arith.maximumf %s, %c0 : f32
+    linalg.yield %z : f32
+  } -> tensor<4x16xf32>
+  return %r : tensor<4x16xf32>
+}
+"""
+
+
+@pytest.mark.iree
+def test_iree_compile_op_scoped_dump(tmp_path: Path) -> None:
+    """``iree-compile`` to Flow prints each pass on the op it ran on (functions, executables,
+    the module): every snapshot is spliced in, and every step shows what the compiler printed."""
+    need(iree_opt_missing())
+    compiler = Path(iree_opt()).with_name("iree-compile")
+    source = tmp_path / "mlp.mlir"
+    source.write_text(MLP, encoding="utf-8")
+    done = subprocess.run(
+        [
+            str(compiler), str(source), "--iree-hal-target-device=local",
+            "--iree-hal-local-target-device-backends=llvm-cpu", "--compile-to=flow",
+            "--mlir-print-ir-after-all", "--mlir-disable-threading", "-o", os.devnull,
+        ],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    report = import_text(done.stderr, input_ir=MLP)
+    trace = report.trace
+    assert len(trace.steps) == len(split_dump(done.stderr).banners) > 100
+    assert not trace.meta["imported"].get("notes"), "no snapshot left out"
+    check_replay(report, done.stderr)
+    assert any(step.name == "AnnotateDispatchesPass" for step in trace.steps)
+    # CSE only erases: no op it kept is unmatched (made anew).
+    cse = [stats for step, stats in zip(trace.steps, report.stats, strict=True) if step.name == "CSEPass"]
+    assert cse and all(stats.created == 0 for stats in cse)
 
 
 @pytest.mark.iree
