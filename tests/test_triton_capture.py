@@ -359,7 +359,7 @@ def test_run_on_a_captured_trace_says_what_it_can_do(
     without a GPU says why, with the exit status of ``--gpu`` on any trace without a GPU."""
     from passviz.cli import _parser, main  # pyright: ignore[reportPrivateUsage]
     from passviz.cli.common import CliError
-    from passviz.cli.importing import run_imported
+    from passviz.cli.run_kept import run_imported
     from passviz.run.gpu_launch import pycuda_missing
     from tests.triton_oracle import triton_missing
 
@@ -413,7 +413,7 @@ def test_capture_from_python_leaves_the_process_as_it_was(
 def test_a_kept_cubin_is_launched_as_triton_describes_it() -> None:
     """``meta.imported.kernel`` as the GPU launch takes it (``GpuKernel``), and the inputs ``run
     --gpu`` makes from its signature when none are given."""
-    from passviz.cli.importing import gpu_kernel, kept_specs
+    from passviz.cli.run_kept import gpu_kernel, kept_specs
     from passviz.run.inputs import parse_arg
     from passviz.trace.model import CompiledKernel
 

@@ -11,7 +11,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from passviz.cli.common import CliError, load, run_line
-from passviz.cli.importing import run_imported
+from passviz.cli.run_inputs import run_inputs
+from passviz.cli.run_kept import run_imported
 from passviz.ir.terminal import one_line
 from passviz.trace.model import RunRecord, Trace
 
@@ -102,35 +103,14 @@ def add_parsers(sub: Subparsers) -> None:
 
 
 def _run_inputs(args: argparse.Namespace, trace: Trace) -> tuple[list[Argument], tuple[int, ...]]:
-    # passviz.run is imported where it is used: it loads xDSL's interpreters and
-    # numpy, more than half a second that every other command would pay.
-    from passviz.interpret.values import RunError
-    from passviz.run.inputs import (
-        InputsFile,
-        InputSpecError,
-        make_arguments,
-        parse_arg,
-        parse_grid,
-        read_inputs_file,
-        trace_specs,
-    )
+    def from_signature() -> list[str]:
+        # passviz.run is imported where it is used: it loads xDSL's interpreters and
+        # numpy, more than half a second that every other command would pay.
+        from passviz.run.inputs import trace_specs
 
-    try:
-        saved = read_inputs_file(args.inputs) if args.inputs else InputsFile([], None, None)
-        specs = [parse_arg(text) for text in args.arg or saved.args]
-        if not specs:
-            specs = trace_specs(trace, args.trace)
-            spelled = " ".join(f"--arg {spec}" for spec in specs) or "none"
-            print(one_line(f"inputs from the kernel's signature: {spelled}"))
-        seed = args.seed if args.seed is not None else saved.seed or 0
-        grid = parse_grid(args.grid or saved.grid or "1")
-        # What --record writes as the run records' spec, to run the same inputs again.
-        args.spec_text = " ".join(
-            [*(f"--arg {spec}" for spec in specs), f"--grid {','.join(map(str, grid))}", f"--seed {seed}"]
-        )
-        return make_arguments(specs, seed), grid
-    except (InputSpecError, RunError) as exc:
-        raise CliError(str(exc)) from None
+        return [str(spec) for spec in trace_specs(trace, args.trace)]
+
+    return run_inputs(args, from_signature)
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
