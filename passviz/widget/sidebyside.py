@@ -26,13 +26,10 @@ from passviz.trace.alignment import PAIRINGS, align_steps, divergence_steps, sum
 from passviz.trace.diverge import Divergence, diverge
 from passviz.trace.model import Trace
 from passviz.trace.summary import trace_mime_data
-from passviz.view.page_policy import policy_meta
 from passviz.widget.standalone import (
     ViewerNotBuiltError,
-    inline_script,
-    inline_style,
     load_viewer_assets,
-    script_json,
+    viewer_page,
 )
 
 PAIR_HEIGHT = "780px"
@@ -83,21 +80,7 @@ def side_by_side_html(a: Trace, b: Trace, result: Divergence | None = None) -> s
     start = divergence_steps(result) or (-1, -1)
     data = {"a": _side(a, start[0]), "b": _side(b, start[1]), "pair": pair_data(a, b, result)}
     names = " vs ".join(one_line(t.meta.get("input", "trace")) or "trace" for t in (a, b))
-    script = inline_script(assets.js)
-    return (
-        "<!doctype html>\n"
-        '<html lang="en">\n<head>\n'
-        '<meta charset="utf-8">\n'
-        f"{policy_meta([script])}\n"
-        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        f"<title>passviz — {escape(names)}</title>\n"
-        f"<style>{inline_style(assets.css)}</style>\n"
-        '</head>\n<body class="passviz-standalone">\n'
-        '<div id="passviz-root"></div>\n'
-        f'<script type="application/json" id="passviz-pair">{script_json(data)}</script>\n'
-        f"<script>{script}</script>\n"
-        "</body>\n</html>\n"
-    )
+    return viewer_page(assets, names, "passviz-pair", data)
 
 
 def _text_fallback(lines: list[str]) -> str:

@@ -89,7 +89,13 @@ def standalone_html(trace: Trace, view: dict[str, Any] | None = None) -> str:
     data = trace_mime_data(trace)
     if view:
         data["view"] = view
-    name = one_line(trace.meta["input"]) or "trace"
+    return viewer_page(assets, one_line(trace.meta["input"]) or "trace", "passviz-trace", data)
+
+
+def viewer_page(assets: ViewerAssets, title: str, data_id: str, data: dict[str, Any]) -> str:
+    """The offline page that runs the viewer bundle on ``data``, the JSON in the element
+    ``data_id`` (``passviz-trace``: one trace; ``passviz-pair``: two side by side); only the bundle
+    may run (the page's policy names its hash)."""
     script = inline_script(assets.js)
     return (
         "<!doctype html>\n"
@@ -97,11 +103,11 @@ def standalone_html(trace: Trace, view: dict[str, Any] | None = None) -> str:
         '<meta charset="utf-8">\n'
         f"{policy_meta([script])}\n"
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        f"<title>passviz — {escape(name)}</title>\n"
+        f"<title>passviz — {escape(title)}</title>\n"
         f"<style>{inline_style(assets.css)}</style>\n"
         '</head>\n<body class="passviz-standalone">\n'
         '<div id="passviz-root"></div>\n'
-        f'<script type="application/json" id="passviz-trace">{script_json(data)}</script>\n'
+        f'<script type="application/json" id="{data_id}">{script_json(data)}</script>\n'
         f"<script>{script}</script>\n"
         "</body>\n</html>\n"
     )
