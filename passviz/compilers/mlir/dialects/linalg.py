@@ -667,21 +667,67 @@ class ReduceOp(StructuredInterface, _DimensionsOp, xdsl_linalg.ReduceOp):
             for d in range(_rank(self.input))
         )
 
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        payload = _parse_payload(parser)
+        ins = parse_operands(parser, "ins")
+        outs = parse_operands(parser, "outs")
+        if len(ins) != 1 or len(outs) != 1:
+            parser.raise_error("linalg.reduce takes one input and one init")
+        parser.parse_keyword("dimensions")
+        parser.parse_punctuation("=")
+        dimensions = parser.parse_comma_separated_list(Parser.Delimiter.SQUARE, parser.parse_integer)
+        attrs = parser.parse_optional_attr_dict()
+        if payload is None:
+            args = parser.parse_comma_separated_list(Parser.Delimiter.PAREN, parser.parse_argument)
+            region = parser.parse_region(args)
+        else:
+            region = _payload_region(parser, *payload, [*ins, *outs], 1, init_first=True)
+        op = cls(ins[0], outs[0], DenseArrayBase.from_list(i64, dimensions), region)
+        op.attributes |= attrs
+        return op
+
     def print(self, printer: Printer) -> None:
+        payload = _payload(self.region.block, 1, init_first=True)
+        if payload is not None:
+            _print_payload(printer, payload)
         super().print(printer)
-        _print_body(printer, self.region)
+        printer.print_op_attributes(self.attributes)
+        if payload is None:
+            _print_body(printer, self.region)
 
 
-def _payload(body: Block, inputs: int) -> Operation | None:
+def _parse_payload(parser: Parser) -> tuple[str, dict[str, Attribute]] | None:
+    """The short form's ``{ arith.addf {attrs} }``, naming the body's one op, if there."""
+    if parser.parse_optional_punctuation("{") is None:
+        return None
+    name = parser.parse_identifier()
+    attrs = parser.parse_optional_attr_dict()
+    parser.parse_punctuation("}")
+    return name, attrs
+
+
+def _print_payload(printer: Printer, payload: Operation) -> None:
+    printer.print_string(f" {{ {payload.name}")
+    shown = {
+        k: v for k, v in {**payload.properties, **payload.attributes}.items() if str(v) not in _DEFAULT_FLAGS
+    }
+    if shown:
+        printer.print_op_attributes(shown)
+    printer.print_string(" }")
+
+
+def _payload(body: Block, inputs: int, init_first: bool = False) -> Operation | None:
     """MLIR's ``findPayloadOp``: the one op of ``body`` before its yield, applied to the first
-    ``inputs`` arguments in order and yielded, with no region (what the short form names)."""
+    ``inputs`` arguments in order (``init_first``: after the init's, as ``linalg.reduce`` takes
+    them) and yielded, with no region (what the short form names)."""
     ops = list(body.ops)
     if len(ops) != 2 or not isinstance(ops[1], YieldOp):
         return None
     payload, yield_ = ops
     if payload.regions or len(payload.results) != 1 or not payload.operands:
         return None
-    if list(payload.operands) != list(body.args[:inputs]) or len(payload.operands) != inputs:
+    if list(payload.operands) != _payload_operands(body, inputs, init_first):
         return None
     if list(yield_.operands) != list(payload.results):
         return None
@@ -750,22 +796,17 @@ class MapOp(StructuredInterface, IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> Self:
-        payload_name: str | None = None
-        payload_attrs: dict[str, Attribute] = {}
-        if parser.parse_optional_punctuation("{") is not None:
-            payload_name = parser.parse_identifier()
-            payload_attrs = parser.parse_optional_attr_dict()
-            parser.parse_punctuation("}")
+        payload = _parse_payload(parser)
         ins = parse_operands(parser, "ins")
         outs = parse_operands(parser, "outs")
         if len(outs) != 1:
             parser.raise_error("linalg.map takes one init")
         attrs = parser.parse_optional_attr_dict()
-        if payload_name is None:
+        if payload is None:
             args = parser.parse_comma_separated_list(Parser.Delimiter.PAREN, parser.parse_argument)
             region = parser.parse_region(args)
         else:
-            region = _payload_region(parser, payload_name, payload_attrs, [*ins, *outs], len(ins))
+            region = _payload_region(parser, *payload, [*ins, *outs], len(ins))
         init_type: Attribute = outs[0].type
         results: list[Attribute] = [init_type] if isa(init_type, TensorType[Attribute]) else []
         op = cls(operands=[ins, outs[0]], result_types=[results], regions=[region])
@@ -775,15 +816,7 @@ class MapOp(StructuredInterface, IRDLOperation):
     def print(self, printer: Printer) -> None:
         payload = _payload(self.mapper.block, len(self.inputs))
         if payload is not None:
-            printer.print_string(f" {{ {payload.name}")
-            shown = {
-                k: v
-                for k, v in {**payload.properties, **payload.attributes}.items()
-                if str(v) not in _DEFAULT_FLAGS
-            }
-            if shown:
-                printer.print_op_attributes(shown)
-            printer.print_string(" }")
+            _print_payload(printer, payload)
         printer.print_string(" ins(")
         printer.print_list(self.inputs, printer.print_operand)
         printer.print_string(" : ")
@@ -804,11 +837,23 @@ def _print_outs(printer: Printer, init: SSAValue) -> None:
     printer.print_string(")")
 
 
+def _payload_operands(body: Block, inputs: int, init_first: bool) -> list[SSAValue]:
+    """The body's arguments the short form's op takes: the inputs', after the init's if ``init_first``."""
+    ins: list[SSAValue] = list(body.args[:inputs])
+    return [body.args[inputs], *ins] if init_first and len(body.args) > inputs else ins
+
+
 def _payload_region(
-    parser: Parser, name: str, attrs: dict[str, Attribute], operands: Sequence[SSAValue], inputs: int
+    parser: Parser,
+    name: str,
+    attrs: dict[str, Attribute],
+    operands: Sequence[SSAValue],
+    inputs: int,
+    init_first: bool = False,
 ) -> Region:
     """MLIR's ``addBodyWithPayloadOp``: a body of the op ``name`` (its attributes ``attrs``)
-    applied to the first ``inputs`` arguments, giving the last operand's element type."""
+    applied to the first ``inputs`` arguments (after the init's if ``init_first``), giving the
+    last operand's element type."""
     op_type = parser.ctx.get_optional_op(name)
     if op_type is None:
         parser.raise_error(f"unknown payload op {name}")
@@ -816,7 +861,7 @@ def _payload_region(
     block = Block(arg_types=arg_types)
     defined = op_type.get_irdl_definition().properties if issubclass(op_type, IRDLOperation) else {}
     payload = op_type.create(
-        operands=list(block.args[:inputs]),
+        operands=_payload_operands(block, inputs, init_first),
         result_types=[arg_types[-1]],
         properties={k: v for k, v in attrs.items() if k in defined},
         attributes={k: v for k, v in attrs.items() if k not in defined},
