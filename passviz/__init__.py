@@ -62,20 +62,26 @@ def capture_triton(
     constexprs: dict[str, object] | None = None,
     *,
     target: str = "cuda:90",
+    llvm_passes: bool = False,
+    rewrites: Sequence[str] = (),
     **options: object,
 ) -> Trace:
     """The trace of the installed Triton compiling ``kernel`` (a ``@triton.jit`` function, one
     defined in a notebook cell too) for ``target``, on a machine without a GPU: every MLIR pass of
     its ``ttir``, ``ttgir`` and ``llir`` stages a step (grouped by stage), then its LLVM IR, PTX and
-    SASS as text (``passviz triton``).  ``signature`` gives each argument's Triton type,
-    ``constexprs`` the constants' values, ``options`` Triton's (``num_warps=4``).
+    SASS as text and its cubin (``passviz triton``).  ``signature`` gives each argument's Triton
+    type, ``constexprs`` the constants' values, ``options`` Triton's (``num_warps=4``);
+    ``llvm_passes`` keeps LLVM's IR after each of its passes, ``rewrites`` names passes recorded
+    pattern by pattern from Triton's log (``["tritongpu-remove-layout-conversions"]``).
 
     >>> signature = {"x": "*fp32", "n": "i32", "BLOCK": "constexpr"}
     >>> trace = passviz.capture_triton(add_kernel, signature, {"BLOCK": 1024})
     """
     from passviz.compilers.triton.capture import capture_triton as capture
 
-    return capture(kernel, signature, constexprs, target=target, **options)
+    return capture(
+        kernel, signature, constexprs, target=target, llvm_passes=llvm_passes, rewrites=rewrites, **options
+    )
 
 
 def load_ipython_extension(shell: object) -> None:
