@@ -79,14 +79,18 @@ def _aliases(text: str) -> str:
     text = re.sub(r"^[#!][\w$.\-]+ = .*$", "", text, flags=re.M)
     token = re.compile(r'"(?:[^"\\\n]|\\.)*"|[#!][A-Za-z_][\w$.\-]*')
 
+    expanded: dict[str, str] = {}
+
     def expand(match: re.Match[str]) -> str:
         name = match.group(0)
         if name not in definitions:
             return name
-        body = definitions[name]
-        if body.startswith("loc(") and body.endswith(")"):
-            body = body[4:-1]
-        return token.sub(expand, body)
+        if name not in expanded:
+            body = definitions[name]
+            if body.startswith("loc(") and body.endswith(")"):
+                body = body[4:-1]
+            expanded[name] = token.sub(expand, body)
+        return expanded[name]
 
     return token.sub(expand, text)
 
@@ -101,23 +105,21 @@ def _renamed(chunk: list[str]) -> list[str]:
         return names.setdefault(match.group(0), f"{match.group(0)[0]}{len(names)}")
 
     pattern = re.compile(r'"(?:[^"\\\n]|\\.)*"|%[\w$.\-]+(?:#\d+)?|\^[\w$.\-]+')
-    return [pattern.sub(rename, line) for line in chunk]
+    # One substitution over the chunk (no name or string spans lines), not one per line.
+    return pattern.sub(rename, "\n".join(chunk)).split("\n")
 
 
 def normalized(text: str) -> list[list[str]]:
     """The IR in ``text``, as top-level chunks (the module's ops, each a list of lines) with
     names canonical: aliases written out, ``%x:2`` groups as their values, pred comments gone."""
-    lines: list[str] = []
-    for line in _aliases(text).splitlines():
-        if not line.strip():
-            continue
-        line = re.sub(r"^(\s*\^.*?:)\s*//.*$", r"\1", line)
-        line = re.sub(
-            r"%([\w$.\-]+):(\d+)(?=[ ,])",
-            lambda m: ", ".join(f"%{m.group(1)}#{i}" for i in range(int(m.group(2)))),
-            line,
-        )
-        lines.append(line.rstrip())
+    # Each substitution over the whole text, line by line (re.M), not a call per line.
+    text = re.sub(r"^(\s*\^.*?:)[ \t]*//.*$", r"\1", _aliases(text), flags=re.M)
+    text = re.sub(
+        r"%([\w$.\-]+):(\d+)(?=[ ,])",
+        lambda m: ", ".join(f"%{m.group(1)}#{i}" for i in range(int(m.group(2)))),
+        text,
+    )
+    lines = [line.rstrip() for line in text.splitlines() if line.strip()]
     if not lines:
         return []
     indent = len(lines[0]) - len(lines[0].lstrip())
