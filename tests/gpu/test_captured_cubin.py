@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from passviz.cli import _parser  # pyright: ignore[reportPrivateUsage]
-from passviz.cli.importing import gpu_kernel, run_imported
+from passviz.cli.run_kept import gpu_kernel, run_imported
 from passviz.run.gpu_compile import GpuError, triton_missing
 from passviz.run.gpu_launch import Device, probe, run_on_gpu
 from passviz.trace.store import read_trace, write_trace

@@ -68,6 +68,7 @@ from passviz.compilers.mlir.dialects.linalg_base import (
     maps_attr,
     parse_named,
     parse_operands,
+    verify_results_match_inits,
 )
 from passviz.compilers.mlir.dialects.linalg_named import (
     NAMED_OPS,
@@ -286,17 +287,28 @@ class _ContractionBase(NamedOperation):
     ITERATORS: ClassVar[str]
     """``p``/``r`` per loop."""
 
-    def __init__(self, inputs: Sequence[SSAValue], outputs: Sequence[SSAValue]) -> None:
+    def __init__(
+        self,
+        inputs: Sequence[SSAValue],
+        outputs: Sequence[SSAValue],
+        res: Sequence[Attribute] | None = None,
+    ) -> None:
+        # The results as written (``-> t``), else the outputs' types: a result written otherwise
+        # than its init is MLIR's to refuse, at a use whose type no longer matches, or in the verifier.
         super().__init__(
             ins=inputs,
             outs=outputs,
-            result_types=[o.type for o in outputs],
+            result_types=list(res) if res else [o.type for o in outputs],
             hidden_region=mac_region(inputs, outputs),
         )
 
     @classmethod
     def get_hidden_region(cls, inputs: Sequence[SSAValue], outputs: Sequence[SSAValue]) -> Region:
         return mac_region(inputs, outputs)
+
+    def verify_(self) -> None:
+        verify_results_match_inits(self.name, self.inputs, self.outputs, self.results)
+        super().verify_()
 
     def get_iterator_types(self) -> ArrayAttr[IteratorTypeAttr]:
         kinds = {"p": IteratorTypeAttr.parallel(), "r": IteratorTypeAttr.reduction()}
@@ -323,8 +335,7 @@ class _MappedContraction(_ContractionBase):
         res: Sequence[Attribute] | None = None,
         maps: ArrayAttr[AffineMapAttr] | None = None,
     ) -> None:
-        del res  # the results are the outputs' types
-        super().__init__(inputs, outputs)
+        super().__init__(inputs, outputs, res)
         # MLIR's parser fills in the default maps: its generic form always has them.
         self.properties["indexing_maps"] = maps if maps is not None else self.DEFAULT_MAPS
 

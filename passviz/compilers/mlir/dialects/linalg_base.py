@@ -19,6 +19,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
     Signedness,
+    TensorType,
 )
 from xdsl.dialects.linalg import ops as xdsl_linalg
 from xdsl.dialects.linalg.abstract_ops import NamedOperation
@@ -30,6 +31,7 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.traits import EffectInstance, Pure, RecursiveMemoryEffect, get_effects
 from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.hints import isa
 
 from passviz.compilers.mlir.dialects import arith as casts
 from passviz.ir.mlir_parser import AtCurrentToken
@@ -147,6 +149,19 @@ def parse_named(cls: type[_NamedT], parser: Parser, body: BodyBuilder) -> _Named
         attributes={k: v for k, v in attrs.items() if k not in defined},
         regions=(region,),
     )
+
+
+def verify_results_match_inits(
+    name: str, inputs: Sequence[SSAValue], outputs: Sequence[SSAValue], results: Sequence[SSAValue]
+) -> None:
+    """MLIR's structured op check: each tensor result has its init's type."""
+    tensor_inits = [(i, o) for i, o in enumerate(outputs, len(inputs)) if isa(o.type, TensorType[Attribute])]
+    for (index, init), result in zip(tensor_inits, results, strict=False):
+        if init.type != result.type:
+            raise VerifyException(
+                f"'{name}' op expected type of operand #{index} ('{init.type}') to match type of "
+                f"corresponding result ('{result.type}')"
+            )
 
 
 def expect_args(inputs: Sequence[SSAValue], outputs: Sequence[SSAValue], count: int) -> None:

@@ -57,6 +57,7 @@ from passviz.compilers.mlir.dialects.linalg_base import (
     expect_args,
     parse_named,
     parse_operands,
+    verify_results_match_inits,
 )
 from passviz.ir.op_syntax import parse_result_types
 
@@ -368,6 +369,7 @@ class NamedStructuredOp(NamedOperation):
                     f"'{self.name}' op attribute '{key}' failed to satisfy constraint: 64-bit signless "
                     f"int elements attribute of shape [{count}]"
                 )
+        verify_results_match_inits(self.name, self.inputs, self.outputs, self.results)
         super().verify_()
 
     @classmethod
