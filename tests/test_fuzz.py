@@ -34,7 +34,7 @@ from tests.fuzz import (
     type_confused_trace,
 )
 
-CASES = 200
+CASES = 150
 """Enough for every hand-made case and a score or more of each generated class, in under a
 minute on 2 cores (``python -m tests.fuzz --cases 2400 --seed 1`` runs a longer campaign)."""
 
