@@ -4,7 +4,6 @@ as numpy does.  Skips without a GPU or pycuda."""
 
 from __future__ import annotations
 
-import functools
 from pathlib import Path
 
 import numpy as np
@@ -12,29 +11,10 @@ import pytest
 
 from passviz.cli import _parser  # pyright: ignore[reportPrivateUsage]
 from passviz.cli.run_kept import gpu_kernel, run_imported
-from passviz.run.gpu_compile import GpuError, triton_missing
-from passviz.run.gpu_launch import Device, probe, run_on_gpu
+from passviz.run.gpu_launch import Device, run_on_gpu
 from passviz.trace.store import read_trace, write_trace
 
 pytestmark = [pytest.mark.gpu, pytest.mark.triton]
-
-
-@functools.cache
-def _device() -> Device | str:
-    if (missing := triton_missing()) is not None:
-        return missing
-    try:
-        return probe()
-    except GpuError as exc:
-        return str(exc)
-
-
-@pytest.fixture
-def device() -> Device:
-    found = _device()
-    if isinstance(found, str):
-        pytest.skip(found)
-    return found
 
 
 def test_the_kept_vector_add_cubin_adds_as_numpy_does(device: Device, tmp_path: Path) -> None:

@@ -4,7 +4,6 @@ or hangs is a flagged run and the calling process goes on.  Skips without a GPU 
 
 from __future__ import annotations
 
-import functools
 import os
 from pathlib import Path
 
@@ -15,29 +14,11 @@ from passviz.ir.printer import print_module
 from passviz.pipelines import parse_ir
 from passviz.run.bisect import INITIAL, Outcome
 from passviz.run.gpu import run_step_on_gpu, ttir_at
-from passviz.run.gpu_compile import GpuError, compile_ttir, triton_missing
-from passviz.run.gpu_launch import Device, compare_with_cpu, probe, run_on_gpu
+from passviz.run.gpu_compile import compile_ttir
+from passviz.run.gpu_launch import Device, compare_with_cpu, run_on_gpu
 from passviz.run.launch import launch
 
 pytestmark = [pytest.mark.gpu, pytest.mark.triton]
-
-
-@functools.cache
-def _device() -> Device | str:
-    if (missing := triton_missing()) is not None:
-        return missing
-    try:
-        return probe()
-    except GpuError as exc:
-        return str(exc)
-
-
-@pytest.fixture
-def device() -> Device:
-    found = _device()
-    if isinstance(found, str):
-        pytest.skip(found)
-    return found
 
 
 NAMES = ("vector_add", "fused_softmax", "matmul", "layer_norm")
