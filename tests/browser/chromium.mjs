@@ -29,3 +29,21 @@ export async function offline(context, blocked) {
     return route.abort();
   });
 }
+
+// A page of `browser` at `plan.url`, offline, its size `plan.width` x `plan.height` (else `size`),
+// its script errors and console errors listed in `report.errors`, blocked requests in
+// `report.blocked`: how every plan-driven script here opens the page it drives.
+export async function openPlanPage(browser, plan, report, size, timeout) {
+  const context = await browser.newContext({
+    viewport: { width: plan.width ?? size.width, height: plan.height ?? size.height },
+  });
+  await offline(context, report.blocked);
+  const page = await context.newPage();
+  page.on("pageerror", (error) => report.errors.push(String(error)));
+  page.on("console", (message) => {
+    if (message.type() === "error") report.errors.push(message.text());
+  });
+  page.setDefaultTimeout(timeout);
+  await page.goto(plan.url);
+  return page;
+}

@@ -15,7 +15,7 @@
 //                                the ids Cytoscape draws and whether the sketch stands in)
 //   {shot: "name"}               save a screenshot to ARTIFACTS/name.png
 //   {text: "selector", as: "name"}  record the text of the first element matching (null if none)
-import { launch, offline } from "./chromium.mjs";
+import { launch, openPlanPage } from "./chromium.mjs";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 
@@ -25,15 +25,7 @@ const TIMEOUT = 60000;
 
 const browser = await launch();
 try {
-  const context = await browser.newContext({ viewport: { width: plan.width ?? 1400, height: plan.height ?? 900 } });
-  await offline(context, report.blocked);
-  const page = await context.newPage();
-  page.on("pageerror", (error) => report.errors.push(String(error)));
-  page.on("console", (message) => {
-    if (message.type() === "error") report.errors.push(message.text());
-  });
-  page.setDefaultTimeout(TIMEOUT);
-  await page.goto(plan.url);
+  const page = await openPlanPage(browser, plan, report, { width: 1400, height: 900 }, TIMEOUT);
   await page.waitForFunction(() => (window.passvizViewers ?? []).length > 0);
   const settle = () => page.evaluate(async () => {
     const viewer = window.passvizViewers[0];

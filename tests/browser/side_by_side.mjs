@@ -14,7 +14,7 @@
 //   {inspect: "name"}                record window.passvizPair.inspect(), both viewers' steps,
 //                                    titles and IR text
 //   {shot: "name"}                   save a screenshot to ARTIFACTS/name.png
-import { launch, offline } from "./chromium.mjs";
+import { launch, openPlanPage } from "./chromium.mjs";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 
@@ -24,15 +24,7 @@ const TIMEOUT = 60000;
 
 const browser = await launch();
 try {
-  const context = await browser.newContext({ viewport: { width: plan.width ?? 1800, height: plan.height ?? 1000 } });
-  await offline(context, report.blocked);
-  const page = await context.newPage();
-  page.on("pageerror", (error) => report.errors.push(String(error)));
-  page.on("console", (message) => {
-    if (message.type() === "error") report.errors.push(message.text());
-  });
-  page.setDefaultTimeout(TIMEOUT);
-  await page.goto(plan.url);
+  const page = await openPlanPage(browser, plan, report, { width: 1800, height: 1000 }, TIMEOUT);
   await page.waitForFunction(() => window.passvizPair !== undefined);
   const settle = () => page.evaluate(async () => {
     const pair = window.passvizPair;
