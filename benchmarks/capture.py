@@ -34,7 +34,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from busy import busy_cores  # noqa: E402  (this folder: the script's own)
+from busy import idle_and_busy  # noqa: E402  (this folder: the script's own)
 
 GOAL = 1.3
 KERNELS = ("vector_add", "fused_softmax", "matmul", "layer_norm", "flash_attention")
@@ -133,12 +133,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.profile:
         _profile(args.profile)
         return 0
-    for busy in sorted({0, args.busy}):
-        with busy_cores(busy):
-            lines = _figures(args.runs)
-        print(f"with {busy} other busy process{'es' if busy != 1 else ''}:")
-        for line in lines:
-            print(f"  {line}")
+    idle_and_busy(args.busy, lambda: _figures(args.runs))
     return 0
 
 

@@ -50,7 +50,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from busy import busy_cores  # noqa: E402  (this folder: the script's own)
+from busy import idle_and_busy  # noqa: E402  (this folder: the script's own)
 from viewer import measure_page, p95  # noqa: E402  (this folder: the script's own)
 
 TIME_TARGET = 1.0
@@ -262,18 +262,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-viewer", action="store_true", help="skip the viewer's figures")
     parser.add_argument("--no-triton", action="store_true", help="skip the Triton dump's figures")
     args = parser.parse_args(argv)
-    runs: list[tuple[int, list[str]]] = []
     with tempfile.TemporaryDirectory() as work:
         folder = Path(work)
         (folder / "mlp.mlir").write_text(mlp_source(args.layers), encoding="utf-8")
-        for busy in sorted({0, args.busy}):
-            with busy_cores(busy):
-                runs.append((busy, _figures(args, folder)))
-    print("figures (ratio to target; below 1 meets it):")
-    for busy, lines in runs:
-        print(f"  with {busy} other busy process{'es' if busy != 1 else ''}:")
-        for line in lines:
-            print(f"    {line}")
+        idle_and_busy(args.busy, lambda: _figures(args, folder))
     return 0
 
 

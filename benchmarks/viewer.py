@@ -42,7 +42,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from busy import busy_cores  # noqa: E402  (this folder: the script's own)
+from busy import idle_and_busy  # noqa: E402  (this folder: the script's own)
 
 from passviz.pipelines import record  # noqa: E402
 from passviz.trace.store import write_trace  # noqa: E402
@@ -137,15 +137,7 @@ def main() -> int:
             "step": _page(args.step_ops, folder)[0],
             "jump": _page(args.jump_ops, folder)[0],
         }
-        runs: list[tuple[int, list[str]]] = []
-        for busy in sorted({0, args.busy}):
-            with busy_cores(busy):
-                runs.append((busy, _figures(args, pages)))
-    print("figures (ratio to target; below 1 meets it):")
-    for busy, lines in runs:
-        print(f"  with {busy} other busy process{'es' if busy != 1 else ''}:")
-        for line in lines:
-            print(f"    {line}")
+        idle_and_busy(args.busy, lambda: _figures(args, pages))
     return 0
 
 
