@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import base64
 import fcntl
+import functools
 import hashlib
 import importlib
 import json
@@ -61,6 +62,7 @@ def _covered(version: str) -> list[tuple[str, str]]:
     return [(kernel, target) for kernel, target in CASES if kernel in EVERY_TARGET or target == own]
 
 
+@functools.cache
 def _triton_version(python: Path) -> str:
     """The version of the Triton ``python`` has (read from its metadata: no Triton import)."""
     script = "import importlib.metadata as m; print(m.version('triton'))"
