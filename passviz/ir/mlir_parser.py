@@ -490,7 +490,10 @@ class MLIRParser(MlirErrorPositions, Parser):
         if isinstance(op, IRDLOperation) and not _GENERIC_OP.match(self.lexer.input.content, start.start):
             if (problem := _result_kind_problem(op)) is not None:
                 self.raise_error(problem, at_position=start)
-        self.op_starts[op] = start
+        # MLIR locates an op at its name, past the results it defines (``%0 = linalg.matmul``).
+        results = _RESULT_LIST.match(self.lexer.input.content, start.start)
+        at = start.start if results is None else results.end()
+        self.op_starts[op] = Span(at, at, self.lexer.input)
         return op
 
     def parse_shape_dimension(self, allow_dynamic: bool = True) -> int:
@@ -827,6 +830,9 @@ def _literal_value(text: str) -> int:
 
 _INTEGER_TYPE = re.compile(r"[su]?i[0-9]+")
 """What MLIR's lexer reads as an integer type, never as an identifier."""
+
+_RESULT_LIST = re.compile(r"%[\w$.\-]+(?::\d+)?(?:\s*,\s*%[\w$.\-]+(?::\d+)?)*\s*=\s*")
+"""The results an op statement defines, up to its name (``%a, %b:2 = ``)."""
 
 _GENERIC_OP = re.compile(r'(?:%[\w$.\-:#, \t]*=[ \t\r\n]*)?"')
 """The start of an op in the generic form (``%r = "dialect.op"(...)``)."""
