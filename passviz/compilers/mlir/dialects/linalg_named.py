@@ -358,6 +358,13 @@ class NamedStructuredOp(NamedOperation):
         return ArrayAttr(AffineMapAttr(m) for m in self.get_default_indexing_maps())
 
     def verify_(self) -> None:
+        if (problem := self._window_problem()) is not None:
+            raise VerifyException(problem)
+        verify_results_match_inits(self.name, self.inputs, self.outputs, self.results)
+        super().verify_()
+
+    def _window_problem(self) -> str | None:
+        """What is wrong with ``strides`` or ``dilations`` (one i64 per window dimension)."""
         count = len(self.SPEC.window)
         for key in ("strides", "dilations"):
             attr = self.properties.get(key)
@@ -365,12 +372,11 @@ class NamedStructuredOp(NamedOperation):
                 continue
             type_ = attr.get_type() if isinstance(attr, DenseIntOrFPElementsAttr) else None
             if not isa(type_, ShapedType) or type_.get_shape() != (count,) or _element(type_) != i64:
-                raise VerifyException(
+                return (
                     f"'{self.name}' op attribute '{key}' failed to satisfy constraint: 64-bit signless "
                     f"int elements attribute of shape [{count}]"
                 )
-        verify_results_match_inits(self.name, self.inputs, self.outputs, self.results)
-        super().verify_()
+        return None
 
     @classmethod
     def parse(cls, parser: Parser) -> Self:
@@ -379,7 +385,14 @@ class NamedStructuredOp(NamedOperation):
         ) -> Region:
             return payload_region(cls.SPEC, ins, outs, is_unsigned(properties.get("cast")))
 
-        return parse_named(cls, parser, body)
+        content = parser.lexer.input.content
+        attributes = len(content) - len(content[parser.pos :].lstrip())
+        op = parse_named(cls, parser, body)
+        if (problem := op._window_problem()) is not None:
+            # MLIR checks an inherent attribute's constraint as it reads it: the error is the
+            # attribute dictionary's, where the verifier would name the op.
+            parser.raise_error(problem, at_position=attributes)
+        return op
 
     def print(self, printer: Printer) -> None:
         # MLIR prints the properties and attributes as one dictionary, sorted by name.
