@@ -29,6 +29,7 @@ from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     FloatAttr,
     IntegerAttr,
+    LocationAttr,
     ShapedType,
     TensorType,
     f64,
@@ -37,13 +38,14 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.dialects.linalg.abstract_ops import NamedOperation
 from xdsl.dialects.linalg.attrs import IteratorTypeAttr
-from xdsl.dialects.linalg.ops import YieldOp
+from xdsl.dialects.linalg.ops import IndexOp, YieldOp
 from xdsl.dialects.utils import EnumAttribute
-from xdsl.ir import Attribute, BlockArgument, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap
 from xdsl.irdl import irdl_attr_definition, irdl_op_definition, opt_prop_def, prop_def, traits_def
 from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
+from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.hints import isa
 from xdsl.utils.str_enum import StrEnum
@@ -339,6 +341,36 @@ class NamedStructuredOp(NamedOperation):
             properties=properties,
             attributes=attributes,
             hidden_region=payload_region(self.SPEC, inputs, outputs, is_unsigned(properties.get("cast"))),
+        )
+
+    @classmethod
+    def create(
+        cls,
+        *,
+        operands: Sequence[SSAValue] = (),
+        result_types: Sequence[Attribute] = (),
+        properties: Mapping[str, Attribute] = {},
+        attributes: Mapping[str, Attribute] = {},
+        location: LocationAttr | None = None,
+        successors: Sequence[Block] = (),
+        regions: Sequence[Region] = (),
+    ) -> Self:
+        # Read in generic form, the payload's ``linalg.index`` is xDSL's, which must be in a
+        # ``linalg.generic``: it becomes the one a named op's payload holds.
+        for region in regions:
+            for inner in list(region.walk()):
+                if isinstance(inner, IndexOp):
+                    named = NamedIndexOp(inner.dim.value.data)
+                    named.attributes |= inner.attributes
+                    Rewriter.replace_op(inner, named)
+        return super().create(
+            operands=operands,
+            result_types=result_types,
+            properties=properties,
+            attributes=attributes,
+            location=location,
+            successors=successors,
+            regions=regions,
         )
 
     @classmethod
