@@ -419,8 +419,9 @@ def test_capture_from_python_leaves_the_process_as_it_was(
 
     need(triton_missing())
     import passviz
-    from tests.triton_kernels import add_kernel
+    from tests.triton_kernels import KERNELS
 
+    add_kernel = KERNELS["vector_add"].fn
     before = {name: os.environ.get(name) for name in ("MLIR_ENABLE_DUMP", "TRITON_CACHE_DIR")}
     trace = passviz.capture_triton(add_kernel, parse_signature(SIGNATURE), {"BLOCK_SIZE": 1024})
     assert len(trace.steps) > 20 and trace.status == "ok"
@@ -513,14 +514,16 @@ def test_captured_matmul_in_the_viewer(artifacts: Path) -> None:
     assert len(layout) >= 5
     plan: list[dict[str, object]] = []
     for step in layout:
-        plan += [{"goto": step}, {"inspect": f"step{step}"}]
-    plan += [
-        {"shot": "capture-matmul-ttgir-last-layout-step"},
-        {"text": ".pv-steps", "as": "timeline"},
-        {"click": ".pv-output:nth-of-type(2)"},
-        {"inspect": "ptx"},
-        {"shot": "capture-matmul-ptx"},
-    ]
+        plan.extend([{"goto": step}, {"inspect": f"step{step}"}])
+    plan.extend(
+        [
+            {"shot": "capture-matmul-ttgir-last-layout-step"},
+            {"text": ".pv-steps", "as": "timeline"},
+            {"click": ".pv-output:nth-of-type(2)"},
+            {"inspect": "ptx"},
+            {"shot": "capture-matmul-ptx"},
+        ]
+    )
     results = drive(trace, "capture-matmul", plan, artifacts)
     problems = [p for step in layout for p in check_change_on_screen(results[f"step{step}"], step)]
     assert problems == [], "\n".join(problems[:20])

@@ -42,10 +42,10 @@ def test_tutorial_kernel_on_the_gpu_matches_the_cpu_and_numpy(name: str, device:
 
 
 def test_run_step_on_gpu_reports_the_match_and_the_bandwidth(device: Device) -> None:
-    from tests.gpu_cases import CASES, make_ttir_trace
+    from tests.gpu_cases import make_ttir_trace, vector_add
 
     trace = make_ttir_trace("vector_add")
-    case = CASES["vector_add"](1 << 20)
+    case = vector_add(1 << 20)
     found = run_step_on_gpu(trace, len(trace.steps) - 1, case.arguments, case.grid)
     assert found.same, found.lines
     assert any("GB/s" in line for line in found.lines)
