@@ -18,7 +18,8 @@ from xdsl.ir import Attribute, Operation
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr, AffineMap
 from xdsl.pattern_rewriter import PatternRewriter
 
-from passviz.compilers.iree.passes.pattern_pass import FoldInverseReshape, IreePatternPass
+from passviz.compilers.iree.passes.pattern_pass import IreePatternPass
+from passviz.compilers.mlir.canonicalization.tensor import FoldInverseReshape
 from passviz.compilers.mlir.dialects.linalg import Conv2DNchwFchwOp, Conv2DNhwcHwcfOp, generalize
 from passviz.ir.hints import isa
 from passviz.rewrite.patterns import RootedPattern

@@ -34,8 +34,8 @@ from xdsl.ir.affine import AffineMap
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
 
-from passviz.compilers.iree.passes.dispatch_common import dim_ops
 from passviz.compilers.iree.passes.pattern_pass import IreePatternPass
+from passviz.compilers.mlir.canonicalization.builders import dim_ops
 from passviz.compilers.mlir.dialects.linalg import BatchMatmulOp, BatchMatvecOp, FillOp, GenericOp, MatmulOp
 from passviz.ir.hints import isa
 from passviz.rewrite.patterns import RootedPattern

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects import arith, tensor
-from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, TensorType
+from xdsl.dialects import tensor
+from xdsl.dialects.builtin import DYNAMIC_INDEX, TensorType
 from xdsl.ir import Attribute, Operation, OpResult, Region, SSAValue
 from xdsl.irdl import IRDLOperation
 
@@ -50,23 +50,6 @@ def dynamic_count(type_: Attribute) -> int:
     if not isinstance(type_, TensorType):
         return 0
     return sum(1 for d in type_.get_shape() if d == DYNAMIC_INDEX)
-
-
-def dim_ops(value: SSAValue) -> tuple[list[Operation], list[SSAValue]]:
-    """``tensor::getMixedSizes``' dynamic sizes of the tensor ``value``: an index constant and a
-    ``tensor.dim`` of it per dynamic dimension (for the caller to insert), and their sizes."""
-    type_ = value.type
-    assert isinstance(type_, TensorType)
-    ops: list[Operation] = []
-    sizes: list[SSAValue] = []
-    for index, size in enumerate(type_.get_shape()):
-        if size != DYNAMIC_INDEX:
-            continue
-        constant = arith.ConstantOp(IntegerAttr(index, IndexType()))
-        dim = tensor.DimOp(value, constant.result)
-        ops += [constant, dim]
-        sizes.append(dim.result)
-    return ops, sizes
 
 
 def is_inside(value: SSAValue, op: Operation) -> bool:

@@ -25,16 +25,13 @@ from xdsl.context import Context
 from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
-    DenseArrayBase,
     IndexType,
     IntegerAttr,
     ModuleOp,
     StringAttr,
     TensorType,
-    i64,
 )
-from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
-from xdsl.ir.affine import AffineMap
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
@@ -46,7 +43,6 @@ from passviz.compilers.iree.dialects.iree_tensor_ext import (
     DispatchTensorType,
 )
 from passviz.compilers.iree.passes.dispatch_common import (
-    dim_ops,
     dispatch_regions,
     dps_inits,
     dynamic_count,
@@ -56,8 +52,8 @@ from passviz.compilers.iree.passes.dispatch_common import (
     tied_operand,
     used_values_defined_above,
 )
-from passviz.compilers.iree.passes.pattern_pass import FoldInverseReshape, IreePatternPass
-from passviz.compilers.mlir.dialects.linalg import FillOp, GenericOp, TransposeOp
+from passviz.compilers.iree.passes.pattern_pass import IreePatternPass
+from passviz.compilers.mlir.canonicalization.builders import dim_ops
 from passviz.compilers.mlir.passes.canonicalize import CanonicalizationTables
 from passviz.compilers.mlir.version import behaves_as_iree
 from passviz.ir.hints import isa
@@ -359,47 +355,6 @@ class EraseDeadLinalgOp(RewritePattern):
         rewriter.erase(op)
 
 
-class FoldFillWithTensorReshape(RewritePattern):
-    """MLIR's ``FoldFillWithTensorReshape`` (a ``linalg.fill`` canonicalization): a reshape of a
-    fill becomes a fill of the reshaped init, so the fill lands on the shape its user reads."""
-
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if not isinstance(op, tensor.CollapseShapeOp | tensor.ExpandShapeOp):
-            return
-        fill = op.operands[0].owner
-        if not isinstance(fill, FillOp) or not fill.outputs or not fill.res:
-            return
-        reshape = op.clone()
-        reshape.operands = [fill.outputs[0], *op.operands[1:]]
-        rewriter.insert(reshape, InsertPoint.before(op))
-        rewriter.replace(op, FillOp([fill.inputs[0]], [reshape.results[0]], [op.results[0].type]))
-
-
-class EraseIdentityGeneric(RewritePattern):
-    """MLIR's ``EraseIdentityLinalgOp`` (a ``linalg.generic`` canonicalization): a generic on
-    tensors whose maps are all identities and whose body only yields its block arguments
-    is replaced by the operands those arguments stand for (where the types agree)."""
-
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if not isinstance(op, GenericOp) or not all(isa(v.type, TensorType[Attribute]) for v in op.operands):
-            return
-        if not all(m.data == AffineMap.identity(m.data.num_dims) for m in op.indexing_maps.data):
-            return
-        body = op.body.block
-        yield_ = body.last_op
-        if yield_ is None or yield_ is not body.first_op:
-            return
-        replacements: list[SSAValue] = []
-        for value, result in zip(yield_.operands, op.results, strict=True):
-            if value.owner is not body or not isinstance(value, BlockArgument):
-                return
-            operand = op.operands[value.index]
-            if operand.type != result.type:
-                return
-            replacements.append(operand)
-        rewriter.replace(op, [], replacements)
-
-
 def _mixed(static: Sequence[int], dynamic: Sequence[SSAValue]) -> list[SSAValue | int]:
     """MLIR's ``getMixedValues``: each static entry, or the next dynamic value where it is ``?``."""
     values = iter(dynamic)
@@ -432,60 +387,6 @@ class MergeConsecutiveExtractSlice(RewritePattern):
         sizes = _mixed(op.static_sizes.get_values(), op.sizes)
         merged = tensor.ExtractSliceOp(producer.source, offsets, sizes, [1] * len(offsets), op.result.type)
         rewriter.replace(op, merged)
-
-
-def _padding_value(pad: tensor.PadOp) -> SSAValue | None:
-    """``PadOp::getConstantPaddingValue``: the value a pad yields, if it is defined outside
-    its body (one value for every padded element)."""
-    yield_ = pad.region.block.last_op
-    if yield_ is None or len(yield_.operands) != 1:
-        return None
-    value = yield_.operands[0]
-    return None if is_inside(value, pad) else value
-
-
-class FoldConsecutiveConstantPadding(RewritePattern):
-    """MLIR's ``FoldConsecutiveConstantPadding`` (a ``tensor.pad`` canonicalization): a pad of a
-    pad by the same value is one pad by the summed amounts (static amounts only here)."""
-
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if not isinstance(op, tensor.PadOp) or not isinstance(op.source.owner, tensor.PadOp):
-            return
-        inner = op.source.owner
-        value = _padding_value(op)
-        if value is None or value != _padding_value(inner) or op.nofold or inner.nofold:
-            return
-        if op.low or op.high or inner.low or inner.high:
-            return
-        sums = [
-            [a + b for a, b in zip(x.get_values(), y.get_values(), strict=True)]
-            for x, y in ((inner.static_low, op.static_low), (inner.static_high, op.static_high))
-        ]
-        result = op.result.type
-        assert isa(result, TensorType[Attribute])
-        region = op.region.clone()
-        rewriter.replace(op, tensor.PadOp(inner.source, [], [], region, sums[0], sums[1], result))
-
-
-class FoldTransposeWithTranspose(RewritePattern):
-    """MLIR's ``FoldTransposeWithTranspose`` (a ``linalg.transpose`` canonicalization): a transpose
-    of a transpose is one transpose by the composed permutation (none where that is the identity
-    and the types agree, as the transpose's folder then does)."""
-
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if not isinstance(op, TransposeOp) or not isinstance(op.inputs[0].owner, TransposeOp):
-            return
-        inner = op.inputs[0].owner
-        if not isa(op.inputs[0].type, TensorType[Attribute]) or len(inner.res) != 1:
-            return
-        defined = inner.permutation.get_values()
-        permutation = [defined[p] for p in op.permutation.get_values()]
-        source = inner.inputs[0]
-        if permutation == sorted(permutation) and source.type == op.res[0].type:
-            rewriter.replace(op, [], [source])
-            return
-        attribute = DenseArrayBase.from_list(i64, permutation)
-        rewriter.replace(op, TransposeOp(source, op.outputs[0], attribute, op.res[0].type))
 
 
 def _usable_at(value: SSAValue, op: Operation) -> bool:
@@ -550,33 +451,20 @@ class ResolveShapedDim(RewritePattern):
 
 
 def flow_patterns(tables: CanonicalizationTables) -> Callable[[Operation], Sequence[RewritePattern]]:
-    """The canonicalizer's patterns with IREE's closure optimization, dead linalg ops erased
-    and reshapes of fills folded (MLIR's fill patterns, which passviz's canonicalizer lacks)."""
+    """The canonicalizer's patterns with IREE's closure optimization, its dimension resolution,
+    MLIR's slice merging (which IREE's flow canonicalizer adds) and dead linalg ops erased."""
     closure = (ClosureOptimization(),)
     dead = (EraseDeadLinalgOp(),)
-    reshape = (FoldFillWithTensorReshape(),)
     resolve = (ResolveShapedDim(),)
-    identity = (EraseIdentityGeneric(),)
     merge = (MergeConsecutiveExtractSlice(),)
-    inverse = (FoldInverseReshape(),)
-    pads = (FoldConsecutiveConstantPadding(),)
-    transposes = (FoldTransposeWithTranspose(),)
 
     def patterns(inner: Operation) -> Sequence[RewritePattern]:
         if isinstance(inner, flow.DispatchWorkgroupsOp):
             return closure
-        if isinstance(inner, tensor.CollapseShapeOp | tensor.ExpandShapeOp):
-            return (*inverse, *reshape, *tables.patterns(inner))
-        if isinstance(inner, tensor.PadOp):
-            return (*pads, *tables.patterns(inner))
-        if isinstance(inner, TransposeOp):
-            return (*dead, *transposes, *tables.patterns(inner))
         if isinstance(inner, tensor.ExtractSliceOp):
             return (*merge, *tables.patterns(inner))
         if isinstance(inner, tensor.DimOp):
             return (*resolve, *tables.patterns(inner))
-        if isinstance(inner, GenericOp):
-            return (*dead, *identity, *tables.patterns(inner))
         if dps_inits(inner) is not None:
             return (*dead, *tables.patterns(inner))
         return tables.patterns(inner)

@@ -54,8 +54,9 @@ from xdsl.rewriter import InsertPoint
 
 from passviz.compilers.iree.dialects import flow
 from passviz.compilers.iree.passes.detach_elementwise import is_contraction
-from passviz.compilers.iree.passes.dispatch_common import dim_ops, record_no_fusion
+from passviz.compilers.iree.passes.dispatch_common import record_no_fusion
 from passviz.compilers.iree.passes.pattern_pass import IreePatternPass
+from passviz.compilers.mlir.canonicalization.builders import dim_ops
 from passviz.compilers.mlir.dialects.linalg import GenericOp
 from passviz.ir.hints import isa
 from passviz.recording.interface import StepRecorder

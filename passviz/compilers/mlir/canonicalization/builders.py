@@ -12,8 +12,8 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import TypeVar
 
-from xdsl.dialects import arith
-from xdsl.dialects.builtin import IntegerAttr, IntegerType
+from xdsl.dialects import arith, tensor
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, IntegerType, TensorType
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from passviz.compilers.mlir.dialects.arith import Arith
@@ -80,3 +80,20 @@ def i1_constant(value: bool) -> arith.ConstantOp:
 def overflow_attr(flags: frozenset[str]) -> arith.IntegerOverflowAttr:
     """``#arith.overflow<...>`` of ``flags`` (``none`` when empty)."""
     return arith.IntegerOverflowAttr([arith.IntegerOverflowFlag(flag) for flag in sorted(flags)] or "none")
+
+
+def dim_ops(value: SSAValue) -> tuple[list[Operation], list[SSAValue]]:
+    """``tensor::getMixedSizes``' dynamic sizes of the tensor ``value``: an index constant and a
+    ``tensor.dim`` of it per dynamic dimension (for the caller to insert), and their sizes."""
+    type_ = value.type
+    assert isinstance(type_, TensorType)
+    ops: list[Operation] = []
+    sizes: list[SSAValue] = []
+    for index, size in enumerate(type_.get_shape()):
+        if size != DYNAMIC_INDEX:
+            continue
+        constant = arith.ConstantOp(IntegerAttr(index, IndexType()))
+        dim = tensor.DimOp(value, constant.result)
+        ops += [constant, dim]
+        sizes.append(dim.result)
+    return ops, sizes

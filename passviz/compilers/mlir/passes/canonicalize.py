@@ -1,7 +1,8 @@
 """``canonicalize``: MLIR's canonicalizer on passviz's greedy driver.
 
 Patterns and folders come from MLIR's tables where passviz has them
-(``passviz.compilers.mlir.canonicalization``: arith, scf, cf) and otherwise from the
+(``passviz.compilers.mlir.canonicalization``: arith, scf, cf; some of linalg's and tensor's) and
+otherwise from the
 ops' own traits and their dialect's canonicalization interface
 (``passviz.rewrite.canonicalization``), which a family attaches to a dialect whose patterns
 cannot live with its ops.  Each pattern, fold, dead-op erasure and constant hoist is a step.
@@ -55,8 +56,9 @@ class CanonicalizationTables:
         return self._interfaces[name]
 
     def patterns(self, op: Operation) -> Sequence[RewritePattern]:
-        """MLIR's patterns for ``op`` if passviz has its table, else the op's traits' and
-        then its dialect's canonicalization interface's."""
+        """MLIR's patterns for ``op`` if passviz has its table, else those of MLIR's it has for the
+        op (``partial_patterns``), the op's traits' and then its dialect's canonicalization
+        interface's."""
         cached = self._patterns.get(op.name)
         if cached is not None:
             return cached
@@ -64,6 +66,7 @@ class CanonicalizationTables:
         if table is None:
             interface = self.interface(op)
             table = (
+                *mlir.partial_patterns(op),
                 *(
                     pattern
                     for trait in op.get_traits_of_type(HasCanonicalizationPatternsTrait)
