@@ -1,21 +1,22 @@
 """``record_rewrites``: a captured Triton compile's pass expanded rewrite by rewrite from MLIR's
-pattern log, checked against Triton itself (the pass's output as ``MLIR_ENABLE_DUMP`` printed
-it in the capture) on the tutorial matmul, under Triton 3.6 and (slow) 3.9."""
+pattern log, checked against Triton itself on the tutorial matmul, under Triton 3.6 and (slow)
+3.9: the last rewrite step of each expanded pass shows the IR that ``MLIR_ENABLE_DUMP`` printed
+after the pass (the compile's raw dump, cut at its banners here), and the pass's own step after
+it changes nothing."""
 
 from __future__ import annotations
 
-import json
+import os
 import re
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from passviz.importer import TextReplayer
 from passviz.ir.errors import InputError
+from passviz.trace.apply import apply_delta, initial_state
 from passviz.trace.model import Step, Trace
 from passviz.trace.store import read_trace, write_trace
 from tests.conftest import need, triton_39_python
@@ -25,21 +26,64 @@ PASS = "tritongpu-remove-layout-conversions"
 ROOT = Path(__file__).resolve().parents[1]
 PATTERN_NAME = r"^[\w:() ]+::\w+$"
 """A C++ pattern class's qualified name, as MLIR's log prints it."""
+BANNER = r"^// -----// IR Dump Before (\w+)\b.*//----- //$"
+"""A pass's banner in ``MLIR_ENABLE_DUMP``'s output: the IR after it is the next banner's."""
+
+
+def dump_snapshots(dump: str) -> list[tuple[str, str]]:
+    """Each pass of the raw dump (its class's name) and the IR printed before it, in order."""
+    parts = re.split(BANNER, dump, flags=re.M)
+    return [(parts[i], parts[i + 1].strip()) for i in range(1, len(parts) - 1, 2)]
+
+
+COMPILE = """
+import sys
+sys.path.insert(0, {root!r})
+import triton
+from triton.compiler import ASTSource
+from tests.triton_kernels import KERNELS, TARGET
+kernel = KERNELS["matmul"]
+triton.compile(ASTSource(kernel.fn, kernel.signature, kernel.constexprs), target=TARGET)
+"""
+"""The tutorial matmul compiled for ``cuda:90`` by the Triton of the interpreter that runs it."""
+
+
+def compiled(python: str, folder: Path) -> tuple[Trace, Trace, str]:
+    """The tutorial matmul compiled by ``python``'s Triton with ``MLIR_ENABLE_DUMP`` on: its dump
+    imported, the same with the pass expanded (by that Triton), and the raw dump."""
+    from passviz.compilers.triton.rewrites import record_rewrites
+    from passviz.importer import import_text
+
+    dump = folder / "dump.txt"
+    env = {
+        **os.environ,
+        "MLIR_ENABLE_DUMP": "1",
+        "MLIR_DUMP_PATH": str(dump),
+        "TRITON_ALWAYS_COMPILE": "1",
+        "TRITON_CACHE_DIR": str(folder / "cache"),
+    }
+    done = subprocess.run(
+        [python, "-c", COMPILE.format(root=str(ROOT))],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=folder,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    text = dump.read_text(encoding="utf-8")
+    captured = import_text(text, name="matmul").trace
+    return captured, record_rewrites(captured, [PASS], target="cuda:90", python=python), text
 
 
 @pytest.fixture(scope="module")
-def matmul() -> tuple[Trace, Trace]:
-    """The tutorial matmul captured by the installed Triton, and the same with the pass expanded."""
+def matmul(tmp_path_factory: pytest.TempPathFactory) -> tuple[Trace, Trace, str]:
+    """The tutorial matmul compiled by the installed Triton (``compiled``)."""
     from tests.triton_oracle import triton_missing
 
     need(triton_missing())
-    import passviz
-    from passviz.compilers.triton.rewrites import record_rewrites
-    from tests.triton_kernels import KERNELS
-
-    kernel = KERNELS["matmul"]
-    captured = passviz.capture_triton(kernel.fn, kernel.signature, dict(kernel.constexprs))
-    return captured, record_rewrites(captured, [PASS], target="cuda:90")
+    return compiled(sys.executable, tmp_path_factory.mktemp("matmul"))
 
 
 def _texts(trace: Trace, wanted: set[int]) -> dict[int, str]:
@@ -53,7 +97,7 @@ def _texts(trace: Trace, wanted: set[int]) -> dict[int, str]:
 
 
 def _runs(trace: Trace) -> list[tuple[list[Step], Step]]:
-    """Each expanded run of the pass: its pattern steps and the pass's own step after them."""
+    """Each expanded run of the pass: its rewrite steps and the pass's own step after them."""
     runs: list[tuple[list[Step], Step]] = []
     patterns: list[Step] = []
     for step in trace.steps:
@@ -65,43 +109,72 @@ def _runs(trace: Trace) -> list[tuple[list[Step], Step]]:
     return runs
 
 
-@pytest.mark.triton
-def test_pass_expands_into_pattern_steps_ending_at_its_output(matmul: tuple[Trace, Trace]) -> None:
-    captured, expanded = matmul
+def _dead_when_erased(trace: Trace, steps: set[int]) -> None:
+    """Each op that a step of ``steps`` erases had its results used by no op outside the step's
+    erasures: it was dead, as the greedy driver's log says."""
+    assert trace.initial is not None
+    state = initial_state(trace.initial)
+    for step in trace.steps[: max(steps) + 1]:
+        if step.index in steps:
+            erased = set(step.delta.get("ops_erased", []))
+            values = {v for i in erased for v in state.ops[i].results}
+            users = {i for i, op in state.ops.items() if i not in erased and values & set(op.operands)}
+            assert not users, f"step {step.index} erases ops that {sorted(users)} use"
+        apply_delta(state, step.delta)
+
+
+def check_expansion(captured: Trace, expanded: Trace, dump: str) -> None:
+    """``expanded`` (``captured`` with the pass expanded) against Triton's raw dump ``dump``:
+    each expanded pass's last rewrite step shows the IR printed after the pass, and its own step
+    changes nothing; the driver's erasures are steps of their own, of dead ops; the last step
+    shows the capture's last IR."""
+    from passviz.compilers.triton.rewrites import DEAD_STEP, LOCATIONS_STEP, UNLOGGED_STEP
+
     runs = _runs(expanded)
     assert runs, "the pass applied no pattern in the matmul"
     passes = [s for s in captured.steps if s.name == "TritonGPURemoveLayoutConversions"]
     assert len(runs) <= len(passes)
     assert len(expanded.steps) == len(captured.steps) + sum(len(p) for p, _ in runs)
-    for patterns, end in runs:
-        assert end.name == "TritonGPURemoveLayoutConversions" and end.kind == "pass-end"
-        for step in patterns:
-            assert re.match(PATTERN_NAME, step.name or ""), step.name
-            assert step.changed, f"step {step.index} ({step.name}) changed nothing"
-            assert step.pass_index == end.pass_index and step.pass_name == end.pass_name
-        # What the log cannot show is after the last application: the greedy driver erasing
-        # the ops left dead; nothing created, no op's text changed.
-        residual = end.delta
-        assert not residual.get("ops_created") and not residual.get("texts"), end.index
-        for change in residual.get("ops_modified", []):
-            assert set(change) <= {"id", "loc"}, change
-    # The pass's steps show the IR Triton printed after the pass, and every step after (their ids
-    # renamed to the expansion's) the IR the capture showed, to the last one.
+    snapshots = dump_snapshots(dump)
+    assert [name for name, _ in snapshots][: len(captured.steps)] == [
+        re.sub(r"\W.*", "", s.name or "") for s in captured.steps
+    ]
     original = {
         s.index: s.index - sum(1 for r in expanded.steps[: s.index] if r.kind == "rewrite")
         for s in expanded.steps
     }
-    checked = {end.index for _, end in runs} | {end.index + 1 for _, end in runs} | {len(expanded.steps) - 1}
-    checked = {i for i in checked if i < len(expanded.steps)}
-    texts = _texts(expanded, checked)
-    oracle = _texts(captured, {original[i] for i in checked})
-    for index in checked:
-        assert_same_ir(oracle[original[index]], texts[index], f"step {index}")
+    texts = _texts(expanded, {p[-1].index for p, _ in runs} | {len(expanded.steps) - 1})
+    named = (DEAD_STEP, LOCATIONS_STEP, UNLOGGED_STEP)
+    for patterns, end in runs:
+        assert end.name == "TritonGPURemoveLayoutConversions" and end.kind == "pass-end"
+        assert not any(end.delta.values()), f"step {end.index} changes the IR"
+        for step in patterns:
+            assert re.match(PATTERN_NAME, step.name or "") or step.name in named, step.name
+            assert step.changed, f"step {step.index} ({step.name}) changed nothing"
+            assert step.pass_index == end.pass_index and step.pass_name == end.pass_name
+            if step.name == DEAD_STEP:
+                assert set(step.delta) == {"ops_erased"}, step.delta
+        # The last rewrite step shows what Triton printed after the pass: the banner after its own.
+        argument, after = snapshots[original[end.index] + 1]
+        assert_same_ir(after, texts[patterns[-1].index], f"step {patterns[-1].index} (before {argument})")
+    # After the last pattern application of the first run, the greedy driver erased dead ops.
+    first = [s.name for s in runs[0][0]]
+    applied = max(i for i, name in enumerate(first) if name not in named)
+    assert DEAD_STEP in first[applied + 1 :], first
+    _dead_when_erased(expanded, {s.index for s in expanded.steps if s.name == DEAD_STEP})
+    # Past the expansions, the steps (their ids renamed to the expansion's) show the capture's IR.
+    final = _texts(captured, {len(captured.steps) - 1})[len(captured.steps) - 1]
+    assert_same_ir(final, texts[len(expanded.steps) - 1], "the last step")
 
 
 @pytest.mark.triton
-def test_expanded_trace_is_written_and_read_back(matmul: tuple[Trace, Trace], tmp_path: Path) -> None:
-    _, expanded = matmul
+def test_pass_expands_into_rewrite_steps_ending_at_its_output(matmul: tuple[Trace, Trace, str]) -> None:
+    check_expansion(*matmul)
+
+
+@pytest.mark.triton
+def test_expanded_trace_is_written_and_read_back(matmul: tuple[Trace, Trace, str], tmp_path: Path) -> None:
+    _, expanded, _ = matmul
     write_trace(expanded, tmp_path / "matmul.passviz.json.gz")
     back = read_trace(tmp_path / "matmul.passviz.json.gz")
     assert [(s.kind, s.name, s.pass_name, s.delta) for s in back.steps] == [
@@ -110,11 +183,11 @@ def test_expanded_trace_is_written_and_read_back(matmul: tuple[Trace, Trace], tm
 
 
 @pytest.mark.triton
-def test_each_application_shows_what_the_pattern_does(matmul: tuple[Trace, Trace]) -> None:
+def test_each_application_shows_what_the_pattern_does(matmul: tuple[Trace, Trace, str]) -> None:
     """CanonicalizeConvertFromConvert replaces a ``ttg.convert_layout`` (Triton's pattern folds a
     convert of a convert): each of its steps erases or makes one; a step's root is an op it
     erased or changed."""
-    _, expanded = matmul
+    _, expanded, _ = matmul
     rewrites = [s for s in expanded.steps if s.kind == "rewrite"]
     assert any(s.root is not None for s in rewrites)
     names: dict[str, str] = {}
@@ -138,10 +211,10 @@ def test_each_application_shows_what_the_pattern_does(matmul: tuple[Trace, Trace
 
 
 @pytest.mark.triton
-def test_a_pass_it_cannot_expand_says_so(matmul: tuple[Trace, Trace]) -> None:
+def test_a_pass_it_cannot_expand_says_so(matmul: tuple[Trace, Trace, str]) -> None:
     from passviz.compilers.triton.rewrites import record_rewrites
 
-    captured, _ = matmul
+    captured, _, _ = matmul
     with pytest.raises(InputError, match="ran no such pass.*tritongpu-remove-layout-conversions"):
         record_rewrites(captured, ["no-such-pass"], target="cuda:90")
     # A pass the compile ran that no add function of Triton's adds alone.
@@ -149,37 +222,7 @@ def test_a_pass_it_cannot_expand_says_so(matmul: tuple[Trace, Trace]) -> None:
         record_rewrites(captured, ["ConvertTritonGPUToLLVM"], target="cuda:90")
 
 
-TRITON_39 = """
-import json, sys
-sys.path.insert(0, {root!r})
-import passviz
-from passviz.compilers.triton.rewrites import record_rewrites
-from passviz.importer import TextReplayer
-from tests.triton_kernels import KERNELS
-kernel = KERNELS["matmul"]
-captured = passviz.capture_triton(kernel.fn, kernel.signature, dict(kernel.constexprs))
-expanded = record_rewrites(captured, [{name!r}], target="cuda:90")
-replayer = TextReplayer(expanded)
-replayer.advance_to(len(expanded.steps) - 1)
-final = TextReplayer(captured)
-final.advance_to(len(captured.steps) - 1)
-steps = [dict(kind=s.kind, name=s.name, changed=s.changed, delta=s.delta) for s in expanded.steps]
-json.dump(dict(steps=steps, count=len(captured.steps), final=replayer.text(), oracle=final.text()), sys.stdout)
-"""
-
-
 @pytest.mark.triton
 @pytest.mark.slow
-def test_triton_39_log_expands_the_same_way() -> None:
-    python = triton_39_python()
-    script = textwrap.dedent(TRITON_39.format(root=str(ROOT), name=PASS))
-    done = subprocess.run(
-        [str(python), "-c", script], capture_output=True, text=True, check=False, cwd=ROOT, timeout=600
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    result: dict[str, Any] = json.loads(done.stdout)
-    rewrites = [s for s in result["steps"] if s["kind"] == "rewrite"]
-    assert len(rewrites) >= 5 and all(s["changed"] for s in rewrites)
-    assert len(result["steps"]) == result["count"] + len(rewrites)
-    assert_same_ir(result["oracle"], result["final"], "the last step")
-    print(len(rewrites), "pattern steps under Triton 3.9", file=sys.stderr)
+def test_triton_39_log_expands_the_same_way(tmp_path: Path) -> None:
+    check_expansion(*compiled(str(triton_39_python()), tmp_path))

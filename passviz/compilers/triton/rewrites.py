@@ -4,16 +4,23 @@
 that is PASS, the IR before it (the trace's own state, with locations) is run again through a
 pass manager holding only PASS, in a child process (``rewrite_child``) with Triton's
 ``TRITON_LLVM_DEBUG_ONLY=greedy-rewriter,pattern-application:2``: MLIR's greedy driver logs each
-pattern it applies (its name, the op it matched, the ops it inserted, replaced, modified and
-erased) and prints the enclosing function after each application.  Each application becomes a
-``rewrite`` step named after its pattern, its function read and matched (``passviz.importer``)
-against the IR before it, so that ops keep their ids; the pass's own step follows, with what
-the log does not show (work the pass does outside its patterns after the last one).
+op it takes up (printed in generic form), each pattern it applies (its name, the op it matched,
+the ops it inserted, replaced, modified and erased) with the enclosing function printed after
+it, and each op it erases as trivially dead.  Each application becomes a ``rewrite`` step named
+after its pattern, its function read and matched (``passviz.importer``) against the IR before
+it, so that ops keep their ids.  Each run of trivially dead ops the driver erased between two
+applications, or after the last, is a ``rewrite`` step of its own (``DEAD_STEP``): the log
+prints no IR after those, so each erased op is found in the IR as the one op of its name that
+nothing uses and that prints with the value numbers the log printed it with.  Whatever is left
+from there to the pass's output is one last ``rewrite`` step saying so (``UNLOGGED_STEP``, or
+``LOCATIONS_STEP`` where only locations differ: the log's dumps print none), so that the last
+rewrite step shows the pass's output and the pass's own step after it changes nothing.
 
-What the log cannot show: changes between two applications that are no pattern's (the greedy
-driver's folds and trivially-dead erasures, and the pass's own code that rewrites without
-patterns, such as the layout propagation of ``tritongpu-remove-layout-conversions``) land in
-the next application's step; changes after the last one in the pass's own step.
+What the log cannot show: the pass's own code that rewrites without patterns (the layout
+propagation and rematerialization of ``tritongpu-remove-layout-conversions``) runs between
+two of its greedy driver runs, unlogged; its changes, and the driver's erasures logged after
+them (whose ops the IR known so far cannot tell), land in the next application's step.  So
+does a fold (logged, but with no IR after it) and all the driver did after it up to that step.
 """
 
 from __future__ import annotations
@@ -53,6 +60,37 @@ _CHILD_SECONDS = 600
 _ID = re.compile(r"\b([obrv])(\d+)\b")
 
 
+Event = tuple[str, str, str]
+"""What the log says happened to an op: (``Insert``/``Replace``/``Modified``/``Erase``, its name,
+its address)."""
+
+TRIVIALLY_DEAD = "operation is trivially dead"
+"""How the greedy driver's log says it erased an op whose results nothing uses."""
+DEAD_STEP = "trivially dead ops erased (greedy driver)"
+"""The step of the ops the greedy driver erased as trivially dead between two pattern
+applications, or after the last one."""
+UNLOGGED_STEP = "changes MLIR's log does not show (the pass's own code)"
+"""The step of what is left from the last logged change to the pass's output."""
+LOCATIONS_STEP = "locations changed (MLIR's log prints none, so not when)"
+"""That step where all that is left is ops' locations: the log's IR dumps print no locations."""
+_UNPRINTED = "pattern applied, the IR after it not printed"
+
+
+@dataclass
+class DriverAction:
+    """What MLIR's greedy driver did to one op outside any pattern, as its log tells it."""
+
+    outcome: str
+    """How the log ends the op's processing (``operation is trivially dead``, ``operation was
+    folded``); empty for a change logged outside any op's processing."""
+    name: str
+    address: str
+    printed: str
+    """The op as the driver printed it when it took it up (generic form, module-wide value
+    numbers); empty for an op with regions, which it prints no text of."""
+    events: list[Event] = field(default_factory=lambda: list[Event]())
+
+
 @dataclass
 class Application:
     """One pattern application as MLIR's log tells it."""
@@ -62,23 +100,38 @@ class Application:
     root: str
     """The name of the op it matched."""
     root_address: str | None
-    events: list[tuple[str, str, str]] = field(default_factory=lambda: list[tuple[str, str, str]]())
-    """What it did, in order: (``Insert``/``Replace``/``Modified``/``Erase``, op name, address)."""
-    outside: list[tuple[str, str, str]] = field(default_factory=lambda: list[tuple[str, str, str]]())
+    events: list[Event] = field(default_factory=lambda: list[Event]())
+    """What it did, in order."""
+    outside: list[DriverAction] = field(default_factory=lambda: list[DriverAction]())
     """What the driver did since the application before, outside any pattern (a trivially dead
     op erased, a fold): it is in this application's IR too."""
     ir: str = ""
     """The enclosing function (or module) after it, as MLIR printed it."""
 
 
-def read_log(text: str) -> list[Application]:
-    """Each successful pattern application in MLIR's greedy-rewriter and pattern-application log,
-    with the IR printed after it (an application printed no IR after is left out)."""
+@dataclass
+class DriverLog:
+    """A pass's run as MLIR's greedy-rewriter and pattern-application log tells it."""
+
+    applications: list[Application]
+    """Each successful pattern application with the IR printed after it."""
+    after: list[DriverAction]
+    """What the driver did after the last of them (an application that printed no IR included)."""
+
+
+_OUTCOME = re.compile(r"^\} -> (?:success|failure) : (.*)$")
+_MATCHED = "at least one pattern matched"
+
+
+def read_log(text: str) -> DriverLog:
+    """The pattern applications and the driver's own changes (trivially dead ops erased, folds)
+    in MLIR's greedy-rewriter and pattern-application log, in order."""
     applications: list[Application] = []
     current: Application | None = None
     applied: Application | None = None
-    outside: list[tuple[str, str, str]] = []
-    address: str | None = None
+    outside: list[DriverAction] = []
+    processing: DriverAction | None = None
+    expect_print = False
     dump: list[str] | None = None
 
     def end_dump() -> None:
@@ -104,21 +157,138 @@ def read_log(text: str) -> list[Application]:
                 applied = None
                 dump = []
             continue
+        if expect_print and processing is not None and line.strip()[:1] in ("%", '"'):
+            processing.printed = line.strip()
+        expect_print = False
         if (found := _PROCESSING.match(line)) is not None:
-            address = found.group(2)
+            processing = DriverAction("", found.group(1), found.group(2), "")
+            expect_print = True
         elif (found := _PATTERN.match(line)) is not None:
-            current = Application(found.group(1), found.group(2), address, outside=outside)
+            address = processing.address if processing is not None else None
+            current = Application(found.group(1), found.group(2), address)
         elif (found := _EVENT.match(line)) is not None:
             event = (found.group(1), found.group(2), found.group(3))
-            (current.events if current is not None else outside).append(event)
+            if current is not None:
+                current.events.append(event)
+            elif processing is not None:
+                processing.events.append(event)
+            else:
+                outside.append(DriverAction("", event[1], event[2], "", [event]))
         elif _APPLIED in line and current is not None:
-            applied, current, outside = current, None, []
+            current.outside, outside = outside, []
+            applied, current = current, None
         elif _FAILED.match(line) and current is not None:
-            # A pattern that failed changed nothing; the driver's work before it still counts.
-            outside = current.outside
             current = None
+        elif (found := _OUTCOME.match(line)) is not None and processing is not None:
+            # The op's processing ends: what the driver did to it itself (not a pattern) counts.
+            if found.group(1) != _MATCHED and processing.events:
+                processing.outcome = found.group(1).strip()
+                outside.append(processing)
+            processing = None
     end_dump()
-    return [a for a in applications if a.ir.strip()]
+    if applied is not None:  # applied last, its IR never printed
+        applied.outside, outside = [], [*applied.outside, *outside]
+        applications.append(applied)
+    return _printed_only(applications, outside)
+
+
+def _printed_only(applications: Sequence[Application], after: list[DriverAction]) -> DriverLog:
+    """The applications that printed their IR; each other one's changes go, as one driver action
+    that no erasure can be taken for, to what follows it."""
+    kept: list[Application] = []
+    carry: list[DriverAction] = []
+    for application in applications:
+        if application.ir.strip():
+            application.outside = [*carry, *application.outside]
+            carry = []
+            kept.append(application)
+            continue
+        unprinted = DriverAction(
+            _UNPRINTED, application.root, application.root_address or "", "", application.events
+        )
+        carry += [*application.outside, unprinted]
+    return DriverLog(kept, [*carry, *after])
+
+
+_GENERIC_OP = re.compile(r'^(?:(%[^=]+?)\s*=\s*)?"[^"]+"\(([^)]*)\)')
+"""An op as the driver prints it (generic form): its results and its operands."""
+
+
+def _generic_names(top: Op) -> dict[Value, str]:
+    """Each value's name as MLIR's printer numbers it in generic form from ``top``: a region's
+    values numbered after all of its parent region's, entry block arguments ``argN``, an op's
+    results one number (``%5``, ``%5#1`` when several)."""
+    names: dict[Value, str] = {}
+    work: list[tuple[Region, int, int]] = [(r, 0, 0) for r in reversed(top.regions)]
+    while work:
+        region, value, argument = work.pop()
+        for number, block in enumerate(region.blocks):
+            for arg in block.args:
+                if number == 0:
+                    names[arg] = f"arg{argument}"
+                    argument += 1
+                else:
+                    names[arg] = str(value)
+                    value += 1
+            for op in block.ops:
+                if not op.results:
+                    continue
+                if len(op.results) == 1:
+                    names[op.results[0]] = str(value)
+                else:
+                    for index, result in enumerate(op.results):
+                        names[result] = f"{value}#{index}"
+                value += 1
+        nested = [(r, value, argument) for b in region.blocks for op in b.ops for r in op.regions]
+        work.extend(reversed(nested))
+    return names
+
+
+def _printed_as(op: Op, names: Mapping[Value, str]) -> tuple[str, list[str]]:
+    """How ``op``'s results and operands print in generic form: ``%5`` (``%5:2``), ``[%3, %arg0]``."""
+    results = ""
+    if len(op.results) == 1:
+        results = "%" + names.get(op.results[0], "?")
+    elif op.results:
+        results = "%" + names.get(op.results[0], "?").partition("#")[0] + f":{len(op.results)}"
+    return results, sorted("%" + names.get(v, "?") for v in op.operands)
+
+
+def _erase_dead(top: Op, actions: Sequence[DriverAction]) -> tuple[list[Op], int]:
+    """The ops ``actions`` say the driver erased as trivially dead, erased from ``top`` in order:
+    each the one op of its name whose results nothing uses and that prints as the log printed it
+    (generic value numbers counted afresh after each erasure).  Stops at the first action that is
+    no such erasure or finds no one op: how many were followed is the second answer."""
+    erased: list[Op] = []
+    for count, action in enumerate(actions):
+        if action.outcome != TRIVIALLY_DEAD or [e[0] for e in action.events] != ["Erase"]:
+            return erased, count
+        used = {value for op in top.walk() for value in op.operands}
+        found = [
+            op
+            for op in top.walk()
+            if op.name == action.name
+            and op is not top
+            and op.parent is not None
+            and not any(value in used for value in op.results)
+        ]
+        printed = _GENERIC_OP.match(action.printed)
+        if printed is not None:
+            names = _generic_names(top)
+            wanted = (
+                (printed.group(1) or "").strip(),
+                sorted(v.strip() for v in printed.group(2).split(",") if v.strip()),
+            )
+            found = [op for op in found if _printed_as(op, names) == wanted]
+        elif action.printed:
+            return erased, count
+        if len(found) != 1:
+            return erased, count
+        op = found[0]
+        assert op.parent is not None
+        op.parent.ops.remove(op)
+        erased.append(op)
+    return erased, len(actions)
 
 
 def _adopt(top: Op, state: IRData) -> None:
@@ -227,30 +397,46 @@ def _match_unlocated(old: Op, new: Op, ids: Ids) -> None:
 
 @dataclass
 class _Chain:
-    """The snapshots of one pass's pattern applications, matched one to the next."""
+    """The snapshots of one pass's pattern applications (and of the greedy driver's logged
+    erasures between and after them), matched one to the next."""
 
+    names: list[str]
+    """Each step's name: its pattern's, or ``DEAD_STEP``."""
     deltas: list[Delta]
     roots: list[str | None]
     last: Op
     flat: Flat
 
 
-def _chain(before: Op, applications: Sequence[Application], base: Ids, known: _Known) -> _Chain:
-    """Each application's IR spliced into the module and matched against the one before."""
+def _chain(before: Op, log: DriverLog, base: Ids, known: _Known) -> _Chain:
+    """Each application's IR spliced into the module and matched against the one before; the
+    ops the driver erased as trivially dead before it, and after the last, erased as the log
+    says, each run of them a step."""
     ids = Ids(next=base.next.copy())
     top = before
     flat = flatten(top)
     known.learn(top)
-    deltas: list[Delta] = []
-    roots: list[str | None] = []
-    for number, application in enumerate(applications):
+    chain = _Chain([], [], [], top, flat)
+
+    def step(name: str, root: str | None) -> None:
+        new_flat = flatten(chain.last)
+        delta = diff(chain.flat, new_flat)
+        chain.names.append(name)
+        chain.deltas.append(delta)
+        chain.roots.append(root)
+        chain.flat = new_flat
+
+    for number, application in enumerate(log.applications):
+        erased, _ = _erase_dead(chain.last, application.outside)
+        if erased:
+            step(DEAD_STEP, erased[0].id if len(erased) == 1 else None)
         try:
             printed = read_ir(application.ir).top
         except ReadError as exc:
             raise InputError(
                 f"{application.pattern} (application {number + 1}): its IR does not read: {exc}"
             ) from None
-        old = _scoped(top, printed)
+        old = _scoped(chain.last, printed)
         if old is None:
             raise InputError(
                 f"{application.pattern} (application {number + 1}): the {printed.name} "
@@ -261,21 +447,22 @@ def _chain(before: Op, applications: Sequence[Application], base: Ids, known: _K
         _follow_log(application, located, printed, ids)
         known.fill(printed)
         _keep_located_text(printed, located)
-        if old is top:
-            top = printed
+        if old is chain.last:
+            chain.last = printed
         else:
             block = old.parent
             assert block is not None
             printed.parent = block
             block.ops[block.ops.index(old)] = printed
         known.learn(printed)
-        new_flat = flatten(top)
-        delta = diff(flat, new_flat)
-        deltas.append(delta)
-        roots.append(_root(application, delta, flat))
-        flat = new_flat
+        before_flat = chain.flat
+        step(application.pattern, None)
+        chain.roots[-1] = _root(application, chain.deltas[-1], before_flat)
+    erased, _ = _erase_dead(chain.last, log.after)
+    if erased:
+        step(DEAD_STEP, erased[0].id if len(erased) == 1 else None)
     base.next = ids.next
-    return _Chain(deltas, roots, top, flat)
+    return chain
 
 
 def _follow_log(application: Application, old: Mapping[str, Op], printed: Op, ids: Ids) -> None:
@@ -464,16 +651,15 @@ def _next_ids(trace: Trace) -> Ids:
     return ids
 
 
-def _expand(
-    target: _Target, applications: Sequence[Application], base: Ids
-) -> tuple[_Chain, Delta, dict[str, str]]:
-    """The pattern steps of one pass, what is left from the last one to the pass's output, and
-    the ids the steps after the pass must take: the chain's matching decides which op of the
-    output is which (its op by op view), where the trace's matched the pass's input to its
-    output at once and may have told alike ops apart otherwise."""
+def _expand(target: _Target, log: DriverLog, base: Ids) -> tuple[_Chain, dict[str, str]]:
+    """The steps of one pass, the last ending at its output (what is left after the last change
+    the log shows is a step of its own, ``UNLOGGED_STEP``), and the ids the steps after the pass
+    must take: the chain's matching decides which op of the output is which (its op by op view),
+    where the trace's matched the pass's input to its output at once and may have told alike
+    ops apart otherwise."""
     assert target.before is not None and target.after is not None
     scratch = Ids(next=base.next.copy())
-    first = _chain(_read_state(target.before), applications, scratch, _Known())
+    first = _chain(_read_state(target.before), log, scratch, _Known())
     output = _read_state(target.after)
     after_text = ir_text(target.after)
     probe = read_ir(after_text).top
@@ -487,9 +673,17 @@ def _expand(
         theirs.id = mine.id
     known = _Known()
     known.learn_output(output)
-    second = _chain(_read_state(target.before), applications, base, known)
+    second = _chain(_read_state(target.before), log, base, known)
     base.next = scratch.next
-    return second, diff(second.flat, flatten(output)), ids
+    rest = diff(second.flat, flatten(output))
+    if any(rest.values()):
+        only_locations = set(rest) == {"ops_modified"} and all(
+            set(change) <= {"id", "loc"} for change in rest.get("ops_modified", [])
+        )
+        second.names.append(LOCATIONS_STEP if only_locations else UNLOGGED_STEP)
+        second.deltas.append(rest)
+        second.roots.append(None)
+    return second, ids
 
 
 def _align(last: Op, output: Op) -> bool:
@@ -577,9 +771,10 @@ def record_rewrites(
     python: str | None = None,
 ) -> Trace:
     """``trace`` (``capture_triton``'s) with each step of ``passes`` (pass arguments such as
-    ``tritongpu-remove-layout-conversions``, or names) expanded into one ``rewrite`` step per
-    pattern application MLIR's log shows, each named after its pattern, before the pass's own
-    step (what is left after the last application).  ``target`` (``cuda:90``) and ``options``: the
+    ``tritongpu-remove-layout-conversions``, or names) expanded into ``rewrite`` steps: one per
+    pattern application MLIR's log shows, named after its pattern, one per run of trivially dead
+    ops the greedy driver erased, and one of what is left to the pass's output, if anything;
+    the pass's own step after them changes nothing.  ``target`` (``cuda:90``) and ``options``: the
     compile's, for passes that take options; ``python``: the interpreter with the Triton that compiled it."""
     if not passes:
         return trace
@@ -617,17 +812,16 @@ def record_rewrites(
         before = copy.deepcopy(state)
         apply_delta(state, delta)
         item, answer, log = job
-        applications = _applications(item, answer, log, known)
-        if not applications:
+        driver = _applications(item, answer, log, known)
+        if not driver.applications:
             notes.append(f"--rewrites {item.argument} (step {item.index}): the pass applied no pattern")
             result.steps.append(dataclasses.replace(step, index=len(result.steps)))
             continue
-        chain, residual, ids = _expand(
-            dataclasses.replace(item, before=before, after=state), applications, base
-        )
+        chain, ids = _expand(dataclasses.replace(item, before=before, after=state), driver, base)
         renames.append(ids)
+        # The steps after the pass follow the chain's ids: the state does too.
         state = before
-        for application, root, change in zip(applications, chain.roots, chain.deltas, strict=True):
+        for name, root, change in zip(chain.names, chain.roots, chain.deltas, strict=True):
             apply_delta(state, change)
             result.steps.append(
                 Step(
@@ -635,19 +829,17 @@ def record_rewrites(
                     kind="rewrite",
                     pass_name=step.pass_name,
                     pass_index=step.pass_index,
-                    name=application.pattern,
+                    name=name,
                     root=root,
                     delta=change,
                 )
             )
-        apply_delta(state, residual)
-        end = dataclasses.replace(step, index=len(result.steps), delta=residual)
-        if end.changed:
+        if chain.names[-1] in (UNLOGGED_STEP, LOCATIONS_STEP):
             notes.append(
-                f"--rewrites {item.argument} (step {item.index}): the pass changed the IR after its last "
-                "pattern application (the greedy driver's erasures of dead ops, or its own code); its step "
-                "holds those changes"
+                f"--rewrites {item.argument} (step {item.index}): the pass changed the IR after the last "
+                f"change MLIR's log shows; the step '{chain.names[-1]}' holds those changes"
             )
+        end = dataclasses.replace(step, index=len(result.steps), delta=Delta())
         result.steps.append(end)
     if notes:
         imported = result.meta.get("imported")
@@ -656,9 +848,7 @@ def record_rewrites(
     return result
 
 
-def _applications(
-    item: _Target, answer: Mapping[str, str], log: str, known: Sequence[str]
-) -> list[Application]:
+def _applications(item: _Target, answer: Mapping[str, str], log: str, known: Sequence[str]) -> DriverLog:
     """The pattern applications the child's log of ``item`` shows, or InputError saying why not."""
     where = f"--rewrites {item.argument} (step {item.index})"
     error = answer.get("error")
