@@ -28,6 +28,7 @@ from passviz.importer.compiler_run import (
 )
 from passviz.ir.errors import PipelineError
 from passviz.pipelines import load_trace, record
+from passviz.trace.apply import apply_delta, initial_state
 from passviz.trace.model import Trace
 from tests.conftest import iree_opt, iree_opt_missing, need
 from tests.iree_support import MODELS
@@ -99,6 +100,27 @@ def after_snapshots(dump: str) -> list[str]:
     """The IR printed after each pass, in order, cut at the banners."""
     parts = re.split(r"^// -----// IR Dump After .*//----- //$", dump, flags=re.M)
     return [part.strip() for part in parts[1:]]
+
+
+ATTEMPT = re.compile(
+    r"apply-pattern pattern: \(anonymous namespace\)::(\w+) \((?:[^=(]* = )?([\w.]+)\b.*? (loc\(.*\))\)`"
+)
+"""An attempt in an action log (printed with ``--mlir-print-debuginfo``): its pattern, its op's
+name and location."""
+
+
+def roots_matched(trace: Trace) -> list[tuple[str, str, str]]:
+    """Each pattern step's pattern, and its root's name and location in the IR before it."""
+    assert trace.initial is not None
+    state = initial_state(trace.initial)
+    roots: list[tuple[str, str, str]] = []
+    for step in trace.steps:
+        if step.kind == "rewrite" and step.name != WITHOUT_PATTERNS:
+            assert step.root is not None, f"step {step.index} ({step.name}) has no root"
+            op = state.ops[step.root]
+            roots.append((step.name or "", op.name, op.loc or ""))
+        apply_delta(state, step.delta)
+    return roots
 
 
 def ir_after(trace: Trace, index: int) -> str:
@@ -220,9 +242,26 @@ def test_canonicalize_rewrite_by_rewrite_is_iree_opts(tmp_path: Path) -> None:
     expected = [s.name for s in own.steps if s.kind == "rewrite" and "-" not in (s.name or "-")]
     assert rewrites == expected == ["AddIAddConstant", "AddIAddConstant", "SubIRHSAddConstant"]
     logged = tmp_path / "actions.log"
-    tool(str(source), "--canonicalize", f"--log-actions-to={logged}", "-o", "/dev/null")
-    tried = set(re.findall(r"apply-pattern pattern: \(anonymous namespace\)::(\w+)", logged.read_text()))
-    assert set(rewrites) <= tried
+    tool(
+        str(source),
+        "--canonicalize",
+        "--mlir-print-debuginfo",
+        f"--log-actions-to={logged}",
+        "-o",
+        "/dev/null",
+    )
+    tried = set(ATTEMPT.findall(logged.read_text()))
+    assert set(rewrites) <= {pattern for pattern, _, _ in tried}
+    # Each pattern step's root is the op its pattern matched: an op the action log says that
+    # pattern was tried on, at its location; here the outer add (sub) of each chain rewritten.
+    chains = [
+        f'loc("{source}":{number}:{line.index("arith.") + 1})'
+        for number, line in enumerate(text.splitlines(), 1)
+        if re.search(r"%8 = arith\.(addi|subi) %7, %c7 ", line)
+    ]
+    roots = roots_matched(trace)
+    assert [loc for _, _, loc in roots] == chains
+    assert set(roots) <= tried, roots
     for step in trace.steps:
         if step.kind == "rewrite":
             assert step.changed, step.name
@@ -241,8 +280,16 @@ def test_each_rewrite_step_is_a_change_the_counter_shows(tmp_path: Path) -> None
     source.write_text(SMALL, encoding="utf-8")
     trace = trace_compiler(CompilerRun(iree_opt()), str(source), "canonicalize,cse", rewrites=True).trace
     logged = tmp_path / "actions.log"
-    tool(str(source), "--canonicalize", f"--log-actions-to={logged}", "-o", "/dev/null")
-    attempts = re.findall(r"apply-pattern pattern: \(anonymous namespace\)::(\w+)", logged.read_text())
+    tool(
+        str(source),
+        "--canonicalize",
+        "--mlir-print-debuginfo",
+        f"--log-actions-to={logged}",
+        "-o",
+        "/dev/null",
+    )
+    tried = ATTEMPT.findall(logged.read_text())
+    attempts = [pattern for pattern, _, _ in tried]
     # Every value of the counter, run: each change is one rewrite step, named after that attempt.
     outputs = [
         tool(
@@ -257,6 +304,8 @@ def test_each_rewrite_step_is_a_change_the_counter_shows(tmp_path: Path) -> None
     steps = [s for s in trace.steps if s.kind == "rewrite" and s.name != WITHOUT_PATTERNS]
     assert [s.name for s in steps] == [attempts[n - 1] for n in changes]
     assert [s.name for s in steps] == ["AddIAddConstant"]
+    # Each step's root: the op of the attempt that made its change, by name and location.
+    assert roots_matched(trace) == [tried[n - 1] for n in changes]
     for step in steps:
         assert step.pass_name == "canonicalize"
     first = next(i for i, s in enumerate(trace.steps) if s.name == WITHOUT_PATTERNS)

@@ -18,7 +18,8 @@ from pathlib import Path
 from passviz.importer.dump import Banner, ImportReport, import_text, split_dump
 from passviz.importer.text import TextReplayer
 from passviz.ir.errors import InputError, PipelineError
-from passviz.trace.model import Delta, Step, StepKind
+from passviz.trace.apply import IRData, apply_delta, initial_state
+from passviz.trace.model import Delta, Step, StepKind, Trace
 
 PRINTING = (
     "--mlir-print-ir-after-all",
@@ -82,10 +83,17 @@ class RewriteRecord:
     """Each counter value run, and what the tool printed after the execution."""
     patterns: list[str]
     """The pattern of each attempt of the execution, in order."""
+    ops: list[str] = field(default_factory=lambda: list[str]())
+    """The op each attempt was on, as the action log prints it."""
 
     def pattern(self, count: int) -> str:
         """The pattern whose application made the change at counter value ``count``."""
         return self.patterns[count - self.first - 1]
+
+    def op(self, count: int) -> str:
+        """The op that application matched, as the action log printed it ("" where it did not)."""
+        index = count - self.first - 1
+        return self.ops[index] if index < len(self.ops) else ""
 
 
 class _CounterBreaks(Exception):
@@ -353,6 +361,8 @@ class _Planned:
     banner: bool = True
     before: str = ""
     """What the tool printed between the dump before and this step's (its diagnostics)."""
+    matched: str = ""
+    """A pattern step's: the op its pattern matched, as the action log printed it."""
 
 
 def trace_compiler(
@@ -365,7 +375,8 @@ def trace_compiler(
 ) -> ImportReport:
     """Run ``spec`` through the tool on ``input_path`` and import what it printed: one step per
     pass execution; those of the passes in ``rewrites`` (True: every pass that applies patterns)
-    one step per pattern application, between a pass-begin and a pass-end."""
+    one step per pattern application, between a pass-begin and a pass-end, each with its root:
+    the op the action log says the pattern was tried on, found by its location."""
     pipeline, offset = tool_pipeline(spec)
     name = Path(run.tool).name
     if any(flag.lstrip("-").startswith("split-input-file") for flag in run.flags):
@@ -517,7 +528,9 @@ def _bisect(
     first = [point for i, end in enumerate(ends) if end in surely for point in (points[i], points[i + 1])]
     changes = change_points(remembered, points, jobs or os.cpu_count() or 1, first)
     attempts = len(execution.patterns)
-    return RewriteRecord(-1, banner.argument, start, attempts, changes, runs[0], evaluate, execution.patterns)
+    return RewriteRecord(
+        -1, banner.argument, start, attempts, changes, runs[0], evaluate, execution.patterns, execution.ops
+    )
 
 
 def _build(
@@ -547,7 +560,7 @@ def _build(
             for count in record.changes:
                 pattern = record.pattern(count)
                 sections.append(_banner_line(banner, "rewrite") + record.snapshots[count])
-                planned.append(_Planned("rewrite", argument, pattern))
+                planned.append(_Planned("rewrite", argument, pattern, matched=record.op(count)))
         sections.append(_banner_line(banner) + banner.text)
         before = banners[index - 1].text if index else preamble
         planned.append(_Planned("pass-end", argument, banner.label, before=before))
@@ -574,9 +587,46 @@ def _build(
         step.name = plan.name
         out.append(step)
     trace.steps = out
+    _give_roots(trace, [p.matched for p in planned])
     info = trace.meta.get("imported")
     if info is not None:
         info["notes"] = [*notes, *info.get("notes", [])]
     trace.meta["pipeline"] = pipeline
     trace.replayer = TextReplayer
     return report
+
+
+_LOCATED = re.compile(r"\s(loc\(.*\))\s*$")
+"""An op's location at the end of its printed text (``--mlir-print-debuginfo``)."""
+
+
+def _give_roots(trace: Trace, matched: Sequence[str]) -> None:
+    """Give each pattern step (``matched``: each step's op, as the action log printed it) the id
+    of that op in the IR before it: the one op of its name at its location, or, where several
+    are (a pattern's new ops take the location of the op they replace), the one of them that the
+    step erased or changed; no root where that is not one op."""
+    if trace.initial is None or not any(matched):
+        return
+    state = initial_state(trace.initial)
+    for step, text in zip(trace.steps, matched, strict=True):
+        if text:
+            step.root = _matched_op(state, text, step.delta)
+        apply_delta(state, step.delta)
+
+
+def _matched_op(state: IRData, text: str, delta: Delta) -> str | None:
+    """The id of the op that the action log printed as ``text``, in ``state``, or None."""
+    name = _op_name(text).strip('"')
+    located = _LOCATED.search(text)
+    if located is None:
+        return None
+    loc = _spaceless(located.group(1))
+    found = [i for i, op in state.ops.items() if op.name == name and _spaceless(op.loc or "") == loc]
+    if len(found) > 1:
+        changed = {*delta.get("ops_erased", []), *(c["id"] for c in delta.get("ops_modified", []))}
+        found = [i for i in found if i in changed]
+    return found[0] if len(found) == 1 else None
+
+
+def _spaceless(text: str) -> str:
+    return re.sub(r"\s+", "", text)
