@@ -406,6 +406,9 @@ class _Chain:
     roots: list[str | None]
     last: Op
     flat: Flat
+    unplaced: dict[int, int] = field(default_factory=lambda: dict[int, int]())
+    """By step: how many of the driver's logged changes before it (or, for the last step, after
+    the last application) no step of their own shows, so that it holds them."""
 
 
 def _chain(before: Op, log: DriverLog, base: Ids, known: _Known) -> _Chain:
@@ -427,9 +430,11 @@ def _chain(before: Op, log: DriverLog, base: Ids, known: _Known) -> _Chain:
         chain.flat = new_flat
 
     for number, application in enumerate(log.applications):
-        erased, _ = _erase_dead(chain.last, application.outside)
+        erased, followed = _erase_dead(chain.last, application.outside)
         if erased:
             step(DEAD_STEP, erased[0].id if len(erased) == 1 else None)
+        if followed < len(application.outside):
+            chain.unplaced[len(chain.names)] = len(application.outside) - followed
         try:
             printed = read_ir(application.ir).top
         except ReadError as exc:
@@ -458,9 +463,11 @@ def _chain(before: Op, log: DriverLog, base: Ids, known: _Known) -> _Chain:
         before_flat = chain.flat
         step(application.pattern, None)
         chain.roots[-1] = _root(application, chain.deltas[-1], before_flat)
-    erased, _ = _erase_dead(chain.last, log.after)
+    erased, followed = _erase_dead(chain.last, log.after)
     if erased:
         step(DEAD_STEP, erased[0].id if len(erased) == 1 else None)
+    if followed < len(log.after):
+        chain.unplaced[len(chain.names)] = len(log.after) - followed
     base.next = ids.next
     return chain
 
@@ -821,8 +828,17 @@ def record_rewrites(
         renames.append(ids)
         # The steps after the pass follow the chain's ids: the state does too.
         state = before
-        for name, root, change in zip(chain.names, chain.roots, chain.deltas, strict=True):
+        for position, (name, root, change) in enumerate(
+            zip(chain.names, chain.roots, chain.deltas, strict=True)
+        ):
             apply_delta(state, change)
+            if position in chain.unplaced:
+                notes.append(
+                    f"--rewrites {item.argument}: step {len(result.steps)} ({name}) also holds "
+                    f"{chain.unplaced[position]} changes the greedy driver logged before it without the IR "
+                    "after them, which passviz could not place (they follow changes the log does not show, "
+                    "such as the pass's own code between two greedy driver runs)"
+                )
             result.steps.append(
                 Step(
                     index=len(result.steps),
