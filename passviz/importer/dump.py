@@ -4,8 +4,11 @@ trace: one step per printed pass, ops matched from each snapshot to the next."""
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import re
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -374,92 +377,192 @@ class _Importer:
         self.stats.append(stats)
 
 
-def import_text(text: str, *, name: str = "<dump>", input_ir: str | None = None) -> ImportReport:
-    """The trace of the IR-printing output ``text``; ``input_ir``: the IR before the first pass,
-    for a dump printed after each pass (which does not hold it)."""
-    # Diagnostics before the first banner; those after a snapshot are read with its banner's text.
-    # Either kind was printed while the next pass ran: its step carries them.
-    preamble = _diagnostics(text[: max(text.find(_MARK), 0)])[1]
-    sections = split_dump(text)
-    importer = _Importer()
-    lines: LineCache = {}
-    if input_ir is not None:
-        importer.start(read_ir(input_ir, lines))
-    pending: Banner | None = None
-    diagnostics = preamble
-    printing: set[str] = set()
-    first_after: str | None = None
-    previous: tuple[str, str | None, str | None] | None = None
-    for banner in sections.banners:
+@contextlib.contextmanager
+def gc_relaxed() -> Iterator[None]:
+    """Python's cyclic garbage collector run less often for the block's duration, then as it was:
+    reading a dump allocates millions of objects that live on (each snapshot's ops), and the
+    collections their number sets off otherwise take a third of an import's time."""
+    before = gc.get_threshold()
+    gc.set_threshold(100_000, 20, 100)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
+
+
+class DumpImport:
+    """An IR dump read as it is written: ``feed`` it the text as it comes, in pieces of any size;
+    each snapshot is read and matched as soon as the next banner shows it whole; ``finish`` reads
+    the last and gives the report, the same as ``import_text`` of the whole text."""
+
+    def __init__(self, *, input_ir: str | None = None) -> None:
+        self.importer = _Importer()
+        self.lines: LineCache = {}
+        self.input_ir = input_ir
+        self.preamble = False
+        """Whether the text before the first banner has been read."""
+        self.started = False
+        """Whether a banner has been read (and ``input_ir`` before it)."""
+        self.held: list[str] = []
+        """Text not read yet: from the last banner on (the section it opens may go on)."""
+        self.edge = ""
+        """The last characters held, where a banner's mark may have begun."""
+        self.banners = 0
+        self.stage: str | None = None
+        self.skipped: list[str] = []
+        self.pending: Banner | None = None
+        self.diagnostics: list[str] = []
+        self.printing: set[str] = set()
+        self.first_after: str | None = None
+        self.previous: tuple[str, str | None, str | None] | None = None
+
+    def feed(self, text: str, *, at_banner: bool = False) -> None:
+        """Take the next piece of the dump; read each section it completes (all of them where
+        ``at_banner``: a banner begins right after the piece)."""
+        if at_banner:
+            held = "".join([*self.held, text])
+            self.held, self.edge = [], ""
+            if held:
+                self._sections(held, last=False)
+            return
+        if _MARK not in self.edge + text:
+            self.held.append(text)
+            self.edge = (self.edge + text)[-len(_MARK) :]
+            return
+        held = "".join([*self.held, text])
+        cut = held.rfind(_MARK)
+        self.held, self.edge = [held[cut:]], held[-len(_MARK) :]
+        if cut > 0:
+            self._sections(held[:cut], last=False)
+
+    def finish(self, name: str = "<dump>") -> ImportReport:
+        """Read what is left (the last section goes to the end of the text) and give the report."""
+        held = "".join(self.held)
+        self.held, self.edge = [], ""
+        self._sections(held, last=True)
+        if not self.banners:
+            raise ReadError("no IR dump banner (// -----// IR Dump ... //----- //) in the text")
+        return self._report(name)
+
+    def _sections(self, text: str, *, last: bool) -> None:
+        """Read the sections of ``text``, which ends where a banner begins (or, ``last``, where the
+        dump ends): each banner on a line of its own, as ``split_dump`` cuts them."""
+        if not self.preamble:
+            self.preamble = True
+            first = text.find(_MARK)
+            # Diagnostics before the first banner (this text ends where one begins, unless it is
+            # the last): the first step carries them.
+            self.diagnostics = _diagnostics(text[: first if first >= 0 else 0 if last else len(text)])[1]
+        text = _own_lines(text)
+        if not last and text and not text.endswith("\n"):
+            # A banner begins right after: on a line of its own (``_own_lines`` of the whole).
+            text += "\n"
+        matches = list(_BANNER.finditer(text))
+        if matches and not self.started:
+            self.started = True
+            if self.input_ir is not None:
+                self.importer.start(read_ir(self.input_ir, self.lines))
+        self.banners += len(matches)
+        for index, found in enumerate(matches):
+            end = matches[index + 1].start() if index + 1 < len(matches) else len(text)
+            banner = read_banner(found.group(1))
+            if banner is None:
+                marked = _STAGE.match(found.group(1))
+                if marked is not None:
+                    self.stage = marked.group(1)
+                else:
+                    self.skipped.append(found.group(1))
+                continue
+            banner.text = text[found.end() : end]
+            banner.stage = self.stage
+            self._banner(banner)
+
+    def _banner(self, banner: Banner) -> None:
+        """One pass's section: its snapshot read and matched, or a step that changes nothing where
+        it prints what the one before printed. Diagnostics after a snapshot were printed while the
+        next pass ran: its step carries them."""
+        importer = self.importer
         body, found = _diagnostics(banner.text)
-        printing.add(banner.when)
+        self.printing.add(banner.when)
         printed = (body, banner.scope_op, banner.scope_symbol)
-        same = printed == previous and not found and not banner.failed and importer.top is not None
+        same = printed == self.previous and not found and not banner.failed and importer.top is not None
         if same and banner.when == "after":
             importer.unchanged(banner)
-            diagnostics = found
-            continue
-        if same and pending is not None and not pending.failed:
-            importer.unchanged(pending)
-            pending = banner
-            diagnostics = found
-            continue
+            self.diagnostics = found
+            return
+        if same and self.pending is not None and not self.pending.failed:
+            importer.unchanged(self.pending)
+            self.pending = banner
+            self.diagnostics = found
+            return
         try:
-            snapshot = read_ir(body, lines)
+            snapshot = read_ir(body, self.lines)
         except ReadError as exc:
             importer.notes.append(f"{banner.label}: its IR does not read ({exc}); left out")
-            continue
-        previous = printed
+            return
+        self.previous = printed
         if importer.top is None:
             importer.start(snapshot)
             if banner.when == "after":
-                first_after = banner.label
-            pending = banner if banner.when == "before" else None
-            diagnostics = found
-            continue
+                self.first_after = banner.label
+            self.pending = banner if banner.when == "before" else None
+            self.diagnostics = found
+            return
         if banner.when == "after":
-            importer.step(banner, snapshot, diagnostics)
-            pending = None
-        elif pending is not None:
-            importer.step(pending, snapshot, diagnostics)
-            pending = banner
+            importer.step(banner, snapshot, self.diagnostics)
+            self.pending = None
+        elif self.pending is not None:
+            importer.step(self.pending, snapshot, self.diagnostics)
+            self.pending = banner
         else:
-            pending = banner
-        diagnostics = found
-    if first_after is not None:
-        importer.notes.append(
-            f"the IR before the first pass ({first_after}) is not in the dump: the trace starts after it "
-            "(give the input IR to start before it)"
+            self.pending = banner
+        self.diagnostics = found
+
+    def _report(self, name: str) -> ImportReport:
+        importer = self.importer
+        if self.first_after is not None:
+            importer.notes.append(
+                f"the IR before the first pass ({self.first_after}) is not in the dump: the trace starts "
+                "after it (give the input IR to start before it)"
+            )
+        if self.pending is not None and "after" not in self.printing:
+            importer.notes.append(
+                f"the IR after the last pass ({self.pending.label}) is not in the dump: a dump printed "
+                "before each pass (as MLIR_ENABLE_DUMP prints) ends at the last pass's input"
+            )
+        if self.skipped:
+            importer.notes.append(
+                f"{len(self.skipped)} dumps that are no pass's were left out ({self.skipped[0]}, ...)"
+            )
+        if importer.initial is None:
+            raise ReadError("the dump holds no IR that reads")
+        info = ImportInfo(dump=name, printing="+".join(sorted(self.printing)))
+        if importer.notes:
+            info["notes"] = importer.notes
+        meta = TraceMeta(
+            input=name,
+            pipeline=",".join(importer.passes),
+            passviz_version=__version__,
+            xdsl_version=_xdsl_version(),
+            verify_each="off",
+            imported=info,
         )
-    if pending is not None and "after" not in printing:
-        importer.notes.append(
-            f"the IR after the last pass ({pending.label}) is not in the dump: a dump printed before "
-            "each pass (as MLIR_ENABLE_DUMP prints) ends at the last pass's input"
+        if importer.kinds:
+            meta["aliases"] = importer.kinds
+        failed = any(step.flag is not None for step in importer.steps)
+        trace = Trace(
+            meta=meta, initial=importer.initial, steps=importer.steps, status="failed" if failed else "ok"
         )
-    if sections.skipped:
-        importer.notes.append(
-            f"{len(sections.skipped)} dumps that are no pass's were left out ({sections.skipped[0]}, ...)"
-        )
-    if importer.initial is None:
-        raise ReadError("the dump holds no IR that reads")
-    info = ImportInfo(dump=name, printing="+".join(sorted(printing)))
-    if importer.notes:
-        info["notes"] = importer.notes
-    meta = TraceMeta(
-        input=name,
-        pipeline=",".join(importer.passes),
-        passviz_version=__version__,
-        xdsl_version=_xdsl_version(),
-        verify_each="off",
-        imported=info,
-    )
-    if importer.kinds:
-        meta["aliases"] = importer.kinds
-    failed = any(step.flag is not None for step in importer.steps)
-    trace = Trace(
-        meta=meta, initial=importer.initial, steps=importer.steps, status="failed" if failed else "ok"
-    )
-    return ImportReport(trace, importer.stats)
+        return ImportReport(trace, importer.stats)
+
+
+def import_text(text: str, *, name: str = "<dump>", input_ir: str | None = None) -> ImportReport:
+    """The trace of the IR-printing output ``text``; ``input_ir``: the IR before the first pass,
+    for a dump printed after each pass (which does not hold it)."""
+    with gc_relaxed():
+        stream = DumpImport(input_ir=input_ir)
+        stream.feed(text)
+        return stream.finish(name)
 
 
 def import_path(path: str | Path, *, input_ir: str | None = None) -> ImportReport:

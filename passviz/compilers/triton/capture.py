@@ -26,23 +26,29 @@ along the ``print-after-all`` that Triton's switch turns on for good.
 from __future__ import annotations
 
 import base64
+import codecs
 import contextlib
 import importlib
 import importlib.util
 import inspect
+import io
 import json
 import os
 import re
+import select
+import signal
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from passviz.compilers.triton.rewrites import record_rewrites
 from passviz.importer import TextReplayer, import_text
+from passviz.importer.dump import DumpImport, gc_relaxed
 from passviz.importer.reader import ReadError
 from passviz.ir.errors import InputError
 from passviz.trace.model import CompiledKernel, StageOutput, Trace
@@ -197,10 +203,13 @@ class _Compiled:
     metadata: dict[str, Any]
     """The fields of ``compiled.metadata`` a launch needs."""
     dump: str
-    """The MLIR dump, each stage's passes after a ``passviz stage NAME`` banner."""
+    """The MLIR dump, each stage's passes after a ``passviz stage NAME`` banner ("" where
+    ``reading`` read it as it was written)."""
     stream: str
     """What the compile wrote to standard error (LLVM's dumps with ``llvm_passes``), each stage
     after a ``passviz stage NAME`` banner too."""
+    reading: DumpImport | None = None
+    """The dump, read while the compile wrote it, all but what ``DumpImport.finish`` reads."""
 
 
 _LAUNCH_FIELDS = (
@@ -216,6 +225,8 @@ _LAUNCH_FIELDS = (
     "launch_pdl",
 )
 _MARKER = re.compile(r'passviz\.stage = "([\w.-]+)"')
+_LINE_BANNER = "\n// -----// "
+"""A banner at the start of a line: where ``_marked_stages`` cuts the dump."""
 
 
 def _compile_forked(
@@ -242,23 +253,141 @@ def _compile_forked(
             result.write_text(json.dumps({"error": f"{type(exc).__name__}: {exc}"}))
         finally:
             os._exit(code)
-    os.waitpid(pid, 0)
+    marked = _MarkedStages(DumpImport())
+    try:
+        _read_while_compiling(pid, dump, marked)
+    except BaseException:
+        # The capture stops here (an interrupt, a bug): so does the compile.
+        with contextlib.suppress(ProcessLookupError, ChildProcessError):
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        raise
     if not result.exists():
         raise InputError("triton.compile died in the capture's child process")
     found = json.loads(result.read_text(encoding="utf-8"))
     if "error" in found:
         raise InputError(f"triton.compile of {_kernel_name(source.fn)} failed: {found['error']}")
-    text = dump.read_text(encoding="utf-8", errors="replace") if dump.exists() else ""
-    if not _MARKER.search(text):
+    if not marked.marked:
         return None
+    if marked.failed is not None:
+        raise InputError(f"{_kernel_name(source.fn)}: the compile's IR dump does not read: {marked.failed}")
     asm = dict(found["asm"])
     asm["cubin"] = base64.b64decode(found["cubin"]) if found.get("cubin") is not None else None
     return _Compiled(
         asm={key: value for key, value in asm.items() if value is not None},
         metadata=found["metadata"],
-        dump=_marked_stages(text),
+        dump="",
         stream=stream.read_text(encoding="utf-8", errors="replace"),
+        reading=marked.into,
     )
+
+
+def _read_while_compiling(pid: int, dump: Path, marked: _MarkedStages) -> None:
+    """Read the dump the forked compile ``pid`` writes to ``dump`` as it comes, into ``marked``,
+    until the compile ends: the passes' snapshots are read on this core while the compile goes
+    on on another. Text as ``Path.read_text`` gives it (UTF-8, bad bytes replaced, any line
+    ending as ``\\n``), piece by piece."""
+    decoder = io.IncrementalNewlineDecoder(codecs.getincrementaldecoder("utf-8")(errors="replace"), True)
+    waiting = _ExitWait(pid)
+    source: BinaryIO | None = None
+    try:
+        with gc_relaxed():
+            while True:
+                ended = waiting.ended()
+                if source is None and dump.exists():
+                    source = open(dump, "rb", buffering=0)  # noqa: SIM115 (closed below)
+                piece = source.read() if source is not None else None
+                if piece:
+                    marked.feed(decoder.decode(piece))
+                if ended:
+                    break
+                if not piece:
+                    waiting.wait(0.01)
+            marked.feed(decoder.decode(b"", final=True))
+            marked.close()
+    finally:
+        waiting.close()
+        if source is not None:
+            source.close()
+
+
+class _ExitWait:
+    """Waiting for a child process to end, a while at a time: on its pidfd where the system has
+    them (woken as it ends), else by sleeping."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.done = False
+        self.fd: int | None = None
+        with contextlib.suppress(AttributeError, OSError):
+            self.fd = os.pidfd_open(pid)
+
+    def ended(self) -> bool:
+        """Whether the child has ended (and been reaped)."""
+        if not self.done:
+            self.done = os.waitpid(self.pid, os.WNOHANG)[0] != 0
+        return self.done
+
+    def wait(self, seconds: float) -> None:
+        """Wait ``seconds``, or less if the child ends."""
+        if self.fd is not None:
+            select.select([self.fd], [], [], seconds)
+        else:
+            time.sleep(seconds)
+
+    def close(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+
+class _MarkedStages:
+    """The compile's dump as it is written, each stage's marker (a module naming the stage) as a
+    ``passviz stage NAME`` banner, nothing from the end marker on (its padding), fed to ``into``
+    section by section (``_marked_stages`` of the whole, piece by piece)."""
+
+    def __init__(self, into: DumpImport) -> None:
+        self.into = into
+        self.held: list[str] = []
+        self.edge = ""
+        """The last characters held, where a banner's line start may have begun."""
+        self.marked = False
+        """Whether a stage marker came (else the dump went elsewhere: no capture's)."""
+        self.ended = False
+        self.failed: ReadError | None = None
+
+    def feed(self, text: str) -> None:
+        """The next piece of the dump; the sections it completes go on to ``into``."""
+        if self.ended or not text:
+            return
+        if _LINE_BANNER not in self.edge + text:
+            self.held.append(text)
+            self.edge = (self.edge + text)[-len(_LINE_BANNER) :]
+            return
+        held = "".join([*self.held, text])
+        cut = held.rfind(_LINE_BANNER) + 1
+        self.held, self.edge = [held[cut:]], held[-len(_LINE_BANNER) :]
+        self._pass_on(held[:cut])
+
+    def close(self) -> None:
+        """The dump has ended: pass on what is left."""
+        held = "".join(self.held)
+        self.held, self.edge = [], ""
+        self._pass_on(held, last=True)
+
+    def _pass_on(self, text: str, *, last: bool = False) -> None:
+        """Pass on ``text``: whole sections, up to where a banner begins (unless ``last``, or the
+        end marker came: then up to the dump's end)."""
+        if self.ended:
+            return
+        marked, self.ended = _marked_stages(text)
+        self.marked = self.marked or _MARKER.search(text) is not None
+        if self.failed is not None:
+            return
+        try:
+            self.into.feed(marked, at_banner=not (last or self.ended))
+        except ReadError as exc:  # told once the compile is over (its own errors come first)
+            self.failed = exc
 
 
 def _child_compile(
@@ -307,19 +436,20 @@ def _child_compile(
     (work / "result.json").write_text(json.dumps(found))
 
 
-def _marked_stages(text: str) -> str:
+def _marked_stages(text: str) -> tuple[str, bool]:
     """The dump with each stage marker's section (its module names the stage) as a ``passviz stage
-    NAME`` banner, and nothing from the end marker on (its padding)."""
+    NAME`` banner, and nothing from the end marker on (its padding); and whether the end marker
+    came."""
     parts: list[str] = []
     for section in re.split(r"(?m)^(?=// -----// )", text):
         marker = _MARKER.search(section) if "passviz.stage" in section else None
         if marker is None:
             parts.append(section)
         elif marker.group(1) == "end":
-            break
+            return "".join(parts), True
         else:
             parts.append(f"// -----// passviz stage {marker.group(1)} //----- //\n")
-    return "".join(parts)
+    return "".join(parts), False
 
 
 def _stage_hook(mark: Callable[[str], None]) -> Callable[..., Any]:
@@ -460,13 +590,17 @@ def capture_triton(
             compiled = _compile_here(triton, knobs, source, gpu, options, Path(work), llvm_passes)
     llvm_dumps = split_llvm_dumps(compiled.stream)[1] if llvm_passes else []
     cubin = compiled.asm.get("cubin")
-    # cuobjdump disassembles while the dump is read: a process of its own, it needs no GIL.
+    title = f"triton.compile of {name} ({target}, Triton {triton.__version__})"
+    # cuobjdump disassembles while the rest of the dump is read: a process of its own, it needs
+    # no GIL.
     with ThreadPoolExecutor(max_workers=1) as pool:
         sass = pool.submit(_sass, cubin) if isinstance(cubin, bytes) else None
         try:
-            trace = import_text(
-                compiled.dump, name=f"triton.compile of {name} ({target}, Triton {triton.__version__})"
-            ).trace
+            if compiled.reading is not None:
+                with gc_relaxed():
+                    trace = compiled.reading.finish(title).trace
+            else:
+                trace = import_text(compiled.dump, name=title).trace
         except ReadError as exc:
             raise InputError(f"{name}: the compile's IR dump does not read: {exc}") from None
         disassembled = sass.result() if sass is not None else None
