@@ -25,20 +25,7 @@ CI_SEEDS = range(12)
 SWEEP = "PASSVIZ_GENERATOR_SEEDS"
 """The environment variable that asks for the sweep, and its seeds: ``FIRST-STOP`` (``12-424``)."""
 
-_TRANSPOSE_OF_BROADCAST = (
-    "MLIR's canonicalizer swaps a linalg.transpose of a linalg.broadcast; passviz's does not"
-)
-_COLLAPSE_OF_COLLAPSE = (
-    "MLIR's canonicalizer merges a tensor.collapse_shape of a collapse_shape; passviz's does not"
-)
-
-KNOWN: dict[int, str] = {
-    63: _COLLAPSE_OF_COLLAPSE,
-    164: _TRANSPOSE_OF_BROADCAST,
-    205: _COLLAPSE_OF_COLLAPSE,
-    216: _TRANSPOSE_OF_BROADCAST,
-    223: "MLIR's canonicalizer merges a linalg.broadcast of a linalg.broadcast; passviz's does not",
-}
+KNOWN: dict[int, str] = {}
 """Seeds whose difference lies outside the IREE passes (an upstream canonicalization passviz's
 MLIR family lacks), with what differs; each is expected to fail, so that a fix shows."""
 

@@ -64,7 +64,6 @@ from xdsl.utils.exceptions import PassFailedException
 
 from passviz.compilers.iree.dialects import flow
 from passviz.compilers.iree.passes.dispatch_common import (
-    dim_ops,
     dispatch_regions,
     dps_inits,
     is_inside,
@@ -85,6 +84,7 @@ from passviz.compilers.iree.structured import (
     operand_maps,
     root_reason,
 )
+from passviz.compilers.mlir.canonicalization.builders import dim_ops
 from passviz.compilers.mlir.dialects import affine
 from passviz.compilers.mlir.dialects.linalg import GenericOp, SoftmaxOp, is_structured
 from passviz.compilers.mlir.passes.canonicalize import apply_patterns_greedily
@@ -627,13 +627,20 @@ def _dynamic_sizes(type_: Attribute) -> list[int]:
     return [index for index, size in enumerate(type_.get_shape()) if size == DYNAMIC_INDEX]
 
 
-def reify_dynamic_dims(value: SSAValue) -> list[SSAValue]:
-    """``reifyDynamicResultDims``: ``value``'s dynamic dimensions, made where needed."""
+def reify_dynamic_dims(value: SSAValue, at: Operation | None = None) -> list[SSAValue]:
+    """``reifyDynamicResultDims``: ``value``'s dynamic dimensions, made where needed.
+
+    ``at`` is where an op's ``reifyResultShapes`` asked for them: MLIR makes a ``tensor.dim`` of
+    the op's operand there, which resolves in place to what reifies the operand, so a block
+    argument reached that way has its ``tensor.dim`` there (reached directly, at its block's top)."""
     sizes = _dynamic_sizes(value.type)
     if not sizes:
         return []
     if isinstance(value, BlockArgument):
         ops, found = dim_ops(value)
+        if at is not None:
+            Rewriter.insert_op(ops, InsertPoint.before(at))
+            return found
         block = value.block
         first = block.first_op
         Rewriter.insert_op(ops, InsertPoint.before(first) if first is not None else InsertPoint.at_end(block))
@@ -642,30 +649,25 @@ def reify_dynamic_dims(value: SSAValue) -> list[SSAValue]:
     op = value.op
     tied = tied_operand(value)
     if tied is not None and tied.type == value.type:
-        return reify_dynamic_dims(tied)
-    if isinstance(op, SoftmaxOp) and not isinstance(op.input, BlockArgument):
-        # Not tied (not a structured op): MLIR's reifyResultShapes gives its input's shape,
-        # which folds to what reifies that input's.
-        return reify_dynamic_dims(op.input)
+        return reify_dynamic_dims(tied, at)
     if isinstance(op, SoftmaxOp):
-        # Of a block argument: a tensor.dim per dynamic dimension, where the op is.
-        ops, found = dim_ops(op.input)
-        Rewriter.insert_op(ops, InsertPoint.before(op))
-        return found
+        # Not tied (not a structured op): MLIR's reifyResultShapes gives its input's shape,
+        # a tensor.dim per dynamic dimension where the op is, which folds to what reifies that input's.
+        return reify_dynamic_dims(op.input, at or op)
     dims = result_dims_of(op, value)
     if dims is not None:
         return dims
     if isinstance(op, tensor.EmptyOp):
         return list(op.dynamic_sizes)
     if isinstance(op, tensor.PadOp):
-        return _padded_dims(op)
-    sliced = _sliced_or_expanded_dims(op)
+        return _padded_dims(op, at)
+    sliced = _sliced_or_expanded_dims(op, at)
     if sliced is not None:
         return sliced
     raise PassFailedException(located(op, f"cannot reify the dynamic dimensions of a result of {op.name}"))
 
 
-def _sliced_or_expanded_dims(op: Operation) -> list[SSAValue] | None:
+def _sliced_or_expanded_dims(op: Operation, at: Operation | None) -> list[SSAValue] | None:
     """``reifyResultShapes`` of a slice or an expansion: the dynamic sizes it was given (a
     rank-reducing slice's too, as MLIR drops only unit sizes, which are static)."""
     if isinstance(op, tensor.ExtractSliceOp):
@@ -673,11 +675,11 @@ def _sliced_or_expanded_dims(op: Operation) -> list[SSAValue] | None:
     if isinstance(op, tensor.ExpandShapeOp):
         return list(op.dynamic_output_shape)
     if isinstance(op, tensor.CollapseShapeOp):
-        return _collapsed_dims(op)
+        return _collapsed_dims(op, at)
     return None
 
 
-def _collapsed_dims(op: tensor.CollapseShapeOp) -> list[SSAValue] | None:
+def _collapsed_dims(op: tensor.CollapseShapeOp, at: Operation | None) -> list[SSAValue] | None:
     """``reifyResultShapes`` of a collapse whose dynamic dimensions each come from one source
     dimension alone (a group of one): the source's; None for a dynamic product of several."""
     source = op.src.type
@@ -687,25 +689,20 @@ def _collapsed_dims(op: tensor.CollapseShapeOp) -> list[SSAValue] | None:
     wanted = [group for group in groups if any(shape[i] == DYNAMIC_INDEX for i in group)]
     if any(len(group) != 1 for group in wanted):
         return None
-    dims = reify_dynamic_dims(op.src)
+    dims = reify_dynamic_dims(op.src, at or op)
     dynamic = [i for i, size in enumerate(shape) if size == DYNAMIC_INDEX]
     return [dims[dynamic.index(group[0])] for group in wanted]
 
 
-def _padded_dims(pad: tensor.PadOp) -> list[SSAValue]:
+def _padded_dims(pad: tensor.PadOp, at: Operation | None) -> list[SSAValue]:
     """``PadOp::reifyResultShapes``: each dynamic result dimension is the source's plus both
     paddings, one ``affine.apply`` each (constants folded into its map), made before ``pad``."""
     source_type = pad.source.type
     assert isa(source_type, TensorType[Attribute])
     source_shape = source_type.get_shape()
-    if isinstance(pad.source, BlockArgument):
-        # MLIR makes a tensor.dim of the source where the pad is (one of an op's result folds
-        # to what reifies it, which the recursion stands for).
-        source_ops, dims = dim_ops(pad.source)
-        Rewriter.insert_op(source_ops, InsertPoint.before(pad))
-        source_dims = iter(dims)
-    else:
-        source_dims = iter(reify_dynamic_dims(pad.source))
+    # MLIR makes a tensor.dim of the source where the pad is (one of an op's result folds
+    # to what reifies it, which the recursion stands for).
+    source_dims = iter(reify_dynamic_dims(pad.source, at or pad))
     sizes = {i: next(source_dims) for i, size in enumerate(source_shape) if size == DYNAMIC_INDEX}
     low, high = iter(pad.low), iter(pad.high)
     lows = [next(low) if v == DYNAMIC_INDEX else v for v in pad.static_low.get_values()]
