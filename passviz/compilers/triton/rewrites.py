@@ -215,13 +215,15 @@ _GENERIC_OP = re.compile(r'^(?:(%[^=]+?)\s*=\s*)?"[^"]+"\(([^)]*)\)')
 
 
 def _generic_names(top: Op) -> dict[Value, str]:
-    """Each value's name as MLIR's printer numbers it in generic form from ``top``: a region's
-    values numbered after all of its parent region's, entry block arguments ``argN``, an op's
-    results one number (``%5``, ``%5#1`` when several)."""
+    """Each value's name as MLIR's printer numbers it in generic form from ``top`` (which prints
+    unique names: no numbering starts again): region by region, the last region pushed the
+    first numbered, each op's regions pushed once the region holding it is numbered; entry block
+    arguments ``argN``, an op's results one number (``%5``, ``%5#1`` when several)."""
     names: dict[Value, str] = {}
-    work: list[tuple[Region, int, int]] = [(r, 0, 0) for r in reversed(top.regions)]
+    value = argument = 0
+    work: list[Region] = list(top.regions)
     while work:
-        region, value, argument = work.pop()
+        region = work.pop()
         for number, block in enumerate(region.blocks):
             for arg in block.args:
                 if number == 0:
@@ -239,8 +241,7 @@ def _generic_names(top: Op) -> dict[Value, str]:
                     for index, result in enumerate(op.results):
                         names[result] = f"{value}#{index}"
                 value += 1
-        nested = [(r, value, argument) for b in region.blocks for op in b.ops for r in op.regions]
-        work.extend(reversed(nested))
+        work.extend(r for b in region.blocks for op in b.ops for r in op.regions)
     return names
 
 
