@@ -411,9 +411,10 @@ def _child_compile(
     context = libtriton.ir.context()
     libtriton.ir.load_dialects(context)
 
-    def mark(name: str, padding: int = 0) -> None:
+    def mark(name: str, padding: int = 1 << 14) -> None:
         # Into the buffered dump through the dump itself: a pass manager printing a module that
-        # names the stage; the padding pushes what LLVM holds out to the file before the exit.
+        # names the stage; the padding pushes what LLVM holds out to the file (a few pages): the
+        # stage before is there to read as this one runs, and all of it before the exit.
         os.write(2, f"\n// -----// passviz stage {name} //----- //\n".encode())
         path = work / f"stage-{name}.mlir"
         pad = f', passviz.stage_padding = "{"." * padding}"' if padding else ""
