@@ -42,15 +42,15 @@ sys.path.insert(0, {root!r})
 import triton
 from triton.compiler import ASTSource
 from tests.triton_kernels import KERNELS, TARGET
-kernel = KERNELS["matmul"]
+kernel = KERNELS[{kernel!r}]
 triton.compile(ASTSource(kernel.fn, kernel.signature, kernel.constexprs), target=TARGET)
 """
-"""The tutorial matmul compiled for ``cuda:90`` by the Triton of the interpreter that runs it."""
+"""A tutorial kernel compiled for ``cuda:90`` by the Triton of the interpreter that runs it."""
 
 
-def compiled(python: str, folder: Path) -> tuple[Trace, Trace, str]:
-    """The tutorial matmul compiled by ``python``'s Triton with ``MLIR_ENABLE_DUMP`` on: its dump
-    imported, the same with the pass expanded (by that Triton), and the raw dump."""
+def compiled(python: str, folder: Path, kernel: str = "matmul") -> tuple[Trace, Trace, str]:
+    """The tutorial ``kernel`` compiled by ``python``'s Triton with ``MLIR_ENABLE_DUMP`` on: its
+    dump imported, the same with the pass expanded (by that Triton), and the raw dump."""
     from passviz.compilers.triton.rewrites import record_rewrites
     from passviz.importer import import_text
 
@@ -63,7 +63,7 @@ def compiled(python: str, folder: Path) -> tuple[Trace, Trace, str]:
         "TRITON_CACHE_DIR": str(folder / "cache"),
     }
     done = subprocess.run(
-        [python, "-c", COMPILE.format(root=str(ROOT))],
+        [python, "-c", COMPILE.format(root=str(ROOT), kernel=kernel)],
         env=env,
         capture_output=True,
         text=True,
@@ -73,7 +73,7 @@ def compiled(python: str, folder: Path) -> tuple[Trace, Trace, str]:
     )
     assert done.returncode == 0, done.stderr[-3000:]
     text = dump.read_text(encoding="utf-8")
-    captured = import_text(text, name="matmul").trace
+    captured = import_text(text, name=kernel).trace
     return captured, record_rewrites(captured, [PASS], target="cuda:90", python=python), text
 
 
@@ -123,12 +123,13 @@ def _dead_when_erased(trace: Trace, steps: set[int]) -> None:
         apply_delta(state, step.delta)
 
 
-def check_expansion(captured: Trace, expanded: Trace, dump: str) -> None:
+def check_expansion(captured: Trace, expanded: Trace, dump: str, *, raw: bool = True) -> None:
     """``expanded`` (``captured`` with the pass expanded) against Triton's raw dump ``dump``:
-    each expanded pass's last rewrite step shows the IR printed after the pass, and its own step
-    changes nothing; the driver's erasures are steps of their own, of dead ops; the last step
-    shows the capture's last IR."""
-    from passviz.compilers.triton.rewrites import DEAD_STEP, LOCATIONS_STEP, UNLOGGED_STEP
+    each expanded pass's last rewrite step shows the IR printed after the pass (``raw``: as cut
+    from the dump; else as ``captured``, its import, shows it), and its own step changes
+    nothing; the driver's erasures are steps of their own, of dead ops; the last step shows the
+    capture's last IR."""
+    from passviz.compilers.triton.rewrites import DEAD_STEP, DEDUPLICATED_STEP, LOCATIONS_STEP, UNLOGGED_STEP
 
     runs = _runs(expanded)
     assert runs, "the pass applied no pattern in the matmul"
@@ -144,7 +145,7 @@ def check_expansion(captured: Trace, expanded: Trace, dump: str) -> None:
         for s in expanded.steps
     }
     texts = _texts(expanded, {p[-1].index for p, _ in runs} | {len(expanded.steps) - 1})
-    named = (DEAD_STEP, LOCATIONS_STEP, UNLOGGED_STEP)
+    named = (DEAD_STEP, DEDUPLICATED_STEP, LOCATIONS_STEP, UNLOGGED_STEP)
     for patterns, end in runs:
         assert end.name == "TritonGPURemoveLayoutConversions" and end.kind == "pass-end"
         assert not any(end.delta.values()), f"step {end.index} changes the IR"
@@ -154,8 +155,13 @@ def check_expansion(captured: Trace, expanded: Trace, dump: str) -> None:
             assert step.pass_index == end.pass_index and step.pass_name == end.pass_name
             if step.name == DEAD_STEP:
                 assert set(step.delta) == {"ops_erased"}, step.delta
+            if step.name == DEDUPLICATED_STEP:
+                # Constants erased, their users changed to use an equal one.
+                assert set(step.delta) == {"ops_erased", "ops_modified", "texts"}, step.delta
         # The last rewrite step shows what Triton printed after the pass: the banner after its own.
         argument, after = snapshots[original[end.index] + 1]
+        if not raw:
+            after = _texts(captured, {original[end.index]})[original[end.index]]
         assert_same_ir(after, texts[patterns[-1].index], f"step {patterns[-1].index} (before {argument})")
     # After the last pattern application of the first run, the greedy driver erased dead ops.
     first = [s.name for s in runs[0][0]]
@@ -281,3 +287,33 @@ def test_a_pass_it_cannot_expand_says_so(matmul: tuple[Trace, Trace, str]) -> No
 @pytest.mark.slow
 def test_triton_39_log_expands_the_same_way(tmp_path: Path) -> None:
     check_expansion(*compiled(str(triton_39_python()), tmp_path))
+
+
+@pytest.mark.triton
+@pytest.mark.slow
+def test_flash_attention_constants_deduplicated_are_steps(tmp_path: Path) -> None:
+    """The greedy driver deduplicates constants in the flash attention kernel (two loops, their
+    regions siblings): steps of their own, and the expansion still ends at Triton's output."""
+    from passviz.compilers.triton.rewrites import DEDUPLICATED_STEP
+    from tests.triton_oracle import triton_missing
+
+    need(triton_missing())
+    captured, expanded, dump = compiled(sys.executable, tmp_path, "flash_attention")
+    # Against the dump as passviz imports it: the test's normalizing of a raw dump takes the
+    # reduce regions' blocks, all ``^bb0``, for one block.
+    check_expansion(captured, expanded, dump, raw=False)
+    steps = {s.index for s in expanded.steps if s.name == DEDUPLICATED_STEP}
+    assert steps
+    assert expanded.initial is not None
+    state = initial_state(expanded.initial)
+    for step in expanded.steps[: max(steps) + 1]:
+        before = {i: op.text.partition(" = ")[2] for i, op in state.ops.items()}
+        apply_delta(state, step.delta)
+        if step.index not in steps:
+            continue
+        # Each constant erased has a twin left, which the ops that used it use now.
+        for erased in step.delta.get("ops_erased", []):
+            twins = [i for i, op in state.ops.items() if op.text.partition(" = ")[2] == before[erased]]
+            assert len(twins) == 1, (step.index, erased)
+            twin = state.ops[twins[0]].results[0]
+            assert all(twin in state.ops[c["id"]].operands for c in step.delta.get("ops_modified", []))

@@ -11,7 +11,9 @@ after its pattern, its function read and matched (``passviz.importer``) against 
 it, so that ops keep their ids.  Each run of trivially dead ops the driver erased between two
 applications, or after the last, is a ``rewrite`` step of its own (``DEAD_STEP``): the log
 prints no IR after those, so each erased op is found in the IR as the one op of its name that
-nothing uses and that prints with the value numbers the log printed it with.  Whatever is left
+nothing uses and that prints with the value numbers the log printed it with.  So is each run of
+constants it replaced by an equal twin as an iteration began (``DEDUPLICATED_STEP``: the one
+constant used by the ops the log says it changed, with one twin).  Whatever is left
 from there to the pass's output is one last ``rewrite`` step saying so (``UNLOGGED_STEP``, or
 ``LOCATIONS_STEP`` where only locations differ: the log's dumps print none), so that the last
 rewrite step shows the pass's output and the pass's own step after it changes nothing.
@@ -19,8 +21,9 @@ rewrite step shows the pass's output and the pass's own step after it changes no
 What the log cannot show: the pass's own code that rewrites without patterns (the layout
 propagation and rematerialization of ``tritongpu-remove-layout-conversions``) runs between
 two of its greedy driver runs, unlogged; its changes, and the driver's erasures logged after
-them (whose ops the IR known so far cannot tell), land in the next application's step.  So
-does a fold (logged, but with no IR after it) and all the driver did after it up to that step.
+them (whose ops the IR known so far cannot tell), land in the next application's step (a note
+says which step, and the first change it could not place).  So does a fold (logged, but with
+no IR after it) and all the driver did after it up to that step.
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ from typing import Any, cast
 
 from passviz.importer.delta import Flat, diff, flatten, op_text
 from passviz.importer.identity import Ids, match
-from passviz.importer.reader import Block, Op, ReadError, Region, Value, read_ir
+from passviz.importer.reader import Block, Op, ReadError, Region, Use, Value, read_ir
 from passviz.importer.text import ir_text
 from passviz.ir.errors import InputError
 from passviz.trace.apply import IRData, apply_delta, initial_state
@@ -69,6 +72,9 @@ TRIVIALLY_DEAD = "operation is trivially dead"
 DEAD_STEP = "trivially dead ops erased (greedy driver)"
 """The step of the ops the greedy driver erased as trivially dead between two pattern
 applications, or after the last one."""
+DEDUPLICATED_STEP = "constants deduplicated (greedy driver)"
+"""The step of the constants the greedy driver replaced by an equal one and erased as an
+iteration began."""
 UNLOGGED_STEP = "changes MLIR's log does not show (the pass's own code)"
 """The step of what is left from the last logged change to the pass's output."""
 LOCATIONS_STEP = "locations changed (MLIR's log prints none, so not when)"
@@ -173,7 +179,13 @@ def read_log(text: str) -> DriverLog:
             elif processing is not None:
                 processing.events.append(event)
             else:
-                outside.append(DriverAction("", event[1], event[2], "", [event]))
+                # A change outside any op's processing (constants deduplicated as an iteration
+                # begins: Replace, Modified users, Erase), one action until its op is erased.
+                last = outside[-1] if outside else None
+                if last is None or last.outcome or last.name == "" or last.events[-1][0] == "Erase":
+                    outside.append(DriverAction("", event[1], event[2], "", [event]))
+                else:
+                    last.events.append(event)
         elif _APPLIED in line and current is not None:
             current.outside, outside = outside, []
             applied, current = current, None
@@ -255,41 +267,108 @@ def _printed_as(op: Op, names: Mapping[Value, str]) -> tuple[str, list[str]]:
     return results, sorted("%" + names.get(v, "?") for v in op.operands)
 
 
-def _erase_dead(top: Op, actions: Sequence[DriverAction]) -> tuple[list[Op], int]:
-    """The ops ``actions`` say the driver erased as trivially dead, erased from ``top`` in order:
-    each the one op of its name whose results nothing uses and that prints as the log printed it
-    (generic value numbers counted afresh after each erasure).  Stops at the first action that is
-    no such erasure or finds no one op: how many were followed is the second answer."""
-    erased: list[Op] = []
-    for count, action in enumerate(actions):
-        if action.outcome != TRIVIALLY_DEAD or [e[0] for e in action.events] != ["Erase"]:
-            return erased, count
-        used = {value for op in top.walk() for value in op.operands}
-        found = [
-            op
-            for op in top.walk()
-            if op.name == action.name
-            and op is not top
-            and op.parent is not None
-            and not any(value in used for value in op.results)
+def _follow(top: Op, action: DriverAction) -> Op | None:
+    """Do in ``top`` what ``action`` says the driver did, where it is an op erased as trivially
+    dead or a constant deduplicated: the op erased, or None (nothing done) where ``action`` is
+    neither or its op is not one op of ``top``."""
+    kinds = [kind for kind, _, _ in action.events]
+    if action.outcome == TRIVIALLY_DEAD and kinds == ["Erase"]:
+        return _erase_dead(top, action)
+    replaced = action.events[0] if action.events else None
+    if (
+        action.outcome
+        or replaced is None
+        or kinds[0] != "Replace"
+        or kinds[-1] != "Erase"
+        or action.events[-1][2] != replaced[2]
+        or any(kind != "Modified" for kind in kinds[1:-1])
+    ):
+        return None
+    return _deduplicate(top, replaced[1], sorted(name for _, name, _ in action.events[1:-1]))
+
+
+def _erase_dead(top: Op, action: DriverAction) -> Op | None:
+    """Erase the op the driver erased as trivially dead: the one op of its name whose results
+    nothing uses and that prints as the log printed it (generic value numbers)."""
+    used = {value for op in top.walk() for value in op.operands}
+    found = [
+        op
+        for op in top.walk()
+        if op.name == action.name
+        and op is not top
+        and op.parent is not None
+        and not any(value in used for value in op.results)
+    ]
+    printed = _GENERIC_OP.match(action.printed)
+    if printed is not None:
+        names = _generic_names(top)
+        wanted = (
+            (printed.group(1) or "").strip(),
+            sorted(v.strip() for v in printed.group(2).split(",") if v.strip()),
+        )
+        found = [op for op in found if _printed_as(op, names) == wanted]
+    elif action.printed:
+        return None
+    if len(found) != 1:
+        return None
+    return _erase(found[0])
+
+
+def _deduplicate(top: Op, name: str, users: list[str]) -> Op | None:
+    """Replace a constant by its twin and erase it, as the driver does as an iteration begins:
+    the one op of ``name`` (no operands, no regions, one result) used by ops of the names
+    ``users`` (one per use, as the log's ``Modified`` lines), with one twin of the same text in
+    the same top-level op."""
+    constants = [
+        op
+        for op in top.walk()
+        if op.name == name and op is not top and not op.operands and not op.regions and len(op.results) == 1
+    ]
+    uses: dict[Value, list[str]] = {}
+    for op in top.walk():
+        for value in op.operands:
+            uses.setdefault(value, []).append(op.name)
+    texts = {op: op_text(op).partition(" = ")[2] for op in constants}
+    found: list[tuple[Op, Op]] = []
+    for op in constants:
+        if sorted(uses.get(op.results[0], [])) != users:
+            continue
+        twins = [
+            other
+            for other in constants
+            if other is not op and texts[other] == texts[op] and _outermost(other, top) is _outermost(op, top)
         ]
-        printed = _GENERIC_OP.match(action.printed)
-        if printed is not None:
-            names = _generic_names(top)
-            wanted = (
-                (printed.group(1) or "").strip(),
-                sorted(v.strip() for v in printed.group(2).split(",") if v.strip()),
-            )
-            found = [op for op in found if _printed_as(op, names) == wanted]
-        elif action.printed:
-            return erased, count
-        if len(found) != 1:
-            return erased, count
-        op = found[0]
-        assert op.parent is not None
-        op.parent.ops.remove(op)
-        erased.append(op)
-    return erased, len(actions)
+        if len(twins) == 1:
+            found.append((op, twins[0]))
+    if len(found) == 2 and found[0] == found[1][::-1]:
+        # Twins used alike: the driver keeps the one it knew first, which it moved to the front
+        # of its block when it came to know it; the other comes later.
+        order = {op: index for index, op in enumerate(constants)}
+        found = [max(found, key=lambda pair: order[pair[0]])]
+    if len(found) != 1:
+        return None
+    op, twin = found[0]
+    for user in top.walk():
+        for part in user.parts:
+            if isinstance(part, Use) and part.value is op.results[0]:
+                part.value = twin.results[0]
+    return _erase(op)
+
+
+def _outermost(op: Op, top: Op) -> Op:
+    """The op of ``top``'s own blocks that holds ``op`` (a function)."""
+    while (block := op.parent) is not None and (region := block.region) is not None:
+        holder = region.op
+        if holder is None or holder is top:
+            break
+        op = holder
+    return op
+
+
+def _erase(op: Op) -> Op:
+    assert op.parent is not None
+    op.parent.ops.remove(op)
+    return op
 
 
 def _adopt(top: Op, state: IRData) -> None:
@@ -407,15 +486,16 @@ class _Chain:
     roots: list[str | None]
     last: Op
     flat: Flat
-    unplaced: dict[int, int] = field(default_factory=lambda: dict[int, int]())
-    """By step: how many of the driver's logged changes before it (or, for the last step, after
-    the last application) no step of their own shows, so that it holds them."""
+    unplaced: dict[int, list[DriverAction]] = field(default_factory=lambda: dict[int, list[DriverAction]]())
+    """By step: the driver's logged changes before it (or, for the last step, after the last
+    application) that no step of their own shows, so that it holds them."""
 
 
 def _chain(before: Op, log: DriverLog, base: Ids, known: _Known) -> _Chain:
-    """Each application's IR spliced into the module and matched against the one before; the
-    ops the driver erased as trivially dead before it, and after the last, erased as the log
-    says, each run of them a step."""
+    """Each application's IR spliced into the module and matched against the one before; what
+    the driver did before it, and after the last, done as the log says (ops erased as trivially
+    dead, constants deduplicated), each run of one kind a step, up to the first action it cannot
+    follow (the rest is in the step after, ``unplaced``)."""
     ids = Ids(next=base.next.copy())
     top = before
     flat = flatten(top)
@@ -430,12 +510,25 @@ def _chain(before: Op, log: DriverLog, base: Ids, known: _Known) -> _Chain:
         chain.roots.append(root)
         chain.flat = new_flat
 
+    def follow(actions: Sequence[DriverAction]) -> None:
+        run: list[Op] = []
+        name = ""
+        for number, action in enumerate(actions):
+            kind = DEAD_STEP if action.outcome == TRIVIALLY_DEAD else DEDUPLICATED_STEP
+            if run and kind != name:
+                step(name, run[0].id if len(run) == 1 else None)
+                run = []
+            erased = _follow(chain.last, action)
+            if erased is None:
+                chain.unplaced[len(chain.names) + bool(run)] = list(actions[number:])
+                break
+            name = kind
+            run.append(erased)
+        if run:
+            step(name, run[0].id if len(run) == 1 else None)
+
     for number, application in enumerate(log.applications):
-        erased, followed = _erase_dead(chain.last, application.outside)
-        if erased:
-            step(DEAD_STEP, erased[0].id if len(erased) == 1 else None)
-        if followed < len(application.outside):
-            chain.unplaced[len(chain.names)] = len(application.outside) - followed
+        follow(application.outside)
         try:
             printed = read_ir(application.ir).top
         except ReadError as exc:
@@ -464,11 +557,7 @@ def _chain(before: Op, log: DriverLog, base: Ids, known: _Known) -> _Chain:
         before_flat = chain.flat
         step(application.pattern, None)
         chain.roots[-1] = _root(application, chain.deltas[-1], before_flat)
-    erased, followed = _erase_dead(chain.last, log.after)
-    if erased:
-        step(DEAD_STEP, erased[0].id if len(erased) == 1 else None)
-    if followed < len(log.after):
-        chain.unplaced[len(chain.names)] = len(log.after) - followed
+    follow(log.after)
     base.next = ids.next
     return chain
 
@@ -781,7 +870,8 @@ def record_rewrites(
     """``trace`` (``capture_triton``'s) with each step of ``passes`` (pass arguments such as
     ``tritongpu-remove-layout-conversions``, or names) expanded into ``rewrite`` steps: one per
     pattern application MLIR's log shows, named after its pattern, one per run of trivially dead
-    ops the greedy driver erased, and one of what is left to the pass's output, if anything;
+    ops the greedy driver erased or constants it deduplicated, and one of what is left to the
+    pass's output, if anything;
     the pass's own step after them changes nothing.  ``target`` (``cuda:90``) and ``options``: the
     compile's, for passes that take options; ``python``: the interpreter with the Triton that compiled it."""
     if not passes:
@@ -836,9 +926,7 @@ def record_rewrites(
             if position in chain.unplaced:
                 notes.append(
                     f"--rewrites {item.argument}: step {len(result.steps)} ({name}) also holds "
-                    f"{chain.unplaced[position]} changes the greedy driver logged before it without the IR "
-                    "after them, which passviz could not place (they follow changes the log does not show, "
-                    "such as the pass's own code between two greedy driver runs)"
+                    + _unplaced(chain.unplaced[position])
                 )
             result.steps.append(
                 Step(
@@ -863,6 +951,25 @@ def record_rewrites(
         if imported is not None:
             imported["notes"] = [*imported.get("notes", []), *notes]
     return result
+
+
+def _unplaced(actions: Sequence[DriverAction]) -> str:
+    """What the log says of ``actions``, the driver's changes that no step of their own shows."""
+    first = actions[0]
+    if first.outcome == TRIVIALLY_DEAD:
+        why = (
+            f"the first, {first.name} erased as trivially dead, is no one op of the IR known there "
+            "(the log shows no IR after changes such as the pass's own code between two greedy driver runs)"
+        )
+    elif first.outcome:
+        why = f"the first, {first.name}: {first.outcome}, has no IR printed after it"
+    else:
+        kinds = ", ".join(dict.fromkeys(kind for kind, _, _ in first.events))
+        why = (
+            f"the first, {kinds} of {first.name} outside any op's processing, is no constant "
+            "deduplicated into one twin of the IR known there"
+        )
+    return f"{len(actions)} changes the greedy driver logged before it, without a step of their own: {why}"
 
 
 def _applications(item: _Target, answer: Mapping[str, str], log: str, known: Sequence[str]) -> DriverLog:
