@@ -182,7 +182,7 @@ def read_log(text: str) -> DriverLog:
                 # A change outside any op's processing (constants deduplicated as an iteration
                 # begins: Replace, Modified users, Erase), one action until its op is erased.
                 last = outside[-1] if outside else None
-                if last is None or last.outcome or last.name == "" or last.events[-1][0] == "Erase":
+                if last is None or last.outcome or last.events[-1][0] == "Erase":
                     outside.append(DriverAction("", event[1], event[2], "", [event]))
                 else:
                     last.events.append(event)
@@ -477,11 +477,11 @@ def _match_unlocated(old: Op, new: Op, ids: Ids) -> None:
 
 @dataclass
 class _Chain:
-    """The snapshots of one pass's pattern applications (and of the greedy driver's logged
-    erasures between and after them), matched one to the next."""
+    """The snapshots of one pass's pattern applications (and of the greedy driver's logged work
+    between and after them), matched one to the next."""
 
     names: list[str]
-    """Each step's name: its pattern's, or ``DEAD_STEP``."""
+    """Each step's name: its pattern's, or the driver's work (``DEAD_STEP``, ``DEDUPLICATED_STEP``)."""
     deltas: list[Delta]
     roots: list[str | None]
     last: Op
@@ -871,9 +871,9 @@ def record_rewrites(
     ``tritongpu-remove-layout-conversions``, or names) expanded into ``rewrite`` steps: one per
     pattern application MLIR's log shows, named after its pattern, one per run of trivially dead
     ops the greedy driver erased or constants it deduplicated, and one of what is left to the
-    pass's output, if anything;
-    the pass's own step after them changes nothing.  ``target`` (``cuda:90``) and ``options``: the
-    compile's, for passes that take options; ``python``: the interpreter with the Triton that compiled it."""
+    pass's output, if anything; the pass's own step after them changes nothing.  ``target``
+    (``cuda:90``) and ``options``: the compile's, for passes that take options; ``python``: the
+    interpreter with the Triton that compiled it."""
     if not passes:
         return trace
     targets = _targets(trace, passes)
