@@ -12,7 +12,7 @@ from passviz.ir.placeholder import REGION_PLACEHOLDER
 from passviz.trace.model import BlockInfo, Delta, OpChange, OpInfo, Placement, ValueInfo
 
 
-@dataclass
+@dataclass(slots=True)
 class FlatOp:
     name: str
     block: str | None

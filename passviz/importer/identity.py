@@ -17,6 +17,10 @@ from difflib import SequenceMatcher
 
 from passviz.importer.reader import Block, BlockUse, Op, Region, RegionMark, Use, Value
 
+Key = tuple[str, ...]
+"""What an op computes (``_Matcher._key``): its name, counts and text, its values and blocks by
+id, as a tuple (its parts' hashes kept by the strings, not a long string joined each time)."""
+
 
 @dataclass
 class Ids:
@@ -24,7 +28,7 @@ class Ids:
     (blocks), ``v`` (values)."""
 
     next: Counter[str] = field(default_factory=lambda: Counter[str]())
-    keys: dict[Op, str] = field(default_factory=lambda: dict[Op, str]())
+    keys: dict[Op, Key] = field(default_factory=lambda: dict[Op, "Key"]())
     """What each op of the snapshot matched last computes (``_Matcher._key``), as the next match
     finds it: kept from the match that gave the op its id, which computed it then."""
 
@@ -63,7 +67,7 @@ _Lookup = Callable[["Op", "str | None"], "list[Op] | None"]
 
 
 class _Matcher:
-    def __init__(self, old: Op, new: Op, known: dict[Op, str]) -> None:
+    def __init__(self, old: Op, new: Op, known: dict[Op, Key]) -> None:
         self.old = old
         self.new = new
         self.old_ops = list(old.walk())
@@ -77,11 +81,11 @@ class _Matcher:
         self.stats = MatchStats()
         self.known = known
         """Old ops' keys, computed before."""
-        self.keys: dict[Op, str] = {}
+        self.keys: dict[Op, Key] = {}
         """New ops' keys that no later match changes (every value and successor in them matched)."""
         self.pairs = 0
         """How many ops have been matched: a key not final holds as long as this stays."""
-        self.partial: dict[Op, tuple[int, str]] = {}
+        self.partial: dict[Op, tuple[int, Key]] = {}
         """New ops' keys not final, each with ``pairs`` when it was computed."""
 
     def run(self) -> MatchStats:
@@ -166,7 +170,7 @@ class _Matcher:
             return False
         return all(v in self.vmap for v in op.operands)
 
-    def _new_key(self, op: Op) -> str:
+    def _new_key(self, op: Op) -> Key:
         """A new op's key, by the ids of the old values and blocks its own matched."""
         key = self.keys.get(op)
         if key is not None:
@@ -181,7 +185,7 @@ class _Matcher:
             self.partial[op] = (self.pairs, key)
         return key
 
-    def _key(self, op: Op, *, old: bool) -> tuple[str, bool]:
+    def _key(self, op: Op, *, old: bool) -> tuple[Key, bool]:
         """What ``op`` computes: its name, its text, the ids of the values and blocks it uses
         (a new op's: of the old ones they matched, ``?`` where none yet); and whether each of
         those is matched (the key is final)."""
@@ -224,7 +228,7 @@ class _Matcher:
                     parts.append("^" + (paired.id if paired is not None else "?"))
             else:
                 parts.append("{}")
-        return "\x00".join(parts), complete
+        return tuple(parts), complete
 
     def _pair(self, new: Op, old: Op, phase: str) -> None:
         self.pairs += 1

@@ -49,7 +49,7 @@ class ReadError(ValueError):
     """Text that does not read as printed MLIR IR."""
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Value:
     """An SSA value: an op's result or a block's argument."""
 
@@ -60,7 +60,7 @@ class Value:
     id: str = ""
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Use:
     """A use of a value by name in an op's text, resolved once its region has been read."""
 
@@ -68,7 +68,7 @@ class Use:
     value: Value | None = None
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class BlockUse:
     """A successor named in an op's text (``^bb2``), resolved in its region."""
 
@@ -76,7 +76,7 @@ class BlockUse:
     block: Block | None = None
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class RegionMark:
     """Where an op's text holds its region ``index``."""
 
@@ -106,7 +106,7 @@ def _blocks() -> list[Block]:
     return []
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Op:
     """An op as printed: its name, results, text (values, successors and regions as parts) and location."""
 
@@ -146,7 +146,7 @@ class Op:
                 stack.extend(reversed([child for r in op.regions for b in r.blocks for child in b.ops]))
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Block:
     """A block: its label as printed (None: an entry block without one), arguments and ops."""
 
@@ -157,7 +157,7 @@ class Block:
     id: str = ""
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Region:
     """A region: its blocks; ``args_in_header`` when its entry block's arguments print in its op's header."""
 
