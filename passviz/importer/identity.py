@@ -62,6 +62,8 @@ class MatchStats:
     by_phase: dict[str, int] = field(default_factory=lambda: dict[str, int]())
 
 
+_NONE: frozenset[int] = frozenset()
+
 _Lookup = Callable[["Op", "str | None"], "list[Op] | None"]
 """A phase's candidates: for a new op and its block's matched id, the old ops it may be."""
 
@@ -83,10 +85,9 @@ class _Matcher:
         """Old ops' keys, computed before."""
         self.keys: dict[Op, Key] = {}
         """New ops' keys that no later match changes (every value and successor in them matched)."""
-        self.pairs = 0
-        """How many ops have been matched: a key not final holds as long as this stays."""
-        self.partial: dict[Op, tuple[int, Key]] = {}
-        """New ops' keys not final, each with ``pairs`` when it was computed."""
+        self.partial: dict[Op, tuple[Key, list[Value], list[Block]]] = {}
+        """New ops' keys not final, each with the values and blocks it waits for (unmatched
+        when it was computed): it holds while they stay unmatched."""
 
     def run(self) -> MatchStats:
         if self.old.name == self.new.name and len(self.old.regions) == len(self.new.regions):
@@ -176,26 +177,39 @@ class _Matcher:
         if key is not None:
             return key
         partial = self.partial.get(op)
-        if partial is not None and partial[0] == self.pairs:
-            return partial[1]
-        key, complete = self._key(op, old=False)
-        if complete:
+        if partial is not None:
+            key, values, blocks = partial
+            # (Still the key while what it waits for is unmatched: matches never change.)
+            if not any(v in self.vmap for v in values) and not any(b in self.bmap for b in blocks):
+                return key
+        key, values, blocks = self._key_waiting(op)
+        if not values and not blocks:
             self.keys[op] = key
         else:
-            self.partial[op] = (self.pairs, key)
+            self.partial[op] = (key, values, blocks)
         return key
 
-    def _key(self, op: Op, *, old: bool) -> tuple[Key, bool]:
+    def _key_waiting(self, op: Op) -> tuple[Key, list[Value], list[Block]]:
+        """A new op's key (``_key``), and the values and blocks it uses that are not matched yet
+        (none: the key is final)."""
+        values: list[Value] = []
+        blocks: list[Block] = []
+        key = self._key(op, old=False, waiting=(values, blocks))[0]
+        return key, values, blocks
+
+    def _key(
+        self, op: Op, *, old: bool, waiting: tuple[list[Value], list[Block]] | None = None
+    ) -> tuple[Key, bool]:
         """What ``op`` computes: its name, its text, the ids of the values and blocks it uses
         (a new op's: of the old ones they matched, ``?`` where none yet); and whether each of
-        those is matched (the key is final)."""
+        those is matched (the key is final). ``waiting`` gets those not matched."""
         parts: list[str] = [op.name, str(len(op.results)), str(len(op.regions))]
         # The values an op's header defines (a function's arguments, a loop's induction
         # variable) are its own, not what it computes from.
-        own: set[int] = (
+        own: frozenset[int] | set[int] = (
             {id(v) for r in op.regions if r.args_in_header and r.blocks for v in r.blocks[0].args}
             if op.regions
-            else set()
+            else _NONE
         )
         vmap, bmap = self.vmap, self.bmap
         complete = True
@@ -215,6 +229,8 @@ class _Matcher:
                     if matched is None:
                         complete = False
                         matched = "?"
+                        if waiting is not None:
+                            waiting[0].append(value)
                     parts.append("%" + matched)
             elif isinstance(part, BlockUse):
                 block = part.block
@@ -225,13 +241,14 @@ class _Matcher:
                 else:
                     paired = bmap.get(block)
                     complete = complete and paired is not None
+                    if paired is None and waiting is not None:
+                        waiting[1].append(block)
                     parts.append("^" + (paired.id if paired is not None else "?"))
             else:
                 parts.append("{}")
         return tuple(parts), complete
 
     def _pair(self, new: Op, old: Op, phase: str) -> None:
-        self.pairs += 1
         self.omap[new] = old
         self.taken.add(old)
         self.stats.by_phase[phase] = self.stats.by_phase.get(phase, 0) + 1

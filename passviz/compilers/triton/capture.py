@@ -48,7 +48,7 @@ from typing import Any, BinaryIO
 
 from passviz.compilers.triton.rewrites import record_rewrites
 from passviz.importer import TextReplayer, import_text
-from passviz.importer.dump import DumpImport, gc_relaxed
+from passviz.importer.dump import DumpImport, ImportReport, gc_relaxed
 from passviz.importer.reader import ReadError
 from passviz.ir.errors import InputError
 from passviz.trace.model import CompiledKernel, StageOutput, Trace
@@ -208,8 +208,8 @@ class _Compiled:
     stream: str
     """What the compile wrote to standard error (LLVM's dumps with ``llvm_passes``), each stage
     after a ``passviz stage NAME`` banner too."""
-    reading: DumpImport | None = None
-    """The dump, read while the compile wrote it, all but what ``DumpImport.finish`` reads."""
+    reading: _MarkedStages | None = None
+    """The dump, read while the compile wrote it, all but what ``_MarkedStages.finish`` reads."""
 
 
 _LAUNCH_FIELDS = (
@@ -278,7 +278,7 @@ def _compile_forked(
         metadata=found["metadata"],
         dump="",
         stream=stream.read_text(encoding="utf-8", errors="replace"),
-        reading=marked.into,
+        reading=marked,
     )
 
 
@@ -297,14 +297,14 @@ def _read_while_compiling(pid: int, dump: Path, marked: _MarkedStages) -> None:
                 if source is None and dump.exists():
                     source = open(dump, "rb", buffering=0)  # noqa: SIM115 (closed below)
                 piece = source.read() if source is not None else None
+                if ended:
+                    # The rest is read later, while the cubin is disassembled.
+                    marked.hold(decoder.decode(piece or b"", final=True))
+                    break
                 if piece:
                     marked.feed(decoder.decode(piece))
-                if ended:
-                    break
-                if not piece:
+                else:
                     waiting.wait(0.01)
-            marked.feed(decoder.decode(b"", final=True))
-            marked.close()
     finally:
         waiting.close()
         if source is not None:
@@ -369,11 +369,20 @@ class _MarkedStages:
         self.held, self.edge = [held[cut:]], held[-len(_LINE_BANNER) :]
         self._pass_on(held[:cut])
 
-    def close(self) -> None:
-        """The dump has ended: pass on what is left."""
+    def hold(self, text: str) -> None:
+        """The dump's last piece, kept to read with ``finish``."""
+        if not self.ended:
+            self.held.append(text)
+            self.marked = self.marked or _MARKER.search(text) is not None
+
+    def finish(self, name: str) -> ImportReport:
+        """The dump has ended: read what is left; the import's report."""
         held = "".join(self.held)
         self.held, self.edge = [], ""
         self._pass_on(held, last=True)
+        if self.failed is not None:
+            raise self.failed
+        return self.into.finish(name)
 
     def _pass_on(self, text: str, *, last: bool = False) -> None:
         """Pass on ``text``: whole sections, up to where a banner begins (unless ``last``, or the
