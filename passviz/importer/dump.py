@@ -413,7 +413,7 @@ class DumpImport:
 
     def __init__(self, *, input_ir: str | None = None) -> None:
         self.importer = _Importer()
-        self.lines: LineCache = {}
+        self.lines = LineCache()
         self.input_ir = input_ir
         self.preamble = False
         """Whether the text before the first banner has been read."""

@@ -309,9 +309,61 @@ _USE, _DEF, _BLOCK = 0, 1, 2
 _NAMES = re.compile(r'("(?:[^"\\\n]|\\.)*"|%[\w$.\-]+(?:\#\d+)?|\^[\w$.\-]+)')
 """A string (left in the shape) or a value's or block's name, as ``_TOKEN`` finds them."""
 
-LineCache = dict[str, _Line]
-"""One-line ops by their shape (``_shape``): snapshots of one dump print most lines again, with
-the same text or values renumbered, and reading a line is most of reading a snapshot."""
+
+@dataclass(frozen=True)
+class _Template:
+    """A ``_Line`` whose line's numbers (outside names: ``[23]``, ``:102:22``) are holes: to read
+    a line of the same shape but for its numbers (the 64 ``llvm.insertvalue`` of a struct, each
+    at its index) without tokenizing it. A number never decides where a token ends, so such a
+    line reads as this one does, its numbers in place."""
+
+    line: _Line
+    parts: tuple[tuple[str, ...], ...]
+    """Each text part cut at its numbers (the odd pieces)."""
+    loc: tuple[str, ...] | None
+
+    def filled(self, numbers: list[str]) -> _Line:
+        """The ``_Line`` of the line with ``numbers``, in the order the line has them."""
+        taken = iter(numbers)
+
+        def fill(pieces: tuple[str, ...]) -> str:
+            if len(pieces) == 1:
+                return pieces[0]
+            out = list(pieces)
+            out[1::2] = [next(taken) for _ in range(len(pieces) // 2)]
+            return "".join(out)
+
+        parts = tuple(fill(part) for part in self.parts)
+        loc = fill(self.loc) if self.loc is not None else None
+        line = self.line
+        return _Line(line.results, line.name, parts, line.slots, loc)
+
+
+def _template(line: _Line, numbers: list[str]) -> _Template | None:
+    """``line`` as a ``_Template``, where its parts and location hold all of ``numbers`` (the
+    numbers of its shape), in order; None where a number is elsewhere (a result group's count,
+    the op's name) or runs on across parts."""
+    if any(count for _, count in line.results) or _NUMBER.search(line.name):
+        return None
+    parts = tuple(tuple(_NUMBER.split(part)) for part in line.parts)
+    loc = tuple(_NUMBER.split(line.loc)) if line.loc is not None else None
+    held = [number for pieces in (*parts, *([loc] if loc is not None else [])) for number in pieces[1::2]]
+    if held != numbers:
+        return None
+    return _Template(line, parts, loc)
+
+
+_NUMBER = re.compile(r"(\d+)")
+
+
+@dataclass
+class LineCache:
+    """One-line ops by their shape (``_shape``): snapshots of one dump print most lines again, with
+    the same text or values renumbered, and reading a line is most of reading a snapshot."""
+
+    shapes: dict[str, _Line] = field(default_factory=lambda: dict[str, _Line]())
+    templates: dict[str, _Template] = field(default_factory=lambda: dict[str, _Template]())
+    """By shape with each number as ``\\x01``: lines alike but for their numbers."""
 
 
 _VALUE_NAME = re.compile(r"%[\w$.\-]+(?:\#\d+)?")
@@ -509,7 +561,14 @@ class _Reader:
             return self._read_op(scope, block, indent, pos)
         eol = text.find("\n", pos)
         shape, names = _shape(text[pos:eol])
-        known = lines.get(shape)
+        known = lines.shapes.get(shape)
+        numbered: list[str] | None = None
+        if known is None and "\x01" not in shape:
+            pieces = _NUMBER.split(shape)
+            numbered, coarse = pieces[1::2], "\x01".join(pieces[0::2])
+            template = lines.templates.get(coarse)
+            if template is not None:
+                known = lines.shapes[shape] = template.filled(numbered)
         if known is not None and not self._continues(eol + 1, indent):
             self.pos = eol + 1
             return self._again(known, names, scope, block)
@@ -517,7 +576,11 @@ class _Reader:
         if not op.regions and self.pos == eol + 1 and "\x00" not in text[pos:eol]:
             remembered = self._remember(op, text[pos:eol], len(names))
             if remembered is not None:
-                lines[shape] = remembered
+                lines.shapes[shape] = remembered
+                if numbered is not None:
+                    template = _template(remembered, numbered)
+                    if template is not None:
+                        lines.templates.setdefault("\x01".join(_NUMBER.split(shape)[0::2]), template)
         return op
 
     def _remember(self, op: Op, line: str, count: int) -> _Line | None:
