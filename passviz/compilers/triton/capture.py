@@ -373,7 +373,7 @@ class _MarkedStages:
         """The dump's last piece, kept to read with ``finish``."""
         if not self.ended:
             self.held.append(text)
-            self.marked = self.marked or _MARKER.search(text) is not None
+            self.marked = self.marked or _has_marker(text)
 
     def finish(self, name: str) -> ImportReport:
         """The dump has ended: read what is left; the import's report."""
@@ -390,7 +390,7 @@ class _MarkedStages:
         if self.ended:
             return
         marked, self.ended = _marked_stages(text)
-        self.marked = self.marked or _MARKER.search(text) is not None
+        self.marked = self.marked or _has_marker(text)
         if self.failed is not None:
             return
         try:
@@ -451,7 +451,7 @@ def _marked_stages(text: str) -> tuple[str, bool]:
     NAME`` banner, and nothing from the end marker on (its padding); and whether the end marker
     came."""
     parts: list[str] = []
-    for section in re.split(r"(?m)^(?=// -----// )", text):
+    for section in _line_banner_sections(text):
         marker = _MARKER.search(section) if "passviz.stage" in section else None
         if marker is None:
             parts.append(section)
@@ -460,6 +460,27 @@ def _marked_stages(text: str) -> tuple[str, bool]:
         else:
             parts.append(f"// -----// passviz stage {marker.group(1)} //----- //\n")
     return "".join(parts), False
+
+
+def _has_marker(text: str) -> bool:
+    """Whether ``text`` holds a stage marker (looked for only where its attribute's name is: a
+    regular expression's scan of megabytes is slow)."""
+    return "passviz.stage" in text and _MARKER.search(text) is not None
+
+
+def _line_banner_sections(text: str) -> list[str]:
+    """``text`` cut where a banner starts a line (``re.split(r"(?m)^(?=// -----// )", text)``),
+    the cuts found with ``str.find``."""
+    mark = _LINE_BANNER[1:]
+    cuts = [0] if text.startswith(mark) else []
+    pos = text.find(_LINE_BANNER)
+    while pos >= 0:
+        cuts.append(pos + 1)
+        pos = text.find(_LINE_BANNER, pos + 1)
+    if not cuts:
+        return [text]
+    bounds = [0, *cuts, len(text)] if cuts[0] else [*cuts, len(text)]
+    return [text[start:end] for start, end in zip(bounds, bounds[1:], strict=False)]
 
 
 def _stage_hook(mark: Callable[[str], None]) -> Callable[..., Any]:
