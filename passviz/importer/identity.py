@@ -156,11 +156,17 @@ class _Matcher:
             pool = lookup(op, block)
             if not pool:
                 continue
-            for old in pool:
-                if old not in self.taken:
+            taken = self.taken
+            for index, old in enumerate(pool):
+                if old not in taken:
+                    # The candidates before it are taken for good: the next look starts here
+                    # (an op repeated hundreds of times would otherwise scan them again).
+                    del pool[:index]
                     self._pair(op, old, phase)
                     found = True
                     break
+            else:
+                pool.clear()
         if found:
             self.unmatched = [op for op in self.unmatched if op not in self.omap]
         return found
