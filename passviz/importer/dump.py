@@ -8,7 +8,7 @@ import contextlib
 import gc
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -107,23 +107,34 @@ def split_dump(text: str) -> Sections:
     text = _own_lines(text)
     sections = Sections()
     matches = list(_BANNER.finditer(text))
-    stage: str | None = None
+    for _, banner in _cut(text, matches, None, sections.skipped):
+        if banner is not None:
+            sections.banners.append(banner)
+    if not matches:
+        raise ReadError("no IR dump banner (// -----// IR Dump ... //----- //) in the text")
+    return sections
+
+
+def _cut(
+    text: str, matches: Sequence[re.Match[str]], stage: str | None, skipped: list[str]
+) -> Iterator[tuple[str | None, Banner | None]]:
+    """``text`` cut at ``matches`` (its banners): each pass's banner with its text up to the next
+    and the stage it is in (``stage`` until a stage marker says otherwise), or at a stage marker
+    the new stage and None; a banner that prints no pass's IR goes to ``skipped``."""
     for index, found in enumerate(matches):
         end = matches[index + 1].start() if index + 1 < len(matches) else len(text)
         banner = read_banner(found.group(1))
         if banner is None:
             marked = _STAGE.match(found.group(1))
-            if marked is not None:
-                stage = marked.group(1)
-            else:
-                sections.skipped.append(found.group(1))
+            if marked is None:
+                skipped.append(found.group(1))
+                continue
+            stage = marked.group(1)
+            yield stage, None
             continue
         banner.text = text[found.end() : end]
         banner.stage = stage
-        sections.banners.append(banner)
-    if not matches:
-        raise ReadError("no IR dump banner (// -----// IR Dump ... //----- //) in the text")
-    return sections
+        yield stage, banner
 
 
 _MARK = "// -----// "
@@ -479,19 +490,10 @@ class DumpImport:
             if self.input_ir is not None:
                 self.importer.start(read_ir(self.input_ir, self.lines))
         self.banners += len(matches)
-        for index, found in enumerate(matches):
-            end = matches[index + 1].start() if index + 1 < len(matches) else len(text)
-            banner = read_banner(found.group(1))
-            if banner is None:
-                marked = _STAGE.match(found.group(1))
-                if marked is not None:
-                    self.stage = marked.group(1)
-                else:
-                    self.skipped.append(found.group(1))
-                continue
-            banner.text = text[found.end() : end]
-            banner.stage = self.stage
-            self._banner(banner)
+        for stage, banner in _cut(text, matches, self.stage, self.skipped):
+            self.stage = stage
+            if banner is not None:
+                self._banner(banner)
 
     def _banner(self, banner: Banner) -> None:
         """One pass's section: its snapshot read and matched, or a step that changes nothing where
