@@ -357,6 +357,10 @@ def _project(map_: AffineMap, projected: list[bool]) -> AffineMap:
 def _compatible(op: Operation, map_: AffineMap, root_loops: list[bool]) -> bool:
     if not map_.is_projected_permutation():
         return False
+    if not map_.results:
+        # A rank-0 value (a dot's result): ``getRootParallelLoopToOpMap`` composes an all-zero
+        # map, which it accepts only where the root has no parallel loop to map.
+        return not any(root_loops)
     if not _match_iterators(root_loops, outer_parallel(op)):
         return False
     loops = len(iterator_types(op) or [])
@@ -426,6 +430,9 @@ def consumer_refusal(
         return None
     if consumer.name == "tensor.insert_slice":
         return "tensor.insert_slice consumers are not modelled by passviz"
+    if producer.name in ("linalg.mmt4d", "linalg.batch_mmt4d"):
+        # IREE's TODO(#16025): the backends cannot give a fused mmt4d's ops their lowering configs.
+        return "an mmt4d fuses with no consumer (IREE #16025)"
     consumer_loops = iterator_types(consumer)
     if iterator_types(producer) is None or consumer_loops is None:
         return "the consumer is not a linalg op"
