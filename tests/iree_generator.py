@@ -1,7 +1,11 @@
 """Random compositions of linalg ops, as users' models are made, for checking passviz's IREE
-passes against ``iree-opt`` (issue 26): elementwise and reduction generics, named matmuls,
-reduce, broadcast, map, transpose, fill, softmax, convolutions, pooling, pads, reshapes and
-slices, on static or dynamic shapes of f32, f16, i8 and i32 with the casts models use.
+passes against ``iree-opt`` (issue 26): elementwise and reduction generics, the named
+contractions (matmul, its transposed-operand form by ``indexing_maps``, batch_matmul,
+batch_reduce_matmul, matvec, batch_matvec, vecmat, dot, mmt4d, quantized_matmul,
+``linalg.contract``), reduce, broadcast, map, transpose, fill, softmax, ``linalg.elementwise``,
+1-D, 2-D, 3-D, grouped, depthwise and quantized convolutions, 2-D and 3-D pooling, pads,
+reshapes and slices, on static or dynamic shapes of f32, f16, i8 and i32 with the casts models
+use (i8 into i32 and f16 into f32 accumulators, as the named ops cast their inputs).
 
 A composition is made from a seed alone (``compose(seed)``), so a failure names the seed that
 remakes it.  Each op kind is one entry of ``OP_KINDS``: when it applies to a value, and what it
@@ -167,7 +171,7 @@ def _same_typed(b: Builder, x: Value) -> Value:
     made = [v for v in b.values if v.type == x.type]
     if b.rng.random() < 0.5:
         return b.rng.choice(made)
-    return b.argument(x.shape, x.element)
+    return b.argument(x.shape, x.element, x.dynamic)
 
 
 def _elementwise(b: Builder, x: Value) -> Value:
@@ -235,36 +239,53 @@ def _cast(b: Builder, x: Value) -> Value:
     return b.result(name, x.shape, target, x.dynamic)
 
 
-def _accumulator(element: str) -> str:
-    """The element a contraction of ``element`` accumulates in (i8 x i8 -> i32, as int8 models do)."""
-    return "i32" if element == "i8" else element
+def _accumulator(b: Builder, element: str) -> str:
+    """The element a contraction of ``element`` accumulates in: i8 x i8 -> i32, as int8 models
+    do; f16 in f32 half the time, as mixed precision does (the named ops cast their inputs)."""
+    if element == "i8":
+        return "i32"
+    if element == "f16" and b.rng.random() < 0.5:
+        return "f32"
+    return element
 
 
 def _named(
-    b: Builder, op: str, ins: Sequence[Value], shape: Sequence[int], element: str, attrs: str = ""
+    b: Builder,
+    op: str,
+    ins: Sequence[Value],
+    shape: Sequence[int],
+    element: str,
+    attrs: str = "",
+    *,
+    dynamic: bool | None = None,
+    scalars: Sequence[tuple[str, str]] = (),
 ) -> Value:
-    """A named linalg op accumulating into a zero-filled init."""
-    init = b.filled(shape, element, ins[0].dynamic)
-    out = tensor_type(shape, element, ins[0].dynamic)
+    """A named linalg op accumulating into a zero-filled init; its result's dimension 0 is
+    dynamic as the first input's unless ``dynamic`` says (an op that reduces the batch away);
+    ``scalars`` (name, type) follow the tensors among the inputs (a quantized op's zero points)."""
+    dynamic = ins[0].dynamic if dynamic is None else dynamic
+    init = b.filled(shape, element, dynamic)
+    out = tensor_type(shape, element, dynamic)
     name = b.fresh()
     b.use(*ins)
-    b.emit(
-        f"{name} = {op}{attrs} ins({', '.join(v.name for v in ins)} : {', '.join(v.type for v in ins)}) "
-        f"outs({init} : {out}) -> {out}"
-    )
-    return b.result(name, shape, element, ins[0].dynamic)
+    names = [v.name for v in ins] + [n for n, _ in scalars]
+    types = [v.type for v in ins] + [t for _, t in scalars]
+    b.emit(f"{name} = {op}{attrs} ins({', '.join(names)} : {', '.join(types)}) outs({init} : {out}) -> {out}")
+    return b.result(name, shape, element, dynamic)
 
 
 def _matmul(b: Builder, x: Value) -> Value:
     n = b.size()
     weight = b.argument([x.shape[1], n], x.element, dynamic=False)
-    return _named(b, "linalg.matmul", [x, weight], [x.shape[0], n], _accumulator(x.element))
+    return _named(b, "linalg.matmul", [x, weight], [x.shape[0], n], _accumulator(b, x.element))
 
 
 def _batch_matmul(b: Builder, x: Value) -> Value:
     n = b.size()
-    weight = b.argument([x.shape[0], x.shape[2], n], x.element)
-    return _named(b, "linalg.batch_matmul", [x, weight], [x.shape[0], x.shape[1], n], _accumulator(x.element))
+    weight = b.argument([x.shape[0], x.shape[2], n], x.element, x.dynamic)
+    return _named(
+        b, "linalg.batch_matmul", [x, weight], [x.shape[0], x.shape[1], n], _accumulator(b, x.element)
+    )
 
 
 _WINDOW = "{dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}"
@@ -276,7 +297,9 @@ def _conv(b: Builder, x: Value) -> Value:
     kernel = b.rng.choice([1, 2, 3])
     weight = b.argument([kernel, kernel, c, f], x.element, dynamic=False)
     shape = [n, h - kernel + 1, w - kernel + 1, f]
-    return _named(b, "linalg.conv_2d_nhwc_hwcf", [x, weight], shape, _accumulator(x.element), " " + _WINDOW)
+    return _named(
+        b, "linalg.conv_2d_nhwc_hwcf", [x, weight], shape, _accumulator(b, x.element), " " + _WINDOW
+    )
 
 
 def _conv_nchw(b: Builder, x: Value) -> Value:
@@ -285,7 +308,9 @@ def _conv_nchw(b: Builder, x: Value) -> Value:
     kernel = b.rng.choice([1, 2, 3])
     weight = b.argument([f, c, kernel, kernel], x.element, dynamic=False)
     shape = [n, f, h - kernel + 1, w - kernel + 1]
-    return _named(b, "linalg.conv_2d_nchw_fchw", [x, weight], shape, _accumulator(x.element), " " + _WINDOW)
+    return _named(
+        b, "linalg.conv_2d_nchw_fchw", [x, weight], shape, _accumulator(b, x.element), " " + _WINDOW
+    )
 
 
 def _conv_fhwc(b: Builder, x: Value) -> Value:
@@ -294,12 +319,14 @@ def _conv_fhwc(b: Builder, x: Value) -> Value:
     kernel = b.rng.choice([1, 2, 3])
     weight = b.argument([f, kernel, kernel, c], x.element, dynamic=False)
     shape = [n, h - kernel + 1, w - kernel + 1, f]
-    return _named(b, "linalg.conv_2d_nhwc_fhwc", [x, weight], shape, _accumulator(x.element), " " + _WINDOW)
+    return _named(
+        b, "linalg.conv_2d_nhwc_fhwc", [x, weight], shape, _accumulator(b, x.element), " " + _WINDOW
+    )
 
 
 def _matvec(b: Builder, x: Value) -> Value:
     vector = b.argument([x.shape[1]], x.element, dynamic=False)
-    return _named(b, "linalg.matvec", [x, vector], [x.shape[0]], _accumulator(x.element))
+    return _named(b, "linalg.matvec", [x, vector], [x.shape[0]], _accumulator(b, x.element))
 
 
 def _depthwise(b: Builder, x: Value) -> Value:
@@ -308,7 +335,7 @@ def _depthwise(b: Builder, x: Value) -> Value:
     weight = b.argument([kernel, kernel, c], x.element, dynamic=False)
     shape = [n, h - kernel + 1, w - kernel + 1, c]
     return _named(
-        b, "linalg.depthwise_conv_2d_nhwc_hwc", [x, weight], shape, _accumulator(x.element), " " + _WINDOW
+        b, "linalg.depthwise_conv_2d_nhwc_hwc", [x, weight], shape, _accumulator(b, x.element), " " + _WINDOW
     )
 
 
@@ -507,6 +534,187 @@ def _slice(b: Builder, x: Value) -> Value:
     return b.result(name, shape, x.element, x.dynamic)
 
 
+# -- the rest of the named ops: 1-D, 3-D and grouped convolutions, quantized ones, the
+# matmul relatives, the contraction with maps, ``linalg.elementwise`` -----------------
+
+
+def _window(rank: int, stride: int = 1) -> str:
+    """A convolution's ``dilations`` and ``strides`` over ``rank`` windowed dimensions."""
+    return f" {{dilations = dense<1> : tensor<{rank}xi64>, strides = dense<{stride}> : tensor<{rank}xi64>}}"
+
+
+def _kernel(b: Builder, *extents: int) -> int:
+    """A window size that fits every windowed extent (1 to 3)."""
+    return b.rng.choice([k for k in (1, 2, 3) if k <= min(extents)])
+
+
+def _zero_points(b: Builder) -> list[tuple[str, str]]:
+    """A quantized op's input and filter zero points: i32 scalars, as MLIR's ``_q`` ops take."""
+    return [
+        (b.constant("i32", b.rng.choice([0, 3])), "i32"),
+        (b.constant("i32", b.rng.choice([0, -2])), "i32"),
+    ]
+
+
+def _conv_1d(b: Builder, x: Value) -> Value:
+    n, w, c = x.shape
+    f, kernel = b.size(), _kernel(b, w)
+    weight = b.argument([kernel, c, f], x.element, dynamic=False)
+    shape = [n, w - kernel + 1, f]
+    return _named(b, "linalg.conv_1d_nwc_wcf", [x, weight], shape, _accumulator(b, x.element), _window(1))
+
+
+def _conv_3d(b: Builder, x: Value) -> Value:
+    n, d, h, w, c = x.shape
+    f, kernel = b.size(), _kernel(b, d, h, w)
+    weight = b.argument([kernel, kernel, kernel, c, f], x.element, dynamic=False)
+    shape = [n, d - kernel + 1, h - kernel + 1, w - kernel + 1, f]
+    return _named(b, "linalg.conv_3d_ndhwc_dhwcf", [x, weight], shape, _accumulator(b, x.element), _window(3))
+
+
+def _conv_grouped_nhwgc(b: Builder, x: Value) -> Value:
+    n, h, w, g, c = x.shape
+    fg, kernel = b.size(), _kernel(b, h, w)
+    weight = b.argument([g, fg, kernel, kernel, c], x.element, dynamic=False)
+    shape = [n, h - kernel + 1, w - kernel + 1, g, fg]
+    return _named(b, "linalg.conv_2d_nhwgc_gfhwc", [x, weight], shape, _accumulator(b, x.element), _window(2))
+
+
+def _conv_grouped_ngchw(b: Builder, x: Value) -> Value:
+    n, g, c, h, w = x.shape
+    fg, kernel = b.size(), _kernel(b, h, w)
+    weight = b.argument([fg, g, c, kernel, kernel], x.element, dynamic=False)
+    shape = [n, g, fg, h - kernel + 1, w - kernel + 1]
+    return _named(b, "linalg.conv_2d_ngchw_fgchw", [x, weight], shape, _accumulator(b, x.element), _window(2))
+
+
+def _conv_q(b: Builder, x: Value) -> Value:
+    """``conv_2d_nhwc_hwcf_q``: i8 image and filter, i32 zero points and accumulator."""
+    n, h, w, c = x.shape
+    f, kernel = b.size(), _kernel(b, h, w)
+    weight = b.argument([kernel, kernel, c, f], x.element, dynamic=False)
+    shape = [n, h - kernel + 1, w - kernel + 1, f]
+    zps = _zero_points(b)
+    return _named(b, "linalg.conv_2d_nhwc_hwcf_q", [x, weight], shape, "i32", _window(2), scalars=zps)
+
+
+def _depthwise_multiplier(b: Builder, x: Value) -> Value:
+    """``depthwise_conv_2d_nhwc_hwcm``: each channel times a multiplier (a rank-5 result)."""
+    n, h, w, c = x.shape
+    m, kernel = b.rng.choice([1, 2, 3]), _kernel(b, h, w)
+    weight = b.argument([kernel, kernel, c, m], x.element, dynamic=False)
+    shape = [n, h - kernel + 1, w - kernel + 1, c, m]
+    return _named(
+        b, "linalg.depthwise_conv_2d_nhwc_hwcm", [x, weight], shape, _accumulator(b, x.element), _window(2)
+    )
+
+
+def _batch_matvec(b: Builder, x: Value) -> Value:
+    vector = b.argument([x.shape[0], x.shape[2]], x.element, x.dynamic)
+    return _named(b, "linalg.batch_matvec", [x, vector], [x.shape[0], x.shape[1]], _accumulator(b, x.element))
+
+
+def _vecmat(b: Builder, x: Value) -> Value:
+    """``vecmat`` of a vector (its length the batch when dynamic): the result is static."""
+    n = b.size()
+    matrix = b.argument([x.shape[0], n], x.element, x.dynamic)
+    return _named(b, "linalg.vecmat", [x, matrix], [n], _accumulator(b, x.element), dynamic=False)
+
+
+def _dot(b: Builder, x: Value) -> Value:
+    """``dot`` of two vectors: a rank-0 result."""
+    other = b.argument(x.shape, x.element, x.dynamic)
+    return _named(b, "linalg.dot", [x, other], [], _accumulator(b, x.element), dynamic=False)
+
+
+def _mmt4d(b: Builder, x: Value) -> Value:
+    """``mmt4d`` of a packed ``M x K x M0 x K0`` operand and a packed transposed weight."""
+    m, k, m0, k0 = x.shape
+    n, n0 = b.size(), b.rng.choice([1, 2, 4])
+    weight = b.argument([n, k, n0, k0], x.element, dynamic=False)
+    return _named(b, "linalg.mmt4d", [x, weight], [m, n, m0, n0], _accumulator(b, x.element))
+
+
+def _quantized_matmul(b: Builder, x: Value) -> Value:
+    n = b.size()
+    weight = b.argument([x.shape[1], n], x.element, dynamic=False)
+    zps = _zero_points(b)
+    return _named(b, "linalg.quantized_matmul", [x, weight], [x.shape[0], n], "i32", scalars=zps)
+
+
+def _batch_reduce_matmul(b: Builder, x: Value) -> Value:
+    """``batch_reduce_matmul``: the batch summed away, so the result is static."""
+    n = b.size()
+    weight = b.argument([x.shape[0], x.shape[2], n], x.element, x.dynamic)
+    shape = [x.shape[1], n]
+    return _named(
+        b, "linalg.batch_reduce_matmul", [x, weight], shape, _accumulator(b, x.element), dynamic=False
+    )
+
+
+_MATMUL_TRANSPOSED_B = (
+    " indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, "
+    "affine_map<(d0, d1, d2) -> (d0, d1)>]"
+)
+
+
+def _matmul_transposed(b: Builder, x: Value) -> Value:
+    """``linalg.matmul`` whose weight is given transposed (``N x K``), by its maps."""
+    n = b.size()
+    weight = b.argument([n, x.shape[1]], x.element, dynamic=False)
+    return _named(
+        b, "linalg.matmul", [x, weight], [x.shape[0], n], _accumulator(b, x.element), _MATMUL_TRANSPOSED_B
+    )
+
+
+_CONTRACT_MAPS = (
+    " indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d3, d2)>, "
+    "affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>]"
+)
+
+
+def _contract(b: Builder, x: Value) -> Value:
+    """``linalg.contract`` of a batch of matrices with one weight (a linear layer on a sequence)."""
+    n = b.size()
+    weight = b.argument([x.shape[2], n], x.element, dynamic=False)
+    shape = [x.shape[0], x.shape[1], n]
+    return _named(b, "linalg.contract", [x, weight], shape, _accumulator(b, x.element), _CONTRACT_MAPS)
+
+
+_ELEMENTWISE_KINDS = {
+    "float": ("add", "sub", "mul", "max_signed", "exp", "negf", "abs", "tanh"),
+    "int": ("add", "sub", "mul", "max_signed", "min_signed"),
+}
+"""``linalg.elementwise``'s kinds a model's layers use, by element (MLIR's names)."""
+
+
+def _elementwise_named(b: Builder, x: Value) -> Value:
+    """``linalg.elementwise <kind>`` of one or two operands of ``x``'s type."""
+    kind = b.rng.choice(_ELEMENTWISE_KINDS["float" if x.is_float else "int"])
+    unary = kind in ("exp", "negf", "abs", "tanh")
+    operands = [x] if unary else [x, _same_typed(b, x)]
+    init = b.empty(x.shape, x.element, x.dynamic)
+    name = b.fresh()
+    b.use(*operands)
+    b.emit(
+        f"{name} = linalg.elementwise <{kind}> ins({', '.join(o.name for o in operands)} : "
+        f"{', '.join(o.type for o in operands)}) outs({init} : {x.type}) -> {x.type}"
+    )
+    return b.result(name, x.shape, x.element, x.dynamic)
+
+
+def _pooling_3d(op: str) -> Callable[[Builder, Value], Value]:
+    """A 3-D pooling op over a 2x2x2 window."""
+
+    def build(b: Builder, x: Value) -> Value:
+        window = b.empty([2, 2, 2], x.element, False)
+        n, d, h, w, c = x.shape
+        shape = [n, d - 1, h - 1, w - 1, c]
+        return _named(b, op, [x, Value(window, (2, 2, 2), x.element)], shape, x.element, _window(3))
+
+    return build
+
+
 @dataclass(frozen=True)
 class OpKind:
     """One kind of op a composition may use: when it applies to a value, and how it is emitted."""
@@ -532,7 +740,7 @@ OP_KINDS: dict[str, OpKind] = {
     "map": OpKind(lambda v: True, _map_op),
     "transpose": OpKind(lambda v: len(v.shape) >= (3 if v.dynamic else 2), _transpose),
     "fill": OpKind(lambda v: True, _fill),
-    "softmax": OpKind(lambda v: v.is_float, _softmax),
+    "softmax": OpKind(lambda v: v.is_float and len(v.shape) >= 1, _softmax),
     "conv_2d_nhwc_hwcf": OpKind(lambda v: len(v.shape) == 4 and min(v.shape[1:3]) >= 3, _conv),
     "depthwise_conv_2d_nhwc_hwc": OpKind(lambda v: len(v.shape) == 4 and min(v.shape[1:3]) >= 3, _depthwise),
     "pooling_nhwc_sum": OpKind(
@@ -563,9 +771,53 @@ OP_KINDS: dict[str, OpKind] = {
         "linalg.pooling_nhwc_min",
     ),
     "pad": OpKind(lambda v: len(v.shape) >= 2, _pad),
-    "expand_shape": OpKind(lambda v: len(v.shape) <= 3 and any(s % 2 == 0 for s in v.shape[1:]), _expand),
+    "expand_shape": OpKind(
+        lambda v: 1 <= len(v.shape) <= 4 and any(s % 2 == 0 for s in v.shape[1:]), _expand
+    ),
     "collapse_shape": OpKind(lambda v: len(v.shape) >= 3, _collapse),
     "extract_slice": OpKind(lambda v: any(s > 2 for s in v.shape[1:]), _slice),
+    "conv_1d_nwc_wcf": OpKind(
+        lambda v: len(v.shape) == 3 and v.shape[1] >= 2, _conv_1d, "linalg.conv_1d_nwc_wcf"
+    ),
+    "conv_3d_ndhwc_dhwcf": OpKind(
+        lambda v: len(v.shape) == 5 and min(v.shape[1:4]) >= 2, _conv_3d, "linalg.conv_3d_ndhwc_dhwcf"
+    ),
+    "conv_2d_nhwgc_gfhwc": OpKind(
+        lambda v: len(v.shape) == 5 and min(v.shape[1:3]) >= 2,
+        _conv_grouped_nhwgc,
+        "linalg.conv_2d_nhwgc_gfhwc",
+    ),
+    "conv_2d_ngchw_fgchw": OpKind(
+        lambda v: len(v.shape) == 5 and min(v.shape[3:5]) >= 2,
+        _conv_grouped_ngchw,
+        "linalg.conv_2d_ngchw_fgchw",
+    ),
+    "conv_2d_nhwc_hwcf_q": OpKind(
+        lambda v: len(v.shape) == 4 and v.element == "i8" and min(v.shape[1:3]) >= 2,
+        _conv_q,
+        "linalg.conv_2d_nhwc_hwcf_q",
+    ),
+    "depthwise_conv_2d_nhwc_hwcm": OpKind(
+        lambda v: len(v.shape) == 4 and min(v.shape[1:3]) >= 2,
+        _depthwise_multiplier,
+        "linalg.depthwise_conv_2d_nhwc_hwcm",
+    ),
+    "batch_matvec": OpKind(_rank(3), _batch_matvec, "linalg.batch_matvec"),
+    "vecmat": OpKind(_rank(1), _vecmat, "linalg.vecmat"),
+    "dot": OpKind(_rank(1), _dot, "linalg.dot"),
+    "mmt4d": OpKind(_rank(4), _mmt4d, "linalg.mmt4d"),
+    "quantized_matmul": OpKind(
+        lambda v: len(v.shape) == 2 and v.element == "i8", _quantized_matmul, "linalg.quantized_matmul"
+    ),
+    "batch_reduce_matmul": OpKind(_rank(3), _batch_reduce_matmul, "linalg.batch_reduce_matmul"),
+    "matmul_transposed": OpKind(_rank(2), _matmul_transposed),
+    "contract": OpKind(_rank(3), _contract, "linalg.contract"),
+    "elementwise_named": OpKind(lambda v: True, _elementwise_named, "linalg.elementwise"),
+    "pooling_ndhwc_sum": OpKind(
+        lambda v: len(v.shape) == 5 and min(v.shape[1:4]) >= 2,
+        _pooling_3d("linalg.pooling_ndhwc_sum"),
+        "linalg.pooling_ndhwc_sum",
+    ),
 }
 """Every op kind, by name: adding a kind is one entry here."""
 
@@ -580,7 +832,7 @@ def compose(seed: int, length: int | None = None) -> str:
     """The composition of seed ``seed``: a function of 2 to 6 ops (``length`` to force it)."""
     rng = random.Random(seed)
     element = rng.choice(ELEMENTS)
-    rank = rng.choice([2, 2, 3, 4, 4])
+    rank = rng.choice([2, 2, 3, 4, 4, 5])
     b = Builder(rng, dynamic=rng.random() < 0.3, batch=rng.choice(SIZES))
     shape = [b.batch] + [rng.choice((4, 6, 8)) for _ in range(rank - 1)]
     b.values.append(b.argument(shape, element))
