@@ -1,9 +1,10 @@
 """Random compositions of linalg ops, as users' models are made, for checking passviz's IREE
 passes against ``iree-opt`` (issue 26): elementwise and reduction generics, the named
 contractions (matmul, its transposed-operand form by ``indexing_maps``, batch_matmul,
-batch_reduce_matmul, matvec, batch_matvec, vecmat, dot, mmt4d, quantized_matmul,
-``linalg.contract``), reduce, broadcast, map, transpose, fill, softmax, ``linalg.elementwise``,
-1-D, 2-D, 3-D, grouped, depthwise and quantized convolutions, 2-D and 3-D pooling, pads,
+batch_reduce_matmul, matvec, batch_matvec, vecmat, batch_vecmat, dot, mmt4d, batch_mmt4d,
+quantized_matmul, quantized_batch_matmul, ``linalg.contract``), reduce, broadcast, map,
+transpose, fill, softmax, ``linalg.elementwise``, 1-D, 2-D, 3-D, grouped, depthwise and
+quantized convolutions, 1-D, 2-D and 3-D pooling, pads,
 reshapes and slices, on static or dynamic shapes of f32, f16, i8 and i32 with the casts models
 use (i8 into i32 and f16 into f32 accumulators, as the named ops cast their inputs).
 
@@ -715,6 +716,83 @@ def _pooling_3d(op: str) -> Callable[[Builder, Value], Value]:
     return build
 
 
+def _batch_vecmat(b: Builder, x: Value) -> Value:
+    n = b.size()
+    matrix = b.argument([x.shape[0], x.shape[1], n], x.element, x.dynamic)
+    return _named(b, "linalg.batch_vecmat", [x, matrix], [x.shape[0], n], _accumulator(b, x.element))
+
+
+def _batch_mmt4d(b: Builder, x: Value) -> Value:
+    """``batch_mmt4d`` of a batch of packed operands with a batch of packed transposed weights."""
+    batch, m, k, m0, k0 = x.shape
+    n, n0 = b.size(), b.rng.choice([1, 2, 4])
+    weight = b.argument([batch, n, k, n0, k0], x.element, x.dynamic)
+    return _named(b, "linalg.batch_mmt4d", [x, weight], [batch, m, n, m0, n0], _accumulator(b, x.element))
+
+
+def _quantized_batch_matmul(b: Builder, x: Value) -> Value:
+    n = b.size()
+    weight = b.argument([x.shape[0], x.shape[2], n], x.element, x.dynamic)
+    shape = [x.shape[0], x.shape[1], n]
+    return _named(b, "linalg.quantized_batch_matmul", [x, weight], shape, "i32", scalars=_zero_points(b))
+
+
+def _conv_nchw_q(b: Builder, x: Value) -> Value:
+    n, c, h, w = x.shape
+    f, kernel = b.size(), _kernel(b, h, w)
+    weight = b.argument([f, c, kernel, kernel], x.element, dynamic=False)
+    shape = [n, f, h - kernel + 1, w - kernel + 1]
+    zps = _zero_points(b)
+    return _named(b, "linalg.conv_2d_nchw_fchw_q", [x, weight], shape, "i32", _window(2), scalars=zps)
+
+
+def _conv_1d_ncw(b: Builder, x: Value) -> Value:
+    n, c, w = x.shape
+    f, kernel = b.size(), _kernel(b, w)
+    weight = b.argument([f, c, kernel], x.element, dynamic=False)
+    shape = [n, f, w - kernel + 1]
+    return _named(b, "linalg.conv_1d_ncw_fcw", [x, weight], shape, _accumulator(b, x.element), _window(1))
+
+
+def _depthwise_1d(b: Builder, x: Value) -> Value:
+    n, w, c = x.shape
+    kernel = _kernel(b, w)
+    weight = b.argument([kernel, c], x.element, dynamic=False)
+    shape = [n, w - kernel + 1, c]
+    return _named(
+        b, "linalg.depthwise_conv_1d_nwc_wc", [x, weight], shape, _accumulator(b, x.element), _window(1)
+    )
+
+
+def _depthwise_3d(b: Builder, x: Value) -> Value:
+    n, d, h, w, c = x.shape
+    kernel = _kernel(b, d, h, w)
+    weight = b.argument([kernel, kernel, kernel, c], x.element, dynamic=False)
+    shape = [n, d - kernel + 1, h - kernel + 1, w - kernel + 1, c]
+    return _named(
+        b, "linalg.depthwise_conv_3d_ndhwc_dhwc", [x, weight], shape, _accumulator(b, x.element), _window(3)
+    )
+
+
+def _conv_grouped_gfchw(b: Builder, x: Value) -> Value:
+    n, g, c, h, w = x.shape
+    fg, kernel = b.size(), _kernel(b, h, w)
+    weight = b.argument([g, fg, c, kernel, kernel], x.element, dynamic=False)
+    shape = [n, g, fg, h - kernel + 1, w - kernel + 1]
+    return _named(b, "linalg.conv_2d_ngchw_gfchw", [x, weight], shape, _accumulator(b, x.element), _window(2))
+
+
+def _pooling_1d(op: str) -> Callable[[Builder, Value], Value]:
+    """A 1-D pooling op over a window of 2 (channels last)."""
+
+    def build(b: Builder, x: Value) -> Value:
+        window = b.empty([2], x.element, False)
+        n, w, c = x.shape
+        return _named(b, op, [x, Value(window, (2,), x.element)], [n, w - 1, c], x.element, _window(1))
+
+    return build
+
+
 @dataclass(frozen=True)
 class OpKind:
     """One kind of op a composition may use: when it applies to a value, and how it is emitted."""
@@ -817,6 +895,25 @@ OP_KINDS: dict[str, OpKind] = {
         lambda v: len(v.shape) == 5 and min(v.shape[1:4]) >= 2,
         _pooling_3d("linalg.pooling_ndhwc_sum"),
         "linalg.pooling_ndhwc_sum",
+    ),
+    "batch_vecmat": OpKind(_rank(2), _batch_vecmat, "linalg.batch_vecmat"),
+    "batch_mmt4d": OpKind(_rank(5), _batch_mmt4d, "linalg.batch_mmt4d"),
+    "quantized_batch_matmul": OpKind(
+        lambda v: len(v.shape) == 3 and v.element == "i8",
+        _quantized_batch_matmul,
+        "linalg.quantized_batch_matmul",
+    ),
+    "conv_2d_nchw_fchw_q": OpKind(
+        lambda v: len(v.shape) == 4 and v.element == "i8", _conv_nchw_q, "linalg.conv_2d_nchw_fchw_q"
+    ),
+    "conv_1d_ncw_fcw": OpKind(_rank(3), _conv_1d_ncw, "linalg.conv_1d_ncw_fcw"),
+    "depthwise_conv_1d_nwc_wc": OpKind(_rank(3), _depthwise_1d, "linalg.depthwise_conv_1d_nwc_wc"),
+    "depthwise_conv_3d_ndhwc_dhwc": OpKind(_rank(5), _depthwise_3d, "linalg.depthwise_conv_3d_ndhwc_dhwc"),
+    "conv_2d_ngchw_gfchw": OpKind(_rank(5), _conv_grouped_gfchw, "linalg.conv_2d_ngchw_gfchw"),
+    "pooling_nwc_max": OpKind(
+        lambda v: len(v.shape) == 3 and v.is_float and v.shape[1] >= 2,
+        _pooling_1d("linalg.pooling_nwc_max"),
+        "linalg.pooling_nwc_max",
     ),
 }
 """Every op kind, by name: adding a kind is one entry here."""
