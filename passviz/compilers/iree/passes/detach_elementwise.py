@@ -26,7 +26,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     TensorType,
 )
-from xdsl.dialects.linalg.abstract_ops import ConvOperation, LinalgStructuredOperation, PoolingOperation
+from xdsl.dialects.linalg.abstract_ops import LinalgStructuredOperation
 from xdsl.dialects.linalg.attrs import IteratorType, IteratorTypeAttr
 from xdsl.dialects.linalg.ops import BroadcastOp, ReduceOp, YieldOp
 from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
@@ -35,6 +35,7 @@ from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
 
 from passviz.compilers.iree.passes.pattern_pass import IreePatternPass
+from passviz.compilers.iree.structured import is_convolution
 from passviz.compilers.mlir.canonicalization.builders import dim_ops
 from passviz.compilers.mlir.dialects.linalg import BatchMatmulOp, BatchMatvecOp, FillOp, GenericOp, MatmulOp
 from passviz.ir.hints import isa
@@ -135,7 +136,8 @@ class DetachElementwisePattern(RootedPattern):
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         if not isinstance(op, LinalgStructuredOperation):
             return
-        if not is_contraction(op) and not isinstance(op, ConvOperation | PoolingOperation):
+        # every named convolution and pooling declares ConvolutionOpInterface, not xDSL's few classes
+        if not is_contraction(op) and not is_convolution(op):
             return
         if not _pure_tensors(op) or len(op.outputs) != 1:
             return

@@ -44,7 +44,7 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     TensorType,
 )
-from xdsl.dialects.linalg.abstract_ops import ConvOperation, LinalgStructuredOperation, PoolingOperation
+from xdsl.dialects.linalg.abstract_ops import LinalgStructuredOperation
 from xdsl.dialects.linalg.attrs import IteratorType
 from xdsl.dialects.linalg.ops import BroadcastOp, FillOp, IndexOp, YieldOp
 from xdsl.ir import Attribute, Block, Operation, OpResult, Region, SSAValue
@@ -56,6 +56,7 @@ from passviz.compilers.iree.dialects import flow
 from passviz.compilers.iree.passes.detach_elementwise import is_contraction
 from passviz.compilers.iree.passes.dispatch_common import record_no_fusion
 from passviz.compilers.iree.passes.pattern_pass import IreePatternPass
+from passviz.compilers.iree.structured import is_convolution
 from passviz.compilers.mlir.canonicalization.builders import dim_ops
 from passviz.compilers.mlir.dialects.linalg import GenericOp
 from passviz.ir.hints import isa
@@ -173,10 +174,6 @@ def _is_broadcasting(op: Operation) -> bool:
     return len(op.body.block.ops) == 1
 
 
-def _is_convolution(op: Operation) -> bool:
-    return isinstance(op, ConvOperation | PoolingOperation)
-
-
 def fusion_refusal(producer: Operation, consumer: Operation, operand_number: int) -> str | None:
     """Why IREE's control function refuses to fuse ``producer`` into ``consumer``
     through operand ``operand_number``, or None where it fuses."""
@@ -221,7 +218,7 @@ def _not_fusable_as_elementwise(producer: Operation, consumer: Operation, operan
         maps = [m.data for m in consumer.get_indexing_maps().data]
         if not _is_permutation(maps[operand_number]):
             return "the reduction consumer reads the producer through a broadcast"
-        if is_contraction(consumer) or _is_convolution(consumer):
+        if is_contraction(consumer) or is_convolution(consumer):
             return "the consumer is a contraction or convolution"
     return None
 
