@@ -3,8 +3,9 @@ passes against ``iree-opt`` (issue 26): elementwise and reduction generics, the 
 contractions (matmul, its transposed-operand form by ``indexing_maps``, batch_matmul,
 batch_reduce_matmul, matvec, batch_matvec, vecmat, batch_vecmat, dot, mmt4d, batch_mmt4d,
 quantized_matmul, quantized_batch_matmul, ``linalg.contract``), reduce, broadcast, map,
-transpose, fill, softmax, ``linalg.elementwise``, 1-D, 2-D, 3-D, grouped, depthwise and
-quantized convolutions, 1-D, 2-D and 3-D pooling, pads,
+transpose, fill, copy, ``fill_rng_2d``, softmax, ``linalg.elementwise``, every convolution and
+pooling (one kind per row of linalg_named's ``NAMED`` that no hand-written kind emits, built
+from the row's dimensions), pads,
 reshapes and slices, on static or dynamic shapes of f32, f16, i8 and i32 with the casts models
 use (i8 into i32 and f16 into f32 accumulators, as the named ops cast their inputs).
 
@@ -22,6 +23,7 @@ from dataclasses import dataclass, field
 
 from passviz.compilers.iree.family import IREE_FLOW
 from passviz.compilers.mlir.dialects.linalg import Linalg
+from passviz.compilers.mlir.dialects.linalg_named import NAMED, NamedSpec
 from passviz.ir.printer import print_module
 from passviz.pipelines import record
 from tests.iree_support import run_iree_opt_batch
@@ -95,7 +97,7 @@ class Builder:
         """A scalar constant, made once at the function's top."""
         key = f"{element}:{number}"
         if key not in self.constants:
-            literal = f"{number}.0" if element in FLOATS else str(number)
+            literal = f"{number}.0" if element.startswith("f") else str(number)
             name = f"%c{element}_{number}".replace("-", "m")
             self.constants[key] = name
             self.lines.insert(0, f"  {name} = arith.constant {literal} : {element}")
@@ -260,12 +262,14 @@ def _named(
     *,
     dynamic: bool | None = None,
     scalars: Sequence[tuple[str, str]] = (),
+    zeroed: bool = True,
 ) -> Value:
-    """A named linalg op accumulating into a zero-filled init; its result's dimension 0 is
-    dynamic as the first input's unless ``dynamic`` says (an op that reduces the batch away);
-    ``scalars`` (name, type) follow the tensors among the inputs (a quantized op's zero points)."""
+    """A named linalg op accumulating into a zero-filled init (an empty one unless ``zeroed``);
+    its result's dimension 0 is dynamic as the first input's unless ``dynamic`` says (an op that
+    reduces the batch away); ``scalars`` (name, type) follow the tensors among the inputs (a
+    quantized op's zero points)."""
     dynamic = ins[0].dynamic if dynamic is None else dynamic
-    init = b.filled(shape, element, dynamic)
+    init = b.filled(shape, element, dynamic) if zeroed else b.empty(shape, element, dynamic)
     out = tensor_type(shape, element, dynamic)
     name = b.fresh()
     b.use(*ins)
@@ -807,7 +811,100 @@ def _rank(*ranks: int) -> Callable[[Value], bool]:
     return lambda v: len(v.shape) in ranks
 
 
-OP_KINDS: dict[str, OpKind] = {
+_WINDOWED = ("D", "H", "W")
+"""A named op's windowed input dimensions (``NamedSpec.operands``)."""
+
+_DEPTHWISE_HWC_Q = NamedSpec(
+    "depthwise_conv_2d_nhwc_hwc_q", "n oh ow c kh kw", ("n H W c", "kh kw c", "", "", "n oh ow c"), "mac_q"
+)
+"""linalg.py's quantized depthwise convolution, in ``NAMED``'s terms."""
+
+
+def _windowed_applies(spec: NamedSpec) -> Callable[[Value], bool]:
+    """Whether ``spec`` takes a value as its input: its rank, every window at least 2 wide, an
+        unbatched op's first dimension static, integers for a quantized op (i8, or i32 as a requantized
+    value is) and for an unsigned pooling."""
+    dims = spec.operands[0].split()
+    windowed = [i for i, d in enumerate(dims) if d in _WINDOWED]
+
+    def applies(v: Value) -> bool:
+        if len(v.shape) != len(dims) or (v.dynamic and 0 in windowed):
+            return False
+        if (spec.payload == "mac_q" and v.element not in INTS) or (
+            spec.payload.endswith("_unsigned") and v.is_float
+        ):
+            return False
+        return all(v.shape[i] >= 2 for i in windowed)
+
+    return applies
+
+
+def _windowed_build(spec: NamedSpec) -> Callable[[Builder, Value], Value]:
+    """A convolution or pooling of ``spec``'s row, stride 1: its sizes from the input's, one
+    window size for every windowed dimension, a new size for each loop the input lacks (the
+    filters ``f``, ``fg``, a multiplier ``m``); a pooling's window is an empty tensor, as MLIR takes it."""
+
+    def build(b: Builder, x: Value) -> Value:
+        dims = spec.operands[0].split()
+        sizes = dict(zip(dims, x.shape, strict=True))
+        window = [d for d in dims if d in _WINDOWED]
+        kernel = _kernel(b, *(sizes[d] for d in window))
+        for d in window:
+            sizes[f"k{d.lower()}"], sizes[f"o{d.lower()}"] = kernel, sizes[d] - kernel + 1
+        for loop in spec.loops.split():
+            if loop not in sizes:
+                sizes[loop] = b.rng.choice([1, 2, 3]) if loop == "m" else b.size()
+        second = [sizes[d] for d in spec.operands[1].split()]
+        out = [sizes[d] for d in spec.operands[-1].split()]
+        quantized, pooling = spec.payload == "mac_q", not spec.payload.startswith("mac")
+        if pooling:
+            other = Value(b.empty(second, x.element, False), tuple(second), x.element)
+            element = x.element
+        else:
+            other = b.argument(second, x.element, dynamic=False)
+            element = "i32" if quantized else _accumulator(b, x.element)
+        attrs = _window(len(window)) if spec.strided else ""
+        scalars = _zero_points(b) if quantized else ()
+        return _named(b, f"linalg.{spec.name}", [x, other], out, element, attrs, scalars=scalars)
+
+    return build
+
+
+def _windowed_kinds(taken: dict[str, OpKind]) -> dict[str, OpKind]:
+    """A kind for each convolution and pooling of ``NAMED`` (and the quantized 2-D depthwise)
+    that no kind of ``taken`` emits."""
+    ops = {kind.op for kind in taken.values()}
+    return {
+        spec.name: OpKind(_windowed_applies(spec), _windowed_build(spec), f"linalg.{spec.name}")
+        for spec in (*NAMED, _DEPTHWISE_HWC_Q)
+        if spec.window and spec.name not in taken and f"linalg.{spec.name}" not in ops
+    }
+
+
+def _copy(b: Builder, x: Value) -> Value:
+    """``linalg.copy`` into an empty tensor, widening i8 and f16 half the time (zero-extending
+    i8 by ``cast_unsigned`` half of those), as the op's payload casts."""
+    element, attrs = x.element, ""
+    if b.rng.random() < 0.5 and x.element in ("i8", "f16"):
+        element = "i32" if x.element == "i8" else "f32"
+        if x.element == "i8" and b.rng.random() < 0.5:
+            attrs = " {cast = #linalg.type_fn<cast_unsigned>}"
+    return _named(b, "linalg.copy", [x], x.shape, element, attrs, zeroed=False)
+
+
+def _fill_rng(b: Builder, x: Value) -> Value:
+    """``linalg.fill_rng_2d`` of ``x``'s shape (a dropout mask's noise) between -1 and 1."""
+    scalars = [
+        (b.constant("f64", -1), "f64"),
+        (b.constant("f64", 1), "f64"),
+        (b.constant("i32", b.rng.choice([0, 42])), "i32"),
+    ]
+    return _named(
+        b, "linalg.fill_rng_2d", [], x.shape, x.element, dynamic=x.dynamic, scalars=scalars, zeroed=False
+    )
+
+
+_HAND_KINDS: dict[str, OpKind] = {
     "elementwise": OpKind(lambda v: True, _elementwise),
     "cast": OpKind(lambda v: any(f == v.element for f, _ in CASTS), _cast),
     "matmul": OpKind(_rank(2), _matmul),
@@ -916,7 +1013,20 @@ OP_KINDS: dict[str, OpKind] = {
         "linalg.pooling_nwc_max",
     ),
 }
-"""Every op kind, by name: adding a kind is one entry here."""
+"""The kinds written out one by one."""
+
+OP_KINDS: dict[str, OpKind] = (
+    _HAND_KINDS
+    | _windowed_kinds(_HAND_KINDS)
+    | {
+        "copy": OpKind(lambda v: True, _copy, "linalg.copy"),
+        "fill_rng_2d": OpKind(lambda v: len(v.shape) == 2 and v.is_float, _fill_rng, "linalg.fill_rng_2d"),
+    }
+)
+"""Every op kind, by name: the hand-written ones, one per convolution and pooling of ``NAMED``
+left, ``copy`` and ``fill_rng_2d``.  xDSL's per-function elementwise ops (``linalg.add``,
+``linalg.exp``, ``linalg.select``, ...) have none: iree-opt 3.13 knows them no more
+(``custom op 'linalg.add' is unknown``), so a composition using one is only refused."""
 
 
 def available_kinds() -> dict[str, OpKind]:
