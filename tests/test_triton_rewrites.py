@@ -295,9 +295,13 @@ def test_flash_attention_constants_deduplicated_are_steps(tmp_path: Path) -> Non
     """The greedy driver deduplicates constants in the flash attention kernel (two loops, their
     regions siblings): steps of their own, and the expansion still ends at Triton's output."""
     from passviz.compilers.triton.rewrites import DEDUPLICATED_STEP
-    from tests.triton_oracle import triton_missing
+    from tests.triton_oracle import TRITON_VERSION, installed_triton, triton_missing
 
     need(triton_missing())
+    if installed_triton() != TRITON_VERSION:
+        # What it checks is passviz's reading of the driver's log, which both Tritons print
+        # alike (the matmul's tests run under each): one Triton keeps CI under 15 minutes.
+        pytest.skip(f"checked under Triton {TRITON_VERSION}, CI's first stage")
     captured, expanded, dump = compiled(sys.executable, tmp_path, "flash_attention")
     # Against the dump as passviz imports it: the test's normalizing of a raw dump takes the
     # reduce regions' blocks, all ``^bb0``, for one block.
