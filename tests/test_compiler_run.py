@@ -241,16 +241,7 @@ def test_canonicalize_rewrite_by_rewrite_is_iree_opts(tmp_path: Path) -> None:
     own = record(text, "canonicalize").trace
     expected = [s.name for s in own.steps if s.kind == "rewrite" and "-" not in (s.name or "-")]
     assert rewrites == expected == ["AddIAddConstant", "AddIAddConstant", "SubIRHSAddConstant"]
-    logged = tmp_path / "actions.log"
-    tool(
-        str(source),
-        "--canonicalize",
-        "--mlir-print-debuginfo",
-        f"--log-actions-to={logged}",
-        "-o",
-        "/dev/null",
-    )
-    tried = set(ATTEMPT.findall(logged.read_text()))
+    tried = set(_attempts(source, tmp_path))
     assert set(rewrites) <= {pattern for pattern, _, _ in tried}
     # Each pattern step's root is the op its pattern matched: an op the action log says that
     # pattern was tried on, at its location; here the outer add (sub) of each chain rewritten.
@@ -272,13 +263,9 @@ def test_canonicalize_rewrite_by_rewrite_is_iree_opts(tmp_path: Path) -> None:
     assert "folds" in notes and "3 pattern applications" in notes
 
 
-@pytest.mark.iree
-@pytest.mark.slow
-def test_each_rewrite_step_is_a_change_the_counter_shows(tmp_path: Path) -> None:
-    need(iree_opt_missing())
-    source = tmp_path / "small.mlir"
-    source.write_text(SMALL, encoding="utf-8")
-    trace = trace_compiler(CompilerRun(iree_opt()), str(source), "canonicalize,cse", rewrites=True).trace
+def _attempts(source: Path, tmp_path: Path) -> list[tuple[str, str, str]]:
+    """Each pattern attempt of ``iree-opt --canonicalize`` on ``source``, as its action log names
+    it: (pattern, op name, location)."""
     logged = tmp_path / "actions.log"
     tool(
         str(source),
@@ -288,7 +275,17 @@ def test_each_rewrite_step_is_a_change_the_counter_shows(tmp_path: Path) -> None
         "-o",
         "/dev/null",
     )
-    tried = ATTEMPT.findall(logged.read_text())
+    return ATTEMPT.findall(logged.read_text())
+
+
+@pytest.mark.iree
+@pytest.mark.slow
+def test_each_rewrite_step_is_a_change_the_counter_shows(tmp_path: Path) -> None:
+    need(iree_opt_missing())
+    source = tmp_path / "small.mlir"
+    source.write_text(SMALL, encoding="utf-8")
+    trace = trace_compiler(CompilerRun(iree_opt()), str(source), "canonicalize,cse", rewrites=True).trace
+    tried = _attempts(source, tmp_path)
     attempts = [pattern for pattern, _, _ in tried]
     # Every value of the counter, run: each change is one rewrite step, named after that attempt.
     outputs = [
