@@ -24,6 +24,7 @@ from passviz.importer import TextReplayer
 from passviz.importer.dump import ImportReport, import_path, import_text, split_dump
 from passviz.pipelines import load_trace
 from tests.conftest import iree_opt, iree_opt_missing, need, triton_39_python
+from tests.triton_oracle import dump_environment
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -195,13 +196,7 @@ def _iree(tmp_path: Path, pipeline: str, *flags: str) -> str:
 
 def _triton_dump(python: str, tmp_path: Path) -> str:
     dump = tmp_path / "dump.txt"
-    env = {
-        **os.environ,
-        "MLIR_ENABLE_DUMP": "1",
-        "MLIR_DUMP_PATH": str(dump),
-        "TRITON_ALWAYS_COMPILE": "1",
-        "TRITON_CACHE_DIR": str(tmp_path / "cache"),
-    }
+    env = dump_environment(tmp_path)
     done = subprocess.run(
         [python, "-c", TRITON_DUMP.format(root=str(ROOT))],
         env=env,

@@ -6,7 +6,6 @@ it changes nothing."""
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys
@@ -21,6 +20,7 @@ from passviz.trace.model import Step, Trace
 from passviz.trace.store import read_trace, write_trace
 from tests.conftest import iree_opt, iree_opt_missing, need, triton_39_python
 from tests.test_import_dump import assert_same_ir
+from tests.triton_oracle import dump_environment
 
 PASS = "tritongpu-remove-layout-conversions"
 ROOT = Path(__file__).resolve().parents[1]
@@ -55,13 +55,7 @@ def compiled(python: str, folder: Path, kernel: str = "matmul") -> tuple[Trace, 
     from passviz.importer import import_text
 
     dump = folder / "dump.txt"
-    env = {
-        **os.environ,
-        "MLIR_ENABLE_DUMP": "1",
-        "MLIR_DUMP_PATH": str(dump),
-        "TRITON_ALWAYS_COMPILE": "1",
-        "TRITON_CACHE_DIR": str(folder / "cache"),
-    }
+    env = dump_environment(folder)
     done = subprocess.run(
         [python, "-c", COMPILE.format(root=str(ROOT), kernel=kernel)],
         env=env,

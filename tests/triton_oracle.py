@@ -125,6 +125,19 @@ def triton_missing() -> str | None:
     return None
 
 
+def dump_environment(folder: Path) -> dict[str, str]:
+    """This process's environment for a child compile that writes Triton's ``MLIR_ENABLE_DUMP``
+    to ``folder/dump.txt`` and compiles afresh (its own cache in ``folder``: a cache hit would
+    compile, and dump, nothing)."""
+    return {
+        **os.environ,
+        "MLIR_ENABLE_DUMP": "1",
+        "MLIR_DUMP_PATH": str(folder / "dump.txt"),
+        "TRITON_ALWAYS_COMPILE": "1",
+        "TRITON_CACHE_DIR": str(folder / "cache"),
+    }
+
+
 def installed_triton() -> str:
     """The installed Triton's version (call where ``triton_missing()`` is None)."""
     import triton
