@@ -13,6 +13,7 @@ named ops: ``linalg.pooling_nhwc_max {dilations = ..., strides = ...} ins(...) o
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import auto
@@ -62,6 +63,9 @@ from passviz.compilers.mlir.dialects.linalg_base import (
     verify_results_match_inits,
 )
 from passviz.ir.op_syntax import parse_result_types
+
+_BLANKS = re.compile(r"\s*")
+"""Blanks, possibly none: ``match`` always succeeds."""
 
 # -- the casts' attribute -------------------------------------------------------------
 
@@ -417,8 +421,10 @@ class NamedStructuredOp(NamedOperation):
         ) -> Region:
             return payload_region(cls.SPEC, ins, outs, is_unsigned(properties.get("cast")))
 
-        content = parser.lexer.input.content
-        attributes = len(content) - len(content[parser.pos :].lstrip())
+        # Where the attribute dictionary starts: past the blanks after the op's name (a match
+        # at the position, not a copy of the rest of the file for each op).
+        blanks = _BLANKS.match(parser.lexer.input.content, parser.pos)
+        attributes = parser.pos if blanks is None else blanks.end()
         op = parse_named(cls, parser, body)
         if (problem := op._window_problem()) is not None:
             # MLIR checks an inherent attribute's constraint as it reads it: the error is the
