@@ -210,6 +210,10 @@ class _Compiled:
     after a ``passviz stage NAME`` banner too."""
     reading: _MarkedStages | None = None
     """The dump, read while the compile wrote it, all but what ``_MarkedStages.finish`` reads."""
+    sass: str | None = None
+    """The cubin's SASS where the child disassembled it (None: still to do, or no cuobjdump)."""
+    disassembled: bool = False
+    """Whether the child disassembled the cubin (``sass`` is its result, None if it failed)."""
 
 
 _LAUNCH_FIELDS = (
@@ -279,6 +283,8 @@ def _compile_forked(
         dump="",
         stream=stream.read_text(encoding="utf-8", errors="replace"),
         reading=marked,
+        sass=found.get("sass"),
+        disassembled="sass" in found,
     )
 
 
@@ -298,7 +304,7 @@ def _read_while_compiling(pid: int, dump: Path, marked: _MarkedStages) -> None:
                     source = open(dump, "rb", buffering=0)  # noqa: SIM115 (closed below)
                 piece = source.read() if source is not None else None
                 if ended:
-                    # The rest is read later, while the cubin is disassembled.
+                    # The rest is read later (``_MarkedStages.finish``).
                     marked.hold(decoder.decode(piece or b"", final=True))
                     break
                 if piece:
@@ -438,11 +444,15 @@ def _child_compile(
     mark("end", padding=1 << 20)
     metadata = {field: getattr(compiled.metadata, field, None) for field in _LAUNCH_FIELDS}
     cubin = compiled.asm.get("cubin")
-    found = {
+    found: dict[str, Any] = {
         "asm": {key: value for key, value in compiled.asm.items() if isinstance(value, str)},
         "cubin": base64.b64encode(cubin).decode("ascii") if isinstance(cubin, bytes) else None,
         "metadata": metadata,
     }
+    if isinstance(cubin, bytes):
+        # Disassembled here, as soon as the cubin is built, while the parent still reads the
+        # dump (cuobjdump takes a third of a second whatever the kernel).
+        found["sass"] = _sass(cubin)
     (work / "result.json").write_text(json.dumps(found))
 
 
@@ -622,10 +632,11 @@ def capture_triton(
     llvm_dumps = split_llvm_dumps(compiled.stream)[1] if llvm_passes else []
     cubin = compiled.asm.get("cubin")
     title = f"triton.compile of {name} ({target}, Triton {triton.__version__})"
-    # cuobjdump disassembles while the rest of the dump is read: a process of its own, it needs
-    # no GIL.
+    # Where the child did not disassemble the cubin, cuobjdump does while the rest of the dump is
+    # read: a process of its own, it needs no GIL.
     with ThreadPoolExecutor(max_workers=1) as pool:
-        sass = pool.submit(_sass, cubin) if isinstance(cubin, bytes) else None
+        pending = isinstance(cubin, bytes) and not compiled.disassembled
+        sass = pool.submit(_sass, cubin) if pending else None
         try:
             if compiled.reading is not None:
                 with gc_relaxed():
@@ -634,7 +645,7 @@ def capture_triton(
                 trace = import_text(compiled.dump, name=title).trace
         except ReadError as exc:
             raise InputError(f"{name}: the compile's IR dump does not read: {exc}") from None
-        disassembled = sass.result() if sass is not None else None
+        disassembled = sass.result() if sass is not None else compiled.sass
     trace.replayer = TextReplayer
     imported = trace.meta.setdefault("imported", {"dump": "", "printing": "before"})
     imported["outputs"] = _outputs(compiled.asm, llvm_dumps, disassembled)
