@@ -636,7 +636,7 @@ def capture_triton(
     # read: a process of its own, it needs no GIL.
     with ThreadPoolExecutor(max_workers=1) as pool:
         pending = isinstance(cubin, bytes) and not compiled.disassembled
-        sass = pool.submit(_sass, cubin) if pending else None
+        sass = pool.submit(_sass, cubin) if pending and isinstance(cubin, bytes) else None
         try:
             if compiled.reading is not None:
                 with gc_relaxed():
