@@ -312,48 +312,59 @@ _NAMES = re.compile(r'("(?:[^"\\\n]|\\.)*"|%[\w$.\-]+(?:\#\d+)?|\^[\w$.\-]+)')
 
 @dataclass(frozen=True)
 class _Template:
-    """A ``_Line`` whose line's numbers (outside names: ``[23]``, ``:102:22``) are holes: to read
-    a line of the same shape but for its numbers (the 64 ``llvm.insertvalue`` of a struct, each
-    at its index) without tokenizing it. A number never decides where a token ends, so such a
-    line reads as this one does, its numbers in place."""
+    """A ``_Line`` read from a line, to read a line of the same shape but for the digits of its
+    numbers (outside names: ``[23]``, ``:102:22``) without tokenizing it: the 64
+    ``llvm.insertvalue`` of a struct, each at its index. A digit never decides where a token ends,
+    so such a line reads as this one did, each text part the same stretch of the shape."""
 
     line: _Line
-    parts: tuple[tuple[str, ...], ...]
-    """Each text part cut at its numbers (the odd pieces)."""
-    loc: tuple[str, ...] | None
+    parts: tuple[tuple[int, int], ...]
+    """Where each of the line's text parts lies in its shape."""
+    loc: tuple[int, int] | None
+    """Where its location lies in its shape."""
 
-    def filled(self, numbers: list[str]) -> _Line:
-        """The ``_Line`` of the line with ``numbers``, in the order the line has them."""
-        taken = iter(numbers)
-
-        def fill(pieces: tuple[str, ...]) -> str:
-            if len(pieces) == 1:
-                return pieces[0]
-            out = list(pieces)
-            out[1::2] = [next(taken) for _ in range(len(pieces) // 2)]
-            return "".join(out)
-
-        parts = tuple(fill(part) for part in self.parts)
-        loc = fill(self.loc) if self.loc is not None else None
+    def filled(self, shape: str) -> _Line:
+        """The ``_Line`` of the line of ``shape``, alike but for its digits."""
         line = self.line
+        parts = tuple([shape[start:end] for start, end in self.parts])
+        loc = shape[self.loc[0] : self.loc[1]] if self.loc is not None else None
         return _Line(line.results, line.name, parts, line.slots, loc)
 
 
-def _template(line: _Line, numbers: list[str]) -> _Template | None:
-    """``line`` as a ``_Template``, where its parts and location hold all of ``numbers`` (the
-    numbers of its shape), in order; None where a number is elsewhere (a result group's count,
-    the op's name) or runs on across parts."""
-    if any(count for _, count in line.results) or _NUMBER.search(line.name):
+def _template(line: _Line, shape: str) -> _Template | None:
+    """``line``, read from a line of ``shape``, as a ``_Template``: where each of its text parts
+    (and its location) lies in the shape, walked in order (each value's or block's slot one
+    ``\\x00``); None where a digit is elsewhere (a result group's count, the op's name) or the
+    parts are not the shape's stretches."""
+    if any(count for _, count in line.results) or any(char.isdigit() for char in line.name):
         return None
-    parts = tuple(tuple(_NUMBER.split(part)) for part in line.parts)
-    loc = tuple(_NUMBER.split(line.loc)) if line.loc is not None else None
-    held = [number for pieces in (*parts, *([loc] if loc is not None else [])) for number in pieces[1::2]]
-    if held != numbers:
+    pos = shape.find(line.parts[0]) if line.parts and line.parts[0] else -1
+    if pos < 0 or shape[:pos].strip("\x00, =:"):
         return None
-    return _Template(line, parts, loc)
+    spans: list[tuple[int, int]] = []
+    for part in line.parts:
+        if not part:
+            if not shape.startswith("\x00", pos):
+                return None
+            spans.append((pos, pos))
+            pos += 1
+            continue
+        if not shape.startswith(part, pos):
+            return None
+        spans.append((pos, pos + len(part)))
+        pos += len(part)
+    loc = None
+    if line.loc is not None:
+        at = shape.find(line.loc, pos)
+        if at < 0 or shape[pos:at].strip(" ") or shape[at + len(line.loc) :].strip():
+            return None
+        loc = (at, at + len(line.loc))
+    template = _Template(line, tuple(spans), loc)
+    return template if template.filled(shape) == line else None
 
 
-_NUMBER = re.compile(r"(\d+)")
+_DIGITS = str.maketrans("0123456789", "\x01" * 10)
+"""Each digit as ``\\x01``: a line's shape as ``LineCache.templates`` keys it."""
 
 
 @dataclass
@@ -363,7 +374,8 @@ class LineCache:
 
     shapes: dict[str, _Line] = field(default_factory=lambda: dict[str, _Line]())
     templates: dict[str, _Template] = field(default_factory=lambda: dict[str, _Template]())
-    """By shape with each number as ``\\x01``: lines alike but for their numbers."""
+    """By shape with each digit as ``\\x01`` (``_DIGITS``): lines alike but for their numbers'
+    digits, each part of their text where the template's was."""
 
 
 _VALUE_NAME = re.compile(r"%[\w$.\-]+(?:\#\d+)?")
@@ -562,13 +574,11 @@ class _Reader:
         eol = text.find("\n", pos)
         shape, names = _shape(text[pos:eol])
         known = lines.shapes.get(shape)
-        numbered: list[str] | None = None
-        if known is None and "\x01" not in shape:
-            pieces = _NUMBER.split(shape)
-            numbered, coarse = pieces[1::2], "\x01".join(pieces[0::2])
-            template = lines.templates.get(coarse)
+        plain = "\x01" not in shape
+        if known is None and plain:
+            template = lines.templates.get(shape.translate(_DIGITS))
             if template is not None:
-                known = lines.shapes[shape] = template.filled(numbered)
+                known = lines.shapes[shape] = template.filled(shape)
         if known is not None and not self._continues(eol + 1, indent):
             self.pos = eol + 1
             return self._again(known, names, scope, block)
@@ -577,10 +587,9 @@ class _Reader:
             remembered = self._remember(op, text[pos:eol], len(names))
             if remembered is not None:
                 lines.shapes[shape] = remembered
-                if numbered is not None:
-                    template = _template(remembered, numbered)
-                    if template is not None:
-                        lines.templates.setdefault("\x01".join(_NUMBER.split(shape)[0::2]), template)
+                template = _template(remembered, shape) if plain else None
+                if template is not None:
+                    lines.templates.setdefault(shape.translate(_DIGITS), template)
         return op
 
     def _remember(self, op: Op, line: str, count: int) -> _Line | None:
