@@ -97,30 +97,38 @@ class _Matcher:
             op: known.get(op) or self._key(op, old=True)[0] for op in self.old_ops if op is not self.old
         }
         in_block: dict[Hashable, list[Op]] = defaultdict(list)
-        anywhere: dict[Hashable, list[Op]] = defaultdict(list)
-        by_loc_block: dict[Hashable, list[Op]] = defaultdict(list)
-        by_loc: dict[Hashable, list[Op]] = defaultdict(list)
         for op, key in old_keys.items():
-            block = op.parent.id if op.parent is not None else ""
-            in_block[(block, key)].append(op)
-            anywhere[key].append(op)
-            shape = (op.name, op.loc, len(op.regions), len(op.results))
-            by_loc_block[(block, shape)].append(op)
-            if op.loc is not None:
-                by_loc[shape].append(op)
+            in_block[(op.parent.id if op.parent is not None else "", key)].append(op)
+        built: dict[str, dict[Hashable, list[Op]]] = {}
+
+        def pools(kind: str) -> dict[Hashable, list[Op]]:
+            # The later phases' candidates, gathered when a phase first looks, from the old ops
+            # not matched by then (the phase would pass over the others): most ops of most
+            # passes match by what they compute, in their block.
+            found = built.get(kind)
+            if found is None:
+                found = built[kind] = self._pools(kind, old_keys)
+            return found
+
         phases: tuple[tuple[str, _Lookup], ...] = (
             ("compute", lambda op, block: in_block.get((block, self._new_key(op)))),
-            ("moved", lambda op, block: anywhere.get(self._new_key(op))),
+            ("moved", lambda op, block: pools("anywhere").get(self._new_key(op))),
             # By name and location, first only ops whose operands are all matched (one that
             # uses an op still unmatched may yet match by what it computes), then any.
             (
                 "modified",
-                lambda op, block: by_loc_block.get((block, _shape(op))) if self._known(op) else None,
+                lambda op, block: pools("in block").get((block, _shape(op))) if self._known(op) else None,
             ),
-            ("moved-modified", lambda op, block: by_loc.get(_shape(op)) if self._known(op, True) else None),
-            ("modified", lambda op, block: by_loc_block.get((block, _shape(op)))),
-            ("moved-modified", lambda op, block: by_loc.get(_shape(op)) if op.loc is not None else None),
-            ("created-moved", lambda op, block: anywhere.get(self._new_key(op))),
+            (
+                "moved-modified",
+                lambda op, block: pools("located").get(_shape(op)) if self._known(op, True) else None,
+            ),
+            ("modified", lambda op, block: pools("in block").get((block, _shape(op)))),
+            (
+                "moved-modified",
+                lambda op, block: pools("located").get(_shape(op)) if op.loc is not None else None,
+            ),
+            ("created-moved", lambda op, block: pools("anywhere").get(self._new_key(op))),
         )
         progress = True
         while progress:
@@ -141,6 +149,22 @@ class _Matcher:
         self.stats.created = len(self.new_ops) - len(self.omap)
         self.stats.erased = len(self.old_ops) - len(self.taken)
         return self.stats
+
+    def _pools(self, kind: str, old_keys: dict[Op, Key]) -> dict[Hashable, list[Op]]:
+        """The old ops not matched yet, in order: by what they compute (``anywhere``), by their
+        block, name and location (``in block``), or by name and location (``located``)."""
+        found: dict[Hashable, list[Op]] = defaultdict(list)
+        taken = self.taken
+        for op, key in old_keys.items():
+            if op in taken:
+                continue
+            if kind == "anywhere":
+                found[key].append(op)
+            elif kind == "in block":
+                found[(op.parent.id if op.parent is not None else "", _shape(op))].append(op)
+            elif op.loc is not None:
+                found[_shape(op)].append(op)
+        return found
 
     def _phase(self, phase: str, lookup: _Lookup) -> bool:
         """Match what ``lookup`` (an op and its matched block's id: old candidates) finds."""
