@@ -55,24 +55,25 @@ def _record(op: Op) -> tuple[str, list[str], list[str]]:
     out: list[str] = ["%" + ", %".join([v.id for v in op.results]) + " = "] if op.results else []
     operands: list[str] = []
     successors: list[str] = []
+    append = out.append
     for part in op.parts:
-        if isinstance(part, str):
-            out.append(part)
-        elif isinstance(part, Use):
+        if type(part) is str:
+            append(part)
+        elif type(part) is Use:
             value = part.value
             if value is None:
-                out.append("%" + part.name)
+                append("%" + part.name)
             else:
-                out.append("%" + value.id)
+                append("%" + value.id)
                 operands.append(value.id)
-        elif isinstance(part, BlockUse):
+        elif type(part) is BlockUse:
             block = part.block
             if block is None:
-                out.append("^" + part.name)
+                append("^" + part.name)
             else:
-                out.append("^" + block.id)
+                append("^" + block.id)
                 successors.append(block.id)
-        else:
+        elif isinstance(part, RegionMark):
             region = op.regions[part.index] if part.index < len(op.regions) else None
             flags = "-args" if region is not None and region.args_in_header else ""
             out.append(REGION_PLACEHOLDER.replace("}", flags + "}"))

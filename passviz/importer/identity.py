@@ -243,17 +243,18 @@ class _Matcher:
         )
         vmap, bmap = self.vmap, self.bmap
         complete = True
+        append = parts.append
         for part in op.parts:
-            if isinstance(part, str):
-                parts.append(part)
-            elif isinstance(part, Use):
+            if type(part) is str:
+                append(part)
+            elif type(part) is Use:
                 value = part.value
                 if value is None:
-                    parts.append("%" + part.name)
-                elif id(value) in own:
-                    parts.append("%@")
+                    append("%" + part.name)
+                elif own and id(value) in own:
+                    append("%@")
                 elif old:
-                    parts.append("%" + value.id)
+                    append("%" + value.id)
                 else:
                     matched = vmap.get(value)
                     if matched is None:
@@ -261,21 +262,21 @@ class _Matcher:
                         matched = "?"
                         if waiting is not None:
                             waiting[0].append(value)
-                    parts.append("%" + matched)
-            elif isinstance(part, BlockUse):
+                    append("%" + matched)
+            elif type(part) is BlockUse:
                 block = part.block
                 if block is None:
-                    parts.append("^" + part.name)
+                    append("^" + part.name)
                 elif old:
-                    parts.append("^" + block.id)
+                    append("^" + block.id)
                 else:
                     paired = bmap.get(block)
                     complete = complete and paired is not None
                     if paired is None and waiting is not None:
                         waiting[1].append(block)
-                    parts.append("^" + (paired.id if paired is not None else "?"))
+                    append("^" + (paired.id if paired is not None else "?"))
             else:
-                parts.append("{}")
+                append("{}")
         return tuple(parts), complete
 
     def _pair(self, new: Op, old: Op, phase: str) -> None:

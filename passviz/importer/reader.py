@@ -628,10 +628,12 @@ class _Reader:
                 results.append(Value(names[slot]))
         parts: list[Part] = [*line.parts]
         defs: dict[str, Value] = {}
+        local = scope.names
         for index, kind, slot in line.slots:
             name = names[slot]
             if kind == _USE:
-                found = scope.lookup(name) or defs.get(name)
+                # (The region's own names first: most uses are of a value defined beside them.)
+                found = local.get(name) or scope.lookup(name) or defs.get(name)
                 use = Use(name, found)
                 if found is None:
                     scope.pending.append(use)
@@ -644,8 +646,12 @@ class _Reader:
                 successor = BlockUse(name)
                 scope.block_uses.append(successor)
                 parts[index] = successor
-        self._define(results, scope)
-        return Op(_qualified(line.name, block), results, parts, loc=line.loc)
+        if len(results) == 1:
+            local[results[0].name] = results[0]
+        else:
+            self._define(results, scope)
+        name = line.name
+        return Op(name if "." in name else _qualified(name, block), results, parts, loc=line.loc)
 
     def _define(self, results: list[Value], scope: _Scope) -> None:
         for value in results:
