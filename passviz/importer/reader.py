@@ -43,6 +43,8 @@ _LABEL = re.compile(r"\^([\w$.\-]+)")
 _QUALIFIED_NAME = re.compile(r"[A-Za-z_][\w$]*\.[A-Za-z_]")
 """The start of an op's name with its dialect (``scf.yield``)."""
 _INDENT = re.compile(r"[ \t]*")
+_BLANKS = ("", " ", "\t", "\n", "\r", "\f", "\v")
+"""What ``_Reader._continues`` cannot tell a line by, after the indentation of the one before."""
 
 
 class ReadError(ValueError):
@@ -662,6 +664,9 @@ class _Reader:
     def _continues(self, pos: int, indent: int) -> bool:
         """Whether the line at ``pos`` goes on with the op (``indent``) of the line before, which
         closed all its brackets."""
+        text = self.text
+        if text[pos + indent : pos + indent + 1] not in _BLANKS and text.startswith(" " * indent, pos):
+            return False  # (the common case, an op beside it: indented no further, not blank)
         nxt_indent, first = self._line_indent(pos)
         return nxt_indent > indent and first not in ("", "}", "^", "\n") and not _blank(self.text, pos)
 
