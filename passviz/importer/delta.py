@@ -80,16 +80,31 @@ def _record(op: Op) -> tuple[str, list[str], list[str]]:
     return "".join(out), operands, successors
 
 
-def flatten(top: Op, holder: str | None = None) -> Flat:
-    """The records of ``top`` and all it holds; ``holder``: the block holding ``top``, if any."""
+def flatten(top: Op, holder: str | None = None, reuse: tuple[Flat, set[Op]] | None = None) -> Flat:
+    """The records of ``top`` and all it holds; ``holder``: the block holding ``top``, if any.
+    ``reuse``: the records of the snapshot before and the ops that matched one there computing
+    the same (``Ids.computing``): where such an op (one without regions) is in the same block,
+    at the same location, its values named alike, its record is the one before."""
     flat = Flat(top.id)
     ops = flat.ops
+    before, computing = reuse if reuse is not None else (None, set[Op]())
     for op in top.walk():
-        text, operands, successors = _record(op)
         parent = op.parent
+        block = parent.id if parent is not None and op is not top else holder
+        if op in computing and not op.regions and before is not None:
+            was = before.ops.get(op.id)
+            if (
+                was is not None
+                and was.block == block
+                and was.loc == op.loc
+                and all(value_info(v) == info for v, info in zip(op.results, was.results, strict=True))
+            ):
+                ops[op.id] = was
+                continue
+        text, operands, successors = _record(op)
         ops[op.id] = FlatOp(
             name=op.name,
-            block=parent.id if parent is not None and op is not top else holder,
+            block=block,
             operands=operands,
             results=[value_info(v) for v in op.results],
             successors=successors,

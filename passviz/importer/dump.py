@@ -340,7 +340,7 @@ class _Importer:
             new.parent = block
             block.ops[block.ops.index(old)] = new
         if whole or old is None or self.flat is None:
-            flat = flatten(self.top)
+            flat = flatten(self.top, reuse=(self.flat, self.ids.computing) if self.flat is not None else None)
             delta = diff(self.flat, flat)
         else:
             flat, delta = splice(self.flat, old, new)

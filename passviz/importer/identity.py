@@ -31,6 +31,10 @@ class Ids:
     keys: dict[Op, Key] = field(default_factory=lambda: dict[Op, "Key"]())
     """What each op of the snapshot matched last computes (``_Matcher._key``), as the next match
     finds it: kept from the match that gave the op its id, which computed it then."""
+    computing: set[Op] = field(default_factory=lambda: set[Op]())
+    """The ops of the snapshot matched last that matched an op computing the same (the same
+    name, text, and values and blocks by id): recorded as that op was, but for their place,
+    location and values' names (``delta.flatten`` reuses the record)."""
 
     def fresh(self, top: Op) -> None:
         """Give every unnamed node under ``top`` a new id."""
@@ -63,6 +67,8 @@ class MatchStats:
 
 
 _NONE: frozenset[int] = frozenset()
+_BY_KEY = frozenset({"compute", "moved", "created-moved"})
+"""The phases that pair ops by what they compute (their keys equal, every value in them matched)."""
 
 _Lookup = Callable[["Op", "str | None"], "list[Op] | None"]
 """A phase's candidates: for a new op and its block's matched id, the old ops it may be."""
@@ -84,6 +90,8 @@ class _Matcher:
         self.known = known
         """Old ops' keys, computed before."""
         self.keys: dict[Op, Key] = {}
+        self.computing: set[Op] = set()
+        """The new ops paired by their key (``Ids.computing``)."""
         """New ops' keys that no later match changes (every value and successor in them matched)."""
         self.partial: dict[Op, tuple[Key, list[Value], list[Block]]] = {}
         """New ops' keys not final, each with the values and blocks it waits for (unmatched
@@ -283,6 +291,8 @@ class _Matcher:
         self.omap[new] = old
         self.taken.add(old)
         self.stats.by_phase[phase] = self.stats.by_phase.get(phase, 0) + 1
+        if phase in _BY_KEY:
+            self.computing.add(new)
         new.id = old.id
         for value, was in zip(new.results, old.results, strict=False):
             self._value(value, was)
@@ -338,6 +348,7 @@ def match(old: Op, new: Op, ids: Ids) -> MatchStats:
     for op in matcher.old_ops:
         ids.keys.pop(op, None)
     ids.keys.update(matcher.keys)
+    ids.computing = matcher.computing
     return stats
 
 
