@@ -14,8 +14,9 @@ nothing):
 Goal: passviz at most 1.3x Triton, in wall-clock time; the CPU time (the
 process's and its children's: passviz compiles in a fork) is printed beside it.
 passviz reads the dump while the fork compiles; what it cannot overlap is the
-SASS (``cuobjdump``, a third of a second or more, which needs the cubin: it
-runs after the compile), timed apart and printed as the least ratio it leaves.
+SASS (``cuobjdump``, a third of a second whatever the kernel, which needs the
+cubin: the fork disassembles it as soon as the compile has built it, while the
+parent still reads), timed apart and printed as the least ratio it leaves.
 ``--busy N`` measures again with N other processes each keeping a core busy.
 ``--profile KERNEL`` prints where a capture of that kernel spends its time
 (cProfile, the capturing process; the fork's compile shows as ``waitpid``).  The
