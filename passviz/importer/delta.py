@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from typing import Literal, cast
 
-from passviz.importer.reader import BlockUse, Op, RegionMark, Use, Value
+from passviz.importer.reader import Block, BlockUse, Op, RegionMark, Use, Value
 from passviz.ir.placeholder import REGION_PLACEHOLDER
 from passviz.trace.model import BlockInfo, Delta, OpChange, OpInfo, Placement, ValueInfo
 
@@ -124,25 +124,38 @@ def splice(flat: Flat, old: Op, new: Op) -> tuple[Flat, Delta]:
     """The records ``flat`` with op ``old`` and all it holds replaced by ``new`` (in its place in
     its block, an op-scoped dump's op), and the delta between: only ``new`` is flattened and
     compared, with the ops beside it, not the whole module."""
-    assert new.parent is not None
-    block = new.parent.id
-    part_new = flatten(new, block)
-    part_old = Flat(old.id)
-    for op in old.walk():
-        part_old.ops[op.id] = flat.ops[op.id]
-        for region in op.regions:
-            part_old.regions[region.id] = flat.regions[region.id]
-            for inner in region.blocks:
-                part_old.block_ops[inner.id] = flat.block_ops[inner.id]
-                part_old.block_args[inner.id] = flat.block_args[inner.id]
-    before = flat.block_ops[block]
-    after = [op.id for op in new.parent.ops]
-    # The ops beside it, as they were, so that the delta places ``new`` among them.
-    for op_id in (*before, *after):
-        if op_id not in part_old.ops and op_id not in part_new.ops and op_id in flat.ops:
-            part_old.ops[op_id] = part_new.ops[op_id] = flat.ops[op_id]
-    part_old.block_ops = {block: before, **part_old.block_ops}
-    part_new.block_ops = {block: after, **part_new.block_ops}
+    return splice_all(flat, [(old, new)])
+
+
+def splice_all(flat: Flat, pairs: list[tuple[Op, Op]]) -> tuple[Flat, Delta]:
+    """``splice`` of each ``(old, new)`` of ``pairs`` (in the text's order) at once."""
+    part_new = Flat(pairs[0][1].id)
+    part_old = Flat(pairs[0][0].id)
+    blocks: dict[str, Block] = {}
+    for old, new in pairs:
+        assert new.parent is not None
+        blocks.setdefault(new.parent.id, new.parent)
+        spliced = flatten(new, new.parent.id)
+        part_new.ops.update(spliced.ops)
+        part_new.regions.update(spliced.regions)
+        part_new.block_ops.update(spliced.block_ops)
+        part_new.block_args.update(spliced.block_args)
+        for op in old.walk():
+            part_old.ops[op.id] = flat.ops[op.id]
+            for region in op.regions:
+                part_old.regions[region.id] = flat.regions[region.id]
+                for inner in region.blocks:
+                    part_old.block_ops[inner.id] = flat.block_ops[inner.id]
+                    part_old.block_args[inner.id] = flat.block_args[inner.id]
+    befores = {block: flat.block_ops[block] for block in blocks}
+    afters = {block: [op.id for op in holder.ops] for block, holder in blocks.items()}
+    # The ops beside them, as they were, so that the delta places the new ops among them.
+    for block in blocks:
+        for op_id in (*befores[block], *afters[block]):
+            if op_id not in part_old.ops and op_id not in part_new.ops and op_id in flat.ops:
+                part_old.ops[op_id] = part_new.ops[op_id] = flat.ops[op_id]
+    part_old.block_ops = {**befores, **part_old.block_ops}
+    part_new.block_ops = {**afters, **part_new.block_ops}
     delta = diff(part_old, part_new)
     whole = Flat(flat.root, dict(flat.ops), dict(flat.block_ops), dict(flat.block_args), dict(flat.regions))
     for op_id in part_old.ops:
@@ -258,4 +271,4 @@ def _stable(before: list[str], after: list[str], old_ops: dict[str, FlatOp], blo
     return stay
 
 
-__all__ = ["Flat", "RegionMark", "diff", "flatten", "op_text", "splice"]
+__all__ = ["Flat", "RegionMark", "diff", "flatten", "op_text", "splice", "splice_all"]

@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-from passviz.importer.delta import Flat, diff, flatten, splice
-from passviz.importer.identity import Ids, MatchStats, match
+from passviz.importer.delta import Flat, diff, flatten, splice, splice_all
+from passviz.importer.identity import Ids, MatchStats, match, match_in_place
+from passviz.importer.inplace import InPlace, changed_lines, read_in_place
 from passviz.importer.reader import (
     Block,
     LineCache,
@@ -40,6 +41,8 @@ _DIAGNOSTIC = re.compile(
     r"^(?:[^\s:][^:\n]*:\d+:\d+|<unknown>:\d+(?::\d+)?|loc\(.*\)): (?:error|warning|note|remark): .*$", re.M
 )
 _TREE_FILE = re.compile(r"^(\d+(?:_\d+)*)_")
+_MODULE = (None, "builtin.module")
+"""The scope of a dump that prints the whole module."""
 _STAGE = re.compile(r"^passviz stage ([\w.-]+)$")
 """The line ``passviz triton`` writes into the dump as a compile stage starts (``ttir``, ``ttgir``,
 ``llir``, ...): the passes after it are that stage's."""
@@ -347,6 +350,23 @@ class _Importer:
         self.flat = flat
         self._append(banner, delta, stats, diagnostics)
 
+    def step_in_place(self, banner: Banner, read: InPlace, diagnostics: list[str]) -> bool:
+        """A step whose snapshot is the one before with a few ops replaced (``read_in_place``),
+        as ``step`` would make it; False (nothing done) where ``match_in_place`` cannot say how
+        ``match`` would match it."""
+        assert self.top is not None and self.flat is not None
+        stats = match_in_place(self.top, read.pairs, self.ids, len(self.flat.ops))
+        if stats is None:
+            return False
+        for old, new in read.pairs:
+            assert old.parent is not None
+            ops = old.parent.ops
+            ops[ops.index(old)] = new
+        self.flat, delta = splice_all(self.flat, read.pairs)
+        self._aliases(read.snapshot)
+        self._append(banner, delta, stats, diagnostics)
+        return True
+
     def _printed(self, new: Op) -> Op | None:
         """The op of the module that the snapshot ``new`` printed: the module itself, or the op
         an op-scoped dump printed, a module nested in it too (as IREE prints the module inside
@@ -442,6 +462,8 @@ class DumpImport:
         self.printing: set[str] = set()
         self.first_after: str | None = None
         self.previous: tuple[str, str | None, str | None] | None = None
+        self.last: Snapshot | None = None
+        """The snapshot read last, where it is the whole module the import holds now."""
 
     def feed(self, text: str, *, at_banner: bool = False) -> None:
         """Take the next piece of the dump; read each section it completes (all of them where
@@ -513,6 +535,23 @@ class DumpImport:
             self.pending = banner
             self.diagnostics = found
             return
+        target = banner if banner.when == "after" else self.pending
+        last = self.last
+        if (
+            target is not None
+            and last is not None
+            and last.top is importer.top
+            and banner.scope_op in _MODULE
+            and self.previous is not None
+            and changed_lines(self.previous[0], body)
+        ):
+            # Many passes change an op or two (most none: above): read only those lines.
+            read = read_in_place(last, body, self.lines)
+            if read is not None and importer.step_in_place(target, read, self.diagnostics):
+                self.previous, self.last = printed, read.snapshot
+                self.pending = None if banner.when == "after" else banner
+                self.diagnostics = found
+                return
         try:
             snapshot = read_ir(body, self.lines)
         except ReadError as exc:
@@ -525,6 +564,7 @@ class DumpImport:
                 self.first_after = banner.label
             self.pending = banner if banner.when == "before" else None
             self.diagnostics = found
+            self.last = snapshot if snapshot.top.name == "builtin.module" else None
             return
         if banner.when == "after":
             importer.step(banner, snapshot, self.diagnostics)
@@ -535,6 +575,7 @@ class DumpImport:
         else:
             self.pending = banner
         self.diagnostics = found
+        self.last = snapshot if snapshot.top is importer.top else None
 
     def _report(self, name: str) -> ImportReport:
         importer = self.importer

@@ -238,54 +238,9 @@ class _Matcher:
     def _key(
         self, op: Op, *, old: bool, waiting: tuple[list[Value], list[Block]] | None = None
     ) -> tuple[Key, bool]:
-        """What ``op`` computes: its name, its text, the ids of the values and blocks it uses
-        (a new op's: of the old ones they matched, ``?`` where none yet); and whether each of
-        those is matched (the key is final). ``waiting`` gets those not matched."""
-        parts: list[str] = [op.name, str(len(op.results)), str(len(op.regions))]
-        # The values an op's header defines (a function's arguments, a loop's induction
-        # variable) are its own, not what it computes from.
-        own: frozenset[int] | set[int] = (
-            {id(v) for r in op.regions if r.args_in_header and r.blocks for v in r.blocks[0].args}
-            if op.regions
-            else _NONE
-        )
-        vmap, bmap = self.vmap, self.bmap
-        complete = True
-        append = parts.append
-        for part in op.parts:
-            if type(part) is str:
-                append(part)
-            elif type(part) is Use:
-                value = part.value
-                if value is None:
-                    append("%" + part.name)
-                elif own and id(value) in own:
-                    append("%@")
-                elif old:
-                    append("%" + value.id)
-                else:
-                    matched = vmap.get(value)
-                    if matched is None:
-                        complete = False
-                        matched = "?"
-                        if waiting is not None:
-                            waiting[0].append(value)
-                    append("%" + matched)
-            elif type(part) is BlockUse:
-                block = part.block
-                if block is None:
-                    append("^" + part.name)
-                elif old:
-                    append("^" + block.id)
-                else:
-                    paired = bmap.get(block)
-                    complete = complete and paired is not None
-                    if paired is None and waiting is not None:
-                        waiting[1].append(block)
-                    append("^" + (paired.id if paired is not None else "?"))
-            else:
-                append("{}")
-        return tuple(parts), complete
+        """``key`` of ``op``: an old op's by its own ids, a new one's by the ids its values and
+        blocks matched."""
+        return key(op, None if old else (self.vmap, self.bmap), waiting)
 
     def _pair(self, new: Op, old: Op, phase: str) -> None:
         self.omap[new] = old
@@ -312,6 +267,63 @@ class _Matcher:
             block.id = was_block.id
             for value, was_value in zip(block.args, was_block.args, strict=False):
                 self._value(value, was_value)
+
+
+def key(
+    op: Op,
+    matching: tuple[dict[Value, str], dict[Block, Block]] | None = None,
+    waiting: tuple[list[Value], list[Block]] | None = None,
+) -> tuple[Key, bool]:
+    """What ``op`` computes: its name, its text, the ids of the values and blocks it uses (by
+    ``matching``, for a new op: the ids of the old ones they matched, ``?`` where none yet);
+    and whether each of those is matched (the key is final). ``waiting`` gets those not
+    matched."""
+    parts: list[str] = [op.name, str(len(op.results)), str(len(op.regions))]
+    # The values an op's header defines (a function's arguments, a loop's induction
+    # variable) are its own, not what it computes from.
+    own: frozenset[int] | set[int] = (
+        {id(v) for r in op.regions if r.args_in_header and r.blocks for v in r.blocks[0].args}
+        if op.regions
+        else _NONE
+    )
+    old = matching is None
+    vmap, bmap = matching if matching is not None else ({}, {})
+    complete = True
+    append = parts.append
+    for part in op.parts:
+        if type(part) is str:
+            append(part)
+        elif type(part) is Use:
+            value = part.value
+            if value is None:
+                append("%" + part.name)
+            elif own and id(value) in own:
+                append("%@")
+            elif old:
+                append("%" + value.id)
+            else:
+                matched = vmap.get(value)
+                if matched is None:
+                    complete = False
+                    matched = "?"
+                    if waiting is not None:
+                        waiting[0].append(value)
+                append("%" + matched)
+        elif type(part) is BlockUse:
+            block = part.block
+            if block is None:
+                append("^" + part.name)
+            elif old:
+                append("^" + block.id)
+            else:
+                paired = bmap.get(block)
+                complete = complete and paired is not None
+                if paired is None and waiting is not None:
+                    waiting[1].append(block)
+                append("^" + (paired.id if paired is not None else "?"))
+        else:
+            append("{}")
+    return tuple(parts), complete
 
 
 def _shape(op: Op) -> Hashable:
@@ -352,4 +364,49 @@ def match(old: Op, new: Op, ids: Ids) -> MatchStats:
     return stats
 
 
-__all__ = ["Ids", "MatchStats", "RegionMark", "match"]
+def match_in_place(top: Op, pairs: list[tuple[Op, Op]], ids: Ids, count: int) -> MatchStats | None:
+    """Ids for the snapshot ``top`` (``count`` ops, matched already) once each ``old`` op of
+    ``pairs`` (in the text's order) is printed as its ``new`` one, in its place, naming the same
+    values, as ``match`` of the whole would give them; None where it might not (another op
+    computes what one of them does; one of them is alike another's by name and location; an op
+    that goes has values another could use). A new op keeps its old one's id (and values) where
+    the two compute the same, or where they are alike by name and location; else it is created
+    and the old one erased. The ops are not put in place here."""
+    olds = {id(old) for old, _ in pairs}
+    old_keys = [ids.keys.get(old) or key(old)[0] for old, _ in pairs]
+    new_keys = [key(new)[0] for _, new in pairs]
+    names = {op.name for pair in pairs for op in pair}
+    others = {ids.keys.get(op) or key(op)[0] for op in top.walk() if op.name in names and id(op) not in olds}
+    phases: list[str | None] = []
+    for index, (old, new) in enumerate(pairs):
+        if old_keys[index] in others or new_keys[index] in others:
+            return None
+        for other, (was, _) in enumerate(pairs):
+            if other != index and (new_keys[index] == old_keys[other] or _shape(new) == _shape(was)):
+                return None
+        if new_keys[index] == old_keys[index]:
+            phases.append("compute")
+        elif old.results or new.results:
+            # (Paired by name and location only after the ops using its values, which would then
+            # pair by name and location too: left to ``match``.)
+            return None
+        else:
+            phases.append("modified" if _shape(new) == _shape(old) else None)
+    stats = MatchStats()
+    created = phases.count(None)
+    modified = phases.count("modified")
+    stats.matched = count - created
+    stats.created = stats.erased = created
+    stats.by_phase = {"root": 1, "compute": count - 1 - created - modified, "modified": modified}
+    stats.by_phase = {phase: number for phase, number in stats.by_phase.items() if number}
+    for (old, new), phase in zip(pairs, phases, strict=True):
+        ids.keys.pop(old, None)
+        if phase is not None:
+            new.id = old.id
+        else:
+            ids.fresh(new)
+    ids.computing = set()
+    return stats
+
+
+__all__ = ["Ids", "MatchStats", "RegionMark", "match", "match_in_place"]

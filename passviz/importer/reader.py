@@ -176,6 +176,11 @@ class Snapshot:
     top: Op
     aliases: dict[str, str]
     """Each alias the text defined, and what it stands for (already expanded)."""
+    body: str = ""
+    """The text read, aliases written out ("" where it was not one op's: ``read_line_as`` has
+    nothing to go by)."""
+    singles: dict[int, Op] = field(default_factory=lambda: dict[int, Op]())
+    """Each op read from one line of ``body`` alone, by where that line starts."""
 
 
 class _Scope:
@@ -379,6 +384,15 @@ class LineCache:
     """By shape with each digit as ``\\x01`` (``_DIGITS``): lines alike but for their numbers'
     digits, each part of their text where the template's was."""
 
+    def known(self, shape: str) -> _Line | None:
+        """The line of ``shape`` as read before, or as a template reads it, or None."""
+        known = self.shapes.get(shape)
+        if known is None and "\x01" not in shape:
+            template = self.templates.get(shape.translate(_DIGITS))
+            if template is not None:
+                known = self.shapes[shape] = template.filled(shape)
+        return known
+
 
 _VALUE_NAME = re.compile(r"%[\w$.\-]+(?:\#\d+)?")
 """A value's name, as ``_NAMES`` finds it."""
@@ -429,7 +443,8 @@ def read_ir(text: str, lines: LineCache | None = None) -> Snapshot:
     """The IR printed in ``text``: one top-level op, or several (read as a module holding them,
     as MLIR reads a file of ops); ``lines``: the one-line ops read before (of earlier snapshots
     of the same dump), which this read uses and adds to."""
-    if "{-#" in text:
+    resources = "{-#" in text
+    if resources:
         text = _RESOURCES.sub("", text)
     body, aliases = expand_aliases(text)
     reader = _Reader(body, lines)
@@ -437,7 +452,9 @@ def read_ir(text: str, lines: LineCache | None = None) -> Snapshot:
     if not tops:
         raise ReadError("no IR in the text")
     if len(tops) == 1:
-        return Snapshot(tops[0], aliases)
+        if resources or lines is None:
+            return Snapshot(tops[0], aliases)
+        return Snapshot(tops[0], aliases, reader.text, reader.singles)
     module = Op("builtin.module", parts=["module ", RegionMark(0)])
     region = Region(op=module)
     block = Block(None, region=region)
@@ -449,12 +466,45 @@ def read_ir(text: str, lines: LineCache | None = None) -> Snapshot:
     return Snapshot(module, aliases)
 
 
+def read_line_as(line: str, old: Op, lines: LineCache) -> Op | None:
+    """The one-line op printed as ``line`` (without its indentation) where ``old`` was, in its
+    block: the values and blocks it names are the ones ``old`` named (its operands and results);
+    it defines the values ``old`` did, the same ``Value``s. None where it names anything else, or
+    defines other values, or is not an op of one line."""
+    shape, names = _shape(line)
+    known = lines.known(shape)
+    if known is None:
+        # Read once on its own, which remembers its shape (if it has one to remember).
+        try:
+            _Reader(line + "\n", lines).top_level()
+        except ReadError:
+            return None
+        known = lines.known(shape)
+    if known is None or any(count for _, count in known.results):
+        return None
+    if [names[slot] for slot, _ in known.results] != [value.name for value in old.results]:
+        return None
+    named: dict[str, Value | None] = {p.name: p.value for p in old.parts if isinstance(p, Use)}
+    named.update((value.name, value) for value in old.results)
+    parts: list[Part] = [*known.parts]
+    for index, kind, slot in known.slots:
+        name = names[slot]
+        if kind != _USE or name not in named:
+            return None
+        parts[index] = Use(name, named[name])
+    op = Op(_qualified(known.name, old.parent), old.results, parts, loc=known.loc)
+    op.parent = old.parent
+    return op
+
+
 class _Reader:
     def __init__(self, text: str, lines: LineCache | None = None) -> None:
         self.text = text if text.endswith("\n") else text + "\n"
         self.pos = 0
         self.lines = lines
         self.defs: list[Use] = []
+        self.singles: dict[int, Op] = {}
+        """Each op read from one line alone, by where the line starts (``Snapshot.singles``)."""
         """The header definitions (``%x : type``, ``%x = ...``) of the op ``_op_body`` read last."""
 
     # -- lines -------------------------------------------------------------------------
@@ -575,16 +625,15 @@ class _Reader:
             return self._read_op(scope, block, indent, pos)
         eol = text.find("\n", pos)
         shape, names = _shape(text[pos:eol])
-        known = lines.shapes.get(shape)
-        plain = "\x01" not in shape
-        if known is None and plain:
-            template = lines.templates.get(shape.translate(_DIGITS))
-            if template is not None:
-                known = lines.shapes[shape] = template.filled(shape)
+        known = lines.known(shape)
         if known is not None and not self._continues(eol + 1, indent):
             self.pos = eol + 1
-            return self._again(known, names, scope, block)
+            op = self.singles[pos - indent] = self._again(known, names, scope, block)
+            return op
         op = self._read_op(scope, block, indent, pos)
+        if not op.regions and self.pos == eol + 1:
+            self.singles[pos - indent] = op
+        plain = "\x01" not in shape
         if not op.regions and self.pos == eol + 1 and "\x00" not in text[pos:eol]:
             remembered = self._remember(op, text[pos:eol], len(names))
             if remembered is not None:
@@ -662,13 +711,7 @@ class _Reader:
             scope.names.setdefault(results[0].name.partition("#")[0], results[0])
 
     def _continues(self, pos: int, indent: int) -> bool:
-        """Whether the line at ``pos`` goes on with the op (``indent``) of the line before, which
-        closed all its brackets."""
-        text = self.text
-        if text[pos + indent : pos + indent + 1] not in _BLANKS and text.startswith(" " * indent, pos):
-            return False  # (the common case, an op beside it: indented no further, not blank)
-        nxt_indent, first = self._line_indent(pos)
-        return nxt_indent > indent and first not in ("", "}", "^", "\n") and not _blank(self.text, pos)
+        return goes_on(self.text, pos, indent)
 
     def _read_op(self, scope: _Scope, block: Block | None, indent: int, pos: int) -> Op:
         text = self.text
@@ -826,6 +869,17 @@ class _Reader:
                 part.value = names[part.name]
                 if part in scope.pending:
                     scope.pending.remove(part)
+
+
+def goes_on(text: str, pos: int, indent: int) -> bool:
+    """Whether the line at ``pos`` of ``text`` goes on with the op (indented ``indent``) of the
+    line before, which closed all its brackets."""
+    if text[pos + indent : pos + indent + 1] not in _BLANKS and text.startswith(" " * indent, pos):
+        return False  # (the common case, an op beside it: indented no further, not blank)
+    at = _INDENT.match(text, pos)
+    assert at is not None
+    first = text[at.end() : at.end() + 1]
+    return at.end() - pos > indent and first not in ("", "}", "^", "\n") and not _blank(text, pos)
 
 
 def spelled_name(text: str) -> str | None:
