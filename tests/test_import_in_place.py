@@ -15,7 +15,7 @@ from passviz.importer.inplace import changed_lines
 from passviz.trace.model import Trace
 from passviz.trace.records import end_record, header_record, step_to_record
 
-MODULE = """module attributes {{test.flag = 1 : i32}} {{
+MODULE = """module attributes {{test.flag = {flag} : i32}} {{
   func.func @f(%arg0: i32, %arg1: !test.ptr) -> i32 {{
     %c1 = arith.constant 1 : i32
     %0 = arith.addi %arg0, %c1 : i32 loc("k.py":3:4)
@@ -31,12 +31,12 @@ MODULE = """module attributes {{test.flag = 1 : i32}} {{
 FENCE = '"test.fence"() {kind = "b"} : () -> () loc("k.py":6:4)'
 
 
-def _dump(*lines: str) -> str:
+def _dump(*lines: str, flags: tuple[int, ...] = ()) -> str:
     """Triton's ``MLIR_ENABLE_DUMP`` of a module printed once per line given, as the line before
-    the store."""
+    the store (and with each of ``flags``, 1 where none is given, as its attribute)."""
     return "".join(
         f"// -----// IR Dump Before Pass{index} (pass-{index}) ('builtin.module' operation) //----- //\n"
-        + MODULE.format(line=line)
+        + MODULE.format(line=line, flag=flags[index] if index < len(flags) else 1)
         + "\n\n"
         for index, line in enumerate(lines)
     )
@@ -92,6 +92,34 @@ def test_a_snapshot_read_in_place_is_what_reading_it_whole_gives(
     in_place = _imported(text, in_place=True, monkeypatch=monkeypatch)
     assert in_place[2] == 1, case  # (the second snapshot; the third prints as the second)
     assert in_place[:2] == whole[:2], case
+
+
+def test_a_module_whose_attributes_changed_is_read_in_place(monkeypatch: pytest.MonkeyPatch) -> None:
+    text = _dump(FENCE, FENCE, FENCE, flags=(1, 2, 2))
+    whole = _imported(text, in_place=False, monkeypatch=monkeypatch)
+    in_place = _imported(text, in_place=True, monkeypatch=monkeypatch)
+    assert in_place[2] == 1
+    assert in_place[:2] == whole[:2]
+    assert "test.flag = 2 : i32" in whole[0]
+
+
+def test_a_function_whose_header_changed_is_what_reading_it_whole_gives(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    header = "func.func @f(%arg0: i32, %arg1: !test.ptr) -> i32 {"
+    first, second = _dump(FENCE, FENCE).split("// -----//")[1:]
+    changed = second.replace(header, header[:-1] + "attributes {noinline} {")
+    relocated = second.replace(
+        'return %1 : i32 loc("k.py":8:4)\n  }', 'return %1 : i32 loc("k.py":8:4)\n  } loc("k.py":1:1)'
+    )
+    for after in (changed, relocated):
+        text = f"// -----//{first}// -----//{after}"
+        whole = _imported(text, in_place=False, monkeypatch=monkeypatch)
+        assert _imported(text, in_place=True, monkeypatch=monkeypatch)[:2] == whole[:2]
+    assert (
+        "noinline"
+        in _imported(f"// -----//{first}// -----//{changed}", in_place=True, monkeypatch=monkeypatch)[0]
+    )
 
 
 @pytest.mark.parametrize(

@@ -101,23 +101,39 @@ def flatten(top: Op, holder: str | None = None, reuse: tuple[Flat, set[Op]] | No
             ):
                 ops[op.id] = was
                 continue
-        text, operands, successors = _record(op)
-        ops[op.id] = FlatOp(
-            name=op.name,
-            block=block,
-            operands=operands,
-            results=[value_info(v) for v in op.results],
-            successors=successors,
-            regions=[r.id for r in op.regions],
-            loc=op.loc,
-            text=text,
-        )
+        ops[op.id] = _flat_op(op, block)
         for region in op.regions:
             flat.regions[region.id] = [b.id for b in region.blocks]
             for block in region.blocks:
                 flat.block_ops[block.id] = [o.id for o in block.ops]
                 flat.block_args[block.id] = [value_info(v) for v in block.args]
     return flat
+
+
+def _flat_op(op: Op, block: str | None) -> FlatOp:
+    """The record of ``op`` (in ``block``), without what it holds."""
+    text, operands, successors = _record(op)
+    return FlatOp(
+        name=op.name,
+        block=block,
+        operands=operands,
+        results=[value_info(v) for v in op.results],
+        successors=successors,
+        regions=[r.id for r in op.regions],
+        loc=op.loc,
+        text=text,
+    )
+
+
+def restate(flat: Flat, op: Op) -> tuple[Flat, Delta]:
+    """The records ``flat`` with ``op``'s own record made again (what it holds as it was: its
+    header printed otherwise), and the delta between."""
+    was = flat.ops[op.id]
+    record = _flat_op(op, was.block)
+    ops = dict(flat.ops)
+    ops[op.id] = record
+    delta = diff(Flat(flat.root, {op.id: was}), Flat(flat.root, {op.id: record}))
+    return Flat(flat.root, ops, flat.block_ops, flat.block_args, flat.regions), delta
 
 
 def splice(flat: Flat, old: Op, new: Op) -> tuple[Flat, Delta]:
@@ -271,4 +287,4 @@ def _stable(before: list[str], after: list[str], old_ops: dict[str, FlatOp], blo
     return stay
 
 
-__all__ = ["Flat", "RegionMark", "diff", "flatten", "op_text", "splice", "splice_all"]
+__all__ = ["Flat", "RegionMark", "diff", "flatten", "op_text", "restate", "splice", "splice_all"]

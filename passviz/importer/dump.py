@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-from passviz.importer.delta import Flat, diff, flatten, splice, splice_all
+from passviz.importer.delta import Flat, diff, flatten, restate, splice, splice_all
 from passviz.importer.identity import Ids, MatchStats, match, match_in_place
 from passviz.importer.inplace import InPlace, changed_lines, read_in_place
 from passviz.importer.reader import (
@@ -359,10 +359,18 @@ class _Importer:
         if stats is None:
             return False
         for old, new in read.pairs:
+            for region in new.regions:
+                region.op = new
+            if old is self.top:
+                self.top = new
+                continue
             assert old.parent is not None
             ops = old.parent.ops
             ops[ops.index(old)] = new
-        self.flat, delta = splice_all(self.flat, read.pairs)
+        if read.pairs[0][1].regions:
+            self.flat, delta = restate(self.flat, read.pairs[0][1])
+        else:
+            self.flat, delta = splice_all(self.flat, read.pairs)
         self._aliases(read.snapshot)
         self._append(banner, delta, stats, diagnostics)
         return True

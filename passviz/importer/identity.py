@@ -379,6 +379,9 @@ def match_in_place(top: Op, pairs: list[tuple[Op, Op]], ids: Ids, count: int) ->
     others = {ids.keys.get(op) or key(op)[0] for op in top.walk() if op.name in names and id(op) not in olds}
     phases: list[str | None] = []
     for index, (old, new) in enumerate(pairs):
+        if old is top:
+            phases.append("root")  # (``match`` pairs the two tops first, whatever they print)
+            continue
         if old_keys[index] in others or new_keys[index] in others:
             return None
         for other, (was, _) in enumerate(pairs):
@@ -386,12 +389,14 @@ def match_in_place(top: Op, pairs: list[tuple[Op, Op]], ids: Ids, count: int) ->
                 return None
         if new_keys[index] == old_keys[index]:
             phases.append("compute")
-        elif old.results or new.results:
-            # (Paired by name and location only after the ops using its values, which would then
-            # pair by name and location too: left to ``match``.)
+        elif old.regions or old.results or new.results:
+            # Paired by name and location, or not at all, it would leave what it holds, or the
+            # ops using its values, to later phases: left to ``match``.
             return None
+        elif _shape(new) == _shape(old):
+            phases.append("modified")
         else:
-            phases.append("modified" if _shape(new) == _shape(old) else None)
+            phases.append(None)
     stats = MatchStats()
     created = phases.count(None)
     modified = phases.count("modified")

@@ -1,13 +1,22 @@
-"""A snapshot that prints as the one before but for a few one-line ops, near each other, that
-name the same values (a pass that rewrote an op or two, or moved a location): read as the one
-before with those ops replaced in place, without reading the rest again."""
+"""A snapshot that prints as the one before but for a few one-line ops near each other, naming
+the same values (a pass that rewrote an op or two, or moved a location), or for the line that
+starts an op with regions (a module's attributes): read as the one before with those ops
+replaced in place, without reading the rest again."""
 
 from __future__ import annotations
 
 from bisect import bisect_left
 from dataclasses import dataclass
 
-from passviz.importer.reader import LineCache, Op, Snapshot, expand_aliases, goes_on, read_line_as
+from passviz.importer.reader import (
+    LineCache,
+    Op,
+    Snapshot,
+    expand_aliases,
+    goes_on,
+    read_header_as,
+    read_line_as,
+)
 
 _LINES = 16
 """The most lines, from the first that changed to the last, read in place."""
@@ -36,7 +45,7 @@ def read_in_place(previous: Snapshot, text: str, lines: LineCache) -> InPlace | 
         return None
     pairs: list[tuple[Op, Op]] = []
     for at, new_at, was, line in changed:
-        old = previous.singles.get(at)
+        old = previous.starts.get(at)
         indent = len(was) - len(was.lstrip(" "))
         if (
             old is None
@@ -44,21 +53,27 @@ def read_in_place(previous: Snapshot, text: str, lines: LineCache) -> InPlace | 
             or line[indent : indent + 1] in ("", " ", "\t", "}", "^")
         ):
             return None
-        if goes_on(body, new_at + len(line) + 1, indent):
+        if old.regions:
+            new = read_header_as(line[indent:], old)
+        elif goes_on(body, new_at + len(line) + 1, indent):
             return None
-        new = read_line_as(line[indent:], old, lines)
+        else:
+            new = read_line_as(line[indent:], old, lines)
         if new is None:
             return None
         pairs.append((old, new))
-    # The one-line ops of the new text, by where their lines start there.
-    starts = [at for at, _, _, _ in changed]
+    if len(pairs) > 1 and any(old.regions for old, _ in pairs):
+        return None  # (a line that starts an op with regions is read in place alone)
+    # The ops of the new text, by where their lines start there.
+    moved = [at for at, _, _, _ in changed]
     shifts = [0]
     for _, _, was, line in changed:
         shifts.append(shifts[-1] + len(line) - len(was))
-    singles = {at + shifts[bisect_left(starts, at)]: op for at, op in previous.singles.items()}
+    starts = {at + shifts[bisect_left(moved, at)]: op for at, op in previous.starts.items()}
     for (_, new_at, _, _), (_, new) in zip(changed, pairs, strict=True):
-        singles[new_at] = new
-    return InPlace(pairs, Snapshot(previous.top, aliases, body, singles))
+        starts[new_at] = new
+    top = next((new for old, new in pairs if old is previous.top), previous.top)
+    return InPlace(pairs, Snapshot(top, aliases, body, starts))
 
 
 def changed_lines(old: str, new: str) -> list[tuple[int, int, str, str]] | None:

@@ -179,8 +179,9 @@ class Snapshot:
     body: str = ""
     """The text read, aliases written out ("" where it was not one op's: ``read_line_as`` has
     nothing to go by)."""
-    singles: dict[int, Op] = field(default_factory=lambda: dict[int, Op]())
-    """Each op read from one line of ``body`` alone, by where that line starts."""
+    starts: dict[int, Op] = field(default_factory=lambda: dict[int, Op]())
+    """Each op of ``body`` printed on one line up to its regions (all of it, for an op without),
+    by where that line starts."""
 
 
 class _Scope:
@@ -454,7 +455,7 @@ def read_ir(text: str, lines: LineCache | None = None) -> Snapshot:
     if len(tops) == 1:
         if resources or lines is None:
             return Snapshot(tops[0], aliases)
-        return Snapshot(tops[0], aliases, reader.text, reader.singles)
+        return Snapshot(tops[0], aliases, reader.text, reader.starts)
     module = Op("builtin.module", parts=["module ", RegionMark(0)])
     region = Region(op=module)
     block = Block(None, region=region)
@@ -464,6 +465,54 @@ def read_ir(text: str, lines: LineCache | None = None) -> Snapshot:
         op.parent = block
         block.ops.append(op)
     return Snapshot(module, aliases)
+
+
+def _header_line(op: Op) -> bool:
+    """Whether ``op`` (with regions) was printed on one line up to its first region."""
+    for part in op.parts:
+        if isinstance(part, RegionMark):
+            return True
+        if isinstance(part, str) and "\n" in part:
+            return False
+    return False
+
+
+def read_header_as(line: str, old: Op) -> Op | None:
+    """The op whose line up to its regions (``{`` ends it) is printed as ``line`` (without its
+    indentation), where ``old`` was: ``old``'s regions, results and location (printed after its
+    regions), its header's names naming what they named in ``old``. None where the line is not
+    that, or names anything else."""
+    if not line.rstrip().endswith("{"):
+        return None
+    try:
+        tops = _Reader(line + "\n}\n").top_level()
+    except ReadError:
+        return None
+    if len(tops) != 1 or tops[0].name != old.name or len(tops[0].regions) != 1:
+        return None
+    head = tops[0].parts[: _mark(tops[0].parts)]
+    named: dict[str, Value | None] = {}
+    for part in old.parts[: _mark(old.parts)]:
+        if isinstance(part, Use):
+            named[part.name] = part.value
+        elif isinstance(part, BlockUse):
+            return None
+    parts: list[Part] = []
+    for part in head:
+        if isinstance(part, Use):
+            if part.name not in named:
+                return None
+            part = Use(part.name, named[part.name])
+        elif not isinstance(part, str):
+            return None
+        parts.append(part)
+    op = Op(old.name, old.results, [*parts, *old.parts[_mark(old.parts) :]], old.regions, old.loc, old.parent)
+    return op
+
+
+def _mark(parts: list[Part]) -> int:
+    """Where the first region's mark is among ``parts``."""
+    return next(index for index, part in enumerate(parts) if isinstance(part, RegionMark))
 
 
 def read_line_as(line: str, old: Op, lines: LineCache) -> Op | None:
@@ -503,8 +552,8 @@ class _Reader:
         self.pos = 0
         self.lines = lines
         self.defs: list[Use] = []
-        self.singles: dict[int, Op] = {}
-        """Each op read from one line alone, by where the line starts (``Snapshot.singles``)."""
+        self.starts: dict[int, Op] = {}
+        """``Snapshot.starts``."""
         """The header definitions (``%x : type``, ``%x = ...``) of the op ``_op_body`` read last."""
 
     # -- lines -------------------------------------------------------------------------
@@ -628,11 +677,11 @@ class _Reader:
         known = lines.known(shape)
         if known is not None and not self._continues(eol + 1, indent):
             self.pos = eol + 1
-            op = self.singles[pos - indent] = self._again(known, names, scope, block)
+            op = self.starts[pos - indent] = self._again(known, names, scope, block)
             return op
         op = self._read_op(scope, block, indent, pos)
-        if not op.regions and self.pos == eol + 1:
-            self.singles[pos - indent] = op
+        if (not op.regions and self.pos == eol + 1) or (op.regions and _header_line(op)):
+            self.starts[pos - indent] = op
         plain = "\x01" not in shape
         if not op.regions and self.pos == eol + 1 and "\x00" not in text[pos:eol]:
             remembered = self._remember(op, text[pos:eol], len(names))
