@@ -26,6 +26,7 @@ from passviz.importer.reader import (
     Snapshot,
     read_ir,
     spelled_name,
+    unlink,
 )
 from passviz.trace.model import Delta, Flag, ImportInfo, InitialState, Step, Trace, TraceMeta
 from passviz.version import __version__
@@ -348,6 +349,8 @@ class _Importer:
         else:
             flat, delta = splice(self.flat, old, new)
         self.flat = flat
+        if old is not None:
+            unlink(old)
         self._append(banner, delta, stats, diagnostics)
 
     def step_in_place(self, banner: Banner, read: InPlace, diagnostics: list[str]) -> bool:
@@ -431,18 +434,19 @@ class _Importer:
 
 
 @contextlib.contextmanager
-def gc_relaxed() -> Iterator[None]:
-    """Python's cyclic garbage collector run less often for the block's duration, then as it was:
-    reading a dump allocates millions of objects that live on (each snapshot's ops), and the
-    collections their number sets off otherwise take a third of an import's time. What outlives
-    a young collection goes on to the old generation at once (a middle one that grew all along
-    would be scanned whole when the thresholds are put back)."""
-    before = gc.get_threshold()
-    gc.set_threshold(100_000, 1, 100)
+def collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector paused for the block's duration (as it was after):
+    reading a dump allocates millions of objects, most of which live on a while (a snapshot's
+    ops, until the next is matched), and the collections their number sets off go through all of
+    them, again and again. An import needs none: it takes each snapshot apart when done with it
+    (``unlink``), so that what it no longer holds is freed at once."""
+    enabled = gc.isenabled()
+    gc.disable()
     try:
         yield
     finally:
-        gc.set_threshold(*before)
+        if enabled:
+            gc.enable()
 
 
 class DumpImport:
@@ -499,7 +503,11 @@ class DumpImport:
         self._sections(held, last=True)
         if not self.banners:
             raise ReadError("no IR dump banner (// -----// IR Dump ... //----- //) in the text")
-        return self._report(name)
+        report = self._report(name)
+        if self.importer.top is not None:
+            unlink(self.importer.top)  # (the trace has it all: the last snapshot is not wanted)
+            self.importer.top = self.last = None
+        return report
 
     def _sections(self, text: str, *, last: bool) -> None:
         """Read the sections of ``text``, which ends where a banner begins (or, ``last``, where the
@@ -626,7 +634,7 @@ class DumpImport:
 def import_text(text: str, *, name: str = "<dump>", input_ir: str | None = None) -> ImportReport:
     """The trace of the IR-printing output ``text``; ``input_ir``: the IR before the first pass,
     for a dump printed after each pass (which does not hold it)."""
-    with gc_relaxed():
+    with collector_paused():
         stream = DumpImport(input_ir=input_ir)
         stream.feed(text)
         return stream.finish(name)

@@ -931,6 +931,19 @@ def goes_on(text: str, pos: int, indent: int) -> bool:
     return at.end() - pos > indent and first not in ("", "}", "^", "\n") and not _blank(text, pos)
 
 
+def unlink(top: Op) -> None:
+    """Take ``top``'s tree apart (each op's regions, each region's blocks, each block's ops), a
+    snapshot no longer wanted: its ops refer to their blocks, so that otherwise only the cyclic
+    collector frees it, which goes through every op still held to find it."""
+    holders = [op for op in top.walk() if op.regions]
+    for op in holders:
+        for region in op.regions:
+            for block in region.blocks:
+                block.ops = []
+            region.blocks = []
+        op.regions = []
+
+
 def spelled_name(text: str) -> str | None:
     """The op's name as ``text`` (an op's first part) spells it at its start (``module``,
     ``builtin.module``, ``"tt.func"``), or None."""

@@ -48,7 +48,7 @@ from typing import Any, BinaryIO
 
 from passviz.compilers.triton.rewrites import record_rewrites
 from passviz.importer import TextReplayer, import_text
-from passviz.importer.dump import DumpImport, ImportReport, gc_relaxed
+from passviz.importer.dump import DumpImport, ImportReport, collector_paused
 from passviz.importer.reader import ReadError
 from passviz.ir.errors import InputError
 from passviz.trace.model import CompiledKernel, StageOutput, Trace
@@ -297,7 +297,7 @@ def _read_while_compiling(pid: int, dump: Path, marked: _MarkedStages) -> None:
     waiting = _ExitWait(pid)
     source: BinaryIO | None = None
     try:
-        with gc_relaxed():
+        with collector_paused():
             while True:
                 ended = waiting.ended()
                 if source is None and dump.exists():
@@ -639,7 +639,7 @@ def capture_triton(
         sass = pool.submit(_sass, cubin) if pending and isinstance(cubin, bytes) else None
         try:
             if compiled.reading is not None:
-                with gc_relaxed():
+                with collector_paused():
                     trace = compiled.reading.finish(title).trace
             else:
                 trace = import_text(compiled.dump, name=title).trace
