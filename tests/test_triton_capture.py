@@ -24,6 +24,7 @@ from __future__ import annotations
 import base64
 import fcntl
 import functools
+import gc
 import hashlib
 import importlib
 import json
@@ -430,6 +431,7 @@ def test_capture_from_python_leaves_the_process_as_it_was(
     err = capfd.readouterr().err
     assert "IR Dump" not in err and "still here" in err and "fd 2 too" in err
     assert {name: os.environ.get(name) for name in before} == before
+    assert gc.isenabled()  # (paused while the capture reads, on again after)
     # A second capture of the same kernel compiles again (a cache hit would dump nothing), here
     # in this process, its dump on standard error for the compile's duration.
     monkeypatch.delattr(os, "fork")
@@ -441,6 +443,7 @@ def test_capture_from_python_leaves_the_process_as_it_was(
     os.write(2, b"fd 2 after\n")
     err = capfd.readouterr().err
     assert "IR Dump" not in err and "fd 2 after" in err
+    assert gc.isenabled()
 
 
 def test_a_kept_cubin_is_launched_as_triton_describes_it() -> None:

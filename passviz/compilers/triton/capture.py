@@ -625,37 +625,39 @@ def capture_triton(
         source = compiler.ASTSource(kernel, signature=dict(signature), constexprs=dict(constexprs or {}))
     except Exception as exc:  # Triton's own message says what is wrong with the signature
         raise InputError(f"{name}: {type(exc).__name__}: {exc}") from None
-    with tempfile.TemporaryDirectory(prefix="passviz-triton-") as work:
-        compiled = _compile_forked(triton, source, gpu, options, Path(work), llvm_passes)
-        if compiled is None:
-            compiled = _compile_here(triton, knobs, source, gpu, options, Path(work), llvm_passes)
-    llvm_dumps = split_llvm_dumps(compiled.stream)[1] if llvm_passes else []
-    cubin = compiled.asm.get("cubin")
-    title = f"triton.compile of {name} ({target}, Triton {triton.__version__})"
-    # Where the child did not disassemble the cubin, cuobjdump does while the rest of the dump is
-    # read: a process of its own, it needs no GIL.
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        pending = isinstance(cubin, bytes) and not compiled.disassembled
-        sass = pool.submit(_sass, cubin) if pending and isinstance(cubin, bytes) else None
-        try:
-            if compiled.reading is not None:
-                with collector_paused():
+    # The collector paused from the compile to the trace: the import takes each snapshot apart
+    # once done with it, and what is left to go through, once, is mostly the trace.
+    with collector_paused():
+        with tempfile.TemporaryDirectory(prefix="passviz-triton-") as work:
+            compiled = _compile_forked(triton, source, gpu, options, Path(work), llvm_passes)
+            if compiled is None:
+                compiled = _compile_here(triton, knobs, source, gpu, options, Path(work), llvm_passes)
+        llvm_dumps = split_llvm_dumps(compiled.stream)[1] if llvm_passes else []
+        cubin = compiled.asm.get("cubin")
+        title = f"triton.compile of {name} ({target}, Triton {triton.__version__})"
+        # Where the child did not disassemble the cubin, cuobjdump does while the rest of the dump is
+        # read: a process of its own, it needs no GIL.
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            pending = isinstance(cubin, bytes) and not compiled.disassembled
+            sass = pool.submit(_sass, cubin) if pending and isinstance(cubin, bytes) else None
+            try:
+                if compiled.reading is not None:
                     trace = compiled.reading.finish(title).trace
-            else:
-                trace = import_text(compiled.dump, name=title).trace
-        except ReadError as exc:
-            raise InputError(f"{name}: the compile's IR dump does not read: {exc}") from None
-        disassembled = sass.result() if sass is not None else compiled.sass
-    trace.replayer = TextReplayer
-    imported = trace.meta.setdefault("imported", {"dump": "", "printing": "before"})
-    imported["outputs"] = _outputs(compiled.asm, llvm_dumps, disassembled)
-    kept = _compiled_kernel(compiled, signature, target, str(triton.__version__))
-    if kept is not None:
-        imported["kernel"] = kept
-    function: Any = getattr(kernel, "fn", kernel)
-    file = inspect.getsourcefile(function) if inspect.isfunction(function) else None
-    if file is not None and Path(file).is_file():
-        trace.sources = {file: Path(file).read_text(encoding="utf-8")}
+                else:
+                    trace = import_text(compiled.dump, name=title).trace
+            except ReadError as exc:
+                raise InputError(f"{name}: the compile's IR dump does not read: {exc}") from None
+            disassembled = sass.result() if sass is not None else compiled.sass
+        trace.replayer = TextReplayer
+        imported = trace.meta.setdefault("imported", {"dump": "", "printing": "before"})
+        imported["outputs"] = _outputs(compiled.asm, llvm_dumps, disassembled)
+        kept = _compiled_kernel(compiled, signature, target, str(triton.__version__))
+        if kept is not None:
+            imported["kernel"] = kept
+        function: Any = getattr(kernel, "fn", kernel)
+        file = inspect.getsourcefile(function) if inspect.isfunction(function) else None
+        if file is not None and Path(file).is_file():
+            trace.sources = {file: Path(file).read_text(encoding="utf-8")}
     if rewrites:
         trace = record_rewrites(trace, rewrites, target=target, options=options)
     return trace
