@@ -370,7 +370,7 @@ class _Importer:
             assert old.parent is not None
             ops = old.parent.ops
             ops[ops.index(old)] = new
-        if read.pairs[0][1].regions:
+        if read.pairs[0][1].regions:  # (a line starting an op with regions is read in place alone)
             self.flat, delta = restate(self.flat, read.pairs[0][1])
         else:
             self.flat, delta = splice_all(self.flat, read.pairs)
@@ -561,7 +561,8 @@ class DumpImport:
             and self.previous is not None
             and changed_lines(self.previous[0], body)
         ):
-            # Many passes change an op or two (most none: above): read only those lines.
+            # Many passes change an op or two (most none: above): read only those lines. (The
+            # printed texts compared first: aliases are written out only where few lines differ.)
             read = read_in_place(last, body, self.lines)
             if read is not None and importer.step_in_place(target, read, self.diagnostics):
                 self.previous, self.last = printed, read.snapshot

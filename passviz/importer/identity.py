@@ -67,6 +67,8 @@ class MatchStats:
 
 
 _NONE: frozenset[int] = frozenset()
+_UNMATCHED: tuple[dict[Value, str], dict[Block, Block]] = ({}, {})
+"""``key``'s matches for an old op (none: its own ids), never written."""
 _BY_KEY = frozenset({"compute", "moved", "created-moved"})
 """The phases that pair ops by what they compute (their keys equal, every value in them matched)."""
 
@@ -287,7 +289,7 @@ def key(
         else _NONE
     )
     old = matching is None
-    vmap, bmap = matching if matching is not None else ({}, {})
+    vmap, bmap = matching if matching is not None else _UNMATCHED
     complete = True
     append = parts.append
     for part in op.parts:

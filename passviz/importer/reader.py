@@ -44,7 +44,7 @@ _QUALIFIED_NAME = re.compile(r"[A-Za-z_][\w$]*\.[A-Za-z_]")
 """The start of an op's name with its dialect (``scf.yield``)."""
 _INDENT = re.compile(r"[ \t]*")
 _BLANKS = ("", " ", "\t", "\n", "\r", "\f", "\v")
-"""What ``_Reader._continues`` cannot tell a line by, after the indentation of the one before."""
+"""What ``goes_on`` cannot tell a line by, after the indentation of the one before."""
 
 
 class ReadError(ValueError):
@@ -491,8 +491,9 @@ def read_header_as(line: str, old: Op) -> Op | None:
     if len(tops) != 1 or tops[0].name != old.name or len(tops[0].regions) != 1:
         return None
     head = tops[0].parts[: _mark(tops[0].parts)]
+    body = _mark(old.parts)
     named: dict[str, Value | None] = {}
-    for part in old.parts[: _mark(old.parts)]:
+    for part in old.parts[:body]:
         if isinstance(part, Use):
             named[part.name] = part.value
         elif isinstance(part, BlockUse):
@@ -506,8 +507,7 @@ def read_header_as(line: str, old: Op) -> Op | None:
         elif not isinstance(part, str):
             return None
         parts.append(part)
-    op = Op(old.name, old.results, [*parts, *old.parts[_mark(old.parts) :]], old.regions, old.loc, old.parent)
-    return op
+    return Op(old.name, old.results, [*parts, *old.parts[body:]], old.regions, old.loc, old.parent)
 
 
 def _mark(parts: list[Part]) -> int:
@@ -675,7 +675,7 @@ class _Reader:
         eol = text.find("\n", pos)
         shape, names = _shape(text[pos:eol])
         known = lines.known(shape)
-        if known is not None and not self._continues(eol + 1, indent):
+        if known is not None and not goes_on(text, eol + 1, indent):
             self.pos = eol + 1
             op = self.starts[pos - indent] = self._again(known, names, scope, block)
             return op
@@ -758,9 +758,6 @@ class _Reader:
             scope.names[value.name] = value
         if len(results) > 1 and all("#" in r.name for r in results):
             scope.names.setdefault(results[0].name.partition("#")[0], results[0])
-
-    def _continues(self, pos: int, indent: int) -> bool:
-        return goes_on(self.text, pos, indent)
 
     def _read_op(self, scope: _Scope, block: Block | None, indent: int, pos: int) -> Op:
         text = self.text
@@ -857,13 +854,10 @@ class _Reader:
                 if loc_start is not None and depth == loc_depth:
                     loc_end = len(parts)
             elif kind == "nl":
-                nxt_indent, first = self._line_indent(pos)
-                continues = depth > 0 or (
-                    nxt_indent > indent and first not in ("", "}", "^", "\n") and not _blank(text, pos)
-                )
-                if not continues:
+                if depth == 0 and not goes_on(text, pos, indent):
                     self.pos = pos
                     break
+                nxt_indent = self._line_indent(pos)[0]
                 parts.append("\n" + " " * max(nxt_indent - indent, 0))
                 pos += nxt_indent
             else:

@@ -638,7 +638,7 @@ def capture_triton(
         # Where the child did not disassemble the cubin, cuobjdump does while the rest of the dump is
         # read: a process of its own, it needs no GIL.
         with ThreadPoolExecutor(max_workers=1) as pool:
-            pending = isinstance(cubin, bytes) and not compiled.disassembled
+            pending = not compiled.disassembled
             sass = pool.submit(_sass, cubin) if pending and isinstance(cubin, bytes) else None
             try:
                 if compiled.reading is not None:
