@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from passviz.compilers.triton.rewrites import record_rewrites
+from passviz.compilers.triton.sass import disassemble
 from passviz.importer import TextReplayer, import_text
 from passviz.importer.dump import DumpImport, ImportReport, collector_paused
 from passviz.importer.reader import ReadError
@@ -451,8 +452,10 @@ def _child_compile(
     }
     if isinstance(cubin, bytes):
         # Disassembled here, as soon as the cubin is built, while the parent still reads the
-        # dump (cuobjdump takes a third of a second whatever the kernel).
-        found["sass"] = _sass(cubin)
+        # dump (a third of a second whatever the kernel; less without nvdisasm's dataflow
+        # analysis, which this process of the capture's own may turn off).
+        capability = gpu.arch if gpu.backend == "cuda" and isinstance(gpu.arch, int) else None
+        found["sass"] = disassemble(cubin, capability, fast=True)
     (work / "result.json").write_text(json.dumps(found))
 
 
@@ -513,15 +516,6 @@ def _stage_hook(mark: Callable[[str], None]) -> Callable[..., Any]:
         return None
 
     return hook
-
-
-def _sass(cubin: bytes) -> str | None:
-    """The SASS of ``cubin`` (``cuobjdump -sass``, which the Triton wheel carries), or None."""
-    try:
-        disasm: Any = importlib.import_module("triton.tools.disasm")
-        return str(disasm.get_sass(cubin))
-    except Exception:  # no cuobjdump for this target or platform: the trace goes without SASS
-        return None
 
 
 _LLVM_BANNER = re.compile(r"^(#? ?;? ?)\*\*\* IR Dump After (.*?) \*\*\*:?$")
@@ -639,7 +633,7 @@ def capture_triton(
         # read: a process of its own, it needs no GIL.
         with ThreadPoolExecutor(max_workers=1) as pool:
             pending = not compiled.disassembled
-            sass = pool.submit(_sass, cubin) if pending and isinstance(cubin, bytes) else None
+            sass = pool.submit(disassemble, cubin) if pending and isinstance(cubin, bytes) else None
             try:
                 if compiled.reading is not None:
                     trace = compiled.reading.finish(title).trace
