@@ -1,4 +1,5 @@
-"""Recording collects garbage less often, and leaves the collector as it found it."""
+"""Recording collects garbage less often, an import not at all, and both leave the collector as they
+found it."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from collections.abc import Generator
 
 import pytest
 
+from passviz.importer.dump import collector_paused
 from passviz.ir.collection import RECORDING_THRESHOLD, fewer_collections
 from passviz.pipelines import record
 
@@ -53,3 +55,34 @@ def test_record_leaves_the_collector_as_it_was() -> None:
     run = record("func.func @f() {\n  func.return\n}\n", "canonicalize")
     assert run.trace.status == "ok"
     assert gc.get_threshold() == (700, 10, 10)
+
+
+@pytest.mark.usefixtures("collector")
+def test_an_import_pauses_the_collector_and_leaves_what_it_made_to_the_oldest_generation() -> None:
+    gc.enable()
+    gc.collect()
+    with collector_paused():
+        assert not gc.isenabled()
+        made = [[index] for index in range(50_000)]
+        assert gc.get_count()[0] >= 50_000
+    assert gc.isenabled()
+    # No young collection owed: what the block made is where survivors of collections go.
+    assert gc.get_count()[0] < 100
+    assert gc.is_tracked(made[0]) and any(item is made for item in gc.get_objects(generation=2))
+
+
+@pytest.mark.usefixtures("collector")
+def test_an_import_leaves_the_callers_frozen_objects_frozen_and_a_paused_collector_paused() -> None:
+    gc.collect()
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        with collector_paused():
+            [[index] for index in range(1_000)]
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()
+    gc.disable()
+    with collector_paused():
+        pass
+    assert not gc.isenabled()
