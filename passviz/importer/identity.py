@@ -73,7 +73,11 @@ _BY_KEY = frozenset({"compute", "moved", "created-moved"})
 """The phases that pair ops by what they compute (their keys equal, every value in them matched)."""
 
 _Lookup = Callable[["Op", "str | None"], "list[Op] | None"]
-"""A phase's candidates: for a new op and its block's matched id, the old ops it may be."""
+"""A phase's candidates: for a new op and its block's matched id, the old ops it may be
+(``_NEVER``: none, whatever matches later)."""
+_NEVER: list[Op] = []
+"""A lookup's answer where no old op can ever be a candidate (none has the op's name); never
+written."""
 
 
 class _Matcher:
@@ -106,10 +110,14 @@ class _Matcher:
         old_keys = {
             op: known.get(op) or self._key(op, old=True)[0] for op in self.old_ops if op is not self.old
         }
-        in_block: dict[Hashable, list[Op]] = defaultdict(list)
+        in_block: dict[tuple[str | None, Key], list[Op]] = defaultdict(list)
         for op, key in old_keys.items():
             in_block[(op.parent.id if op.parent is not None else "", key)].append(op)
+        # (A key starts with the op's name: where no old op of that name is, in the block or
+        # among those left, a new op's key need not be computed to find none.)
+        named_in_block = {(block, key[0]) for block, key in in_block}
         built: dict[str, dict[Hashable, list[Op]]] = {}
+        names_left: set[str] = set()
 
         def pools(kind: str) -> dict[Hashable, list[Op]]:
             # The later phases' candidates, gathered when a phase first looks, from the old ops
@@ -118,11 +126,22 @@ class _Matcher:
             found = built.get(kind)
             if found is None:
                 found = built[kind] = self._pools(kind, old_keys)
+                if kind == "anywhere":
+                    names_left.update(key[0] for op, key in old_keys.items() if op not in self.taken)
             return found
 
+        def anywhere(op: Op) -> list[Op] | None:
+            found = pools("anywhere")
+            return found.get(self._new_key(op)) if op.name in names_left else _NEVER
+
         phases: tuple[tuple[str, _Lookup], ...] = (
-            ("compute", lambda op, block: in_block.get((block, self._new_key(op)))),
-            ("moved", lambda op, block: pools("anywhere").get(self._new_key(op))),
+            (
+                "compute",
+                lambda op, block: (
+                    in_block.get((block, self._new_key(op))) if (block, op.name) in named_in_block else _NEVER
+                ),
+            ),
+            ("moved", lambda op, block: anywhere(op)),
             # By name and location, first only ops whose operands are all matched (one that
             # uses an op still unmatched may yet match by what it computes), then any.
             (
@@ -138,13 +157,16 @@ class _Matcher:
                 "moved-modified",
                 lambda op, block: pools("located").get(_shape(op)) if op.loc is not None else None,
             ),
-            ("created-moved", lambda op, block: pools("anywhere").get(self._new_key(op))),
+            ("created-moved", lambda op, block: anywhere(op)),
         )
+        # The ops a phase that looks them up by their key will never match: their key is final
+        # (or none of their name is left), and its candidates were gone (they only go).
+        missed: list[set[Op] | None] = [set() if phase in _BY_KEY else None for phase, _ in phases]
         progress = True
         while progress:
             progress = False
-            for phase, candidates in phases:
-                if self._phase(phase, candidates):
+            for (phase, candidates), never in zip(phases, missed, strict=True):
+                if self._phase(phase, candidates, never):
                     progress = True
                     break
         for op in self.new_ops:
@@ -176,11 +198,14 @@ class _Matcher:
                 found[_shape(op)].append(op)
         return found
 
-    def _phase(self, phase: str, lookup: _Lookup) -> bool:
-        """Match what ``lookup`` (an op and its matched block's id: old candidates) finds."""
+    def _phase(self, phase: str, lookup: _Lookup, missed: set[Op] | None) -> bool:
+        """Match what ``lookup`` (an op and its matched block's id: old candidates) finds; ops it
+        will never find one for go to ``missed`` (where given: a phase by key), and are passed
+        over the next time."""
         found = False
+        keys = self.keys
         for op in self.unmatched:
-            if op in self.omap:
+            if op in self.omap or (missed is not None and op in missed):
                 continue
             parent = self.bmap.get(op.parent) if op.parent is not None else None
             block = parent.id if parent is not None else None
@@ -189,6 +214,8 @@ class _Matcher:
                 continue
             pool = lookup(op, block)
             if not pool:
+                if missed is not None and (pool is _NEVER or op in keys):
+                    missed.add(op)
                 continue
             taken = self.taken
             for index, old in enumerate(pool):
@@ -201,6 +228,8 @@ class _Matcher:
                     break
             else:
                 pool.clear()
+                if missed is not None and op in keys:
+                    missed.add(op)
         if found:
             self.unmatched = [op for op in self.unmatched if op not in self.omap]
         return found
