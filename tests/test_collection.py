@@ -8,8 +8,7 @@ from collections.abc import Generator
 
 import pytest
 
-from passviz.importer.dump import collector_paused
-from passviz.ir.collection import RECORDING_THRESHOLD, fewer_collections
+from passviz.ir.collection import RECORDING_THRESHOLD, collector_paused, fewer_collections
 from passviz.pipelines import record
 
 
@@ -61,7 +60,7 @@ def test_record_leaves_the_collector_as_it_was() -> None:
 def test_an_import_pauses_the_collector_and_leaves_what_it_made_to_the_oldest_generation() -> None:
     gc.enable()
     gc.collect()
-    with collector_paused():
+    with collector_paused(promote=True):
         assert not gc.isenabled()
         made = [[index] for index in range(50_000)]
         assert gc.get_count()[0] >= 50_000
@@ -77,7 +76,7 @@ def test_an_import_leaves_the_callers_frozen_objects_frozen_and_a_paused_collect
     gc.freeze()
     try:
         frozen = gc.get_freeze_count()
-        with collector_paused():
+        with collector_paused(promote=True):
             [[index] for index in range(1_000)]
         assert gc.get_freeze_count() == frozen
     finally:

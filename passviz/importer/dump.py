@@ -4,8 +4,6 @@ trace: one step per printed pass, ops matched from each snapshot to the next."""
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import re
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -28,6 +26,7 @@ from passviz.importer.reader import (
     spelled_name,
     unlink,
 )
+from passviz.ir.collection import collector_paused
 from passviz.trace.model import Delta, Flag, ImportInfo, InitialState, Step, Trace, TraceMeta
 from passviz.version import __version__
 
@@ -433,29 +432,6 @@ class _Importer:
         self.stats.append(stats)
 
 
-@contextlib.contextmanager
-def collector_paused() -> Iterator[None]:
-    """Python's cyclic garbage collector paused for the block's duration (as it was after):
-    reading a dump allocates millions of objects, most of which live on a while (a snapshot's
-    ops, until the next is matched), and the collections their number sets off go through all of
-    them, again and again. An import needs none: it takes each snapshot apart when done with it
-    (``unlink``), so that what it no longer holds is freed at once. What the block made and
-    still holds (the trace) goes on to the oldest generation, where it would be after surviving
-    collections, without the young collection that would otherwise go through all of it at once
-    as the block ends (a twentieth of a second for a long trace; ``gc.freeze`` and ``unfreeze``
-    move the generations' lists, no more): the next full collection sees it, as it would."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            if not gc.get_freeze_count():  # (the caller's own frozen objects stay frozen)
-                gc.freeze()
-                gc.unfreeze()
-            gc.enable()
-
-
 class DumpImport:
     """An IR dump read as it is written: ``feed`` it the text as it comes, in pieces of any size;
     each snapshot is read and matched as soon as the next banner shows it whole; ``finish`` reads
@@ -642,7 +618,7 @@ class DumpImport:
 def import_text(text: str, *, name: str = "<dump>", input_ir: str | None = None) -> ImportReport:
     """The trace of the IR-printing output ``text``; ``input_ir``: the IR before the first pass,
     for a dump printed after each pass (which does not hold it)."""
-    with collector_paused():
+    with collector_paused(promote=True):
         stream = DumpImport(input_ir=input_ir)
         stream.feed(text)
         return stream.finish(name)

@@ -19,12 +19,11 @@ The shadow's tables and records, and the reconciliation's jobs, live in
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Generator, Iterable, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Sequence
 
 from xdsl.ir import Block, Operation
 
+from passviz.ir.collection import collector_paused
 from passviz.ir.printer import AttrPrinter
 from passviz.recording.reconcile.records import PendingReplacement, Removal
 from passviz.recording.reconcile.tables import ShadowTables
@@ -39,7 +38,10 @@ class Shadow(ShadowTables):
 
     def __init__(self, root: Operation, attrs: AttrPrinter | None = None) -> None:
         super().__init__(root, attrs)
-        with _collector_paused():
+        # (Records hold no cycles, but allocating ten thousand of them beside a large xDSL
+        # module sets off collections going through the module again and again: more than half
+        # a shadow's cost.)
+        with collector_paused():
             Reconciliation(self).register_initial(root)
 
     def reconcile(
@@ -56,7 +58,7 @@ class Shadow(ShadowTables):
         A scoped comparison starts from ``ops``, ``blocks``, the ``removed`` ops
         and the owners of ``replacements``' new values; a full one from everything.
         """
-        with _collector_paused():
+        with collector_paused():
             reconciliation = Reconciliation(self)
             try:
                 return reconciliation.run(
@@ -64,21 +66,3 @@ class Shadow(ShadowTables):
                 )
             finally:
                 self.problems.extend(p for p in reconciliation.problems if p not in self.problems)
-
-
-@contextmanager
-def _collector_paused() -> Generator[None]:
-    """Pause Python's cyclic garbage collector for a bulk of small allocations.
-
-    Records are plain containers without reference cycles, but allocating
-    ten thousand of them next to a large xDSL module makes the collector scan
-    that whole module again and again: more than half the cost of building a
-    shadow.  The previous state is restored on exit.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()

@@ -49,8 +49,9 @@ from typing import Any, BinaryIO
 from passviz.compilers.triton.rewrites import record_rewrites
 from passviz.compilers.triton.sass import disassemble
 from passviz.importer import TextReplayer, import_text
-from passviz.importer.dump import DumpImport, ImportReport, collector_paused
+from passviz.importer.dump import DumpImport, ImportReport
 from passviz.importer.reader import ReadError
+from passviz.ir.collection import collector_paused
 from passviz.ir.errors import InputError
 from passviz.trace.model import CompiledKernel, StageOutput, Trace
 
@@ -620,8 +621,8 @@ def capture_triton(
     except Exception as exc:  # Triton's own message says what is wrong with the signature
         raise InputError(f"{name}: {type(exc).__name__}: {exc}") from None
     # The collector paused from the compile to the trace: the import takes each snapshot apart
-    # once done with it, and what is left to go through, once, is mostly the trace.
-    with collector_paused():
+    # once done with it, and what it made, mostly the trace, lives on.
+    with collector_paused(promote=True):
         with tempfile.TemporaryDirectory(prefix="passviz-triton-") as work:
             compiled = _compile_forked(triton, source, gpu, options, Path(work), llvm_passes)
             if compiled is None:
