@@ -44,16 +44,20 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
-from passviz.compilers.triton.rewrites import record_rewrites
 from passviz.compilers.triton.sass import disassemble
-from passviz.importer import TextReplayer, import_text
-from passviz.importer.dump import DumpImport, ImportReport
-from passviz.importer.reader import ReadError
 from passviz.ir.collection import collector_paused
 from passviz.ir.errors import InputError
-from passviz.trace.model import CompiledKernel, StageOutput, Trace
+
+if TYPE_CHECKING:
+    from passviz.importer.dump import DumpImport, ImportReport
+    from passviz.importer.reader import ReadError
+    from passviz.trace.model import CompiledKernel, StageOutput, Trace
+
+# The importer, the trace's model and the rewrite recorder are imported where they are used:
+# once the compile's fork is running (their modules take a twentieth of a second to import,
+# which the compile would otherwise wait for).
 
 DEFAULT_TARGET = "cuda:90"
 """The GPU ``passviz triton`` compiles for: an H100 (compute capability 9.0)."""
@@ -259,6 +263,8 @@ def _compile_forked(
             result.write_text(json.dumps({"error": f"{type(exc).__name__}: {exc}"}))
         finally:
             os._exit(code)
+    from passviz.importer.dump import DumpImport
+
     marked = _MarkedStages(DumpImport())
     try:
         _read_while_compiling(pid, dump, marked)
@@ -401,6 +407,8 @@ class _MarkedStages:
         self.marked = self.marked or _has_marker(text)
         if self.failed is not None:
             return
+        from passviz.importer.reader import ReadError
+
         try:
             self.into.feed(marked, at_banner=not (last or self.ended))
         except ReadError as exc:  # told once the compile is over (its own errors come first)
@@ -627,6 +635,9 @@ def capture_triton(
             compiled = _compile_forked(triton, source, gpu, options, Path(work), llvm_passes)
             if compiled is None:
                 compiled = _compile_here(triton, knobs, source, gpu, options, Path(work), llvm_passes)
+        from passviz.importer import TextReplayer, import_text
+        from passviz.importer.reader import ReadError
+
         llvm_dumps = split_llvm_dumps(compiled.stream)[1] if llvm_passes else []
         cubin = compiled.asm.get("cubin")
         title = f"triton.compile of {name} ({target}, Triton {triton.__version__})"
@@ -654,6 +665,8 @@ def capture_triton(
         if file is not None and Path(file).is_file():
             trace.sources = {file: Path(file).read_text(encoding="utf-8")}
     if rewrites:
+        from passviz.compilers.triton.rewrites import record_rewrites
+
         trace = record_rewrites(trace, rewrites, target=target, options=options)
     return trace
 
@@ -693,6 +706,8 @@ def _outputs(
     """The compile's text outputs in the order it made them: each stage's LLVM pass dumps that
     changed the IR (from the one before of their kind), then the stage's own output; then the
     cubin's SASS."""
+    from passviz.trace.model import StageOutput
+
     outputs: list[StageOutput] = []
     last: dict[str, str] = {}
     for stage in ("llir", "ptx"):
@@ -713,6 +728,8 @@ def _compiled_kernel(
 ) -> CompiledKernel | None:
     """The cubin and Triton's launch metadata for it (as ``passviz.run.gpu_compile.GpuKernel``
     holds them), or None for a target that builds no cubin."""
+    from passviz.trace.model import CompiledKernel
+
     cubin = compiled.asm.get("cubin")
     if not isinstance(cubin, bytes):
         return None
