@@ -14,7 +14,7 @@ nothing):
 Goal: passviz at most 1.3x Triton, in wall-clock time; the CPU time (the
 process's and its children's: passviz compiles in a fork) is printed beside it.
 passviz reads the dump while the fork compiles; what it cannot overlap is the
-SASS (``cuobjdump``, a third of a second whatever the kernel, which needs the
+SASS (``nvdisasm``, a quarter of a second whatever the kernel, which needs the
 cubin: the fork disassembles it as soon as the compile has built it, while the
 parent still reads), timed apart and printed as the least ratio it leaves.
 ``--busy N`` measures again with N other processes each keeping a core busy.
@@ -68,15 +68,14 @@ else:
     steps = len(trace.steps)
 seconds, used = time.perf_counter() - start, cpu() - used
 if {side!r} == "passviz" and "kernel" in trace.meta["imported"]:
-    # The SASS alone (cuobjdump, which needs the cubin: it runs after the compile), timed apart.
-    import base64, subprocess, tempfile
-    from triton import knobs
-    with tempfile.NamedTemporaryFile(suffix=".cubin") as cubin:
-        cubin.write(base64.b64decode(trace.meta["imported"]["kernel"]["binary"]))
-        cubin.flush()
-        begun = time.perf_counter()
-        subprocess.run([knobs.nvidia.cuobjdump.path, "-sass", cubin.name], capture_output=True, check=True)
-        sass = time.perf_counter() - begun
+    # The SASS alone (which needs the cubin: it is made after the compile), timed apart, made as
+    # the capture's fork makes it.
+    import base64
+    from passviz.compilers.triton.sass import disassemble
+    cubin = base64.b64decode(trace.meta["imported"]["kernel"]["binary"])
+    begun = time.perf_counter()
+    disassemble(cubin, 90, fast=True)
+    sass = time.perf_counter() - begun
 print(json.dumps({{"seconds": seconds, "cpu": used, "steps": steps, "sass": sass}}))
 """
 
