@@ -249,38 +249,50 @@ def expand_aliases(text: str) -> tuple[str, dict[str, str]]:
 
 
 _STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
-_ALIAS_NAME = re.compile(r"[#!][A-Za-z_][\w$.\-]*")
+_NAME_REST = re.compile(r"[A-Za-z_][\w$.\-]*")
+"""An alias's name after its first character (``#`` or ``!``)."""
 
 
 def _written_out(body: str, aliases: dict[str, str]) -> str:
-    """``body`` with each alias it names written out, strings left alone: the names and strings
-    ``_ALIAS_REF`` finds, found with ``str.find`` (a regular expression's scan of a snapshot's
-    megabytes takes many times as long). Only the characters aliases start with (``#``, ``!``) and
-    strings need looking at: no name holds a quote or the other character."""
-    wanted = {name[0] for name in aliases} | {'"'}
-    found = {char: body.find(char) for char in wanted}
+    """``body`` with each alias it names written out, strings left alone (what ``_ALIAS_REF``'s
+    tokens give). A regular expression's scan of a snapshot's megabytes takes many times as long
+    as ``str.find`` and ``str.split``, which find the strings, then the characters aliases start
+    with (``#``, ``!``) between them: no name holds a quote or either character, so each piece
+    after one of them starts with the name, if it is one."""
+    leads = "".join(sorted({name[0] for name in aliases}))
     pieces: list[str] = []
     last = 0
-    while True:
-        pos = min((at for at in found.values() if at >= 0), default=-1)
-        if pos < 0:
-            break
-        char = body[pos]
-        token = (_STRING if char == '"' else _ALIAS_NAME).match(body, pos)
+    pos = body.find('"')
+    while pos >= 0:
+        token = _STRING.match(body, pos)
         if token is None:
-            found[char] = body.find(char, pos + 1)
+            pos = body.find('"', pos + 1)
             continue
-        end = token.end()
-        if char != '"':
-            written = aliases.get(token.group(0))
-            if written is not None:
-                pieces += [body[last:pos], written]
-                last = end
-        for other, at in found.items():
-            if at < end:
-                found[other] = body.find(other, end)
-    pieces.append(body[last:])
+        pieces += [_names_written_out(body[last:pos], leads, aliases), token.group(0)]
+        last = token.end()
+        pos = body.find('"', last)
+    pieces.append(_names_written_out(body[last:], leads, aliases))
     return "".join(pieces)
+
+
+def _names_written_out(text: str, leads: str, aliases: dict[str, str]) -> str:
+    """``text`` (no string in it) with each alias it names written out: cut where the first of
+    ``leads`` is, then each piece at the others; what an alias is written out as is not read
+    again."""
+    lead, others = leads[0], leads[1:]
+    if lead not in text:
+        return _names_written_out(text, others, aliases) if others else text
+    parts = text.split(lead)
+    out = [_names_written_out(parts[0], others, aliases) if others else parts[0]]
+    for piece in parts[1:]:
+        name = _NAME_REST.match(piece)
+        written = aliases.get(lead + name.group(0)) if name is not None else None
+        if written is None or name is None:
+            out += [lead, _names_written_out(piece, others, aliases) if others else piece]
+            continue
+        rest = piece[name.end() :]
+        out += [written, _names_written_out(rest, others, aliases) if others else rest]
+    return "".join(out)
 
 
 def _alias_lines(text: str) -> list[re.Match[str]]:
