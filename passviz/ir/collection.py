@@ -46,16 +46,19 @@ def collector_paused(*, promote: bool = False) -> Generator[None]:
     the collector comes back on, where it would be after surviving collections, without the
     young collection that would otherwise go through all of it at once (a twentieth of a second
     after a long import; ``gc.freeze`` and ``unfreeze`` move the generations' lists, no more):
-    the next full collection sees it, as it would. For a block run once (an import), not in a
-    loop: cycles made inside wait for a full collection. A caller's frozen objects stay frozen
-    (then nothing is promoted)."""
+    the next full collection sees it, as it would. Where the caller has frozen objects (passviz's
+    command line freezes what its imports made, for its one command), what the block made joins
+    them instead, and theirs stay frozen. For a block run once (an import), not in a loop:
+    cycles made inside wait for a full collection."""
     enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
         if enabled:
-            if promote and not gc.get_freeze_count():
+            if promote:
+                frozen = gc.get_freeze_count()
                 gc.freeze()
-                gc.unfreeze()
+                if not frozen:
+                    gc.unfreeze()
             gc.enable()
