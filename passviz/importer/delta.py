@@ -3,8 +3,9 @@ with its values and regions as placeholders), and the delta from one snapshot to
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from difflib import SequenceMatcher
 from typing import Literal, cast
 
 from passviz.importer.reader import Block, BlockUse, Op, RegionMark, Use, Value
@@ -279,12 +280,50 @@ def _stable(before: list[str], after: list[str], old_ops: dict[str, FlatOp], blo
     common_after = [o for o in after if o in in_before]
     if common_before == common_after:
         return set(common_after)
-    matcher = SequenceMatcher(None, common_before, common_after, autojunk=False)
     stay: set[str] = set()
-    for tag, _, _, j1, j2 in matcher.get_opcodes():
-        if tag == "equal":
-            stay.update(common_after[j1:j2])
+    for start, length in kept_in_order(common_before, common_after):
+        stay.update(common_after[start : start + length])
     return stay
+
+
+def kept_in_order(before: Sequence[str], after: Sequence[str]) -> list[tuple[int, int]]:
+    """The stretches of ``after`` (start, length) that difflib's ``SequenceMatcher(None, before,
+    after, autojunk=False)`` matches with ``before``, for two orders of the same distinct items:
+    the longest stretch alike in both (of those, the earliest in ``before``), then the same on
+    each side of it. Found from the runs the two orders share (where ``after`` has one item of
+    ``before`` right after the other), not item by item: difflib goes through every item of a
+    side for each stretch, which a block of thousands of ops with a few moved makes slow."""
+    where = {item: index for index, item in enumerate(after)}
+    at = [where[item] for item in before]
+    runs: list[tuple[int, int, int]] = []
+    """(where a run starts in ``before``, in ``after``, its length)."""
+    for index, to in enumerate(at):
+        if index and to == at[index - 1] + 1:
+            start, to_start, length = runs[-1]
+            runs[-1] = (start, to_start, length + 1)
+        else:
+            runs.append((index, to, 1))
+    starts = [start for start, _, _ in runs]
+    found: list[tuple[int, int]] = []
+    queue = [(0, len(before), 0, len(after))]
+    while queue:
+        low, high, to_low, to_high = queue.pop()
+        best, to_best, size = low, to_low, 0
+        for index in range(max(bisect_right(starts, low) - 1, 0), bisect_left(starts, high)):
+            start, to_start, length = runs[index]
+            shift = to_start - start
+            first = max(start, low, to_low - shift)
+            size_here = min(start + length, high, to_high - shift) - first
+            if size_here > size:
+                best, to_best, size = first, first + shift, size_here
+        if not size:
+            continue
+        found.append((to_best, size))
+        if low < best and to_low < to_best:
+            queue.append((low, best, to_low, to_best))
+        if best + size < high and to_best + size < to_high:
+            queue.append((best + size, high, to_best + size, to_high))
+    return found
 
 
 __all__ = ["Flat", "RegionMark", "diff", "flatten", "op_text", "restate", "splice", "splice_all"]
