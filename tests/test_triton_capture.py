@@ -417,6 +417,35 @@ def test_run_on_a_captured_trace_says_what_it_can_do(
 
 
 @pytest.mark.triton
+def test_the_sass_is_tritons_with_or_without_the_dataflow_analysis(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The capture's fork disassembles without nvdisasm's dataflow analysis (no branch stack from
+    Volta on): Triton's ``asm["sass"]`` all the same; where that ``nvdisasm`` fails, as Triton
+    runs it; and Triton's disassembler calls ``subprocess`` again after."""
+    from passviz.compilers.triton import sass
+    from tests.triton_oracle import triton_missing
+
+    need(triton_missing())
+    disasm: Any = importlib.import_module("triton.tools.disasm")
+    oracle = json.loads(
+        (_matrix(Path(sys.executable), tmp_path_factory) / "vector_add-cuda90.oracle.json").read_text()
+    )
+    cubin, expected = base64.b64decode(oracle["cubin"]), oracle["asm"]["sass"]
+    disasm.get_sass.cache_clear()
+    assert sass.disassemble(cubin, 90, fast=True) == expected
+    assert disasm.subprocess is subprocess
+    disasm.get_sass.cache_clear()
+
+    def failing(_disasm: object) -> str:
+        return "/bin/false"  # (an nvdisasm that fails whatever it is asked)
+
+    monkeypatch.setattr(sass, "_nvdisasm", failing)
+    assert sass.disassemble(cubin, 90, fast=True) == expected
+    assert disasm.subprocess is subprocess
+
+
+@pytest.mark.triton
 def test_capture_from_python_leaves_the_process_as_it_was(
     capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

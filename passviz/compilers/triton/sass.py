@@ -13,6 +13,7 @@ is for a process of the capture's own (its forked compile), not a user's.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import subprocess
 from collections.abc import Iterator, Sequence
@@ -33,14 +34,14 @@ def disassemble(cubin: bytes, capability: int | None = None, *, fast: bool = Fal
     """The SASS of ``cubin`` as ``triton.tools.disasm.get_sass`` gives it, or None where there is no
     ``cuobjdump`` for the platform. With ``fast`` and a ``capability`` of 7.0 or later, nvdisasm
     runs without its dataflow analysis (the module's docstring): only in a process of the
-    capture's own."""
+    capture's own. Where that ``nvdisasm`` fails (one without the option), as Triton runs it."""
     try:
         disasm: Any = importlib.import_module("triton.tools.disasm")
         nvdisasm = _nvdisasm(disasm) if fast and (capability or 0) >= NO_BRANCH_STACK else None
-        if nvdisasm is None:
-            return str(disasm.get_sass(cubin))
-        with _running_instead(disasm, _WithoutDataflow(nvdisasm)):
-            return str(disasm.get_sass(cubin))
+        if nvdisasm is not None:
+            with contextlib.suppress(Exception), _running_instead(disasm, _WithoutDataflow(nvdisasm)):
+                return str(disasm.get_sass(cubin))
+        return str(disasm.get_sass(cubin))
     except Exception:  # no cuobjdump for this target or platform: the trace goes without SASS
         return None
 
