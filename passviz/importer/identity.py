@@ -68,6 +68,8 @@ class MatchStats:
 
 _NONE: frozenset[int] = frozenset()
 _UNMATCHED: tuple[dict[Value, str], dict[Block, Block]] = ({}, {})
+_COUNTS = tuple(str(count) for count in range(32))
+"""How ``key`` writes the counts of an op's results and regions (mostly small)."""
 """``key``'s matches for an old op (none: its own ids), never written."""
 _BY_KEY = frozenset({"compute", "moved", "created-moved"})
 """The phases that pair ops by what they compute (their keys equal, every value in them matched)."""
@@ -91,6 +93,8 @@ class _Matcher:
         self.omap: dict[Op, Op] = {}
         self.taken: set[Op] = set()
         self.vmap: dict[Value, str] = {}
+        """Each new value matched: ``%`` and the id of the old value it matched (as ``key`` writes
+        it: one string for all the keys that use the value)."""
         self.bmap: dict[Block, Block] = {}
         self.stats = MatchStats()
         self.known = known
@@ -288,7 +292,7 @@ class _Matcher:
             self._region(region, was_region)
 
     def _value(self, value: Value, was: Value) -> None:
-        self.vmap[value] = was.id
+        self.vmap[value] = "%" + was.id
         value.id = was.id
 
     def _region(self, region: Region, was: Region) -> None:
@@ -306,10 +310,15 @@ def key(
     waiting: tuple[list[Value], list[Block]] | None = None,
 ) -> tuple[Key, bool]:
     """What ``op`` computes: its name, its text, the ids of the values and blocks it uses (by
-    ``matching``, for a new op: the ids of the old ones they matched, ``?`` where none yet);
-    and whether each of those is matched (the key is final). ``waiting`` gets those not
-    matched."""
-    parts: list[str] = [op.name, str(len(op.results)), str(len(op.regions))]
+    ``matching``, for a new op: the old values they matched, as ``%ID``, and the old blocks;
+    ``?`` where none yet); and whether each of those is matched (the key is final). ``waiting``
+    gets those not matched."""
+    results, regions = len(op.results), len(op.regions)
+    parts: list[str] = [
+        op.name,
+        _COUNTS[results] if results < len(_COUNTS) else str(results),
+        _COUNTS[regions] if regions < len(_COUNTS) else str(regions),
+    ]
     # The values an op's header defines (a function's arguments, a loop's induction
     # variable) are its own, not what it computes from.
     own: frozenset[int] | set[int] = (
@@ -336,10 +345,10 @@ def key(
                 matched = vmap.get(value)
                 if matched is None:
                     complete = False
-                    matched = "?"
+                    matched = "%?"
                     if waiting is not None:
                         waiting[0].append(value)
-                append("%" + matched)
+                append(matched)
         elif type(part) is BlockUse:
             block = part.block
             if block is None:
