@@ -248,6 +248,27 @@ def test_iree_op_scoped_dumps_are_spliced(tmp_path: Path) -> None:
     assert any(s.moved and not s.created for s in report.stats)
 
 
+@pytest.mark.iree
+def test_op_scoped_dumps_of_the_whole_module(tmp_path: Path) -> None:
+    """``--mlir-print-ir-module-scope`` (as Triton 3.9 prints): a pass on one function prints the
+    whole module. Every step shows its snapshot, and each is what the same dump gives with its
+    banners scoped to the module, but for the function each step is rooted at."""
+    pipeline = "builtin.module(util.func(canonicalize,cse,canonicalize,loop-invariant-code-motion))"
+    flags = ("--mlir-print-ir-after-all", "--mlir-print-ir-module-scope", "--mlir-disable-threading")
+    text = _iree(tmp_path, pipeline, *flags)
+    assert "('util.func' operation: @g)" in text and "\nmodule" in text
+    report = import_text(text, input_ir=INPUT)
+    check_replay(report, text)
+    as_module = re.sub(r"\('util\.func' operation: @\w+\)", "('builtin.module' operation)", text)
+    oracle = import_text(as_module, input_ir=INPUT).trace
+    steps = report.trace.steps
+    assert [step.delta for step in steps] == [step.delta for step in oracle.steps]
+    functions = {step.root for step in steps}
+    assert len(functions) == 2 and None not in functions
+    # Passes that changed nothing print the module as it was: steps without a change.
+    assert sum(not step.changed for step in steps) >= 2
+
+
 MLP = """func.func @mlp(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>, %b: tensor<16xf32>) -> tensor<4x16xf32> {
   %c0 = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<4x16xf32>

@@ -524,7 +524,15 @@ class DumpImport:
         body, found = _diagnostics(banner.text)
         self.printing.add(banner.when)
         printed = (body, banner.scope_op, banner.scope_symbol)
-        same = printed == self.previous and not found and not banner.failed and importer.top is not None
+        # The same text under another scope is the same IR where that text is the whole module
+        # (Triton 3.9 prints the module for a pass on one of its functions).
+        whole = self.last is not None and self.last.top is importer.top
+        same = (
+            (printed == self.previous or (whole and self.previous is not None and body == self.previous[0]))
+            and not found
+            and not banner.failed
+            and importer.top is not None
+        )
         if same and banner.when == "after":
             importer.unchanged(banner)
             self.diagnostics = found
