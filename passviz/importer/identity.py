@@ -68,9 +68,9 @@ class MatchStats:
 
 _NONE: frozenset[int] = frozenset()
 _UNMATCHED: tuple[dict[Value, str], dict[Block, Block]] = ({}, {})
+"""``key``'s matches for an old op (none: its own ids), never written."""
 _COUNTS = tuple(str(count) for count in range(32))
 """How ``key`` writes the counts of an op's results and regions (mostly small)."""
-"""``key``'s matches for an old op (none: its own ids), never written."""
 _BY_KEY = frozenset({"compute", "moved", "created-moved"})
 """The phases that pair ops by what they compute (their keys equal, every value in them matched)."""
 
