@@ -626,6 +626,9 @@ class DumpImport:
 def import_text(text: str, *, name: str = "<dump>", input_ir: str | None = None) -> ImportReport:
     """The trace of the IR-printing output ``text``; ``input_ir``: the IR before the first pass,
     for a dump printed after each pass (which does not hold it)."""
+    # (Reading a dump allocates millions of objects, most of which live a while: a snapshot's ops,
+    # until the next is matched. The import takes each snapshot apart once done with it, so it
+    # needs no collection; what it made, the trace, lives on.)
     with collector_paused(promote=True):
         stream = DumpImport(input_ir=input_ir)
         stream.feed(text)
