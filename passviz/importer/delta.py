@@ -295,8 +295,7 @@ def kept_in_order(before: Sequence[str], after: Sequence[str]) -> list[tuple[int
     side for each stretch, which a block of thousands of ops with a few moved makes slow."""
     where = {item: index for index, item in enumerate(after)}
     at = [where[item] for item in before]
-    runs: list[tuple[int, int, int]] = []
-    """(where a run starts in ``before``, in ``after``, its length)."""
+    runs: list[tuple[int, int, int]] = []  # where each starts in ``before``, in ``after``; its length
     for index, to in enumerate(at):
         if index and to == at[index - 1] + 1:
             start, to_start, length = runs[-1]
