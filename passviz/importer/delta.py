@@ -244,7 +244,7 @@ def diff(old: Flat | None, new: Flat) -> Delta:
     placed: list[Placement] = []
     for block_id, ops in new.block_ops.items():
         before = old_blocks.get(block_id, [])
-        stay = _stable(before, ops, old_ops, block_id)
+        stay = _stable(before, ops, old_ops)
         for index, op_id in enumerate(ops):
             if op_id in stay:
                 continue
@@ -271,7 +271,7 @@ def diff(old: Flat | None, new: Flat) -> Delta:
     )
 
 
-def _stable(before: list[str], after: list[str], old_ops: dict[str, FlatOp], block: str) -> set[str]:
+def _stable(before: list[str], after: list[str], old_ops: dict[str, FlatOp]) -> set[str]:
     """The ops of ``after`` that stay where they were: in the block before, in the same order
     (the longest such run of them)."""
     present = set(after)

@@ -546,8 +546,8 @@ class DumpImport:
         last = self.last
         if (
             target is not None
+            and whole
             and last is not None
-            and last.top is importer.top
             and banner.scope_op in _MODULE
             and self.previous is not None
             and changed_lines(self.previous[0], body)

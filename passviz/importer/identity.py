@@ -100,9 +100,9 @@ class _Matcher:
         self.known = known
         """Old ops' keys, computed before."""
         self.keys: dict[Op, Key] = {}
+        """New ops' keys that no later match changes (every value and successor in them matched)."""
         self.computing: set[Op] = set()
         """The new ops paired by their key (``Ids.computing``)."""
-        """New ops' keys that no later match changes (every value and successor in them matched)."""
         self.partial: dict[Op, tuple[Key, list[Value], list[Block]]] = {}
         """New ops' keys not final, each with the values and blocks it waits for (unmatched
         when it was computed): it holds while they stay unmatched."""

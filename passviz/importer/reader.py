@@ -564,9 +564,9 @@ class _Reader:
         self.pos = 0
         self.lines = lines
         self.defs: list[Use] = []
+        """The header definitions (``%x : type``, ``%x = ...``) of the op ``_op_body`` read last."""
         self.starts: dict[int, Op] = {}
         """``Snapshot.starts``."""
-        """The header definitions (``%x : type``, ``%x = ...``) of the op ``_op_body`` read last."""
 
     # -- lines -------------------------------------------------------------------------
 
